@@ -1,0 +1,501 @@
+"""Turn an elicitation ``requestedSchema`` into an ordered list of typed field specs.
+
+This module is pure: it imports neither ipywidgets nor mcp, and is tested with plain dicts.
+
+    >>> spec = parse_schema({"type": "object", "properties": {"name": {"type": "string"}}})
+    >>> spec.fields[0]
+    TextField(name='name', title=None, description=None, required=False, default=None, ...)
+
+Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted.
+Anything else raises :class:`SchemaError`, naming every offending path at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import regex
+
+from ._errors import SchemaError
+from ._formats import is_date, is_date_time
+
+__all__ = [
+    "ANNOTATION_KEYWORDS",
+    "BooleanField",
+    "ChoiceField",
+    "Field",
+    "FormSpec",
+    "MultiChoiceField",
+    "NumberField",
+    "Option",
+    "TextField",
+    "parse_schema",
+]
+
+#: Keywords that only annotate a schema and never change which answers are valid.
+#: They are accepted and ignored wherever a property schema may stand.
+ANNOTATION_KEYWORDS = frozenset({"$comment", "examples", "deprecated", "readOnly", "writeOnly"})
+
+STRING_FORMATS = ("email", "uri", "date", "date-time")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice of a select field: ``value`` is sent, ``label`` is shown."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Field:
+    """What every field has. ``default`` is None when the schema gives none."""
+
+    name: str
+    title: str | None
+    description: str | None
+    required: bool
+    default: Any
+
+    kind: ClassVar[str] = "field"
+
+    @property
+    def label(self) -> str:
+        """The text a person sees for this field: its title, else its property name."""
+        return self.title if self.title is not None else self.name
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not None
+
+
+@dataclass(frozen=True)
+class TextField(Field):
+    min_length: int | None = None
+    max_length: int | None = None
+    format: str | None = None
+    pattern: str | None = None
+
+    kind: ClassVar[str] = "text"
+
+
+@dataclass(frozen=True)
+class NumberField(Field):
+    integer: bool = False
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+
+    kind: ClassVar[str] = "number"
+
+
+@dataclass(frozen=True)
+class BooleanField(Field):
+    kind: ClassVar[str] = "boolean"
+
+
+@dataclass(frozen=True)
+class ChoiceField(Field):
+    """Single select: untitled ``enum``, legacy ``enum`` + ``enumNames``, or titled ``oneOf``."""
+
+    options: tuple[Option, ...] = ()
+
+    kind: ClassVar[str] = "choice"
+
+
+@dataclass(frozen=True)
+class MultiChoiceField(Field):
+    """Multi select: ``type: array`` with ``items.enum`` or titled ``items.anyOf``."""
+
+    options: tuple[Option, ...] = ()
+    min_items: int | None = None
+    max_items: int | None = None
+
+    kind: ClassVar[str] = "multichoice"
+
+
+@dataclass(frozen=True)
+class FormSpec:
+    """The parsed form: fields in the server's order, plus the schema it came from."""
+
+    fields: tuple[Field, ...]
+    schema: dict
+
+    def __iter__(self):
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+_TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description"})
+_COMMON = frozenset({"type", "title", "description", "default"}) | ANNOTATION_KEYWORDS
+_ALLOWED = {
+    "text": _COMMON | {"minLength", "maxLength", "format", "pattern"},
+    "enum": _COMMON | {"enum", "enumNames"},
+    "oneOf": _COMMON | {"oneOf"},
+    "number": _COMMON | {"minimum", "maximum"},
+    "boolean": _COMMON,
+    "array": _COMMON | {"items", "minItems", "maxItems", "uniqueItems"},
+}
+
+
+class _Problems:
+    """Collects ``(path, reason)`` pairs so that one error can name all of them."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, path: str, reason: str) -> None:
+        self.items.append((path, reason))
+
+
+def parse_schema(requested_schema: Any) -> FormSpec:
+    """Parse a ``requestedSchema`` into a :class:`FormSpec`, or raise :class:`SchemaError`."""
+    problems = _Problems()
+    if not isinstance(requested_schema, dict):
+        got = _json_type(requested_schema)
+        raise SchemaError([("requestedSchema", f"must be an object, not {got}")])
+
+    if requested_schema.get("type") != "object":
+        problems.add("type", 'must be "object"' + _got(requested_schema, "type"))
+    if "$schema" in requested_schema and not isinstance(requested_schema["$schema"], str):
+        problems.add("$schema", "must be a string")
+    for key in ("title", "description"):
+        if key in requested_schema and not isinstance(requested_schema[key], str):
+            problems.add(key, "must be a string")
+    for key in requested_schema:
+        if key not in _TOP_KEYWORDS and key not in ANNOTATION_KEYWORDS:
+            problems.add(key, "is not supported in an elicitation schema")
+
+    properties = requested_schema.get("properties")
+    if not isinstance(properties, dict):
+        problems.add("properties", "must be an object mapping names to field schemas")
+        properties = {}
+
+    required = _parse_required(requested_schema, properties, problems)
+    fields = []
+    for name, prop in properties.items():
+        field = _parse_property(name, prop, name in required, problems)
+        if field is not None:
+            fields.append(field)
+    if problems.items:
+        raise SchemaError(problems.items)
+    return FormSpec(fields=tuple(fields), schema=requested_schema)
+
+
+def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[str]:
+    required = schema.get("required", [])
+    if not isinstance(required, list):
+        problems.add("required", "must be a list of property names")
+        return set()
+    names = set()
+    for i, name in enumerate(required):
+        if not isinstance(name, str):
+            problems.add(f"required[{i}]", "must be a string")
+        elif name not in properties:
+            problems.add(f"required[{i}]", f"names {name!r}, which is not a property")
+        else:
+            names.add(name)
+    return names
+
+
+def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -> Field | None:
+    path = f"properties.{name}"
+    if not isinstance(prop, dict):
+        problems.add(path, f"must be an object, not {_json_type(prop)}")
+        return None
+    kind = _kind_of(prop, path, problems)
+    if kind is None:
+        return None
+    before = len(problems.items)
+    for key in prop:
+        if key not in _ALLOWED[kind]:
+            problems.add(f"{path}.{key}", f"is not supported on a {_KIND_WORDS[kind]} field")
+    base = {
+        "name": name,
+        "title": _optional_str(prop, "title", path, problems),
+        "description": _optional_str(prop, "description", path, problems),
+        "required": required,
+    }
+    field = _BUILDERS[kind](prop, path, base, problems)
+    return field if len(problems.items) == before else None
+
+
+_KIND_WORDS = {
+    "text": "string",
+    "enum": "enum",
+    "oneOf": "titled single-select",
+    "number": "number",
+    "boolean": "boolean",
+    "array": "multi-select",
+}
+
+
+def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
+    if prop.get("type") == "object":
+        problems.add(path, "nested objects are not supported")
+        return None
+    for key in ("$ref", "allOf", "anyOf", "not", "if", "properties"):
+        if key in prop:
+            problems.add(f"{path}.{key}", f"{key} is not supported in an elicitation schema")
+            return None
+    if "type" not in prop:
+        problems.add(f"{path}.type", "is missing")
+        return None
+    t = prop["type"]
+    if t == "string":
+        if "enum" in prop:
+            return "enum"
+        return "oneOf" if "oneOf" in prop else "text"
+    if t in ("number", "integer"):
+        return "number"
+    if t in ("boolean", "array"):
+        return t
+    if isinstance(t, list):
+        problems.add(f"{path}.type", "must be a single type name, not a list")
+    else:
+        problems.add(f"{path}.type", f"unknown type {t!r}")
+    return None
+
+
+def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    min_length = _count(prop, "minLength", path, problems)
+    max_length = _count(prop, "maxLength", path, problems)
+    if min_length is not None and max_length is not None and min_length > max_length:
+        problems.add(f"{path}.minLength", f"{min_length} is greater than maxLength {max_length}")
+    fmt = prop.get("format")
+    if fmt is not None and fmt not in STRING_FORMATS:
+        expected = ", ".join(STRING_FORMATS)
+        problems.add(f"{path}.format", f"unknown format {fmt!r}; expected one of {expected}")
+    pattern = prop.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            problems.add(f"{path}.pattern", "must be a string")
+        else:
+            try:
+                regex.compile(pattern)
+            except (regex.error, RecursionError, OverflowError, ValueError) as exc:
+                problems.add(f"{path}.pattern", f"is not a valid regular expression ({exc})")
+    default = prop.get("default")
+    if default is not None:
+        if not isinstance(default, str):
+            problems.add(f"{path}.default", "must be a string")
+        elif fmt == "date" and not is_date(default):
+            problems.add(f"{path}.default", f"{default!r} is not a date (YYYY-MM-DD)")
+        elif fmt == "date-time" and not is_date_time(default):
+            problems.add(f"{path}.default", f"{default!r} is not an RFC 3339 date-time")
+    return TextField(**base, default=default, min_length=min_length, max_length=max_length,
+                     format=fmt, pattern=pattern)
+
+
+def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    integer = prop["type"] == "integer"
+    minimum = _number(prop, "minimum", path, problems)
+    maximum = _number(prop, "maximum", path, problems)
+    if minimum is not None and maximum is not None and minimum > maximum:
+        problems.add(f"{path}.minimum", f"{minimum} is greater than maximum {maximum}")
+    default = _number(prop, "default", path, problems)
+    if integer and default is not None:
+        if float(default).is_integer():
+            default = int(default)
+        else:
+            problems.add(f"{path}.default", f"{default} is not a whole number")
+    return NumberField(**base, default=default, integer=integer, minimum=minimum, maximum=maximum)
+
+
+def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    default = prop.get("default")
+    if default is not None and not isinstance(default, bool):
+        problems.add(f"{path}.default", "must be true or false")
+    return BooleanField(**base, default=default)
+
+
+def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    values = _string_list(prop.get("enum"), f"{path}.enum", problems, what="enum values")
+    labels = values
+    if "enumNames" in prop:
+        names = _string_list(prop["enumNames"], f"{path}.enumNames", problems,
+                             what="enumNames", unique=False)
+        if values and names and len(names) != len(values):
+            problems.add(f"{path}.enumNames",
+                         f"has {len(names)} names for {len(values)} enum values")
+        elif names:
+            labels = names
+    options = tuple(Option(v, lbl) for v, lbl in zip(values, labels, strict=True))
+    default = _choice_default(prop, path, options, problems)
+    return ChoiceField(**base, options=options, default=default)
+
+
+def _build_one_of(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    options = _titled_options(prop.get("oneOf"), f"{path}.oneOf", problems)
+    default = _choice_default(prop, path, options, problems)
+    return ChoiceField(**base, options=options, default=default)
+
+
+def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    items = prop.get("items")
+    options: tuple[Option, ...] = ()
+    ipath = f"{path}.items"
+    if not isinstance(items, dict):
+        problems.add(ipath, "is missing" if items is None else "must be an object")
+    elif items.get("type") == "object" or "properties" in items:
+        problems.add(ipath, "arrays of objects are not supported")
+    elif "enum" in items:
+        _check_items(items, ipath, problems, {"type", "enum"}, needs_type=True)
+        values = _string_list(items["enum"], f"{ipath}.enum", problems, what="enum values")
+        options = tuple(Option(v, v) for v in values)
+    elif "anyOf" in items:
+        _check_items(items, ipath, problems, {"type", "anyOf"}, needs_type=False)
+        options = _titled_options(items["anyOf"], f"{ipath}.anyOf", problems)
+    else:
+        problems.add(ipath, "must list its choices with enum or anyOf")
+    if prop.get("uniqueItems", True) is not True:
+        problems.add(f"{path}.uniqueItems", "only true is supported")
+    min_items = _count(prop, "minItems", path, problems)
+    max_items = _count(prop, "maxItems", path, problems)
+    if min_items is not None and max_items is not None and min_items > max_items:
+        problems.add(f"{path}.minItems", f"{min_items} is greater than maxItems {max_items}")
+    elif min_items is not None and options and min_items > len(options):
+        problems.add(f"{path}.minItems", f"{min_items} is more than the {len(options)} choices")
+    default = prop.get("default")
+    if default is not None:
+        allowed = {o.value for o in options}
+        if not isinstance(default, list) or not all(isinstance(v, str) for v in default):
+            problems.add(f"{path}.default", "must be a list of strings")
+            default = None
+        elif options and (bad := [i for i, v in enumerate(default) if v not in allowed]):
+            problems.add(f"{path}.default[{bad[0]}]",
+                         f"{default[bad[0]]!r} is not one of the choices")
+        elif len(set(default)) != len(default):
+            problems.add(f"{path}.default", "lists a choice twice")
+        else:
+            default = tuple(default)
+    return MultiChoiceField(**base, options=options, min_items=min_items, max_items=max_items,
+                            default=default)
+
+
+def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str],
+                 needs_type: bool) -> None:
+    if items.get("type", None if needs_type else "string") != "string":
+        problems.add(f"{path}.type", 'must be "string"')
+    for key in items:
+        if key not in allowed and key not in ANNOTATION_KEYWORDS:
+            problems.add(f"{path}.{key}", "is not supported in multi-select items")
+
+
+_BUILDERS = {
+    "text": _build_text,
+    "number": _build_number,
+    "boolean": _build_boolean,
+    "enum": _build_enum,
+    "oneOf": _build_one_of,
+    "array": _build_array,
+}
+
+
+def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Option, ...]:
+    if not isinstance(entries, list) or not entries:
+        problems.add(path, "must be a non-empty list of {const, title} choices")
+        return ()
+    options, seen = [], set()
+    for i, entry in enumerate(entries):
+        epath = f"{path}[{i}]"
+        if not isinstance(entry, dict):
+            problems.add(epath, "must be an object with const and title")
+            continue
+        const, title = entry.get("const"), entry.get("title")
+        if not isinstance(const, str):
+            problems.add(epath, "needs a string const")
+        elif not isinstance(title, str):
+            problems.add(epath, "needs a string title")
+        elif const in seen:
+            problems.add(epath, f"repeats the value {const!r}")
+        elif extra := sorted(set(entry) - {"const", "title", "description"} - ANNOTATION_KEYWORDS):
+            problems.add(epath, f"{extra[0]} is not supported in a choice")
+        else:
+            seen.add(const)
+            options.append(Option(const, title))
+    return tuple(options)
+
+
+def _choice_default(prop: dict, path: str, options: tuple[Option, ...], problems: _Problems):
+    default = prop.get("default")
+    if default is None:
+        return None
+    if not isinstance(default, str):
+        problems.add(f"{path}.default", "must be a string")
+    elif options and default not in {o.value for o in options}:
+        problems.add(f"{path}.default", f"{default!r} is not one of the choices")
+    return default
+
+
+def _string_list(values: Any, path: str, problems: _Problems, what: str,
+                 unique: bool = True) -> list[str]:
+    if not isinstance(values, list) or not values:
+        problems.add(path, f"{what} must be a non-empty list of strings")
+        return []
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            problems.add(f"{path}[{i}]", f"{what} must be strings, not {_json_type(v)}")
+            return []
+    if unique and len(set(values)) != len(values):
+        dup = next(v for i, v in enumerate(values) if v in values[:i])
+        problems.add(path, f"lists {dup!r} twice")
+        return []
+    return values
+
+
+def _optional_str(prop: dict, key: str, path: str, problems: _Problems) -> str | None:
+    value = prop.get(key)
+    if value is not None and not isinstance(value, str):
+        problems.add(f"{path}.{key}", "must be a string")
+        return None
+    return value
+
+
+def _number(prop: dict, key: str, path: str, problems: _Problems) -> int | float | None:
+    value = prop.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        problems.add(f"{path}.{key}", f"must be a finite number, not {_json_type(value)}")
+        return None
+    return value
+
+
+def _count(prop: dict, key: str, path: str, problems: _Problems) -> int | None:
+    value = _number(prop, key, path, problems)
+    if value is None:
+        return None
+    if value < 0 or not float(value).is_integer():
+        problems.add(f"{path}.{key}", f"must be a whole number >= 0, not {value}")
+        return None
+    return int(value)
+
+
+def _got(obj: dict, key: str) -> str:
+    return f", got {obj[key]!r}" if key in obj else " (it is missing)"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

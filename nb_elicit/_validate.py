@@ -1,0 +1,162 @@
+"""Check answer content against its ``requestedSchema``, in plain language per field.
+
+Pure: no ipywidgets, no mcp. jsonschema does the checking, with three changes that a form needs:
+real format checks (``_formats``), server patterns matched with a timeout, and strict types (an
+integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never an answer).
+
+    >>> validate_content({"type": "object", "properties": {"age": {"type": "integer"}}},
+    ...                  {"age": 2.5})
+    {'age': 'Enter a whole number.'}
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator, FormatChecker
+
+from ._formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
+from ._schema import FormSpec, NumberField, parse_schema
+
+__all__ = ["read_number", "validate_content"]
+
+_FORMATS = FormatChecker(formats=())
+for _name, _check in (("email", is_email), ("uri", is_uri), ("date", is_date),
+                      ("date-time", is_date_time)):
+    _FORMATS.checks(_name)(_check)
+
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many({
+    "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda _, v: (isinstance(v, (int, float)) and not isinstance(v, bool)
+                            and math.isfinite(v)),
+})
+
+
+def _bounded_pattern(validator, pattern, instance, schema):
+    if not isinstance(instance, str):
+        return
+    try:
+        matched = search_pattern(pattern, instance)
+    except PatternTimeout:
+        yield jsonschema.ValidationError("pattern timed out", validator="pattern-timeout")
+        return
+    if not matched:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(
+    Draft202012Validator, validators={"pattern": _bounded_pattern}, type_checker=_TYPES,
+)
+
+_FORMAT_HINTS = {
+    "email": "Enter an email address, like name@example.com.",
+    "uri": "Enter a full address with a scheme, like https://example.com.",
+    "date": "Enter a date as YYYY-MM-DD.",
+    "date-time": "Enter a date and time with a timezone, like 2025-01-31T14:30:00Z.",
+}
+_TYPE_HINTS = {
+    "string": "Enter text.",
+    "integer": "Enter a whole number.",
+    "number": "Enter a number.",
+    "boolean": "Choose yes or no.",
+    "array": "Choose from the list.",
+}
+
+
+def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
+    """Map each property with a problem to a plain-language message; ``{}`` when all is valid.
+
+    Raises :class:`SchemaError` when the schema itself is outside the elicitation subset.
+    A problem with the content as a whole (not an object) is reported under the key ``""``.
+    """
+    spec = parse_schema(requested_schema)
+    if not isinstance(content, Mapping):
+        return {"": "The answer must be an object of field values."}
+    problems: dict[str, str] = {}
+    names = {f.name for f in spec}
+    for key, value in content.items():
+        if key not in names:
+            problems[key] = "This is not a field of the form."
+        elif value is None:
+            problems[key] = "Leave the field out instead of sending null."
+    for field in spec:
+        if field.required and field.name not in content:
+            problems[field.name] = "This field is required."
+    validator = _Validator(_checkable(spec), format_checker=_FORMATS)
+    for error in validator.iter_errors(dict(content)):
+        if error.path and error.path[0] not in problems:
+            problems[error.path[0]] = _message(spec, error)
+    return problems
+
+
+def _checkable(spec: FormSpec) -> dict:
+    """The schema as jsonschema should see it: the properties, never ``required``.
+
+    A multi-select never holds a choice twice, whether or not the server said ``uniqueItems``.
+    """
+    properties = {}
+    for name, prop in spec.schema.get("properties", {}).items():
+        properties[name] = {**prop, "uniqueItems": True} if prop["type"] == "array" else prop
+    return {"type": "object", "properties": properties}
+
+
+def _message(spec: FormSpec, error: jsonschema.ValidationError) -> str:
+    field = spec.field(error.path[0])
+    keyword, limit = error.validator, error.validator_value
+    in_items = len(error.path) > 1
+    if keyword == "type":
+        return _TYPE_HINTS.get(limit, "This value has the wrong type.")
+    if keyword == "format":
+        return _FORMAT_HINTS[limit]
+    if keyword == "pattern":
+        return f"Enter a value that matches the pattern {limit}."
+    if keyword == "pattern-timeout":
+        return f"This value could not be checked against the pattern {field.pattern} in time."
+    if keyword == "minLength":
+        return f"Enter at least {limit} character{_s(limit)}."
+    if keyword == "maxLength":
+        return f"Enter at most {limit} character{_s(limit)}."
+    if keyword == "minimum":
+        return f"Enter a number of at least {_num(limit)}."
+    if keyword == "maximum":
+        return f"Enter a number of at most {_num(limit)}."
+    if keyword == "minItems":
+        return f"Choose at least {limit}."
+    if keyword == "maxItems":
+        return f"Choose at most {limit}."
+    if keyword == "uniqueItems":
+        return "Choose each option only once."
+    if in_items:
+        return "Choose only listed options."
+    if keyword in ("enum", "oneOf", "anyOf", "const"):
+        return "Choose one of the listed options."
+    return "This value is not allowed."
+
+
+def read_number(field: NumberField, text: str) -> int | float:
+    """The number a person typed, typed as the field wants; ``ValueError`` says what is wrong."""
+    text = text.strip().replace("\u2212", "-")
+    if _WHOLE.fullmatch(text):
+        return int(text)
+    if field.integer:
+        raise ValueError(_TYPE_HINTS["integer"])
+    value = float(text) if _DECIMAL.fullmatch(text) else math.nan
+    if not math.isfinite(value):
+        raise ValueError(_TYPE_HINTS["number"])
+    return value
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _num(value: int | float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
