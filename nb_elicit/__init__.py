@@ -1,0 +1,63 @@
+"""nb_elicit: answer MCP elicitation requests inline in Jupyter notebooks.
+
+An MCP server may stop in the middle of a request and ask the person for structured input: a
+message plus a small, flat JSON Schema. nb_elicit turns that schema into an ipywidgets form in
+the cell that made the call, and answers with exactly what the person entered.
+
+    >>> spec = nb_elicit.parse_schema(schema)          # or SchemaError, naming every problem
+    >>> nb_elicit.validate_content(schema, {"age": 17})
+    {'age': 'Enter a number of at least 18.'}
+    >>> form = nb_elicit.ElicitationForm("Who are you?", schema, server="demo")
+"""
+
+from ._answer import Answer
+from ._errors import NbElicitError, SchemaError
+from ._schema import (
+    BooleanField,
+    ChoiceField,
+    Field,
+    FormSpec,
+    MultiChoiceField,
+    NumberField,
+    Option,
+    TextField,
+    parse_schema,
+)
+from ._validate import validate_content
+
+__version__ = "0.1.0"
+
+# Widgets are imported on first use, so that the schema engine stays importable (and quick)
+# without ipywidgets.
+_LAZY = {"ElicitationForm": "._form"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nb_elicit' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+__all__ = [
+    "Answer",
+    "BooleanField",
+    "ChoiceField",
+    "ElicitationForm",
+    "Field",
+    "FormSpec",
+    "MultiChoiceField",
+    "NbElicitError",
+    "NumberField",
+    "Option",
+    "SchemaError",
+    "TextField",
+    "parse_schema",
+    "validate_content",
+]

@@ -1,0 +1,289 @@
+"""One ipywidgets control per field kind, each with one way to read what the person entered.
+
+``make_control(field)`` picks the control by a dispatch cascade (first match wins). Every control
+reads back either a typed value or :data:`MISSING`, which means "the person gave nothing here":
+an empty text box, an untouched optional checkbox, a select with nothing chosen. Missing optional
+fields are left out of the answer; nothing invents ``0``, ``false`` or ``null``.
+
+Everything a server wrote (titles, descriptions, option labels) is shown as text: control
+``description`` and option labels render as text in ipywidgets 8, and help and error lines go
+through :func:`text_html`, which escapes them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Callable
+from urllib.parse import quote, unquote
+
+import ipywidgets as widgets
+
+from ._schema import (
+    BooleanField,
+    ChoiceField,
+    Field,
+    MultiChoiceField,
+    NumberField,
+    TextField,
+)
+from ._validate import read_number
+
+__all__ = ["MISSING", "FieldControl", "field_class", "make_control", "property_of_class",
+           "text_html"]
+
+MISSING = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda s: False})()
+
+_FIELD_CLASS = "nb-elicit-field-"
+_STYLE = {"description_width": "initial"}
+
+
+def field_class(name: str) -> str:
+    """The stable class hook of a property's control: ``nb-elicit-field-`` + escaped name.
+
+    Letters, digits, ``-`` and ``_`` stay as they are; every other character is percent-encoded
+    as UTF-8 (``.`` becomes ``%2E``, a space ``%20``), so :func:`property_of_class` reverses it.
+    """
+    return _FIELD_CLASS + quote(name, safe="").replace(".", "%2E").replace("~", "%7E")
+
+
+def property_of_class(class_name: str) -> str:
+    """The property name behind a :func:`field_class` hook."""
+    return unquote(class_name.removeprefix(_FIELD_CLASS))
+
+
+def text_html(text: str, css_class: str = "") -> str:
+    """Untrusted text as HTML that shows every character and runs nothing."""
+    klass = f' class="{css_class}"' if css_class else ""
+    return f'<div{klass} style="white-space: pre-wrap">{html.escape(text)}</div>'
+
+
+class FieldControl:
+    """A field's input widget plus its help and error lines, stacked in ``view``."""
+
+    def __init__(self, field: Field, widget: widgets.Widget):
+        self.field = field
+        self.widget = widget
+        self.touched = False
+        widget.add_class(field_class(field.name))
+        self.error = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.error.add_class("nb-elicit-error")
+        parts = [widget]
+        note = "Required." if field.required else ""
+        if field.description:
+            note = f"{note} {field.description}".strip()
+        if note:
+            help_line = widgets.HTML(text_html(note))
+            help_line.add_class("nb-elicit-help")
+            parts.append(help_line)
+        parts.append(self.error)
+        self.view = widgets.VBox(parts)
+        self.view.add_class("nb-elicit-row")
+        if field.required:
+            self.view.add_class("nb-elicit-required")
+        for w in self.inputs():
+            w.observe(self._changed, names="value")
+        self._listeners: list[Callable[[FieldControl], None]] = []
+
+    def inputs(self) -> list[widgets.Widget]:
+        """The widgets whose ``value`` the person changes."""
+        return [self.widget]
+
+    def read(self):
+        """The typed value entered, or :data:`MISSING`; ``ValueError`` explains unreadable text."""
+        raise NotImplementedError
+
+    def on_change(self, listener: Callable[[FieldControl], None]) -> None:
+        self._listeners.append(listener)
+
+    def show_error(self, message: str | None) -> None:
+        self.error.value = text_html(message, "nb-elicit-error-text") if message else ""
+        self.error.layout.display = None if message else "none"
+
+    def lock(self) -> None:
+        for w in self.inputs():
+            w.disabled = True
+
+    def _changed(self, change) -> None:
+        self.touched = True
+        for listener in self._listeners:
+            listener(self)
+
+
+class TextControl(FieldControl):
+    _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://"}
+
+    def __init__(self, field: TextField):
+        placeholder = self._PLACEHOLDERS.get(field.format, "")
+        text = widgets.Text(value=field.default or "", description=field.label,
+                            placeholder=placeholder, style=_STYLE)
+        super().__init__(field, text)
+
+    def read(self):
+        return self.widget.value if self.widget.value != "" else MISSING
+
+
+class DateControl(FieldControl):
+    def __init__(self, field: TextField):
+        value = dt.date.fromisoformat(field.default) if field.default else None
+        super().__init__(field, widgets.DatePicker(value=value, description=field.label,
+                                                   style=_STYLE))
+
+    def read(self):
+        if self.widget.value is None:
+            return MISSING
+        return self.field.default if not self.touched and self.field.default else (
+            self.widget.value.isoformat())
+
+
+class DateTimeControl(FieldControl):
+    """A timezone-aware picker: RFC 3339 date-times always carry an offset."""
+
+    def __init__(self, field: TextField):
+        value = _parse_date_time(field.default) if field.default else None
+        super().__init__(field, widgets.DatetimePicker(value=value, description=field.label,
+                                                       style=_STYLE))
+
+    def read(self):
+        if self.widget.value is None:
+            return MISSING
+        if not self.touched and self.field.default:
+            return self.field.default
+        return self.widget.value.isoformat()
+
+
+class NumberControl(FieldControl):
+    """A text box, so that empty means "not given" and out-of-range input gets a message.
+
+    (ipywidgets' numeric inputs always hold a number and clamp to their bounds silently, which
+    would invent a value the person never typed.)
+    """
+
+    def __init__(self, field: NumberField):
+        default = "" if field.default is None else str(field.default)
+        text = widgets.Text(value=default, description=field.label,
+                            placeholder=_number_hint(field), style=_STYLE)
+        super().__init__(field, text)
+
+    def read(self):
+        if self.widget.value.strip() == "":
+            return MISSING
+        if not self.touched and self.field.default is not None:
+            return self.field.default
+        return read_number(self.field, self.widget.value)
+
+
+class CheckboxControl(FieldControl):
+    """A checkbox for a boolean that has a default or may be left out."""
+
+    def __init__(self, field: BooleanField):
+        box = widgets.Checkbox(value=bool(field.default), description=field.label, indent=False)
+        super().__init__(field, box)
+
+    def read(self):
+        if not self.touched and self.field.default is None:
+            return MISSING
+        return self.widget.value
+
+
+class YesNoControl(FieldControl):
+    """A required boolean with no default: the person must pick Yes or No themselves."""
+
+    def __init__(self, field: BooleanField):
+        radio = widgets.RadioButtons(options=[("Yes", True), ("No", False)], index=None,
+                                     description=field.label, style=_STYLE)
+        super().__init__(field, radio)
+
+    def read(self):
+        return MISSING if self.widget.index is None else self.widget.value
+
+
+class ChoiceControl(FieldControl):
+    def __init__(self, field: ChoiceField):
+        options = [(o.label, o.value) for o in field.options]
+        index = None
+        if field.default is not None:
+            index = [o.value for o in field.options].index(field.default)
+        dropdown = widgets.Dropdown(options=options, index=index, description=field.label,
+                                    style=_STYLE)
+        super().__init__(field, dropdown)
+
+    def read(self):
+        return MISSING if self.widget.index is None else self.widget.value
+
+
+class MultiChoiceControl(FieldControl):
+    """One checkbox per choice; boxes beyond ``maxItems`` are disabled while the limit is met."""
+
+    def __init__(self, field: MultiChoiceField):
+        chosen = set(field.default or ())
+        self.boxes = [widgets.Checkbox(value=o.value in chosen, description=o.label,
+                                       indent=False) for o in field.options]
+        for box in self.boxes:
+            box.add_class("nb-elicit-option")
+        heading = widgets.Label(field.label)
+        heading.add_class("nb-elicit-group-label")
+        group = widgets.VBox([heading, *self.boxes])
+        super().__init__(field, group)
+        self._enforce_max()
+        self.on_change(lambda _: self._enforce_max())
+
+    def inputs(self) -> list[widgets.Widget]:
+        return list(self.boxes)
+
+    def read(self):
+        if not self.touched and self.field.default is None:
+            return MISSING
+        return self._chosen()
+
+    def lock(self) -> None:
+        super().lock()
+        self._locked = True
+
+    def _chosen(self) -> list[str]:
+        return [o.value for o, box in zip(self.field.options, self.boxes, strict=True) if box.value]
+
+    def _enforce_max(self) -> None:
+        if getattr(self, "_locked", False) or self.field.max_items is None:
+            return
+        full = len(self._chosen()) >= self.field.max_items
+        for box in self.boxes:
+            box.disabled = full and not box.value
+
+
+def make_control(field: Field) -> FieldControl:
+    """The control for ``field``: the first rule that matches wins."""
+    for matches, build in _CASCADE:
+        if matches(field):
+            return build(field)
+    raise TypeError(f"no control for field {field.name!r} of kind {field.kind!r}")
+
+
+_CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field], FieldControl]]] = [
+    (lambda f: isinstance(f, TextField) and f.format == "date", DateControl),
+    (lambda f: isinstance(f, TextField) and f.format == "date-time", DateTimeControl),
+    (lambda f: isinstance(f, TextField), TextControl),
+    (lambda f: isinstance(f, NumberField), NumberControl),
+    (lambda f: isinstance(f, BooleanField) and f.required and f.default is None, YesNoControl),
+    (lambda f: isinstance(f, BooleanField), CheckboxControl),
+    (lambda f: isinstance(f, ChoiceField), ChoiceControl),
+    (lambda f: isinstance(f, MultiChoiceField), MultiChoiceControl),
+]
+
+
+def _number_hint(field: NumberField) -> str:
+    word = "whole number" if field.integer else "number"
+    lo, hi = field.minimum, field.maximum
+    if lo is not None and hi is not None:
+        return f"{word}, {lo} to {hi}"
+    if lo is not None:
+        return f"{word}, at least {lo}"
+    if hi is not None:
+        return f"{word}, at most {hi}"
+    return word
+
+
+def _parse_date_time(text: str) -> dt.datetime:
+    # Python 3.10's fromisoformat knows neither "Z" nor a lower-case "t".
+    text = text.replace("t", "T").replace("z", "+00:00").replace("Z", "+00:00")
+    return dt.datetime.fromisoformat(text)

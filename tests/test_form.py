@@ -1,0 +1,340 @@
+import asyncio
+import datetime as dt
+import threading
+
+import ipywidgets as widgets
+import pytest
+from conftest import SPEC_EXAMPLES, load_example
+from fill import fill
+
+from nb_elicit import Answer, ElicitationForm, SchemaError, validate_content
+from nb_elicit._controls import (
+    CheckboxControl,
+    ChoiceControl,
+    DateControl,
+    DateTimeControl,
+    MultiChoiceControl,
+    NumberControl,
+    TextControl,
+    YesNoControl,
+    field_class,
+    property_of_class,
+)
+
+XSS = '<img src=x onerror="alert(1)">'
+
+ALL_KINDS = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2},
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "site": {"type": "string", "format": "uri"},
+        "born": {"type": "string", "format": "date"},
+        "meet": {"type": "string", "format": "date-time"},
+        "age": {"type": "integer", "minimum": 18, "maximum": 130},
+        "score": {"type": "number"},
+        "agree": {"type": "boolean"},
+        "news": {"type": "boolean", "default": True},
+        "color": {"type": "string", "enum": ["r", "g"], "enumNames": ["Red", "Green"]},
+        "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"},
+                                             {"const": "l", "title": "Large"}]},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]},
+                 "maxItems": 2},
+        "pets": {"type": "array", "items": {"anyOf": [{"const": "cat", "title": "Cat"},
+                                                      {"const": "dog", "title": "Dog"}]}},
+    },
+    "required": ["name", "agree"],
+}
+
+
+def make(schema=ALL_KINDS, message="Tell us", server="demo") -> ElicitationForm:
+    return ElicitationForm(message, schema, server=server)
+
+
+def answer(form) -> Answer:
+    assert form.answer.done(), "the form has not answered"
+    return form.answer.result(timeout=0)
+
+
+def all_text(widget) -> str:
+    """Every string a widget tree would show, as the frontend receives it."""
+    parts = []
+    for w in [widget, *getattr(widget, "children", ())]:
+        if w is not widget:
+            parts.append(all_text(w))
+            continue
+        for trait in ("value", "description", "tooltip", "placeholder"):
+            value = getattr(w, trait, None)
+            if isinstance(value, str):
+                parts.append(value)
+        parts.extend(str(label) for label in getattr(w, "_options_labels", ()))
+    return "\n".join(parts)
+
+
+def test_each_field_kind_gets_its_control():
+    form = make()
+    kinds = {name: type(c) for name, c in form.controls.items()}
+    assert kinds == {
+        "name": TextControl, "email": TextControl, "site": TextControl, "born": DateControl,
+        "meet": DateTimeControl, "age": NumberControl, "score": NumberControl,
+        "agree": YesNoControl, "news": CheckboxControl, "color": ChoiceControl,
+        "size": ChoiceControl, "tags": MultiChoiceControl, "pets": MultiChoiceControl,
+    }
+    assert isinstance(form.controls["born"].widget, widgets.DatePicker)
+    assert isinstance(form.controls["meet"].widget, widgets.DatetimePicker)
+    assert isinstance(form.controls["color"].widget, widgets.Dropdown)
+
+
+def test_submit_sends_exactly_what_was_entered_for_every_kind():
+    form = make()
+    content = {
+        "name": "Ada Lovelace", "email": "ada@example.com", "site": "https://ada.example",
+        "born": "1815-12-10", "meet": "2026-01-02T03:04:00+00:00", "age": 36, "score": 9.5,
+        "agree": True, "news": False, "color": "g", "size": "l", "tags": ["a", "c"],
+        "pets": ["dog"],
+    }
+    fill(form, content)
+    form.submit_button.click()
+    got = answer(form)
+    assert got == Answer("accept", content)
+    assert type(got.content["age"]) is int and type(got.content["score"]) is float
+
+
+def test_untouched_optional_fields_are_left_out_and_defaults_are_sent():
+    form = make()
+    fill(form, {"name": "Ada", "agree": False})
+    form.submit_button.click()
+    assert answer(form).content == {"name": "Ada", "agree": False, "news": True}
+
+
+def test_defaults_are_prefilled_and_sent_verbatim():
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string", "default": "hello"},
+        "n": {"type": "number", "default": 2.5},
+        "i": {"type": "integer", "default": 7},
+        "b": {"type": "boolean", "default": False},
+        "d": {"type": "string", "format": "date", "default": "2024-03-15"},
+        "t": {"type": "string", "format": "date-time", "default": "2024-03-15T10:00:00Z"},
+        "e": {"type": "string", "enum": ["x", "y"], "default": "y"},
+        "m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]},
+              "default": ["x"]},
+    }}
+    form = make(schema)
+    assert form.controls["s"].widget.value == "hello"
+    assert form.controls["d"].widget.value == dt.date(2024, 3, 15)
+    assert form.controls["e"].widget.value == "y"
+    form.submit_button.click()
+    assert answer(form).content == {"s": "hello", "n": 2.5, "i": 7, "b": False,
+                                    "d": "2024-03-15", "t": "2024-03-15T10:00:00Z",
+                                    "e": "y", "m": ["x"]}
+
+
+def test_a_required_boolean_without_default_must_be_chosen():
+    form = make({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                 "required": ["ok"]})
+    form.submit_button.click()
+    assert not form.answer.done()
+    assert "This field is required." in form.controls["ok"].error.value
+    form.controls["ok"].widget.value = False
+    form.submit_button.click()
+    assert answer(form).content == {"ok": False}
+
+
+def test_an_optional_checkbox_is_sent_once_clicked():
+    form = make({"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    box = form.controls["ok"].widget
+    box.value = True
+    box.value = False
+    form.submit_button.click()
+    assert answer(form).content == {"ok": False}
+
+
+def test_decline_answers_decline_and_locks():
+    form = make()
+    form.decline_button.click()
+    assert answer(form) == Answer("decline")
+    assert answer(form).to_result() == {"action": "decline"}
+    assert form.submit_button.disabled and form.decline_button.disabled
+    assert all(w.disabled for c in form.controls.values() for w in c.inputs())
+    assert "Declined." in form.status.value
+
+
+def test_dismiss_answers_cancel():
+    form = make()
+    assert form.dismiss_button.description == "✕"
+    assert form.dismiss_button.tooltip == "Dismiss"
+    form.dismiss_button.click()
+    assert answer(form) == Answer("cancel")
+    assert "Dismissed." in form.status.value
+
+
+def test_invalid_submit_shows_messages_keeps_values_and_sends_nothing():
+    form = make()
+    fill(form, {"name": "A", "email": "nope", "age": "17", "agree": True, "score": "abc"})
+    form.submit_button.click()
+    assert not form.answer.done()
+    errors = {n: c.error.value for n, c in form.controls.items() if c.error.value}
+    assert set(errors) == {"name", "email", "age", "score"}
+    assert "Enter at least 2 characters." in errors["name"]
+    assert "Enter an email address" in errors["email"]
+    assert "Enter a number of at least 18." in errors["age"]
+    assert "Enter a number." in errors["score"]
+    assert form.controls["email"].widget.value == "nope"
+    assert "nothing was sent" in form.status.value
+    fill(form, {"name": "Al", "email": "al@example.com", "age": 18, "score": 1})
+    assert form.controls["email"].error.value == ""
+    form.submit_button.click()
+    assert answer(form).content == {"name": "Al", "email": "al@example.com", "age": 18,
+                                    "score": 1, "agree": True, "news": True}
+
+
+def test_a_double_click_gives_one_result():
+    form = make({"type": "object", "properties": {}})
+    seen = []
+    form.answer.add_done_callback(lambda f: seen.append(f.result()))
+    form.submit_button.click()
+    form.submit_button.click()
+    form.decline_button.click()
+    assert seen == [Answer("accept", {})]
+    assert form.submit() is False and form.decline() is False and form.dismiss() is False
+
+
+def test_a_click_from_another_thread_resolves_the_awaited_answer():
+    form = make({"type": "object", "properties": {"x": {"type": "string"}}})
+    form.controls["x"].widget.value = "hi"
+
+    async def scenario():
+        waiter = asyncio.ensure_future(form.wait())
+        await asyncio.sleep(0)
+        threading.Thread(target=form.submit_button.click).start()
+        return await asyncio.wait_for(waiter, timeout=5)
+
+    assert asyncio.run(scenario()) == Answer("accept", {"x": "hi"})
+
+
+def test_abandon_locks_with_the_reason_and_cancels_the_answer():
+    form = make()
+    assert form.abandon("The server withdrew its request.")
+    assert form.answer.cancelled()
+    assert "The server withdrew its request." in form.status.value
+    assert form.submit_button.disabled
+    form.submit_button.click()
+    assert form.answer.cancelled()
+
+
+def test_a_bug_in_a_handler_fails_the_answer_instead_of_raising(monkeypatch):
+    form = make({"type": "object", "properties": {}})
+    monkeypatch.setattr(form, "_collect", lambda: 1 / 0)
+    form.submit_button.click()
+    assert isinstance(form.answer.exception(timeout=0), ZeroDivisionError)
+    assert "nb_elicit failed" in form.status.value
+
+
+def test_enter_in_a_text_field_submits():
+    form = make({"type": "object", "properties": {"x": {"type": "string"}}})
+    text = form.controls["x"].widget
+    text.value = "typed"
+    text._handle_custom_msg({"event": "submit"}, [])
+    assert answer(form).content == {"x": "typed"}
+
+
+def test_multi_select_disables_the_rest_at_max_items():
+    form = make()
+    boxes = form.controls["tags"].boxes
+    boxes[0].value = True
+    assert not boxes[2].disabled
+    boxes[2].value = True
+    assert boxes[1].disabled and not boxes[0].disabled
+    boxes[0].value = False
+    assert not boxes[1].disabled
+
+
+def test_multi_select_min_items_is_checked_on_submit():
+    form = make({"type": "object", "properties": {"m": {
+        "type": "array", "minItems": 2, "items": {"type": "string", "enum": ["a", "b"]}}}})
+    form.controls["m"].boxes[0].value = True
+    form.submit_button.click()
+    assert "Choose at least 2." in form.controls["m"].error.value
+
+
+def test_header_names_the_server_and_required_fields_are_marked():
+    form = make(server="github")
+    assert "github asks:" in all_text(form)
+    assert form.controls["name"].view._dom_classes.count("nb-elicit-required") == 1
+    assert "Required." in all_text(form.controls["name"].view)
+    assert "Required." not in all_text(form.controls["email"].view)
+
+
+def test_descriptions_are_the_titles_or_property_names():
+    form = make()
+    assert form.controls["name"].widget.description == "Name"
+    assert form.controls["site"].widget.description == "site"
+
+
+def test_untrusted_text_is_shown_literally():
+    schema = {"type": "object", "properties": {"x": {
+        "type": "string", "title": XSS, "description": XSS,
+        "enum": ["v"], "enumNames": [XSS]}}}
+    form = ElicitationForm(XSS, schema, server=XSS)
+    shown = all_text(form)
+    assert "<img" not in shown.replace(XSS, "")  # only as a plain description, never as HTML
+    for html_widget in _html_widgets(form):
+        assert "<img" not in html_widget.value
+        if "onerror" in html_widget.value:
+            assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html_widget.value
+    control = form.controls["x"].widget
+    assert control.description == XSS and not control.description_allow_html
+    assert control._options_labels == (XSS,)
+
+
+def _html_widgets(widget):
+    if isinstance(widget, widgets.HTML):
+        yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _html_widgets(child)
+
+
+def test_stable_class_hooks():
+    form = make()
+    assert "nb-elicit-form" in form._dom_classes
+    assert "nb-elicit-submit" in form.submit_button._dom_classes
+    assert "nb-elicit-decline" in form.decline_button._dom_classes
+    assert "nb-elicit-dismiss" in form.dismiss_button._dom_classes
+    assert "nb-elicit-status" in form.status._dom_classes
+    for name, control in form.controls.items():
+        assert f"nb-elicit-field-{name}" in control.widget._dom_classes
+
+
+@pytest.mark.parametrize("name", ["first name", "a.b", "名前", "1st", "x" * 300, "50%", "a_b-c"])
+def test_field_class_is_reversible_and_has_no_spaces_or_dots(name):
+    hook = field_class(name)
+    assert " " not in hook and "." not in hook
+    assert property_of_class(hook) == name
+
+
+def test_an_unsupported_schema_raises_before_any_widget_exists():
+    with pytest.raises(SchemaError):
+        ElicitationForm("x", {"type": "object", "properties": {"a": {"type": "object"}}})
+
+
+@pytest.mark.parametrize("path", SPEC_EXAMPLES, ids=lambda p: p.stem)
+def test_every_spec_example_renders_and_round_trips(path):
+    example = load_example(path)
+    schema = example["requestedSchema"]
+    form = ElicitationForm(example["message"], schema, server="spec")
+    expected = dict(example["answer"])
+    for field in form.spec:  # prefilled defaults are sent too, because the person saw them
+        if field.name in expected or field.default is None:
+            continue
+        default = list(field.default) if isinstance(field.default, tuple) else field.default
+        if validate_content(schema, {field.name: default}):
+            # 2025-11-25's string example has a default that fails its own pattern: a person
+            # clears it (the form refuses to send it as it stands).
+            form.submit_button.click()
+            assert field.name in form.content and not form.answer.done()
+            form.controls[field.name].widget.value = ""
+        else:
+            expected[field.name] = default
+    fill(form, example["answer"])
+    form.submit_button.click()
+    assert answer(form) == Answer("accept", expected)
