@@ -11,7 +11,15 @@ the cell that made the call, and answers with exactly what the person entered.
 """
 
 from ._answer import Answer
-from ._errors import NbElicitError, SchemaError
+from ._errors import (
+    BlockingNotSupported,
+    ConnectError,
+    InvalidRequest,
+    NbElicitError,
+    SchemaError,
+    ServerDisconnected,
+    ServerError,
+)
 from ._schema import (
     BooleanField,
     ChoiceField,
@@ -29,7 +37,14 @@ __version__ = "0.1.0"
 
 # Widgets are imported on first use, so that the schema engine stays importable (and quick)
 # without ipywidgets.
-_LAZY = {"ElicitationForm": "._form"}
+_LAZY = {
+    "ElicitationForm": "._form",
+    "Connection": "._connection",
+    "ToolCall": "._connection",
+    "connect": "._connection",
+    "connections": "._connection",
+    "ToolResult": "._mcp",
+}
 
 
 def __getattr__(name: str):
@@ -47,17 +62,27 @@ def __dir__():
 
 __all__ = [
     "Answer",
+    "BlockingNotSupported",
     "BooleanField",
     "ChoiceField",
+    "ConnectError",
+    "Connection",
     "ElicitationForm",
     "Field",
     "FormSpec",
+    "InvalidRequest",
     "MultiChoiceField",
     "NbElicitError",
     "NumberField",
     "Option",
     "SchemaError",
+    "ServerDisconnected",
+    "ServerError",
     "TextField",
+    "ToolCall",
+    "ToolResult",
+    "connect",
+    "connections",
     "parse_schema",
     "validate_content",
 ]

@@ -3,7 +3,12 @@
 The tree::
 
     NbElicitError                 every error nb_elicit raises on purpose
-    └── SchemaError               a requestedSchema outside the elicitation subset
+    ├── SchemaError               a requestedSchema outside the elicitation subset
+    ├── InvalidRequest            any other elicitation request nb_elicit cannot show
+    ├── ConnectError              a server could not be started or reached
+    ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
+    ├── ServerError               the server answered a request with a JSON-RPC error
+    └── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
 
 Validation problems with what a person typed are not exceptions: they are shown on the form,
 next to the field, and nothing is sent.
@@ -11,7 +16,15 @@ next to the field, and nothing is sent.
 
 from __future__ import annotations
 
-__all__ = ["NbElicitError", "SchemaError"]
+__all__ = [
+    "BlockingNotSupported",
+    "ConnectError",
+    "InvalidRequest",
+    "NbElicitError",
+    "SchemaError",
+    "ServerDisconnected",
+    "ServerError",
+]
 
 
 class NbElicitError(Exception):
@@ -29,3 +42,28 @@ class SchemaError(NbElicitError, ValueError):
         self.problems = list(problems)
         detail = "; ".join(f"{path}: {reason}" for path, reason in self.problems)
         super().__init__(f"unsupported requestedSchema: {detail}")
+
+
+class InvalidRequest(NbElicitError, ValueError):
+    """An elicitation request that is malformed or of a mode nb_elicit does not handle."""
+
+
+class ConnectError(NbElicitError):
+    """A server could not be started or reached; the message says why, with its last words."""
+
+
+class ServerDisconnected(NbElicitError):
+    """The server went away while nb_elicit was talking to it."""
+
+
+class ServerError(NbElicitError):
+    """The server answered with a JSON-RPC error: ``code`` and ``message`` are the server's."""
+
+    def __init__(self, code: int, message: str):
+        self.code = code
+        self.message = message
+        super().__init__(f"server error {code}: {message}")
+
+
+class BlockingNotSupported(NbElicitError):
+    """The kernel cannot deliver widget events to a cell that awaits (ipykernel < 7.4)."""

@@ -1,0 +1,264 @@
+"""The one module that imports the MCP SDK (``mcp`` 2.x).
+
+Everything above this module speaks in plain Python: targets, :class:`ElicitationRequest`,
+:class:`~nb_elicit.Answer`, :class:`ToolResult` and nb_elicit's own exceptions. When the SDK
+changes its API, this is the file that changes.
+
+A :class:`ServerSession` keeps one SDK ``Client`` open inside a task of its own, because the
+SDK's task groups must be entered and left by the same task, while calls come from notebook
+cells. Elicitation requests reach the handler given to :meth:`ServerSession.open`; whatever it
+raises is turned into a JSON-RPC error here, and only here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+
+from ._answer import Answer
+from ._errors import (
+    ConnectError,
+    InvalidRequest,
+    NbElicitError,
+    SchemaError,
+    ServerDisconnected,
+    ServerError,
+)
+
+__all__ = ["ElicitationRequest", "HttpTarget", "ServerSession", "StdioTarget", "ToolResult"]
+
+LEGACY, MODERN = "legacy", "auto"
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
+
+_GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError,
+         anyio.EndOfStream)
+
+
+@dataclass(frozen=True)
+class StdioTarget:
+    """A server started as a subprocess that speaks MCP on its stdin and stdout."""
+
+    command: tuple[str, ...]
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """A server reached over streamable HTTP."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ElicitationRequest:
+    """One ``elicitation/create`` (or 2026-07-28 input request), free of SDK types."""
+
+    mode: str
+    message: str
+    requested_schema: Any = None
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returned: content blocks as plain dicts, structured content, error flag."""
+
+    content: list[dict]
+    structured: Any = None
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        """All text blocks, joined by newlines."""
+        return "\n".join(b["text"] for b in self.content if b.get("type") == "text")
+
+
+ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
+
+
+def needs_other_mode(error: ServerError, mode: str) -> bool:
+    """Whether a call that failed this way would work on a session of the other protocol era.
+
+    SDK 2.x servers that call ``ctx.elicit`` need a legacy session (the 2026-07-28 protocol has
+    no back-channel for server-initiated requests); tools that return input-required results
+    need a 2026-07-28 session (on a legacy one the SDK calls their result invalid).
+    """
+    if error.code == INVALID_REQUEST and "no back-channel" in error.message:
+        return True
+    return (mode == LEGACY and error.code == INTERNAL_ERROR
+            and error.message == "Handler returned an invalid result")
+
+
+class ServerSession:
+    """One open SDK client to one server, in one protocol era (``legacy`` or ``auto``)."""
+
+    def __init__(self, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
+                 errlog: IO[str] | None = None):
+        self.target = target
+        self.mode = mode
+        self._handler = handler
+        self._errlog = errlog
+        self._client: Client | None = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self.closed = False
+
+    @classmethod
+    async def open(cls, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
+                   errlog: IO[str] | None = None) -> ServerSession:
+        """Start the server (or reach it) and finish the handshake."""
+        session = cls(target, mode, handler, errlog)
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        session._task = asyncio.create_task(session._run(ready), name=f"nb_elicit:{target}")
+        await ready
+        return session
+
+    # -- what the server is ---------------------------------------------------------------
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._client.protocol_version if self._client else None
+
+    @property
+    def server_name(self) -> str | None:
+        info = self._client.server_info if self._client else None
+        return info.name if info else None
+
+    @property
+    def server_version(self) -> str | None:
+        info = self._client.server_info if self._client else None
+        return info.version if info else None
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: dict | None) -> ToolResult:
+        result = await self._request(self._live().call_tool, name, arguments or {})
+        return ToolResult(content=[_plain(b) for b in result.content],
+                          structured=result.structured_content, is_error=bool(result.is_error))
+
+    async def list_tools(self) -> list[dict]:
+        return [_plain(t) for t in (await self._request(self._live().list_tools)).tools]
+
+    async def list_prompts(self) -> list[dict]:
+        return [_plain(p) for p in (await self._request(self._live().list_prompts)).prompts]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> dict:
+        return _plain(await self._request(self._live().get_prompt, name, arguments))
+
+    async def list_resources(self) -> list[dict]:
+        result = await self._request(self._live().list_resources)
+        return [_plain(r) for r in result.resources]
+
+    async def read_resource(self, uri: str) -> dict:
+        return _plain(await self._request(self._live().read_resource, uri))
+
+    async def close(self) -> None:
+        """Close the client (and stop a stdio server); idempotent."""
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(self._task)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _live(self) -> Client:
+        if self.closed or self._client is None:
+            raise ServerDisconnected("the connection is closed")
+        return self._client
+
+    async def _request(self, method, *args):
+        try:
+            return await method(*args)
+        except MCPError as exc:
+            raise _from_mcp_error(exc) from None
+        except _GONE as exc:
+            raise ServerDisconnected(f"the server went away ({_describe(exc)})") from None
+
+    async def _run(self, ready: asyncio.Future) -> None:
+        http = None
+        try:
+            if isinstance(self.target, HttpTarget):
+                http = httpx2.AsyncClient(headers=self.target.headers,
+                                          timeout=httpx2.Timeout(30, read=None))
+                transport = streamable_http_client(self.target.url, http_client=http)
+            else:
+                transport = self._stdio_transport()
+            async with Client(transport, mode=self.mode,
+                              elicitation_callback=self._on_elicit) as client:
+                self._client = client
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`
+            if not ready.done():
+                ready.set_exception(ConnectError(_describe(exc)))
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+        finally:
+            self.closed = True
+            if not ready.done():
+                ready.set_exception(ConnectError("the connection closed during the handshake"))
+            if http is not None:
+                with contextlib.suppress(Exception):
+                    await http.aclose()
+
+    def _stdio_transport(self):
+        command, *args = self.target.command
+        params = StdioServerParameters(command=command, args=list(args), env=self.target.env,
+                                       cwd=self.target.cwd)
+        return stdio_client(params, errlog=self._errlog) if self._errlog else params
+
+    async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
+        """The single place where what the handler raises becomes a JSON-RPC error."""
+        request = ElicitationRequest(
+            mode=getattr(params, "mode", None) or "form",
+            message=params.message,
+            requested_schema=getattr(params, "requested_schema", None),
+            url=getattr(params, "url", None),
+            elicitation_id=getattr(params, "elicitation_id", None),
+        )
+        try:
+            answer = await self._handler(request)
+        except (SchemaError, InvalidRequest) as exc:
+            return types.ErrorData(code=INVALID_PARAMS, message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
+            return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
+        return types.ElicitResult(**answer.to_result())
+
+
+def _from_mcp_error(exc: MCPError) -> NbElicitError:
+    if exc.code == CONNECTION_CLOSED:
+        return ServerDisconnected(f"the server went away ({exc.message})")
+    return ServerError(exc.code, exc.message)
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost cause of an SDK failure, in one line (ExceptionGroups unwrapped)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return exc.message
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, NbElicitError) else f"{type(exc).__name__}: {text}"
+
+
+def _plain(model) -> dict:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,28 @@
+"""Run the demo MCP server over stdio, or over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m nb_elicit.demo", description=__doc__)
+    parser.add_argument("--http", type=int, metavar="PORT",
+                        help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append every answer received to FILE, one JSON object per line")
+    args = parser.parse_args(argv)
+    if args.record:
+        os.environ["NB_ELICIT_DEMO_RECORD"] = os.path.abspath(args.record)
+
+    from .server import server
+
+    if args.http is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""The bundled demo MCP server, built with the official SDK.
+
+    python -m nb_elicit.demo                    # stdio
+    python -m nb_elicit.demo --http 8765        # streamable HTTP on http://127.0.0.1:8765/mcp
+    python -m nb_elicit.demo --record out.jsonl # also append every answer it receives to a file
+
+Every tool that asks returns what it received, and ``--record`` (or the environment variable
+``NB_ELICIT_DEMO_RECORD``) appends one JSON line per answer, so tests can check exactly what
+reached the server.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import struct
+import zlib
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("nb-elicit-demo", version="0.1.0",
+                   instructions="Tools that ask the person for input, for trying nb_elicit.")
+
+ALL_FIELDS = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Full name", "minLength": 2, "maxLength": 60},
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "homepage": {"type": "string", "format": "uri", "title": "Homepage"},
+        "birthday": {"type": "string", "format": "date", "title": "Birthday"},
+        "meeting": {"type": "string", "format": "date-time", "title": "Meeting time"},
+        "age": {"type": "integer", "title": "Age", "minimum": 18, "maximum": 130},
+        "budget": {"type": "number", "title": "Budget (EUR)", "minimum": 0},
+        "subscribe": {"type": "boolean", "title": "Subscribe to the newsletter"},
+        "color": {"type": "string", "title": "Favourite colour",
+                  "enum": ["red", "green", "blue"]},
+        "size": {"type": "string", "title": "T-shirt size", "enum": ["s", "m", "l"],
+                 "enumNames": ["Small", "Medium", "Large"]},
+        "plan": {"type": "string", "title": "Plan", "oneOf": [
+            {"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}]},
+        "toppings": {"type": "array", "title": "Toppings", "maxItems": 2,
+                     "items": {"type": "string", "enum": ["cheese", "ham", "olives"]}},
+        "days": {"type": "array", "title": "Days", "items": {"anyOf": [
+            {"const": "mon", "title": "Monday"}, {"const": "tue", "title": "Tuesday"}]}},
+    },
+    "required": ["name", "email"],
+}
+
+GITHUB_USERNAME = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "title": "GitHub username"}},
+    "required": ["name"],
+}
+
+CONTACT_INFO = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "Your full name"},
+        "email": {"type": "string", "format": "email", "description": "Your email address"},
+        "age": {"type": "number", "minimum": 18, "description": "Your age"},
+    },
+    "required": ["name", "email"],
+}
+
+
+def record(tool: str, **event: Any) -> None:
+    path = os.environ.get("NB_ELICIT_DEMO_RECORD")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"tool": tool, **event}, ensure_ascii=False) + "\n")
+
+
+async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.ElicitResult:
+    result = await ctx.session.elicit_form(message=message, requested_schema=schema,
+                                           related_request_id=ctx.request_id)
+    record(tool, message=message, action=result.action, content=result.content)
+    return result
+
+
+def received(result: types.ElicitResult) -> dict:
+    return {"action": result.action, "content": result.content}
+
+
+@server.tool()
+async def hello(name: str = "world") -> str:
+    """Say hello. Asks nothing."""
+    return f"Hello, {name}!"
+
+
+@server.tool()
+async def github_username(ctx: Context) -> str:
+    """Ask for a GitHub username (the spec's first example)."""
+    result = await ask(ctx, "github_username", "Please provide your GitHub username",
+                       GITHUB_USERNAME)
+    if result.action != "accept":
+        return f"No username: you chose {result.action}."
+    return f"Hello, @{result.content['name']}!"
+
+
+@server.tool()
+async def contact_info(ctx: Context) -> dict:
+    """Ask for contact details: name, email and an age of at least 18."""
+    return received(await ask(ctx, "contact_info", "Please provide your contact information",
+                              CONTACT_INFO))
+
+
+@server.tool()
+async def all_fields(ctx: Context) -> dict:
+    """Ask for one field of every kind, and return exactly what was received."""
+    return received(await ask(ctx, "all_fields", "Please fill in one field of every kind",
+                              ALL_FIELDS))
+
+
+@server.tool()
+async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dict:
+    """Ask with any message and schema you pass in, and return what was received."""
+    return received(await ask(ctx, "custom_form", message, requested_schema))
+
+
+@server.tool()
+async def two_step(ctx: Context) -> dict:
+    """Ask twice in one call: a name, then a confirmation that uses it."""
+    first = await ask(ctx, "two_step", "Step 1 of 2: what should we call you?",
+                      {"type": "object", "properties": {"name": {"type": "string"}},
+                       "required": ["name"]})
+    if first.action != "accept":
+        return {"step1": received(first)}
+    question = f"Step 2 of 2: create an account for {first.content['name']}?"
+    second = await ask(ctx, "two_step", question,
+                       {"type": "object", "properties": {"confirm": {
+                           "type": "boolean", "title": "Yes, create it"}},
+                        "required": ["confirm"]})
+    return {"step1": received(first), "step2": received(second)}
+
+
+@server.tool()
+async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequiredResult:
+    """Book a table, asking in the 2026-07-28 style (an input-required result, then a retry)."""
+    answers = ctx.input_responses or {}
+    if "party" not in answers:
+        return types.InputRequiredResult(
+            input_requests={"party": types.ElicitRequest(params=types.ElicitRequestFormParams(
+                message="How many people, and when?",
+                requested_schema={"type": "object", "properties": {
+                    "people": {"type": "integer", "title": "People", "minimum": 1,
+                               "maximum": 12},
+                    "day": {"type": "string", "format": "date", "title": "Day"}},
+                    "required": ["people"]}))},
+            request_state="booking-1",
+        )
+    answer = answers["party"]
+    record("book_table", message="How many people, and when?", action=answer.action,
+           content=answer.content)
+    text = (f"Booked for {answer.content['people']}." if answer.action == "accept"
+            else f"Not booked: you chose {answer.action}.")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=received(answer))
+
+
+@server.tool()
+async def withdraw(ctx: Context, after: float = 3.0) -> str:
+    """Ask a question, then withdraw it after ``after`` seconds if nobody answered."""
+    with anyio.move_on_after(after) as scope:
+        result = await ask(ctx, "withdraw", f"Answer within {after:g} s, or I withdraw this.",
+                           {"type": "object", "properties": {"answer": {"type": "string"}}})
+    if scope.cancelled_caught:
+        record("withdraw", event="withdrawn")
+        return "The question was withdrawn."
+    return f"You chose {result.action}."
+
+
+@server.tool()
+async def logo() -> list[types.ContentBlock]:
+    """Return a small image, to show how results with images look."""
+    return [types.TextContent(type="text", text="A 24x24 gradient:"),
+            types.ImageContent(type="image", data=_gradient_png(24), mime_type="image/png")]
+
+
+@server.tool()
+async def fail(reason: str = "This tool always fails.") -> str:
+    """Fail on purpose, to show how tool errors look."""
+    raise ValueError(reason)
+
+
+def _gradient_png(size: int) -> str:
+    rows = b"".join(b"\x00" + b"".join(bytes((x * 10 % 256, y * 10 % 256, 160))
+                                       for x in range(size)) for y in range(size))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return base64.b64encode(png).decode("ascii")
