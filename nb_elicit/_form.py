@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import traceback
 
@@ -117,8 +118,30 @@ class ElicitationForm(widgets.VBox):
             return True
 
     async def wait(self) -> Answer:
-        """Wait, on the running event loop, for the person's answer."""
-        return await asyncio.wrap_future(self.answer)
+        """Wait, on the running event loop, for the person's answer.
+
+        Cancelling the wait leaves the form as it is (unlike ``asyncio.wrap_future``, which
+        would cancel the answer too): whoever cancels decides what the form shows.
+        """
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+
+        def transfer(answer: concurrent.futures.Future) -> None:
+            if waiter.done():
+                return
+            if answer.cancelled():
+                waiter.cancel()
+            elif answer.exception() is not None:
+                waiter.set_exception(answer.exception())
+            else:
+                waiter.set_result(answer.result())
+
+        def wake(answer: concurrent.futures.Future) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(transfer, answer)
+
+        self.answer.add_done_callback(wake)
+        return await waiter
 
     @property
     def content(self) -> dict:

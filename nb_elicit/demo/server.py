@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("nb-elicit-demo", version="0.1.0",
@@ -75,8 +76,12 @@ def record(tool: str, **event: Any) -> None:
 
 
 async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.ElicitResult:
-    result = await ctx.session.elicit_form(message=message, requested_schema=schema,
-                                           related_request_id=ctx.request_id)
+    try:
+        result = await ctx.session.elicit_form(message=message, requested_schema=schema,
+                                               related_request_id=ctx.request_id)
+    except MCPError as error:
+        record(tool, message=message, error={"code": error.code, "message": error.message})
+        raise
     record(tool, message=message, action=result.action, content=result.content)
     return result
 
@@ -118,7 +123,10 @@ async def all_fields(ctx: Context) -> dict:
 @server.tool()
 async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dict:
     """Ask with any message and schema you pass in, and return what was received."""
-    return received(await ask(ctx, "custom_form", message, requested_schema))
+    try:
+        return received(await ask(ctx, "custom_form", message, requested_schema))
+    except MCPError as error:
+        return {"error": {"code": error.code, "message": error.message}}
 
 
 @server.tool()

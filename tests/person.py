@@ -1,0 +1,52 @@
+"""A stand-in for a person at the screen: answers nb_elicit forms as they appear, by script."""
+
+import asyncio
+
+from fill import fill
+
+from nb_elicit._pending import PENDING
+
+
+class Person:
+    """Each form that appears takes the next scripted answer; with none left, it is left waiting.
+
+    Answers are given through the form's own widgets and buttons, like a person would.
+    """
+
+    def __init__(self):
+        self.script: list[tuple[str, dict | None]] = []
+        self.seen = []
+
+    def will(self, action: str, content: dict | None = None) -> "Person":
+        self.script.append((action, content))
+        return self
+
+    async def run(self):
+        while True:
+            for form in PENDING.forms():
+                if form not in self.seen:
+                    self.seen.append(form)
+                    if self.script:
+                        self._act(form, *self.script.pop(0))
+            await asyncio.sleep(0.005)
+
+    async def wait_for_form(self, count: int = 1, timeout: float = 20):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.seen) < count:
+            if loop.time() > deadline:
+                raise TimeoutError(f"no form #{count} within {timeout} s")
+            await asyncio.sleep(0.01)
+        return self.seen[count - 1]
+
+    @staticmethod
+    def _act(form, action, content):
+        if action == "accept":
+            fill(form, content or {})
+            form.submit_button.click()
+        elif action == "decline":
+            form.decline_button.click()
+        elif action == "cancel":
+            form.dismiss_button.click()
+        elif action != "wait":
+            raise ValueError(action)

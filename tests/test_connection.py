@@ -1,0 +1,300 @@
+"""An in-process client against real SDK servers, over stdio and streamable HTTP.
+
+No kernel here: a scripted person answers forms through their widgets, and the servers' own
+records (or tool results) show what reached them.
+"""
+
+import asyncio
+import html
+import sys
+
+import pytest
+from conftest import SERVERS, demo_command, drive, sdk2_command
+
+import nb_elicit
+from nb_elicit import Answer, ConnectError, ServerDisconnected
+from nb_elicit._call_view import CallView
+
+CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def views(monkeypatch):
+    """Every CallView a call displays, in order."""
+    shown = []
+    monkeypatch.setattr("nb_elicit._connection.display",
+                        lambda view: shown.append(view) if isinstance(view, CallView) else None)
+    return shown
+
+
+def transports(record, http_url=None):
+    return {"command": demo_command(record)} if http_url is None else {"url": http_url}
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize(("action", "content"), [
+    ("accept", CONTACT), ("decline", None), ("cancel", None)])
+def test_each_action_reaches_the_demo_server(request, record, transport, action, content):
+    target = {"command": demo_command(record)} if transport == "stdio" else {
+        "url": request.getfixturevalue("http_demo")}
+
+    async def scenario(person):
+        person.will(action, content)
+        conn = await nb_elicit.connect("demo", **target)
+        result = await conn.call_tool("contact_info")
+        return result
+
+    result = drive(scenario)
+    expected = {"action": action, "content": content}
+    assert not result.is_error
+    assert [(e["action"], e["content"]) for e in record.entries()] == [(action, content)]
+    assert f'"action": "{action}"' in result.text
+    assert expected["action"] in result.text
+
+
+def test_a_form_shows_in_the_calls_view_and_the_result_replaces_the_waiting_line(record, views):
+    async def scenario(person):
+        person.will("accept", {"name": "octocat"})
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return await conn.call_tool("github_username")
+
+    result = drive(scenario)
+    assert result.text == "Hello, @octocat!"
+    (view,) = views
+    (form,) = view.forms.children
+    assert form.answer.result() == Answer("accept", {"name": "octocat"})
+    assert "Submitted." in form.status.value
+    assert view.status.layout.display == "none"
+    assert "Hello, @octocat!" in view.result.children[0].children[0].value
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_sdk2_ctx_elicit_and_resolver_tools(request, transport):
+    target = {"command": sdk2_command()} if transport == "stdio" else {
+        "url": request.getfixturevalue("http_sdk2")}
+
+    async def scenario(person):
+        person.will("accept", {"name": "Ada", "age": 36}).will("accept", {"name": "Bob", "age": 7})
+        conn = await nb_elicit.connect("sdk2", **target)
+        first = await conn.call_tool("ask_person")
+        second = await conn.call_tool("ask_resolved")
+        return first.text, second.text, conn.protocol_version
+
+    first, second, protocol = drive(scenario)
+    assert first == "accept:Ada:36"
+    assert second == "resolved:Bob:7"
+    assert protocol == "2025-11-25"
+
+
+def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(record):
+    async def scenario(person):
+        person.will("accept", {"people": 4}).will("decline")
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        booked = await conn.call_tool("book_table")
+        again = await conn.call_tool("book_table")
+        return booked, again, dict(conn._tool_modes), conn._sessions["auto"].protocol_version
+
+    booked, again, modes, modern = drive(scenario)
+    assert booked.text == "Booked for 4."
+    assert again.text == "Not booked: you chose decline."
+    assert modes == {"book_table": "auto"} and modern == "2026-07-28"
+    assert [(e["action"], e["content"]) for e in record.entries()] == [
+        ("accept", {"people": 4}), ("decline", None)]
+
+
+def test_an_sdk1_server_elicits(sdk1_python):
+    async def scenario(person):
+        person.will("accept", {"name": "Ada", "age": 36}).will("cancel")
+        conn = await nb_elicit.connect("v1", [sdk1_python, str(SERVERS / "sdk1_server.py")])
+        accepted = await conn.call_tool("ask_profile")
+        cancelled = await conn.call_tool("ask_profile")
+        return accepted.text, cancelled.text, conn.server_name
+
+    accepted, cancelled, server = drive(scenario, timeout=90)
+    assert (accepted, cancelled, server) == ("accept:Ada:36", "cancel", "sdk1-test")
+
+
+def test_two_elicitations_in_one_call_appear_in_order(record, views):
+    async def scenario(person):
+        person.will("accept", {"name": "Ada"}).will("accept", {"confirm": True})
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return await conn.call_tool("two_step")
+
+    drive(scenario)
+    (view,) = views
+    first, second = view.forms.children
+    assert first.message == "Step 1 of 2: what should we call you?"
+    assert second.message == "Step 2 of 2: create an account for Ada?"
+    assert [e["content"] for e in record.entries()] == [{"name": "Ada"}, {"confirm": True}]
+
+
+def test_a_withdrawn_request_closes_its_form_with_a_reason(record, views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        result = await conn.call_tool("withdraw", {"after": 0.5})
+        await asyncio.sleep(0.2)
+        return result
+
+    result = drive(scenario)
+    assert result.text == "The question was withdrawn."
+    (form,) = views[0].forms.children
+    assert form.answer.cancelled()
+    assert "demo withdrew this request." in form.status.value
+    assert form.submit_button.disabled
+    assert record.entries() == [{"tool": "withdraw", "event": "withdrawn"}]
+
+
+def test_a_server_that_exits_mid_form_locks_the_form_and_raises_a_clear_error(views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("sdk2", sdk2_command())
+        with pytest.raises(ServerDisconnected) as caught:
+            await conn.call_tool("ask_then_exit", {"after": 0.5})
+        status = conn.status
+        again = await nb_elicit.connect("sdk2", sdk2_command())
+        person.will("accept", {"name": "Ada", "age": 1})
+        return caught.value, status, (await again.call_tool("ask_person")).text
+
+    error, status, after = drive(scenario)
+    assert "sdk2 · ask_then_exit" in str(error) and "went away" in str(error)
+    assert status == "disconnected"
+    (form,) = views[0].forms.children
+    assert "sdk2 disconnected." in form.status.value and form.submit_button.disabled
+    assert "went away" in views[0].status.value
+    assert after == "accept:Ada:1"
+
+
+def test_an_unsupported_schema_is_answered_with_invalid_params(record, views):
+    schema = {"type": "object", "properties": {"address": {"type": "object"}}}
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return await conn.call_tool("custom_form", {"message": "m", "requested_schema": schema})
+
+    result = drive(scenario)
+    assert result.structured is None
+    assert '"code": -32602' in result.text
+    assert "properties.address: nested objects are not supported" in result.text
+    (notice,) = views[0].forms.children
+    assert "nb-elicit-notice-warning" in notice._dom_classes
+    assert "cannot show" in notice.value and "properties.address" in notice.value
+
+
+def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("nb_elicit._connection.ElicitationForm", broken)
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return await conn.call_tool("custom_form", {"message": "m", "requested_schema": {
+            "type": "object", "properties": {}}})
+
+    result = drive(scenario)
+    assert '"code": -32603' in result.text and "boom" in result.text
+    notices = [w for w in views[0].forms.children if "nb-elicit-notice-error" in w._dom_classes]
+    assert len(notices) == 1 and "RuntimeError('boom')" in html.unescape(notices[0].value)
+
+
+def test_url_requests_are_declined_with_a_notice_until_url_mode_exists(views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("sdk2", sdk2_command())
+        return await conn.call_tool("ask_url")
+
+    assert drive(scenario).text == "url:decline"
+    (notice,) = views[0].forms.children
+    assert "https://example.com/login" in notice.value and "declined" in notice.value
+
+
+def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(record, views):
+    async def scenario(person):
+        demo = await nb_elicit.connect("demo", demo_command(record))
+        sdk2 = await nb_elicit.connect("sdk2", sdk2_command())
+        calls = [asyncio.ensure_future(demo.call_tool("github_username")),
+                 asyncio.ensure_future(sdk2.call_tool("ask_person"))]
+        first = await person.wait_for_form(1)
+        second = await person.wait_for_form(2)
+        for form in (first, second):
+            values = {"name": "octocat"} if form.server == "demo" else {"name": "Ada", "age": 3}
+            person._act(form, "accept", values)
+        return [c.text for c in await asyncio.gather(*calls)], {first.server, second.server}
+
+    texts, servers = drive(scenario)
+    assert texts == ["Hello, @octocat!", "accept:Ada:3"]
+    assert servers == {"demo", "sdk2"}
+
+
+def test_cancelling_a_waiting_call_answers_cancel_and_tells_the_server():
+    async def scenario(person):
+        conn = await nb_elicit.connect("sdk2", sdk2_command())
+        call = asyncio.ensure_future(conn.call_tool("ask_forever"))
+        form = await person.wait_for_form()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        for _ in range(100):
+            if "ask_forever ended by" in conn.log_tail():
+                break
+            await asyncio.sleep(0.05)
+        return form.answer.result(), conn.log_tail()
+
+    answer, log = drive(scenario)
+    assert answer == Answer("cancel")
+    assert "ask_forever ended by CancelledError" in log
+
+
+def test_start_tool_returns_at_once_and_can_be_awaited_later(record, views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        call = conn.start_tool("github_username")
+        running = call.done()
+        person.will("accept", {"name": "later"})
+        result = await call
+        return running, result, repr(call)
+
+    running, result, text = drive(scenario)
+    assert running is False
+    assert result.text == "Hello, @later!"
+    assert text == "<nb_elicit.ToolCall demo · github_username: done>"
+    assert "Hello, @later!" in views[0].result.children[0].children[0].value
+
+
+def test_a_command_that_is_not_found_is_a_one_line_connect_error():
+    async def scenario(person):
+        with pytest.raises(ConnectError) as caught:
+            await nb_elicit.connect("nope", ["/no/such/server-binary"])
+        return str(caught.value)
+
+    message = drive(scenario)
+    assert "could not connect to 'nope'" in message and "/no/such/server-binary" in message
+    assert "\n" not in message
+
+
+def test_a_server_that_dies_at_start_shows_its_stderr():
+    code = "import sys; print('missing API key FOO', file=sys.stderr); sys.exit(2)"
+
+    async def scenario(person):
+        with pytest.raises(ConnectError) as caught:
+            await nb_elicit.connect("dies", [sys.executable, "-c", code])
+        return str(caught.value)
+
+    message = drive(scenario)
+    assert message.splitlines()[0].startswith("could not connect to 'dies'")
+    assert "missing API key FOO" in message
+
+
+def test_env_and_cwd_reach_a_stdio_server(tmp_path, record):
+    code = ("import os, sys; sys.argv[1:] = []; "
+            "from nb_elicit.demo.server import server; "
+            "print(os.environ.get('NB_TEST_FLAG'), os.getcwd(), file=sys.stderr, flush=True); "
+            "server.run('stdio')")
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("env", [sys.executable, "-c", code],
+                                       env={"NB_TEST_FLAG": "on"}, cwd=tmp_path)
+        await conn.call_tool("hello")
+        return conn.log_tail()
+
+    assert f"on {tmp_path}" in drive(scenario)
