@@ -42,8 +42,9 @@ REPO = Path(__file__).parent.parent
 
 def drive(scenario, timeout: float = 60):
     """Run ``scenario(person)`` on a fresh event loop with a scripted person answering forms."""
-    import nb_elicit
     from person import Person
+
+    import nb_elicit
 
     async def main():
         person = Person()

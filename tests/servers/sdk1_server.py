@@ -15,8 +15,8 @@ class Profile(BaseModel):
 
 class Optionals(BaseModel):
     name: str
-    age: Optional[int] = None
-    nickname: Optional[str] = None
+    age: Optional[int] = None  # noqa: UP045 - what SDK 1.x servers write
+    nickname: Optional[str] = None  # noqa: UP045
 
 
 @server.tool()
