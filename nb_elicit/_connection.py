@@ -14,6 +14,7 @@ session in that era, which is then remembered for that tool. See ``_mcp.needs_ot
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import os
 import tempfile
@@ -92,6 +93,15 @@ class _Call:
 
     def __init__(self, view: CallView):
         self.view = view
+        self.asking = 0  # elicitations of this call still being answered
+        self.settled = asyncio.Event()
+        self.settled.set()
+
+    async def let_answers_out(self, timeout: float) -> None:
+        """Give answers just given (a dismissal on interrupt) time to reach the server."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.settled.wait(), timeout)
+        await asyncio.sleep(_SETTLE)  # the SDK writes the response on its next turn
 
 
 class Connection:
@@ -278,7 +288,10 @@ class Connection:
                     await asyncio.wait({task}, timeout=_WAKE)
             result = await task
         except asyncio.CancelledError:
-            PENDING.dismiss(call=call)
+            # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
+            # (the SDK tells the server). The answers go first, so that the server hears them.
+            if PENDING.dismiss(call=call):
+                await call.let_answers_out(timeout=0.5)
             task.cancel()
             view.show_failure(f"Interrupted: {self.name} · {view.what} was cancelled.")
             raise
@@ -328,12 +341,20 @@ class Connection:
             raise
         keep_widget_messages_flowing(form)
         view.add_form(form)
-        with PENDING.track(form, self.name, call):
-            try:
+        if call is not None:
+            call.asking += 1
+            call.settled.clear()
+        try:
+            with PENDING.track(form, self.name, call):
                 return await form.wait()
-            except asyncio.CancelledError:
-                asyncio.get_running_loop().call_later(_SETTLE, self._withdrawn, form)
-                raise
+        except asyncio.CancelledError:
+            asyncio.get_running_loop().call_later(_SETTLE, self._withdrawn, form)
+            raise
+        finally:
+            if call is not None:
+                call.asking -= 1
+                if not call.asking:
+                    call.settled.set()
 
     def _withdrawn(self, form: ElicitationForm) -> None:
         gone = self._disconnected or self._closed or all(s.closed for s in self._sessions.values())

@@ -24,7 +24,8 @@ API (short):
   ``Frontend(km, kc=None, ...)`` attaches to a kernel someone else owns.
 - Model table: ``models``, ``state(id)``, ``value(id)``, ``find(css_class)``, ``find_by(**attrs)``,
   ``children(id)``.
-- Waiting: ``pump(timeout)``, ``wait_for(predicate, timeout)``, ``flush(timeout)``.
+- Waiting: ``pump(timeout)``, ``pump_for(seconds)``, ``wait_for(predicate, timeout)``,
+  ``flush(timeout)``.
 - Widget input (throttled): ``set_value``, ``type_text``, ``click``, ``press_enter``, ``send``.
 - Throttle state: ``in_flight(id)``, ``pending(id)``, ``stalled(min_age)``, ``messages`` (log).
 - Status bookkeeping: ``statuses(msg_id)``, ``idle_count(msg_id)``.
@@ -40,6 +41,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from queue import Empty
 from typing import Any, TypeVar
 
 import zmq
@@ -222,8 +224,17 @@ class Frontend:
             raise
 
     def close(self) -> None:
-        """Stop the channels; shut the kernel down if this frontend owns it."""
+        """Stop the channels; shut the kernel down if this frontend owns it.
+
+        On a kernel someone else owns, the subshell this frontend created is deleted first.
+        """
         try:
+            if self.subshell_id is not None and not self.owns_kernel:
+                msg = self.kc.session.msg(
+                    "delete_subshell_request", {"subshell_id": self.subshell_id}
+                )
+                self.kc.control_channel.send(msg)
+                self._control_reply(msg["header"]["msg_id"], timeout=5.0)
             self.kc.stop_channels()
         finally:
             if self.owns_kernel and self.km.has_kernel:
@@ -255,7 +266,7 @@ class Frontend:
         while (remaining := deadline - time.monotonic()) > 0:
             try:
                 reply = self.kc.control_channel.get_msg(timeout=remaining)
-            except Exception:  # queue.Empty
+            except Empty:
                 break
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply
@@ -272,14 +283,17 @@ class Frontend:
         """
         if not self._poller.poll(max(0.0, timeout) * 1000):
             return 0
+        # Not channel.get_msgs(): in jupyter_client 8.10 it blocks forever once drained.
         handled = 0
-        for msg in self.kc.iopub_channel.get_msgs():
-            self._on_iopub(msg)
+        iopub, shell = self.kc.iopub_channel, self.kc.shell_channel
+        while iopub.msg_ready():
+            self._on_iopub(iopub.get_msg(timeout=0))
             handled += 1
-        for msg in self.kc.shell_channel.get_msgs():
-            parent_id = msg["parent_header"].get("msg_id")
+        while shell.msg_ready():
+            reply = shell.get_msg(timeout=0)
+            parent_id = reply["parent_header"].get("msg_id")
             if parent_id is not None:
-                self._replies[parent_id] = msg["content"]
+                self._replies[parent_id] = reply["content"]
             handled += 1
         return handled
 
@@ -319,8 +333,21 @@ class Frontend:
             del self._in_flight[out.model_id]
             self._send_next(out.model_id)
 
-    def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "") -> T:
-        """Pump until ``predicate()`` is truthy and return its value; TimeoutError otherwise."""
+    def pump_for(self, seconds: float) -> None:
+        """Keep dispatching kernel traffic for ``seconds`` (a frontend idling, not sleeping)."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            self.pump(remaining)
+
+    def wait_for(
+        self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "",
+        poll: float = 0.05,
+    ) -> T:
+        """Pump until ``predicate()`` is truthy and return its value; TimeoutError otherwise.
+
+        The predicate is re-checked after each batch of kernel messages and at least every
+        ``poll`` seconds, so it may also watch things outside the kernel (a server's log).
+        """
         deadline = time.monotonic() + timeout
         while True:
             result = predicate()
@@ -329,7 +356,7 @@ class Frontend:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(f"timed out after {timeout}s waiting for {what or predicate}")
-            self.pump(remaining)
+            self.pump(min(remaining, poll))
 
     # ------------------------------------------------------------------ model table
 
@@ -381,9 +408,7 @@ class Frontend:
         for i in range(1, len(text) + 1):
             sent.append(self.set_value(model_id, text[:i]))
             if delay > 0:
-                deadline = time.monotonic() + delay
-                while (remaining := deadline - time.monotonic()) > 0:
-                    self.pump(remaining)
+                self.pump_for(delay)
         return sent
 
     def click(self, model_id: str) -> Outgoing:
@@ -454,11 +479,21 @@ class Frontend:
         }
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Pump until no model has a message in flight or queued. False on timeout."""
-        try:
-            self.wait_for(
-                lambda: not self._in_flight and not any(self._queues.values()), timeout
+        """Pump until every widget message has been sent and answered by its idle.
+
+        That is: no model has a message in flight or queued (and, in ``coalesce`` mode, every
+        unthrottled custom message got its idle too). False on timeout.
+        """
+
+        def done() -> bool:
+            return (
+                not self._in_flight
+                and not any(self._queues.values())
+                and all(m.throttled or m.idle_at is not None for m in self.messages)
             )
+
+        try:
+            self.wait_for(done, timeout, what="every widget message to be answered")
         except TimeoutError:
             return False
         return True

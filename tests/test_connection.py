@@ -235,14 +235,14 @@ def test_cancelling_a_waiting_call_answers_cancel_and_tells_the_server():
         with pytest.raises(asyncio.CancelledError):
             await call
         for _ in range(100):
-            if "ask_forever ended by" in conn.log_tail():
+            if "ask_forever" in conn.log_tail():
                 break
             await asyncio.sleep(0.05)
         return form.answer.result(), conn.log_tail()
 
     answer, log = drive(scenario)
     assert answer == Answer("cancel")
-    assert "ask_forever ended by CancelledError" in log
+    assert "ask_forever got cancel" in log
 
 
 def test_start_tool_returns_at_once_and_can_be_awaited_later(record, views):

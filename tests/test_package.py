@@ -6,9 +6,11 @@ import nb_elicit
 
 def test_public_names():
     assert sorted(nb_elicit.__all__) == [
-        "Answer", "BooleanField", "ChoiceField", "ElicitationForm", "Field", "FormSpec",
-        "MultiChoiceField", "NbElicitError", "NumberField", "Option", "SchemaError", "TextField",
-        "parse_schema", "validate_content",
+        "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConnectError",
+        "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
+        "MultiChoiceField", "NbElicitError", "NumberField", "Option", "SchemaError",
+        "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult", "connect",
+        "connections", "parse_schema", "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None
@@ -19,10 +21,21 @@ def test_schema_error_is_a_value_error_and_an_nb_elicit_error():
     assert issubclass(nb_elicit.SchemaError, nb_elicit.NbElicitError)
 
 
-def test_importing_the_package_does_not_import_ipywidgets():
-    code = "import sys, nb_elicit; print('ipywidgets' in sys.modules)"
+def test_importing_the_package_imports_neither_ipywidgets_nor_the_sdk():
+    code = "import sys, nb_elicit; print(sorted({'ipywidgets', 'mcp'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
+
+
+def test_only_one_module_imports_the_sdk():
+    from pathlib import Path
+
+    package = Path(nb_elicit.__file__).parent
+    importers = sorted(
+        str(p.relative_to(package)) for p in package.rglob("*.py")
+        if "demo" not in p.parts
+        and any(line.startswith(("import mcp", "from mcp")) for line in p.read_text().splitlines()))
+    assert importers == ["_mcp.py"]
 
 
 def test_unknown_attributes_raise_attribute_error():

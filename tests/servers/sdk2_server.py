@@ -61,9 +61,11 @@ async def ask_then_exit(ctx: Context, after: float = 0.5) -> str:
 
 @server.tool()
 async def ask_forever(ctx: Context) -> str:
-    """Elicit, and record on stderr whether the tool itself got cancelled."""
+    """Elicit, and say on stderr what the person answered, or what ended the tool."""
     try:
-        return described(await ctx.elicit("Take your time", schema=Person))
+        answer = described(await ctx.elicit("Take your time", schema=Person))
+        print(f"ask_forever got {answer}", file=sys.stderr, flush=True)
+        return answer
     except BaseException as error:
         print(f"ask_forever ended by {type(error).__name__}", file=sys.stderr, flush=True)
         raise
