@@ -82,7 +82,7 @@ class CallView(widgets.VBox):
 
     def _show_waiting(self) -> None:
         elapsed = int(time.monotonic() - self.started)
-        self.status.value = text_html(f"⏳ Waiting for {self.server} · {self.what} ({elapsed} s)")
+        self.status.value = text_html(f"Waiting for {self.server} · {self.what} ({elapsed} s)…")
 
     async def _tick(self) -> None:
         while True:

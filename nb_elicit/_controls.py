@@ -55,7 +55,8 @@ def property_of_class(class_name: str) -> str:
 def text_html(text: str, css_class: str = "") -> str:
     """Untrusted text as HTML that shows every character and runs nothing."""
     klass = f' class="{css_class}"' if css_class else ""
-    return f'<div{klass} style="white-space: pre-wrap">{html.escape(text)}</div>'
+    return (f'<div{klass} style="white-space: pre-wrap; line-height: normal">'
+            f"{html.escape(text)}</div>")
 
 
 class FieldControl:

@@ -68,7 +68,8 @@ class Record:
     def entries(self) -> list[dict]:
         if not self.path.exists():
             return []
-        return [_json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines()]
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        return [{k: v for k, v in _json.loads(line).items() if k != "at"} for line in lines]
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import base64
 import json
 import os
 import struct
+import time
 import zlib
 from typing import Any
 
@@ -72,7 +73,8 @@ def record(tool: str, **event: Any) -> None:
     path = os.environ.get("NB_ELICIT_DEMO_RECORD")
     if path:
         with open(path, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"tool": tool, **event}, ensure_ascii=False) + "\n")
+            entry = {"tool": tool, **event, "at": time.time()}
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
 async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.ElicitResult:
