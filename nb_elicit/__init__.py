@@ -20,6 +20,7 @@ from ._errors import (
     ServerDisconnected,
     ServerError,
 )
+from ._policy import respond
 from ._schema import (
     BooleanField,
     ChoiceField,
@@ -31,13 +32,13 @@ from ._schema import (
     TextField,
     parse_schema,
 )
-from ._validate import validate_content
 
 __version__ = "0.1.0"
 
-# Widgets are imported on first use, so that the schema engine stays importable (and quick)
-# without ipywidgets.
+# Widgets, the SDK and jsonschema are imported on first use: `import nb_elicit` and
+# `%load_ext nb_elicit` stay quick, and the schema engine works without ipywidgets.
 _LAZY = {
+    "validate_content": "._validate",
     "ElicitationForm": "._form",
     "Connection": "._connection",
     "ToolCall": "._connection",
@@ -84,5 +85,20 @@ __all__ = [
     "connect",
     "connections",
     "parse_schema",
+    "respond",
     "validate_content",
 ]
+
+
+def load_ipython_extension(ip) -> None:
+    """``%load_ext nb_elicit``: register the ``%mcp`` magic."""
+    from ._magics import load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip) -> None:
+    """``%unload_ext nb_elicit``: close connections and waiting forms."""
+    from ._magics import unload
+
+    unload(ip)

@@ -36,23 +36,35 @@ class CallView(widgets.VBox):
         self.result = widgets.VBox()
         self.result.add_class("nb-elicit-result")
         self._ticker: asyncio.Task | None = None
+        #: Notices and outcome lines as plain text, for runs that show no widgets.
+        self.lines: list[str] = []
         super().__init__([self.status, self.forms, self.result])
         self.add_class("nb-elicit-call")
         if show_waiting:
             self._show_waiting()
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
+    def _repr_mimebundle_(self, **kwargs):
+        # What a reader without widgets sees for this output (saved notebooks, nbconvert).
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            waiting = self.status.value and self._ticker is not None
+            bundle["text/plain"] = f"[{self.server} · {self.what}]" if waiting else ""
+        return bundle
+
     def add_form(self, form: widgets.Widget) -> None:
         self.forms.children = (*self.forms.children, form)
 
     def notice(self, text: str, kind: str = "warning") -> None:
         """A one-line notice under the call (a refused request, a decline, ...)."""
+        self.lines.append(text)
         line = widgets.HTML(text_html(text))
         line.add_class(f"nb-elicit-notice-{kind}")
         self.forms.children = (*self.forms.children, line)
 
     def show_result(self, result: ToolResult) -> None:
         self._stop_ticking()
+        self.lines.append(result_text(self.server, self.what, result))
         self.status.value = ""
         self.status.layout.display = "none"
         parts = [_render_block(block) for block in result.content]
@@ -70,6 +82,7 @@ class CallView(widgets.VBox):
 
     def show_failure(self, text: str) -> None:
         self._stop_ticking()
+        self.lines.append(text)
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.add_class("nb-elicit-failed")
 
@@ -93,6 +106,20 @@ class CallView(widgets.VBox):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+
+
+def result_text(server: str, what: str, result: ToolResult) -> str:
+    """A tool result as plain text: text blocks, structured content, and what else came."""
+    parts = []
+    for block in result.content:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        else:
+            parts.append(f"[{block.get('type')} content]")
+    if result.structured is not None:
+        parts.append(json.dumps(result.structured, indent=2, ensure_ascii=False))
+    head = f"{server} · {what} reported an error:\n" if result.is_error else ""
+    return head + "\n".join(parts)
 
 
 def _render_block(block: dict) -> widgets.Widget:

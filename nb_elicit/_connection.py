@@ -34,7 +34,12 @@ from ._errors import (
     ServerError,
 )
 from ._form import ElicitationForm
-from ._kernel_compat import check_blocking_supported, keep_widget_messages_flowing
+from ._history import HISTORY
+from ._kernel_compat import (
+    check_blocking_supported,
+    keep_widget_messages_flowing,
+    widget_frontend_attached,
+)
 from ._mcp import (
     LEGACY,
     MODERN,
@@ -46,6 +51,9 @@ from ._mcp import (
     needs_other_mode,
 )
 from ._pending import PENDING
+from ._policy import POLICIES, Policy, headless_wait
+from ._schema import parse_schema
+from ._validate import validate_content
 
 __all__ = ["Connection", "ToolCall", "connect", "connections"]
 
@@ -307,9 +315,19 @@ class Connection:
             _current_call.reset(token)
             self._calls.remove(call)
             view.finish()
+            if not show:
+                self._print_for_headless(view)
         if show:
             view.show_result(result)
+            self._print_for_headless(view)
         return result
+
+    @staticmethod
+    def _print_for_headless(view: CallView) -> None:
+        """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
+        if view.lines and not widget_frontend_attached():
+            print("\n".join(view.lines))
+            view.lines.clear()
 
     # -- internals: elicitation --------------------------------------------------------------
 
@@ -330,36 +348,85 @@ class Connection:
         if request.mode == "url":
             view.notice(f"{self.name} asked you to open a web page ({request.url}). nb_elicit "
                         "does not handle URL requests yet, so it declined.")
+            HISTORY.add(self.name, request.message, "decline", None, "URL not supported")
             return Answer("decline")
         if request.mode != "form":
             raise InvalidRequest(f"unknown elicitation mode {request.mode!r}")
         try:
-            form = ElicitationForm(request.message, request.requested_schema, server=self.name)
+            spec = parse_schema(request.requested_schema)
         except SchemaError as error:
             view.notice(f"{self.name} asked with a form nb_elicit cannot show, so it answered "
                         f"with an error. {error}")
+            HISTORY.add(self.name, request.message, "error", None, "unsupported schema")
             raise
+        policy = POLICIES.for_connection(self.name)
+        if policy.action != "ask":
+            return self._answer_by_policy(policy, request, spec, view)
+        form = ElicitationForm(request.message, request.requested_schema, server=self.name)
         keep_widget_messages_flowing(form)
         view.add_form(form)
+        timer = None
+        if not widget_frontend_attached():
+            wait = headless_wait()
+            timer = asyncio.get_running_loop().call_later(wait, self._no_frontend, form, view,
+                                                          wait)
         if call is not None:
             call.asking += 1
             call.settled.clear()
         try:
             with PENDING.track(form, self.name, call):
-                return await form.wait()
+                answer = await form.wait()
         except asyncio.CancelledError:
             asyncio.get_running_loop().call_later(_SETTLE, self._withdrawn, form)
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             if call is not None:
                 call.asking -= 1
                 if not call.asking:
                     call.settled.set()
+        HISTORY.add(self.name, request.message, answer.action, answer.content, form.answered_by,
+                    request.requested_schema)
+        return answer
+
+    def _answer_by_policy(self, policy: Policy, request: ElicitationRequest, spec,
+                          view: CallView) -> Answer:
+        answer = Answer(policy.action) if policy.action != "accept" else None
+        if answer is None:
+            names = {field.name for field in spec}
+            content = {k: v for k, v in (policy.content or {}).items() if k in names}
+            problems = validate_content(request.requested_schema, content)
+            if problems:
+                detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
+                view.notice(f"{self.name} asked: {request.message} The respond policy's answer "
+                            f"does not fit this form ({detail}), so nb_elicit answered cancel.")
+                HISTORY.add(self.name, request.message, "cancel", None, "policy did not fit")
+                return Answer("cancel")
+            answer = Answer("accept", content)
+        view.notice(f"{self.name} asked: {request.message} Answered {answer.action} by the "
+                    f"respond policy ({policy.source}).")
+        HISTORY.add(self.name, request.message, answer.action, answer.content, "policy",
+                    request.requested_schema)
+        return answer
+
+    def _no_frontend(self, form: ElicitationForm, view: CallView, wait: float) -> None:
+        if form.answer.done():
+            return
+        form.answered_by = "no frontend"
+        if form.dismiss():
+            view.notice(
+                f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
+                f"widgets), so nb_elicit answered cancel after {wait:g} s. To answer without a "
+                f"person, set a policy: %mcp respond {self.name} decline|cancel|accept JSON, "
+                f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")
 
     def _withdrawn(self, form: ElicitationForm) -> None:
         gone = self._disconnected or self._closed or all(s.closed for s in self._sessions.values())
-        form.abandon(f"{self.name} disconnected." if gone else
-                     f"{self.name} withdrew this request.")
+        if form.abandon(f"{self.name} disconnected." if gone else
+                        f"{self.name} withdrew this request."):
+            HISTORY.add(self.name, form.message, "none",
+                        None, "disconnected" if gone else "withdrawn")
 
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""

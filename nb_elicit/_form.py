@@ -48,6 +48,8 @@ class ElicitationForm(widgets.VBox):
         self.message = message
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
+        #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
+        self.answered_by = "person"
         self._lock = threading.Lock()
         self.controls: dict[str, FieldControl] = {}
         for field in self.spec:
@@ -80,6 +82,13 @@ class ElicitationForm(widgets.VBox):
                     buttons, self.status]
         super().__init__(children, **kwargs)
         self.add_class("nb-elicit-form")
+
+    def _repr_mimebundle_(self, **kwargs):
+        # What a reader without widgets sees for this output (saved notebooks, nbconvert).
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = f"[form from {self.server}: {self.message}]"
+        return bundle
 
     # -- the three answers ------------------------------------------------------------------
 

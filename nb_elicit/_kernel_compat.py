@@ -15,6 +15,7 @@ awaits, so ``await conn.call_tool(...)`` would wait forever for a click that can
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -22,7 +23,8 @@ import ipywidgets as widgets
 
 from ._errors import BlockingNotSupported
 
-__all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "keep_widget_messages_flowing"]
+__all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "keep_widget_messages_flowing",
+           "widget_frontend_attached"]
 
 BLOCKING_MIN_IPYKERNEL = (7, 4)
 #: The ipykernel releases whose concurrent comm path publishes no status (re-check on upgrade).
@@ -47,6 +49,22 @@ def _get_ipython():
     from IPython import get_ipython
 
     return get_ipython()
+
+
+def widget_frontend_attached() -> bool:
+    """Whether a person may see widgets from this kernel.
+
+    The rule: yes when a widget manager has opened ipywidgets' control channel to this kernel,
+    or when a notebook server started the kernel (it sets ``JPY_SESSION_NAME``: JupyterLab,
+    Notebook 7, Binder, JupyterHub). No for kernels started by executors such as nbclient,
+    nbconvert and papermill, which render no widgets, and outside a kernel.
+    """
+    if _kernel() is None:
+        return False
+    module = sys.modules.get("ipywidgets")
+    if module is not None and getattr(module.Widget, "_control_comm", None) is not None:
+        return True
+    return bool(os.environ.get("JPY_SESSION_NAME"))
 
 
 def check_blocking_supported() -> None:

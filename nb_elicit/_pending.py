@@ -51,9 +51,15 @@ class PendingForms:
         """Close waiting forms without an answer (their requests are gone); return how many."""
         return sum(form.abandon(reason) for form in self.forms(connection))
 
-    def dismiss(self, connection: str | None = None, call: object | None = None) -> int:
-        """Answer ``cancel`` for waiting forms, as if the person dismissed them."""
-        return sum(form.dismiss() for form in self.forms(connection, call))
+    def dismiss(self, connection: str | None = None, call: object | None = None,
+                by: str = "interrupt") -> int:
+        """Answer ``cancel`` for waiting forms on the person's behalf (``by`` says why)."""
+        count = 0
+        for form in self.forms(connection, call):
+            if not form.answer.done():
+                form.answered_by = by
+            count += form.dismiss()
+        return count
 
     def __len__(self) -> int:
         with self._lock:

@@ -122,7 +122,8 @@ class Outgoing:
         return f"<{self.kind} {what} {where}>"
 
 
-def start_kernel(startup_timeout: float = 60.0) -> tuple[KernelManager, BlockingKernelClient]:
+def start_kernel(startup_timeout: float = 60.0,
+                 env: dict[str, str] | None = None) -> tuple[KernelManager, BlockingKernelClient]:
     """Start a ``python3`` kernel that runs THIS interpreter (the test venv's python).
 
     The kernelspec's argv[0] is usually ``python``, which jupyter_client replaces with
@@ -133,7 +134,7 @@ def start_kernel(startup_timeout: float = 60.0) -> tuple[KernelManager, Blocking
     argv = km.kernel_spec.argv
     if not _runs_this_python(argv[0]):
         km.kernel_spec.argv = list(KERNEL_CMD)
-    km.start_kernel()
+    km.start_kernel(env={**os.environ, **(env or {})})
     kc = km.client()
     kc.start_channels()
     try:
@@ -212,10 +213,16 @@ class Frontend:
 
     @classmethod
     def start(
-        cls, *, subshells: bool = False, coalesce: bool = False, startup_timeout: float = 60.0
+        cls, *, subshells: bool = False, coalesce: bool = False, startup_timeout: float = 60.0,
+        env: dict[str, str] | None = None,
     ) -> Frontend:
-        """Start a fresh kernel (see :func:`start_kernel`) with a frontend that owns it."""
-        km, kc = start_kernel(startup_timeout)
+        """Start a fresh kernel (see :func:`start_kernel`) with a frontend that owns it.
+
+        Like a notebook server, it gives the kernel ``JPY_SESSION_NAME`` (override or drop it
+        through ``env``), which is how a kernel tells that a person may be watching.
+        """
+        km, kc = start_kernel(startup_timeout, {"JPY_SESSION_NAME": "frontend.ipynb",
+                                                **(env or {})})
         try:
             return cls(km, kc, subshells=subshells, coalesce=coalesce, owns_kernel=True)
         except BaseException:

@@ -161,3 +161,36 @@ def test_the_form_renders_in_the_cell_that_made_the_call(fe, demo):
     fe.press_enter(newest(fe, "nb-elicit-field-name"))
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok"
     assert_answers_then_kernel_is_fine(fe, demo, [("accept", {"name": "octocat"})])
+
+
+def test_the_mcp_magic_waits_in_its_cell_and_receives_every_keystroke(fe, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    reply, outputs = fe.run("%load_ext nb_elicit\nimport sys\n"
+                            f"%mcp connect demo -- {{sys.executable}} -m nb_elicit.demo "
+                            f"--record {record.path}", timeout=CELL_TIMEOUT)
+    assert reply["status"] == "ok", outputs
+    cell = fe.execute("%mcp call demo contact_info")
+    answer_contact_form(fe)
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok"
+    assert_answers_then_kernel_is_fine(
+        fe, record, [("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})])
+
+
+def test_without_a_widget_frontend_ask_answers_cancel_after_a_bounded_wait(tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    env = {"JPY_SESSION_NAME": "", "NB_ELICIT_HEADLESS_WAIT": "1"}
+    with Frontend.start(env=env) as headless:
+        reply, _ = headless.run("%load_ext nb_elicit\nimport sys\n"
+                                f"%mcp connect demo -- {{sys.executable}} -m nb_elicit.demo "
+                                f"--record {record.path}", timeout=CELL_TIMEOUT)
+        assert reply["status"] == "ok"
+        started = time.monotonic()
+        reply, outputs = headless.run("%mcp call demo contact_info", timeout=CELL_TIMEOUT)
+        took = time.monotonic() - started
+    printed = "".join(o.get("text", "") for o in outputs)
+    assert reply["status"] == "ok"
+    assert "No widget frontend is attached" in printed and "%mcp respond demo" in printed
+    assert '"action": "cancel"' in printed
+    assert answers(record) == [("cancel", None)]
+    assert took < 30, took

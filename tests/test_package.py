@@ -10,7 +10,7 @@ def test_public_names():
         "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "SchemaError",
         "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult", "connect",
-        "connections", "parse_schema", "validate_content",
+        "connections", "parse_schema", "respond", "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

@@ -1,0 +1,101 @@
+"""Every elicitation this kernel saw, and how it was answered (``%mcp history``).
+
+Values of fields that look secret (password, token, API key, card number, ...) are masked
+when the history is shown. Pure: no ipywidgets, no mcp.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["HISTORY", "History", "HistoryEntry", "looks_secret", "masked"]
+
+_SECRET = re.compile(
+    r"\bpass(word|code|phrase)?s?\b|passwd|\bpwd\b|\bpin\b|\b(access|auth|bearer|refresh)?"
+    r"[\s_-]?tokens?\b|api[\s_-]?key|\bsecrets?\b|private[\s_-]?key|"
+    r"credit[\s_-]?card|card[\s_-]?(number|no)|\bcvv\b|\bcvc\b|\bssn\b|social[\s_-]?security|"
+    r"\biban\b", re.IGNORECASE)
+MASK = "••••••"
+
+
+def looks_secret(*texts: str | None) -> bool:
+    """Whether any of a field's name, title or description reads like a secret."""
+    return any(text and _SECRET.search(text.replace("_", " ")) for text in texts)
+
+
+def masked(content: dict[str, Any] | None, schema: Any) -> dict[str, Any] | None:
+    """``content`` with the values of secret-looking fields replaced by a mask."""
+    if content is None:
+        return None
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    out = {}
+    for name, value in content.items():
+        prop = properties.get(name) if isinstance(properties.get(name), dict) else {}
+        secret = looks_secret(name, prop.get("title"), prop.get("description"))
+        out[name] = MASK if secret else value
+    return out
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    at: float
+    server: str
+    message: str
+    action: str
+    content: dict[str, Any] | None
+    how: str  # "person", "policy", "no frontend", "withdrawn", "interrupted", "error"
+
+
+@dataclass
+class History:
+    entries: list[HistoryEntry] = field(default_factory=list)
+    limit: int = 1000
+
+    def add(self, server: str, message: str, action: str, content: dict | None, how: str,
+            schema: Any = None) -> HistoryEntry:
+        entry = HistoryEntry(time.time(), server, message, action, masked(content, schema), how)
+        self.entries.append(entry)
+        del self.entries[:-self.limit]
+        return entry
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def as_text(self) -> str:
+        if not self.entries:
+            return "No elicitations yet."
+        lines = []
+        for e in self.entries:
+            sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "-"
+            lines.append(f"{_clock(e.at)}  {e.server}  {e.action} ({e.how})  "
+                         f"{_short(e.message)}  {sent}")
+        return "\n".join(lines)
+
+    def as_html(self) -> str:
+        if not self.entries:
+            return "<p>No elicitations yet.</p>"
+        rows = []
+        for e in self.entries:
+            sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "–"
+            cells = (_clock(e.at), e.server, _short(e.message, 80), f"{e.action} ({e.how})", sent)
+            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        head = "".join(f"<th>{h}</th>" for h in ("time", "server", "message", "action", "sent"))
+        return (f'<table class="nb-elicit-history"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at))
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+HISTORY = History()

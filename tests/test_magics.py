@@ -1,0 +1,177 @@
+"""The %mcp magic through IPython's test shell (a real, in-process InteractiveShell)."""
+
+import sys
+
+import pytest
+from conftest import SERVERS, Record, demo_command
+from IPython.core.error import UsageError
+from IPython.testing import globalipapp
+
+import nb_elicit
+from nb_elicit._history import HISTORY
+from nb_elicit._magics import _complete
+from nb_elicit._pending import PENDING
+from nb_elicit._policy import POLICIES
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def ip():
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "nb_elicit")
+    POLICIES.clear()
+    HISTORY.clear()
+    yield shell
+    shell.run_line_magic("unload_ext", "nb_elicit")
+    POLICIES.clear()
+    HISTORY.clear()
+
+
+def run(ip, cell: str):
+    """Run a cell; return its result, raising what it raised."""
+    result = ip.run_cell(cell)
+    if result.error_before_exec or result.error_in_exec:
+        raise result.error_before_exec or result.error_in_exec
+    return result.result
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ("%mcp", "%mcp needs a subcommand; see %mcp help"),
+    ("%mcp frobnicate", "unknown subcommand 'frobnicate'; use one of: connect, list"),
+    ("%mcp tools", "%mcp tools needs a connection name: %mcp tools NAME"),
+    ("%mcp call", "%mcp call needs a connection name: %mcp call NAME TOOL [JSON-ARGS]"),
+    ("%mcp call demo", "%mcp call needs a tool name: %mcp call demo TOOL [JSON-ARGS]"),
+    ("%mcp call nope hello", "no connection named 'nope' (connections: none yet); make one with "
+                             "%mcp connect nope -- COMMAND"),
+    ("%mcp call demo hello {bad", "the arguments are not valid JSON (Expecting property name "
+                                  "enclosed in double quotes at column 2)"),
+    ("%mcp call demo hello [1]", "the arguments must be a JSON object"),
+    ("%mcp connect", "%mcp connect needs a name"),
+    ("%mcp connect demo", "give either a command or a URL: %mcp connect demo -- COMMAND"),
+    ("%mcp connect demo --", "nothing after --"),
+    ("%mcp connect demo --bogus 1 -- x", "unknown option --bogus for %mcp connect"),
+    ("%mcp connect demo --url http://x -- cmd", "give either a command or a URL"),
+    ("%mcp connect demo --header 'X: 1' -- cmd", "--header is for --url servers"),
+    ("%mcp connect demo --env NOEQUALS -- cmd", "cannot read 'NOEQUALS'; write it like --env "
+                                                "KEY=VALUE"),
+    ("%mcp connect nope -- /no/such/server", "could not connect to 'nope' (/no/such/server): "
+                                             "command not found: /no/such/server"),
+    ("%mcp respond maybe", "unknown policy 'maybe': use one of ask, accept, decline, cancel"),
+    ("%mcp respond demo accept {oops", "accept needs a JSON object"),
+    ("%mcp log nope", "no connection named 'nope'"),
+])
+def test_usage_errors_say_what_to_type(ip, cell, message):
+    with pytest.raises(UsageError) as caught:
+        run(ip, cell)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_help_lists_every_subcommand(ip):
+    text = repr(run(ip, "%mcp help"))
+    for sub in ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
+                "respond", "history", "log", "help"):
+        assert f"%mcp {sub}" in text
+
+
+def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    command = " ".join(demo_command(record))
+    assert "Connected 'demo': nb-elicit-demo 0.1.0" in repr(run(ip, f"%mcp connect demo -- {command}"))
+    assert nb_elicit.connections["demo"].status == "connected"
+    listing = repr(run(ip, "%mcp list"))
+    assert "demo" in listing and "nb-elicit-demo" in listing and "2025-11-25" in listing
+    tools = run(ip, "%mcp tools demo")
+    assert "contact_info" in repr(tools) and "<table>" in tools._repr_html_()
+    run(ip, '%mcp respond demo accept {"name": "Ada", "email": "ada@example.com", "extra": 1}')
+    result = run(ip, "%mcp call demo contact_info")
+    assert '"name": "Ada"' in result.text
+    run(ip, "%mcp respond demo decline")
+    run(ip, "r = %mcp call demo github_username")
+    assert ip.user_ns["r"].text == "No username: you chose decline."
+    assert [(e["action"], e["content"]) for e in record.entries()] == [
+        ("accept", {"name": "Ada", "email": "ada@example.com"}), ("decline", None)]
+    history = repr(run(ip, "%mcp history"))
+    assert "accept (policy)" in history and "decline (policy)" in history
+    assert "Disconnected 'demo'." in repr(run(ip, "%mcp disconnect demo"))
+    assert "demo" not in nb_elicit.connections
+
+
+def test_an_accept_policy_that_does_not_fit_the_form_answers_cancel(ip, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(record))}")
+    run(ip, '%mcp respond accept {"name": "Ada", "email": "not an email"}')
+    run(ip, "%mcp call demo contact_info")
+    assert [e["action"] for e in record.entries()] == ["cancel"]
+
+
+def test_connect_by_url_with_headers_and_python_access(ip, http_demo):
+    run(ip, f"%mcp connect remote --url {http_demo} --header 'Authorization: Bearer s3cret'")
+    conn = nb_elicit.connections["remote"]
+    assert conn.target.headers == {"Authorization": "Bearer s3cret"}
+    run(ip, "%mcp respond remote cancel")
+    run(ip, "import nb_elicit\nres = await nb_elicit.connections['remote'].call_tool('contact_info')")
+    assert '"action": "cancel"' in ip.user_ns["res"].text
+
+
+def test_env_cwd_and_log(ip, tmp_path):
+    code = ("import os, sys; print('FLAG', os.environ.get('NB_FLAG'), os.getcwd(), "
+            "file=sys.stderr, flush=True); from nb_elicit.demo.server import server; "
+            "server.run('stdio')")
+    ip.user_ns["code"] = code
+    run(ip, f'%mcp connect e --env NB_FLAG=yes --cwd {tmp_path} -- {sys.executable} -c "$code"')
+    assert f"FLAG yes {tmp_path}" in repr(run(ip, "%mcp log e"))
+
+
+def test_respond_shows_and_sets_the_policy(ip):
+    assert "Now: ask." in repr(run(ip, "%mcp respond"))
+    run(ip, "%mcp respond decline")
+    assert "Now: decline." in repr(run(ip, "%mcp respond"))
+    run(ip, "%mcp respond demo cancel")
+    assert POLICIES.for_connection("demo").action == "cancel"
+    assert POLICIES.for_connection("other").action == "decline"
+
+
+def test_unload_closes_connections_and_waiting_forms(ip, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(record))}")
+    conn = nb_elicit.connections["demo"]
+    run(ip, "import asyncio, nb_elicit\n"
+            "call = nb_elicit.connections['demo'].start_tool('contact_info')\n"
+            "await asyncio.sleep(0)")
+    run(ip, "import asyncio\nfor _ in range(200):\n    if nb_elicit._pending.PENDING.forms(): break\n"
+            "    await asyncio.sleep(0.02)")
+    (form,) = PENDING.forms()
+    ip.run_line_magic("unload_ext", "nb_elicit")
+    run(ip, "await asyncio.sleep(0.5)")
+    assert form.answer.cancelled() and "unloaded" in form.status.value
+    assert conn.status == "closed" and nb_elicit.connections == {}
+    ip.run_line_magic("load_ext", "nb_elicit")
+    assert "No connections" in repr(run(ip, "%mcp list"))
+
+
+def test_reload_ext_keeps_the_magic_working(ip):
+    ip.run_line_magic("reload_ext", "nb_elicit")
+    assert "%mcp connect" in repr(run(ip, "%mcp help"))
+    assert sum(f.__name__ == "_await_mcp_lines" for f in ip.input_transformers_post) == 1
+
+
+class _Event:
+    def __init__(self, line):
+        self.line = line
+
+
+def test_tab_completion_offers_subcommands_and_connection_names(ip, monkeypatch):
+    assert "connect" in _complete(ip, _Event("%mcp "))
+    assert _complete(ip, _Event("%mcp ca")) == list(_complete(ip, _Event("%mcp ")))
+    monkeypatch.setitem(nb_elicit.connections, "demo", object())
+    assert _complete(ip, _Event("%mcp call ")) == ["demo"]
+    assert "decline" in _complete(ip, _Event("%mcp respond "))
+
+
+def test_an_sdk2_server_through_the_magic(ip):
+    run(ip, f"%mcp connect s2 -- {sys.executable} {SERVERS / 'sdk2_server.py'}")
+    run(ip, "%mcp respond s2 accept {\"name\": \"Ada\", \"age\": 36}")
+    assert run(ip, "%mcp call s2 ask_person").text == "accept:Ada:36"

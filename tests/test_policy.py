@@ -1,0 +1,80 @@
+import pytest
+
+from nb_elicit._history import MASK, History, looks_secret, masked
+from nb_elicit._policy import ENV_RESPOND, Policies, Policy, parse_policy
+
+
+@pytest.mark.parametrize(("text", "action", "content"), [
+    ("ask", "ask", None), ("decline", "decline", None), (" CANCEL ", "cancel", None),
+    ('accept {"name": "Ada"}', "accept", {"name": "Ada"}),
+    ('accept:{"n": 1}', "accept", {"n": 1}),
+])
+def test_parse_policy(text, action, content):
+    assert parse_policy(text) == Policy(action, content)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("maybe", "unknown policy 'maybe'"),
+    ("decline now", "decline takes no content"),
+    ("accept {bad", "accept needs a JSON object"),
+    ("accept [1, 2]", "accept needs a JSON object"),
+    ("accept", "accept needs a JSON object"),
+])
+def test_bad_policies_say_what_to_write(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_policy(text)
+
+
+def test_a_connections_policy_wins_over_the_global_one_which_wins_over_the_environment(
+        monkeypatch):
+    policies = Policies()
+    assert policies.for_connection("demo").action == "ask"
+    monkeypatch.setenv(ENV_RESPOND, "decline")
+    assert policies.for_connection("demo").action == "decline"
+    policies.set(parse_policy("cancel"))
+    assert policies.for_connection("demo").action == "cancel"
+    policies.set(parse_policy('accept {"a": 1}'), "demo")
+    assert policies.for_connection("demo") == Policy("accept", {"a": 1})
+    assert policies.for_connection("other").action == "cancel"
+
+
+def test_an_unreadable_environment_policy_falls_back_to_ask(monkeypatch):
+    monkeypatch.setenv(ENV_RESPOND, "accept {oops")
+    assert Policies().for_connection("demo").action == "ask"
+
+
+@pytest.mark.parametrize("text", ["password", "API key", "api_key", "Your token", "card_number",
+                                  "CVV", "IBAN", "Social Security number", "private key",
+                                  "passcode", "client_secret"])
+def test_secret_looking_names(text):
+    assert looks_secret(text)
+
+
+@pytest.mark.parametrize("text", ["name", "email", "age", "company", "spine", "tokenize"])
+def test_ordinary_names_are_not_secret(text):
+    assert not looks_secret(text)
+
+
+def test_history_masks_secret_looking_values():
+    schema = {"type": "object", "properties": {
+        "user": {"type": "string"}, "pw": {"type": "string", "title": "Password"},
+        "k": {"type": "string", "description": "Your API key"}}}
+    assert masked({"user": "ada", "pw": "hunter2", "k": "sk-1"}, schema) == {
+        "user": "ada", "pw": MASK, "k": MASK}
+    history = History()
+    history.add("demo", "Log in", "accept", {"user": "ada", "pw": "hunter2"}, "person", schema)
+    assert "hunter2" not in history.as_text() and "hunter2" not in history.as_html()
+    assert "ada" in history.as_text()
+
+
+def test_history_html_escapes_server_text():
+    history = History()
+    history.add("<b>srv</b>", "<img src=x onerror=alert(1)>", "decline", None, "person")
+    assert "<img" not in history.as_html() and "&lt;img" in history.as_html()
+
+
+def test_history_keeps_a_bounded_number_of_entries():
+    history = History(limit=3)
+    for i in range(5):
+        history.add("s", f"m{i}", "cancel", None, "person")
+    assert [e.message for e in history.entries] == ["m2", "m3", "m4"]
