@@ -14,8 +14,6 @@ session in that era, which is then remembered for that tool. See ``_mcp.needs_ot
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -24,22 +22,11 @@ from typing import Any
 from IPython.display import display
 
 from ._answer import Answer
+from ._asking import ask
 from ._call_view import CallView
-from ._errors import (
-    ConnectError,
-    InvalidRequest,
-    NbElicitError,
-    SchemaError,
-    ServerDisconnected,
-    ServerError,
-)
-from ._form import ElicitationForm
-from ._history import HISTORY
-from ._kernel_compat import (
-    check_blocking_supported,
-    keep_widget_messages_flowing,
-    widget_frontend_attached,
-)
+from ._calls import Call, ToolCall, current_call, run_call
+from ._errors import ConnectError, InvalidRequest, SchemaError, ServerDisconnected, ServerError
+from ._kernel_compat import check_blocking_supported
 from ._mcp import (
     LEGACY,
     MODERN,
@@ -51,22 +38,11 @@ from ._mcp import (
     needs_other_mode,
 )
 from ._pending import PENDING
-from ._policy import POLICIES, Policy, headless_wait
-from ._schema import parse_schema
-from ._validate import validate_content
 
 __all__ = ["Connection", "ToolCall", "connect", "connections"]
 
 #: Live connections by name, as made by :func:`connect` (and ``%mcp connect``).
 connections: dict[str, Connection] = {}
-
-#: How often a waiting cell wakes up, so that Kernel > Interrupt ends it promptly.
-_WAKE = 0.2
-#: How long after a withdrawn request to look whether the server is gone instead.
-_SETTLE = 0.05
-
-_current_call: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
-    "nb_elicit_call", default=None)
 
 
 async def connect(name: str, command: Sequence[str] | None = None, *, url: str | None = None,
@@ -96,22 +72,6 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     return connection
 
 
-class _Call:
-    """One request in flight on a connection, with the view in the cell that made it."""
-
-    def __init__(self, view: CallView):
-        self.view = view
-        self.asking = 0  # elicitations of this call still being answered
-        self.settled = asyncio.Event()
-        self.settled.set()
-
-    async def let_answers_out(self, timeout: float) -> None:
-        """Give answers just given (a dismissal on interrupt) time to reach the server."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.settled.wait(), timeout)
-        await asyncio.sleep(_SETTLE)  # the SDK writes the response on its next turn
-
-
 class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
@@ -121,7 +81,7 @@ class Connection:
         self._sessions: dict[str, ServerSession] = {}
         self._primary = LEGACY
         self._tool_modes: dict[str, str] = {}
-        self._calls: list[_Call] = []
+        self._calls: list[Call] = []
         self._disconnected = False
         self._closed = False
         self._session_lock = asyncio.Lock()
@@ -285,57 +245,23 @@ class Connection:
 
     async def _in_call(self, view: CallView, work: Awaitable, *, show: bool,
                        interruptible: bool = True):
-        call = _Call(view)
-        self._calls.append(call)
-        token = _current_call.set(call)
-        task = asyncio.ensure_future(work)
-        try:
-            if interruptible:
-                # Wake up now and then: Kernel > Interrupt only lands while we are awake.
-                while not task.done():
-                    await asyncio.wait({task}, timeout=_WAKE)
-            result = await task
-        except asyncio.CancelledError:
-            # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
-            # (the SDK tells the server). The answers go first, so that the server hears them.
-            if PENDING.dismiss(call=call):
-                await call.let_answers_out(timeout=0.5)
-            task.cancel()
-            view.show_failure(f"Interrupted: {self.name} · {view.what} was cancelled.")
-            raise
-        except ServerDisconnected as error:
-            self._disconnected = True
-            PENDING.abandon(f"{self.name} disconnected.", self.name)
-            view.show_failure(f"✖ {self.name} · {view.what}: {error}")
-            raise ServerDisconnected(f"{self.name} · {view.what}: {error}") from None
-        except NbElicitError as error:
-            view.show_failure(f"✖ {self.name} · {view.what}: {error}")
-            raise
-        finally:
-            _current_call.reset(token)
-            self._calls.remove(call)
-            view.finish()
-            if not show:
-                self._print_for_headless(view)
-        if show:
-            view.show_result(result)
-            self._print_for_headless(view)
-        return result
+        return await run_call(self.name, view, work, self._calls, show=show,
+                              interruptible=interruptible, on_disconnect=self._mark_disconnected)
 
-    @staticmethod
-    def _print_for_headless(view: CallView) -> None:
-        """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
-        if view.lines and not widget_frontend_attached():
-            print("\n".join(view.lines))
-            view.lines.clear()
+    def _mark_disconnected(self) -> None:
+        self._disconnected = True
+
+    def _gone(self) -> bool:
+        return (self._disconnected or self._closed
+                or all(s.closed for s in self._sessions.values()))
 
     # -- internals: elicitation --------------------------------------------------------------
 
     async def _on_elicit(self, request: ElicitationRequest) -> Answer:
-        call = _current_call.get() or (self._calls[-1] if self._calls else None)
+        call = current_call.get() or (self._calls[-1] if self._calls else None)
         view = call.view if call is not None else self._stray_view()
         try:
-            return await self._ask(request, call, view)
+            return await ask(self.name, request, call, view, self._gone)
         except (SchemaError, InvalidRequest, asyncio.CancelledError):
             raise
         except Exception as error:
@@ -343,130 +269,9 @@ class Connection:
                         "error")
             raise
 
-    async def _ask(self, request: ElicitationRequest, call: _Call | None,
-                   view: CallView) -> Answer:
-        if request.mode == "url":
-            view.notice(f"{self.name} asked you to open a web page ({request.url}). nb_elicit "
-                        "does not handle URL requests yet, so it declined.")
-            HISTORY.add(self.name, request.message, "decline", None, "URL not supported")
-            return Answer("decline")
-        if request.mode != "form":
-            raise InvalidRequest(f"unknown elicitation mode {request.mode!r}")
-        try:
-            spec = parse_schema(request.requested_schema)
-        except SchemaError as error:
-            view.notice(f"{self.name} asked with a form nb_elicit cannot show, so it answered "
-                        f"with an error. {error}")
-            HISTORY.add(self.name, request.message, "error", None, "unsupported schema")
-            raise
-        policy = POLICIES.for_connection(self.name)
-        if policy.action != "ask":
-            return self._answer_by_policy(policy, request, spec, view)
-        form = ElicitationForm(request.message, request.requested_schema, server=self.name)
-        keep_widget_messages_flowing(form)
-        view.add_form(form)
-        timer = None
-        if not widget_frontend_attached():
-            wait = headless_wait()
-            timer = asyncio.get_running_loop().call_later(wait, self._no_frontend, form, view,
-                                                          wait)
-        if call is not None:
-            call.asking += 1
-            call.settled.clear()
-        try:
-            with PENDING.track(form, self.name, call):
-                answer = await form.wait()
-        except asyncio.CancelledError:
-            asyncio.get_running_loop().call_later(_SETTLE, self._withdrawn, form)
-            raise
-        finally:
-            if timer is not None:
-                timer.cancel()
-            if call is not None:
-                call.asking -= 1
-                if not call.asking:
-                    call.settled.set()
-        HISTORY.add(self.name, request.message, answer.action, answer.content, form.answered_by,
-                    request.requested_schema)
-        return answer
-
-    def _answer_by_policy(self, policy: Policy, request: ElicitationRequest, spec,
-                          view: CallView) -> Answer:
-        answer = Answer(policy.action) if policy.action != "accept" else None
-        if answer is None:
-            names = {field.name for field in spec}
-            content = {k: v for k, v in (policy.content or {}).items() if k in names}
-            problems = validate_content(request.requested_schema, content)
-            if problems:
-                detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
-                view.notice(f"{self.name} asked: {request.message} The respond policy's answer "
-                            f"does not fit this form ({detail}), so nb_elicit answered cancel.")
-                HISTORY.add(self.name, request.message, "cancel", None, "policy did not fit")
-                return Answer("cancel")
-            answer = Answer("accept", content)
-        view.notice(f"{self.name} asked: {request.message} Answered {answer.action} by the "
-                    f"respond policy ({policy.source}).")
-        HISTORY.add(self.name, request.message, answer.action, answer.content, "policy",
-                    request.requested_schema)
-        return answer
-
-    def _no_frontend(self, form: ElicitationForm, view: CallView, wait: float) -> None:
-        if form.answer.done():
-            return
-        form.answered_by = "no frontend"
-        if form.dismiss():
-            view.notice(
-                f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
-                f"widgets), so nb_elicit answered cancel after {wait:g} s. To answer without a "
-                f"person, set a policy: %mcp respond {self.name} decline|cancel|accept JSON, "
-                f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")
-
-    def _withdrawn(self, form: ElicitationForm) -> None:
-        gone = self._disconnected or self._closed or all(s.closed for s in self._sessions.values())
-        if form.abandon(f"{self.name} disconnected." if gone else
-                        f"{self.name} withdrew this request."):
-            HISTORY.add(self.name, form.message, "none",
-                        None, "disconnected" if gone else "withdrawn")
-
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""
         return self._view("a request of its own", show_waiting=False)
-
-
-class ToolCall:
-    """A tool call running in the background (see :meth:`Connection.start_tool`).
-
-    ``await call`` gives the :class:`ToolResult` (or raises what the call raised).
-    """
-
-    def __init__(self, task: asyncio.Task, server: str, tool: str):
-        self._task = task
-        self.server, self.tool = server, tool
-        task.add_done_callback(_retrieve)
-
-    def __await__(self):
-        return self._task.__await__()
-
-    def done(self) -> bool:
-        return self._task.done()
-
-    def result(self) -> ToolResult:
-        """The result, once done (raises ``asyncio.InvalidStateError`` before)."""
-        return self._task.result()
-
-    def cancel(self) -> bool:
-        """Cancel the call: waiting forms answer ``cancel`` and the server is told."""
-        return self._task.cancel()
-
-    def __repr__(self) -> str:
-        state = "done" if self.done() else "running"
-        return f"<nb_elicit.ToolCall {self.server} · {self.tool}: {state}>"
-
-
-def _retrieve(task: asyncio.Task) -> None:
-    # The call's view already shows any failure; don't also warn "exception never retrieved".
-    if not task.cancelled():
-        task.exception()
 
 
 def _safe(name: str) -> str:

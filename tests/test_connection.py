@@ -185,7 +185,7 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monke
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("nb_elicit._connection.ElicitationForm", broken)
+    monkeypatch.setattr("nb_elicit._asking.ElicitationForm", broken)
 
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(record))

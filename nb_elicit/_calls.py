@@ -1,0 +1,139 @@
+"""Calls in flight: the view each one shows in its cell, and waiting for them.
+
+A call displays its view in the cell that made it, records itself as the current call (so that
+forms the server asks for during it land in that view), and waits with light wake-ups so that
+Kernel > Interrupt ends it promptly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import Awaitable, Callable
+
+from ._call_view import CallView
+from ._errors import NbElicitError, ServerDisconnected
+from ._kernel_compat import widget_frontend_attached
+from ._mcp import ToolResult
+from ._pending import PENDING
+
+__all__ = ["SETTLE", "Call", "ToolCall", "current_call", "run_call"]
+
+#: How often a waiting cell wakes up, so that Kernel > Interrupt ends it promptly.
+WAKE = 0.2
+#: A short moment: for answers to go out, or to see whether a server is gone.
+SETTLE = 0.05
+
+current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
+    "nb_elicit_call", default=None)
+
+
+class Call:
+    """One request in flight on a connection, with the view in the cell that made it."""
+
+    def __init__(self, view: CallView):
+        self.view = view
+        self._asking = 0  # elicitations of this call still being answered
+        self._settled = asyncio.Event()
+        self._settled.set()
+
+    def begin_asking(self) -> None:
+        self._asking += 1
+        self._settled.clear()
+
+    def end_asking(self) -> None:
+        self._asking -= 1
+        if not self._asking:
+            self._settled.set()
+
+    async def let_answers_out(self, timeout: float) -> None:
+        """Give answers just given (a dismissal on interrupt) time to reach the server."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._settled.wait(), timeout)
+        await asyncio.sleep(SETTLE)  # the SDK writes the response on its next turn
+
+
+async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
+                   show: bool, interruptible: bool = True,
+                   on_disconnect: Callable[[], None] = lambda: None):
+    """Run ``work`` as a call of ``server`` shown in ``view``; return its result."""
+    call = Call(view)
+    calls.append(call)
+    token = current_call.set(call)
+    task = asyncio.ensure_future(work)
+    try:
+        if interruptible:
+            # Wake up now and then: Kernel > Interrupt only lands while we are awake.
+            while not task.done():
+                await asyncio.wait({task}, timeout=WAKE)
+        result = await task
+    except asyncio.CancelledError:
+        # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
+        # (the SDK tells the server). The answers go first, so that the server hears them.
+        if PENDING.dismiss(call=call):
+            await call.let_answers_out(timeout=0.5)
+        task.cancel()
+        view.show_failure(f"Interrupted: {server} · {view.what} was cancelled.")
+        raise
+    except ServerDisconnected as error:
+        on_disconnect()
+        PENDING.abandon(f"{server} disconnected.", server)
+        view.show_failure(f"✖ {server} · {view.what}: {error}")
+        raise ServerDisconnected(f"{server} · {view.what}: {error}") from None
+    except NbElicitError as error:
+        view.show_failure(f"✖ {server} · {view.what}: {error}")
+        raise
+    finally:
+        current_call.reset(token)
+        calls.remove(call)
+        view.finish()
+        if not show:
+            _print_for_headless(view)
+    if show:
+        view.show_result(result)
+        _print_for_headless(view)
+    return result
+
+
+def _print_for_headless(view: CallView) -> None:
+    """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
+    if view.lines and not widget_frontend_attached():
+        print("\n".join(view.lines))
+        view.lines.clear()
+
+
+class ToolCall:
+    """A tool call running in the background (see :meth:`Connection.start_tool`).
+
+    ``await call`` gives the :class:`ToolResult` (or raises what the call raised).
+    """
+
+    def __init__(self, task: asyncio.Task, server: str, tool: str):
+        self._task = task
+        self.server, self.tool = server, tool
+        task.add_done_callback(_retrieve)
+
+    def __await__(self):
+        return self._task.__await__()
+
+    def done(self) -> bool:
+        return self._task.done()
+
+    def result(self) -> ToolResult:
+        """The result, once done (raises ``asyncio.InvalidStateError`` before)."""
+        return self._task.result()
+
+    def cancel(self) -> bool:
+        """Cancel the call: waiting forms answer ``cancel`` and the server is told."""
+        return self._task.cancel()
+
+    def __repr__(self) -> str:
+        state = "done" if self.done() else "running"
+        return f"<nb_elicit.ToolCall {self.server} · {self.tool}: {state}>"
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    # The call's view already shows any failure; don't also warn "exception never retrieved".
+    if not task.cancelled():
+        task.exception()
