@@ -26,7 +26,7 @@ from ._asking import ask
 from ._call_view import CallView
 from ._calls import Call, ToolCall, current_call, run_call
 from ._errors import ConnectError, InvalidRequest, SchemaError, ServerDisconnected, ServerError
-from ._kernel_compat import check_blocking_supported
+from ._kernel_compat import check_blocking_supported, widget_frontend_attached
 from ._mcp import (
     LEGACY,
     MODERN,
@@ -232,7 +232,8 @@ class Connection:
         if self._closed:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting)
-        display(view)
+        if show_waiting or widget_frontend_attached():
+            display(view)  # a quiet request shows nothing unless a form may come
         return view
 
     async def _quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):

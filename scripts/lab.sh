@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh lab
-exec .venv/bin/jupyter lab notebooks/form-gallery.ipynb "$@"
+exec .venv/bin/jupyter lab notebooks/quickstart.ipynb "$@"

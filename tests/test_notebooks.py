@@ -1,23 +1,126 @@
+"""The notebooks run top to bottom in real kernels, headless (nbclient shows no widgets).
+
+Forms are answered by the respond policy that each test sets through the kernel's environment
+(``NB_ELICIT_RESPOND``), or, with no policy, cancelled after ``NB_ELICIT_HEADLESS_WAIT``
+seconds. The demo server returns what it received, and nb_elicit prints tool results as plain
+text when no widget frontend is attached, so the outputs show what reached the server.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+ADA = {"name": "Ada", "email": "ada@example.com", "age": 36}
+# One answer that fits every form of the field gallery; each form takes only its own fields.
+EVERYTHING = {
+    "name": "Ada Lovelace", "email": "ada@example.com", "username": "ada",
+    "homepage": "https://example.com/ada", "birthday": "1815-12-10",
+    "meeting": "2026-07-28T10:00:00Z", "age": 36, "budget": 12.5, "subscribe": True,
+    "agree": True, "newsletter": False, "color": "blue", "fruit": "pear", "size": "l",
+    "plan": "pro", "toppings": ["cheese", "olives"], "days": ["mon", "tue"],
+}
 
 
-def run(name: str) -> nbformat.NotebookNode:
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(nb, timeout=60, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+def kernel_env(respond: str | None = None, wait: float | None = None) -> dict[str, str]:
+    """This process's environment for the kernel, with the test's policy and nothing else."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NB_ELICIT_RESPOND", "NB_ELICIT_HEADLESS_WAIT", "JPY_SESSION_NAME")}
+    if respond is not None:
+        env["NB_ELICIT_RESPOND"] = respond
+    if wait is not None:
+        env["NB_ELICIT_HEADLESS_WAIT"] = str(wait)
+    return env
+
+
+def execute(nb: nbformat.NotebookNode, path: Path, env: dict[str, str] | None = None,
+            timeout: int = 60) -> nbformat.NotebookNode:
+    """Run every cell (each within ``timeout`` seconds) in a fresh kernel started in ``path``."""
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path)}})
+    if env is None:
+        client.execute()
+    else:  # passed on to the kernel manager's start_kernel(env=...)
+        client.execute(env=env)
     return nb
+
+
+def run(name: str, env: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    return execute(nbformat.read(NOTEBOOKS / name, as_version=4), NOTEBOOKS, env)
 
 
 def outputs(nb, cell_index: int) -> list:
     return nb.cells[cell_index].get("outputs", [])
 
+
+def code_cell(nb, *fragments: str):
+    """The one code cell whose source contains every fragment."""
+    found = [c for c in nb.cells
+             if c.cell_type == "code" and all(f in c.source for f in fragments)]
+    assert len(found) == 1, (fragments, len(found))
+    return found[0]
+
+
+def stdout(cell) -> str:
+    return "".join(o.text for o in cell.outputs
+                   if o.output_type == "stream" and o.name == "stdout")
+
+
+def result(cell) -> str:
+    """The cell's execute_result as plain text."""
+    return "".join(o.data.get("text/plain", "") for o in cell.outputs
+                   if o.output_type == "execute_result")
+
+
+def printed_json(cell) -> list:
+    """Every JSON object printed by the cell, in order."""
+    text, decoder, found, i = stdout(cell), json.JSONDecoder(), [], 0
+    while (i := text.find("{", i)) != -1:
+        try:
+            value, i = decoder.raw_decode(text, i)
+            found.append(value)
+        except ValueError:
+            i += 1
+    return found
+
+
+def received(cell) -> dict:
+    """What the demo server received, as its tool printed it: {"action", "content"}."""
+    answers = [o for o in printed_json(cell) if "action" in o]
+    assert len(answers) == 1, stdout(cell)
+    return answers[0]
+
+
+def assert_no_errors(nb) -> None:
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            assert not errors, (cell.source, errors)
+            assert "Traceback" not in stdout(cell) + result(cell), cell.source
+
+
+def load_generator():
+    """notebooks/make_notebooks.py as a module (it holds the gallery's schemas)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_notebooks",
+                                                  NOTEBOOKS / "make_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- the form gallery (forms without a server) -------------------------------------------------
 
 @pytest.mark.timeout(180)
 def test_the_form_gallery_runs_top_to_bottom_and_shows_forms():
@@ -38,3 +141,135 @@ def test_notebooks_are_saved_without_outputs():
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, path.name
+
+
+def test_the_server_notebooks_are_what_make_notebooks_writes():
+    done = subprocess.run([sys.executable, str(NOTEBOOKS / "make_notebooks.py"), "--check"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("quickstart", "field-gallery", "remote-http"):
+        nbformat.validate(nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4))
+
+
+# -- quickstart ---------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_quickstart_runs_headless_with_an_accept_policy():
+    nb = run("quickstart.ipynb", kernel_env(respond=f"accept {json.dumps(ADA)}"))
+    assert_no_errors(nb)
+    assert f"This kernel runs {sys.executable}" in stdout(code_cell(nb, "%load_ext nb_elicit"))
+    assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
+    tools = result(code_cell(nb, "%mcp tools demo"))
+    assert "contact_info" in tools and "github_username" in tools
+
+    contact = code_cell(nb, "%mcp call demo contact_info")
+    assert "Answered accept by the respond policy ($NB_ELICIT_RESPOND)" in stdout(contact)
+    assert received(contact) == {"action": "accept", "content": ADA}
+
+    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
+    assert result(python_api) == "'Hello, @Ada!'"
+
+    history = result(code_cell(nb, "%mcp history"))
+    assert history.count("accept (policy)") == 2, history
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+
+
+@pytest.mark.timeout(180)
+def test_quickstart_finishes_headless_without_a_policy():
+    """No policy ("ask") and no widgets: each form is cancelled after the wait, and says why."""
+    started = time.monotonic()
+    nb = run("quickstart.ipynb", kernel_env(wait=2))
+    elapsed = time.monotonic() - started
+    assert_no_errors(nb)
+    contact = code_cell(nb, "%mcp call demo contact_info")
+    assert "answered cancel after 2 s" in stdout(contact)
+    assert "%mcp respond demo" in stdout(contact)
+    assert received(contact) == {"action": "cancel", "content": None}
+    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
+    assert result(python_api) == "'No username: you chose cancel.'"
+    assert result(code_cell(nb, "%mcp history")).count("cancel (no frontend)") == 2
+    assert elapsed >= 4  # two forms, each given its 2 s
+
+
+@pytest.mark.timeout(120)
+def test_a_cancel_for_lack_of_a_frontend_reaches_the_server(tmp_path, record):
+    cells = [
+        "import sys\n\n%load_ext nb_elicit",
+        f"record_path = {str(record.path)!r}",
+        "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --record {record_path}",
+        "%mcp call demo contact_info",
+        "%mcp disconnect demo",
+    ]
+    nb = new_notebook(cells=[new_code_cell(source) for source in cells])
+    execute(nb, tmp_path, kernel_env(wait=2))
+    assert_no_errors(nb)
+    call = stdout(code_cell(nb, "%mcp call demo contact_info"))
+    assert "No widget frontend is attached" in call
+    assert "%mcp respond demo decline|cancel|accept JSON" in call
+    assert record.entries() == [{"tool": "contact_info",
+                                 "message": "Please provide your contact information",
+                                 "action": "cancel", "content": None}]
+
+
+# -- field gallery ------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_field_gallery_runs_headless_and_each_form_sends_its_own_fields():
+    from nb_elicit.demo.server import ALL_FIELDS
+
+    gallery = load_generator()
+    nb = run("field-gallery.ipynb", kernel_env(respond=f"accept {json.dumps(EVERYTHING)}"))
+    assert_no_errors(nb)
+
+    def expected(schema: dict) -> dict:
+        return {k: EVERYTHING[k] for k in schema["properties"] if k in EVERYTHING}
+
+    everything = code_cell(nb, "%mcp call demo all_fields")
+    assert received(everything) == {"action": "accept", "content": expected(ALL_FIELDS)}
+    for message, schema in [("Tell us about yourself", gallery.TEXT),
+                            ("A few numbers", gallery.NUMBERS),
+                            ("A few yes/no questions", gallery.BOOLEANS),
+                            ("Pick one of each", gallery.SINGLE),
+                            ("Choose any number", gallery.MULTI)]:
+        cell = code_cell(nb, "custom_form", f'"message": "{message}"')
+        assert received(cell) == {"action": "accept", "content": expected(schema)}, message
+    # Untouched optional fields never reach the server.
+    numbers = received(code_cell(nb, "custom_form", '"message": "A few numbers"'))
+    assert "guests" not in numbers["content"]
+    booleans = received(code_cell(nb, "custom_form", '"message": "A few yes/no questions"'))
+    assert booleans["content"] == {"agree": True, "newsletter": False}
+
+    defaults = received(code_cell(nb, "custom_form", '"message": "Booking details'))
+    assert defaults["action"] == "accept"
+    for name, value in defaults["content"].items():
+        assert gallery.DEFAULTS["properties"][name]["default"] == value, name
+
+    refused = code_cell(nb, "custom_form", '"message": "Where do you live?"')
+    assert "cannot show" in stdout(refused)
+    errors = [o["error"] for o in printed_json(refused) if "error" in o]
+    assert errors and errors[0]["code"] == -32602
+    assert "nested objects are not supported" in errors[0]["message"]
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+
+
+# -- remote HTTP --------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_remote_http_runs_headless_and_stops_its_server():
+    nb = run("remote-http.ipynb", kernel_env(respond='accept {"name": "octocat"}'))
+    assert_no_errors(nb)
+    started = stdout(code_cell(nb, "subprocess.Popen"))
+    assert started.startswith("The demo server is listening at http://127.0.0.1:")
+    url = started.split()[-1]
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    assert url == f"http://127.0.0.1:{port}/mcp"
+
+    assert "Connected 'remote': nb-elicit-demo" in result(code_cell(nb, "%mcp connect remote"))
+    assert "Hello, HTTP!" in stdout(code_cell(nb, "%mcp call remote hello"))
+    github = stdout(code_cell(nb, "%mcp call remote github_username"))
+    assert "Answered accept by the respond policy" in github
+    assert "Hello, @octocat!" in github
+    assert "Disconnected 'remote'." in result(code_cell(nb, "%mcp disconnect remote"))
+    assert "The demo server has stopped." in stdout(code_cell(nb, "server.wait(timeout=10)"))
+    with socket.socket() as probe:  # nothing listens there any more
+        assert probe.connect_ex(("127.0.0.1", port)) != 0

@@ -1,0 +1,507 @@
+"""Write the server notebooks: quickstart, field-gallery and remote-http (outputs stripped).
+
+    python notebooks/make_notebooks.py           # (re)write them next to this file
+    python notebooks/make_notebooks.py --check   # exit 1 if a written notebook is out of date
+
+The notebooks are committed; edit them here, not in JupyterLab, so that they stay reproducible.
+(form-gallery.ipynb, the forms without a server, is kept by hand and not written here.)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).parent
+METADATA = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+
+
+def md(text: str) -> tuple[str, str]:
+    return ("markdown", text.strip("\n"))
+
+
+def code(text: str) -> tuple[str, str]:
+    return ("code", text.strip("\n"))
+
+
+def notebook(stem: str, cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
+    nb = new_notebook(metadata=METADATA)
+    for index, (kind, source) in enumerate(cells):
+        make = new_markdown_cell if kind == "markdown" else new_code_cell
+        nb.cells.append(make(source, id=f"{stem}-{index:02d}"))
+    nbformat.validate(nb)
+    return nb
+
+
+WIDTH = 97  # ruff's line length (100) less the " \\" that continues a line
+
+
+def _json_lines(prefix: str, value, suffix: str, indent: str) -> list[str]:
+    """``value`` as JSON on one line if that fits, else one item per line."""
+    flat = indent + prefix + json.dumps(value, ensure_ascii=False) + suffix
+    if len(flat) <= WIDTH or not isinstance(value, (dict, list)) or not value:
+        return [flat]
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    opening, closing = "{}" if isinstance(value, dict) else "[]"
+    lines = [indent + prefix + opening]
+    for index, (key, item) in enumerate(items):
+        key_prefix = "" if key is None else json.dumps(key) + ": "
+        comma = "," if index < len(items) - 1 else ""
+        lines += _json_lines(key_prefix, item, comma, indent + "    ")
+    return lines + [indent + closing + suffix]
+
+
+def custom_form(message: str, schema: dict, server: str = "demo") -> str:
+    """``%mcp call SERVER custom_form {...}`` with one schema property per line.
+
+    IPython joins backslash-continued lines into one before the magic sees them.
+    """
+    opening = f"%mcp call {server} custom_form {{\"message\": {json.dumps(message)}, "
+    lines = [opening + '"requested_schema": {']
+    head = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in schema.items()
+                     if k != "properties")
+    lines.append(f'    {head}, "properties": {{')
+    properties = list(schema["properties"].items())
+    for index, (name, prop) in enumerate(properties):
+        last = index == len(properties) - 1
+        lines += _json_lines(json.dumps(name) + ": ", prop, "}}}" if last else ",", "        ")
+    assert all(len(line) <= WIDTH for line in lines), lines
+    text = " \\\n".join(lines)
+    # The magic receives the lines joined: make sure that is the JSON we mean.
+    joined = text.split(" custom_form ", 1)[1].replace("\\\n", " ")
+    assert json.loads(joined) == {"message": message, "requested_schema": schema}, text
+    return text
+
+
+# -- quickstart ---------------------------------------------------------------------------------
+
+QUICKSTART = [
+    md("""
+# Quickstart: a server asks, you answer
+
+An MCP server can stop in the middle of a tool call and ask *you* something: a short message
+and a small form. This is called **elicitation**. `nb_elicit` shows that form right here, in the
+cell that made the call, and sends the server exactly what you entered.
+
+Run the cells one at a time, from top to bottom (**Shift+Enter**).
+"""),
+    md("""
+## 1. Load the extension
+
+`%load_ext nb_elicit` adds the `%mcp` command to this notebook (`%mcp help` lists everything it
+can do). `%mcp` works from the next cell on, so load the extension in a cell of its own.
+"""),
+    code("""
+import sys
+
+import nb_elicit
+
+%load_ext nb_elicit
+print("This kernel runs", sys.executable)
+"""),
+    md("""
+## 2. Start the demo server and connect to it
+
+nb_elicit comes with a small demo server. The next cell starts it as a subprocess of this kernel
+and connects to it under the name `demo`. Everything after `--` is the command that starts the
+server: `{sys.executable}` is replaced by this kernel's own Python (printed above), so the server
+runs with the nb_elicit you just loaded.
+"""),
+    code("%mcp connect demo -- {sys.executable} -m nb_elicit.demo"),
+    md("""
+## 3. See what it offers
+
+Every tool with its description. Most of them ask you something while they run.
+"""),
+    code("%mcp tools demo"),
+    md("""
+## 4. Answer a form
+
+`contact_info` asks for your contact details. Run the next cell and a form appears under it,
+headed *Please provide your contact information*:
+
+1. In **name**, type your name, for example `Ada Lovelace`.
+2. In **email**, type an email address, for example `ada@example.com`.
+3. In **age**, type a number of at least 18, for example `36`. Age is optional: leave it empty
+   and it is not sent at all.
+4. Press **Submit**.
+
+Submit checks the form first. A missing name, an email such as `ada@`, or an age of `17` shows a
+message under the field; everything you typed stays, and nothing is sent until you fix it and
+press Submit again.
+
+Instead of Submit you can press **Decline** (you say no: the server receives `decline`) or
+**✕** (you dismiss the question: the server receives `cancel`).
+
+The cell waits while the form is open. Once you answer, the form locks and says what happened,
+and the tool's result appears below it. The demo server's tools return exactly what they
+received, so the result shows your answer as the server got it, for example
+`{"action": "accept", "content": {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}}`.
+"""),
+    code("%mcp call demo contact_info"),
+    md("""
+## 5. The same from Python
+
+`%mcp` is a shortcut for nb_elicit's Python API. `nb_elicit.connections["demo"]` is the
+connection made above, and `call_tool` works the same way: the form appears in this cell, and
+`await` waits for the tool's result.
+
+`github_username` asks for one thing: type a username (say `ada`) and press **Submit**, or just
+Enter. The server answers `Hello, @ada!`.
+"""),
+    code("""
+result = await nb_elicit.connections["demo"].call_tool("github_username")
+result.text
+"""),
+    md("""
+`result` keeps the tool's result for later: `result.text` is its text, `result.structured` its
+structured content (if any), and `result.is_error` tells whether the tool failed.
+
+## 6. What was asked, and how it was answered
+
+`%mcp history` lists every question this kernel has seen, newest last.
+"""),
+    code("%mcp history"),
+    md("""
+## 7. When nobody is there to click
+
+When a notebook runs without a person (papermill, nbconvert, CI), tell nb_elicit how to answer:
+`%mcp respond demo decline` in the notebook, or the environment variable `NB_ELICIT_RESPOND`,
+for example `NB_ELICIT_RESPOND='accept {"name": "Ada", "email": "ada@example.com"}'`.
+Without one, a form that has no screen to appear on is answered `cancel` after 10 seconds
+(`NB_ELICIT_HEADLESS_WAIT`), and the cell says why.
+
+## 8. Disconnect
+
+This closes the connection and stops the demo server.
+"""),
+    code("%mcp disconnect demo"),
+    md("""
+## Where next
+
+- [field-gallery.ipynb](field-gallery.ipynb): every kind of field a server may ask for, and what
+  it receives.
+- [remote-http.ipynb](remote-http.ipynb): a server reached over HTTP instead of a subprocess.
+- [form-gallery.ipynb](form-gallery.ipynb): the forms on their own, without any server.
+"""),
+]
+
+# -- field gallery ------------------------------------------------------------------------------
+
+TEXT = {
+    "type": "object",
+    "required": ["name", "email"],
+    "properties": {
+        "name": {"type": "string", "title": "Full name", "minLength": 2, "maxLength": 60},
+        "username": {"type": "string", "title": "Username", "pattern": "^[a-z0-9-]+$",
+                     "description": "Lower-case letters, digits and dashes."},
+        "email": {"type": "string", "format": "email", "title": "Email"},
+        "homepage": {"type": "string", "format": "uri", "title": "Homepage"},
+        "birthday": {"type": "string", "format": "date", "title": "Birthday"},
+        "meeting": {"type": "string", "format": "date-time", "title": "Meeting time"},
+    },
+}
+
+NUMBERS = {
+    "type": "object",
+    "required": ["age"],
+    "properties": {
+        "age": {"type": "integer", "title": "Age", "minimum": 18, "maximum": 130},
+        "budget": {"type": "number", "title": "Budget (EUR)", "minimum": 0},
+        "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 12},
+    },
+}
+
+BOOLEANS = {
+    "type": "object",
+    "required": ["agree"],
+    "properties": {
+        "agree": {"type": "boolean", "title": "I agree to the terms"},
+        "newsletter": {"type": "boolean", "title": "Send me the newsletter", "default": True},
+        "beta": {"type": "boolean", "title": "Join the beta"},
+    },
+}
+
+SINGLE = {
+    "type": "object",
+    "required": ["fruit"],
+    "properties": {
+        "fruit": {"type": "string", "title": "Fruit", "enum": ["apple", "pear", "plum"]},
+        "size": {"type": "string", "title": "T-shirt size", "enum": ["s", "m", "l"],
+                 "enumNames": ["Small", "Medium", "Large"]},
+        "plan": {"type": "string", "title": "Plan", "oneOf": [
+            {"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}]},
+    },
+}
+
+MULTI = {
+    "type": "object",
+    "required": ["days"],
+    "properties": {
+        "toppings": {"type": "array", "title": "Toppings (up to 2)", "maxItems": 2,
+                     "items": {"type": "string", "enum": ["cheese", "ham", "olives"]}},
+        "days": {"type": "array", "title": "Days (at least 1)", "minItems": 1, "items": {
+            "anyOf": [{"const": "mon", "title": "Monday"}, {"const": "tue", "title": "Tuesday"},
+                      {"const": "wed", "title": "Wednesday"}]}},
+    },
+}
+
+DEFAULTS = {
+    "type": "object",
+    "properties": {
+        "nickname": {"type": "string", "title": "Nickname", "default": "Ada"},
+        "party": {"type": "integer", "title": "Party size", "minimum": 1, "default": 2},
+        "reminder": {"type": "boolean", "title": "Remind me", "default": True},
+        "room": {"type": "string", "title": "Room", "enum": ["small", "large"],
+                 "default": "small"},
+        "menu": {"type": "array", "title": "Courses", "default": ["starter", "main"],
+                 "items": {"type": "string", "enum": ["starter", "main", "dessert"]}},
+        "day": {"type": "string", "format": "date", "title": "Day", "default": "2026-07-28"},
+    },
+}
+
+REFUSED = {
+    "type": "object",
+    "properties": {
+        "address": {"type": "object", "properties": {"street": {"type": "string"}}},
+    },
+}
+
+FIELD_GALLERY = [
+    md("""
+# Field gallery: every kind of field, asked by a real server
+
+Each cell below makes the demo server ask a question, with one kind of field or a group of kinds.
+Fill the form in and press **Submit** (or **Decline**, or **✕** to dismiss). The demo server
+returns exactly what it received, so the result under each form is the answer as it arrived.
+
+Two rules hold everywhere: a field you leave untouched is **not sent** (nothing invents `""`,
+`0`, `false` or `null`), and a default you were shown is sent as it was, unless you change it.
+
+([form-gallery.ipynb](form-gallery.ipynb) shows the same forms without any server.)
+"""),
+    code("""
+import sys
+
+%load_ext nb_elicit
+print("This kernel runs", sys.executable)
+"""),
+    code("%mcp connect demo -- {sys.executable} -m nb_elicit.demo"),
+    md("""
+## Everything at once: `all_fields`
+
+The demo's `all_fields` tool asks for one field of every kind. Only **Full name** and **Email**
+are required: fill in just those two, press Submit, and the server receives
+`{"action": "accept", "content": {"name": "Ada Lovelace", "email": "ada@example.com"}}`.
+"""),
+    code("%mcp call demo all_fields"),
+    md("""
+## Your own forms: `custom_form`
+
+`custom_form` asks with any message and schema you pass it, as JSON arguments:
+`%mcp call demo custom_form {"message": "...", "requested_schema": {...}}`. The arguments are
+JSON, not Python: `true` and `false`, double quotes. A backslash at the end of a line continues
+the command on the next line.
+
+### Text, and its four formats
+
+Plain text boxes, checked on Submit against `minLength`, `maxLength` and `pattern` (try the
+username `Ada!`); **Email** and **Homepage** are checked as an email address and an absolute URI;
+**Birthday** is a date picker, **Meeting time** a date-time picker.
+
+Fill in name and email only, and the server receives
+`{"name": "Ada Lovelace", "email": "ada@example.com"}` as the content: the four empty fields are
+left out. A date arrives as `"1815-12-10"`, a date-time as RFC 3339 text.
+"""),
+    code(custom_form("Tell us about yourself", TEXT)),
+    md("""
+### Numbers
+
+Numbers are typed into text boxes, so an empty box means "not given". **Age** is an integer from
+18 to 130: `36` arrives as `36`, while `36.5` or `17` get a message under the field instead of
+being rounded or clamped. **Budget** is any number: `12.5` arrives as `12.5` and `12` as `12`.
+
+Type `36` in Age and nothing else, and the server receives `{"age": 36}`.
+"""),
+    code(custom_form("A few numbers", NUMBERS)),
+    md("""
+### Booleans
+
+**I agree to the terms** is required and has no default, so it is a Yes/No choice that must be
+made: press Submit without choosing and a message asks you to. It is never sent as `false` by
+accident. **Send me the newsletter** has the default `true`, so its box starts ticked.
+**Join the beta** is optional without a default: it is sent only once you click it.
+
+Choose Yes and press Submit, and the server receives `{"agree": true, "newsletter": true}`:
+`newsletter` because you saw its default and left it, and no `beta`, because you never touched it.
+"""),
+    code(custom_form("A few yes/no questions", BOOLEANS)),
+    md("""
+### Single choice: `enum`, `enumNames`, `oneOf`
+
+Three ways a schema lists choices, each shown as a dropdown: a plain `enum` shows the values
+themselves; the legacy `enum` + `enumNames` and the titled `oneOf: [{const, title}]` show the
+titles. The title is shown, the **value** is sent.
+
+Pick pear, Large and Pro, and the server receives
+`{"fruit": "pear", "size": "l", "plan": "pro"}`.
+"""),
+    code(custom_form("Pick one of each", SINGLE)),
+    md("""
+### Multiple choice: `items.enum`, `items.anyOf`, `minItems`, `maxItems`
+
+One checkbox per choice. **Toppings** allows at most two (`maxItems`): once two are ticked, the
+third is disabled. **Days** needs at least one (`minItems`), and shows titles from `anyOf`.
+
+Tick olives, cheese, Tuesday and Monday, and the server receives
+`{"toppings": ["cheese", "olives"], "days": ["mon", "tue"]}`: lists of values, in the server's
+order, not in the order you clicked.
+"""),
+    code(custom_form("Choose any number", MULTI)),
+    md("""
+### Defaults
+
+Every field here has a default, and the form starts filled in with them. Press Submit without
+touching anything, and the server receives all of them exactly as it wrote them:
+`{"nickname": "Ada", "party": 2, "reminder": true, "room": "small", "menu": ["starter", "main"],
+"day": "2026-07-28"}`. Change one, and your value is sent instead.
+"""),
+    code(custom_form("Booking details (all prefilled)", DEFAULTS)),
+    md("""
+### A schema that cannot be shown
+
+Elicitation allows only flat forms. When a server asks with something else, such as a nested
+object, no form appears: nb_elicit answers with the JSON-RPC error `-32602` (invalid params),
+names the problem in the cell, and the server receives that error (the demo returns it).
+"""),
+    code(custom_form("Where do you live?", REFUSED)),
+    md("""
+## Done
+
+Disconnecting stops the demo server.
+"""),
+    code("%mcp disconnect demo"),
+]
+
+# -- remote HTTP --------------------------------------------------------------------------------
+
+REMOTE_HTTP = [
+    md("""
+# A server over HTTP
+
+MCP servers do not have to be subprocesses of the kernel: they can run anywhere and be reached
+over **streamable HTTP**. This notebook starts the demo server as an HTTP server on this machine
+(on `127.0.0.1`, so only this machine can reach it), connects to it by URL, answers a question,
+and stops the server again.
+"""),
+    code("""
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+%load_ext nb_elicit
+"""),
+    md("""
+## Start the server
+
+Pick a free port, start `python -m nb_elicit.demo --http PORT` in the background, and wait (at
+most 30 seconds) until it accepts connections. Its log goes to a temporary file.
+"""),
+    code("""
+with socket.socket() as probe:  # the operating system picks a free port
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+
+log_file = Path(tempfile.gettempdir()) / f"nb-elicit-demo-{port}.log"
+with open(log_file, "w") as log:
+    server = subprocess.Popen([sys.executable, "-m", "nb_elicit.demo", "--http", str(port)],
+                              stdout=log, stderr=subprocess.STDOUT)
+
+deadline = time.monotonic() + 30
+while True:
+    if server.poll() is not None:
+        raise RuntimeError(f"the demo server exited early:\\n{log_file.read_text()}")
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            server.terminate()
+            raise TimeoutError(f"the demo server did not listen on port {port}") from None
+        time.sleep(0.2)
+
+url = f"http://127.0.0.1:{port}/mcp"
+print("The demo server is listening at", url)
+"""),
+    md("""
+## Connect by URL
+
+`{url}` is replaced by the value of the variable `url`. A server that needs a token gets it as a
+header: `%mcp connect NAME --url URL --header 'Authorization: Bearer ...'`.
+"""),
+    code("%mcp connect remote --url {url}"),
+    md("""
+## Call tools
+
+`hello` asks nothing: it just answers. `github_username` asks for a username over HTTP, exactly
+as a local server would: type one (say `octocat`), press **Submit**, and the server answers
+`Hello, @octocat!`.
+"""),
+    code('%mcp call remote hello {"name": "HTTP"}'),
+    code("%mcp call remote github_username"),
+    md("""
+## Disconnect, then stop the server
+
+Disconnecting closes the HTTP session. The server is ours, so we stop it too.
+"""),
+    code("%mcp disconnect remote"),
+    code("""
+server.terminate()
+server.wait(timeout=10)
+log_file.unlink()
+print("The demo server has stopped.")
+"""),
+]
+
+NOTEBOOKS = {
+    "quickstart": QUICKSTART,
+    "field-gallery": FIELD_GALLERY,
+    "remote-http": REMOTE_HTTP,
+}
+
+
+def build() -> dict[Path, str]:
+    texts = {}
+    for stem, cells in NOTEBOOKS.items():
+        text = nbformat.writes(notebook(stem, cells))
+        texts[HERE / f"{stem}.ipynb"] = text if text.endswith("\n") else text + "\n"
+    return texts
+
+
+def main(argv: list[str]) -> int:
+    stale = []
+    for path, text in build().items():
+        if "--check" in argv:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.name)
+        else:
+            path.write_text(text, encoding="utf-8")
+            print("wrote", path)
+    if stale:
+        print("out of date (run python notebooks/make_notebooks.py):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
