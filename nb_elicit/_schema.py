@@ -180,6 +180,7 @@ def parse_schema(requested_schema: Any) -> FormSpec:
         problems.add("properties", "must be an object mapping names to field schemas")
         properties = {}
 
+    properties = {name: unwrap_nullable(prop) for name, prop in properties.items()}
     required = _parse_required(requested_schema, properties, problems)
     fields = []
     for name, prop in properties.items():
@@ -188,7 +189,32 @@ def parse_schema(requested_schema: Any) -> FormSpec:
             fields.append(field)
     if problems.items:
         raise SchemaError(problems.items)
-    return FormSpec(fields=tuple(fields), schema=requested_schema)
+    return FormSpec(fields=tuple(fields), schema={**requested_schema, "properties": properties})
+
+
+def unwrap_nullable(prop: Any) -> Any:
+    """A property that is "T or null" as plain T: the form never sends null anyway.
+
+    SDK 1.x servers (pydantic) write ``Optional[int]`` as ``anyOf: [{"type": "integer"},
+    {"type": "null"}]`` with ``default: null``; others write ``type: ["integer", "null"]``.
+    Anything else is returned unchanged (and judged by the parser).
+    """
+    if not isinstance(prop, dict):
+        return prop
+    if "anyOf" in prop and "type" not in prop and isinstance(prop["anyOf"], list):
+        branches = prop["anyOf"]
+        others = [b for b in branches if b != {"type": "null"}]
+        if len(branches) == 2 and len(others) == 1 and isinstance(others[0], dict):
+            outer = {k: v for k, v in prop.items() if k != "anyOf"}
+            prop = {**others[0], **outer}
+    elif isinstance(prop.get("type"), list):
+        types = prop["type"]
+        others = [t for t in types if t != "null"]
+        if len(types) == 2 and len(others) == 1 and isinstance(others[0], str):
+            prop = {**prop, "type": others[0]}
+    if "default" in prop and prop["default"] is None:
+        prop = {k: v for k, v in prop.items() if k != "default"}
+    return prop
 
 
 def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[str]:

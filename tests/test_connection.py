@@ -298,3 +298,53 @@ def test_env_and_cwd_reach_a_stdio_server(tmp_path, record):
         return conn.log_tail()
 
     assert f"on {tmp_path}" in drive(scenario)
+
+
+def test_an_sdk1_server_with_optional_fields_gets_only_what_was_entered(sdk1_python, views):
+    async def scenario(person):
+        person.will("accept", {"name": "Ada", "age": 36}).will("accept", {"name": "Bob"})
+        conn = await nb_elicit.connect("v1", [sdk1_python, str(SERVERS / "sdk1_server.py")])
+        both = await conn.call_tool("ask_optionals")
+        name_only = await conn.call_tool("ask_optionals")
+        return both.text, name_only.text
+
+    both, name_only = drive(scenario, timeout=90)
+    assert both == "accept:{'name': 'Ada', 'age': 36, 'nickname': None}"
+    assert name_only == "accept:{'name': 'Bob', 'age': None, 'nickname': None}"
+    second_form = views[1].forms.children[0]
+    assert second_form.answer.result().content == {"name": "Bob"}  # no nulls were sent
+
+
+AWKWARD = ["first name", "a.b", "名前", "1st", "x" * 200, "50%", "with-dash_and_underscore"]
+
+
+def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(record, views):
+    from nb_elicit._controls import field_class, property_of_class
+
+    schema = {"type": "object", "properties": {n: {"type": "string"} for n in AWKWARD}}
+    content = {n: f"value {i}" for i, n in enumerate(AWKWARD)}
+
+    async def scenario(person):
+        person.will("accept", content)
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return await conn.call_tool("custom_form", {"message": "m", "requested_schema": schema})
+
+    drive(scenario)
+    (form,) = views[0].forms.children
+    for name, control in form.controls.items():
+        hooks = [c for c in control.widget._dom_classes if c.startswith("nb-elicit-field-")]
+        assert hooks == [field_class(name)] and property_of_class(hooks[0]) == name
+        assert not any(ch.isspace() for ch in hooks[0])
+    assert record.entries()[0]["content"] == content
+
+
+def test_a_stderr_without_a_file_descriptor_does_not_stop_stdio_servers(record, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # as in a kernel under pytest -s
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        return (await conn.call_tool("hello")).text
+
+    assert drive(scenario) == "Hello, world!"

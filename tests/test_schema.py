@@ -176,3 +176,35 @@ def test_the_schema_engine_imports_neither_ipywidgets_nor_mcp():
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
                          text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+@pytest.mark.parametrize("prop", [
+    {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "default": None,
+     "title": "Age"},
+    {"anyOf": [{"type": "null"}, {"type": "integer", "minimum": 0}], "title": "Age"},
+    {"type": ["integer", "null"], "minimum": 0, "title": "Age"},
+    {"type": ["null", "integer"], "minimum": 0, "default": None, "title": "Age"},
+])
+def test_nullable_wrappers_become_optional_fields_of_their_type(prop):
+    spec = parse_schema({"type": "object", "properties": {"age": prop}})
+    (field,) = spec.fields
+    assert isinstance(field, NumberField) and field.integer
+    assert (field.title, field.minimum, field.default, field.required) == ("Age", 0, None, False)
+
+
+def test_a_nullable_multi_select_keeps_its_choices():
+    spec = parse_schema(schema_of(tags={"anyOf": [
+        {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}, {"type": "null"}],
+        "default": None}))
+    assert [o.value for o in spec.fields[0].options] == ["a", "b"]
+
+
+@pytest.mark.parametrize("prop", [
+    {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    {"anyOf": [{"type": "integer"}, {"type": "null"}, {"type": "string"}]},
+    {"type": ["integer", "string"]},
+    {"anyOf": [{"type": "object", "properties": {}}, {"type": "null"}]},
+])
+def test_other_unions_are_still_refused(prop):
+    with pytest.raises(SchemaError, match="properties.x"):
+        parse_schema(schema_of(x=prop))
