@@ -122,8 +122,8 @@ class Outgoing:
         return f"<{self.kind} {what} {where}>"
 
 
-def start_kernel(startup_timeout: float = 60.0,
-                 env: dict[str, str] | None = None) -> tuple[KernelManager, BlockingKernelClient]:
+def start_kernel(startup_timeout: float = 60.0, env: dict[str, str] | None = None,
+                 python: str | None = None) -> tuple[KernelManager, BlockingKernelClient]:
     """Start a ``python3`` kernel that runs THIS interpreter (the test venv's python).
 
     The kernelspec's argv[0] is usually ``python``, which jupyter_client replaces with
@@ -132,7 +132,9 @@ def start_kernel(startup_timeout: float = 60.0,
     """
     km = KernelManager(kernel_name="python3")
     argv = km.kernel_spec.argv
-    if not _runs_this_python(argv[0]):
+    if python is not None:
+        km.kernel_spec.argv = [python, *KERNEL_CMD[1:]]
+    elif not _runs_this_python(argv[0]):
         km.kernel_spec.argv = list(KERNEL_CMD)
     km.start_kernel(env={**os.environ, **(env or {})})
     kc = km.client()
@@ -214,7 +216,7 @@ class Frontend:
     @classmethod
     def start(
         cls, *, subshells: bool = False, coalesce: bool = False, startup_timeout: float = 60.0,
-        env: dict[str, str] | None = None,
+        env: dict[str, str] | None = None, python: str | None = None,
     ) -> Frontend:
         """Start a fresh kernel (see :func:`start_kernel`) with a frontend that owns it.
 
@@ -222,7 +224,7 @@ class Frontend:
         through ``env``), which is how a kernel tells that a person may be watching.
         """
         km, kc = start_kernel(startup_timeout, {"JPY_SESSION_NAME": "frontend.ipynb",
-                                                **(env or {})})
+                                                **(env or {})}, python)
         try:
             return cls(km, kc, subshells=subshells, coalesce=coalesce, owns_kernel=True)
         except BaseException:

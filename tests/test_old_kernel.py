@@ -1,0 +1,69 @@
+"""An older ipykernel (6.x): the non-blocking style works; the blocking style says what it needs.
+
+The kernel runs in its own virtualenv (made once, kept in .cache/) with ipykernel 6.31 and
+nb_elicit installed from this checkout.
+"""
+
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, Record
+from frontend import Frontend
+
+pytestmark = pytest.mark.timeout(900)
+
+OLD_VENV = REPO / ".cache" / "ipykernel6-venv"
+RUNTIME_DEPS = ["ipywidgets>=8.1,<9", "pydantic>=2.7,<3", "jsonschema>=4.18,<5",
+                "email-validator>=2,<3", "regex>=2023.12", "rfc3339-validator",
+                "rfc3986-validator", "mcp>=2.3,<3", "ipython>=8"]
+
+
+@pytest.fixture(scope="module")
+def old_python() -> str:
+    python = OLD_VENV / "bin" / "python"
+    marker = OLD_VENV / "ready"
+    if not marker.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(OLD_VENV)], check=True)
+        pip = [str(python), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, "ipykernel==6.31.0", *RUNTIME_DEPS], check=True, timeout=600)
+        subprocess.run([*pip, "--no-deps", "-e", str(REPO)], check=True, timeout=300)
+        marker.write_text("ipykernel 6.31.0\n")
+    return str(python)
+
+
+@pytest.fixture
+def fe(old_python):
+    with Frontend.start(python=old_python) as frontend:
+        reply, outputs = frontend.run("import ipykernel; print(ipykernel.__version__)", 60)
+        assert "".join(o.get("text", "") for o in outputs).strip() == "6.31.0"
+        yield frontend
+
+
+def test_the_non_blocking_style_works_on_ipykernel_6(fe, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    reply, _ = fe.run("%load_ext nb_elicit", 60)
+    assert reply["status"] == "ok"
+    reply, outputs = fe.run(f"import sys\n%mcp connect demo -- {{sys.executable}} -m "
+                            f"nb_elicit.demo --record {record.path}", 60)
+    assert reply["status"] == "ok", outputs
+    reply, _ = fe.run("%mcp call demo contact_info", 60)  # returns at once on this kernel
+    assert reply["status"] == "ok"
+    name = fe.wait_for(lambda: fe.find("nb-elicit-field-name"), 30)[-1]
+    fe.type_text(name, "Ada Lovelace")
+    fe.type_text(fe.find("nb-elicit-field-email")[-1], "ada@example.com")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(fe.find("nb-elicit-submit")[-1])
+    fe.wait_for(lambda: record.entries(), 30, "the server's record")
+    assert [(e["action"], e["content"]) for e in record.entries()] == [
+        ("accept", {"name": "Ada Lovelace", "email": "ada@example.com"})]
+
+
+def test_the_blocking_style_fails_with_one_line_naming_the_version(fe):
+    reply, outputs = fe.run("import sys, nb_elicit\nconn = await nb_elicit.connect('demo', "
+                            "[sys.executable, '-m', 'nb_elicit.demo'])\n"
+                            "await conn.call_tool('hello')", 60)
+    assert reply["status"] == "error"
+    assert reply["ename"] == "BlockingNotSupported"
+    assert "needs ipykernel >= 7.4 (this kernel has 6.31)" in reply["evalue"]
+    assert "conn.start_tool" in reply["evalue"] and "\n" not in reply["evalue"]
