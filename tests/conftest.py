@@ -123,20 +123,25 @@ def http_sdk2(tmp_path):
     process.wait(10)
 
 
-SDK1_VENV = REPO / ".cache" / "sdk1-venv"
+def cached_venv(name: str, *installs: list[str]) -> str:
+    """A virtualenv in .cache/NAME, made once: each of ``installs`` is one ``pip install``."""
+    venv = REPO / ".cache" / name
+    python = venv / "bin" / "python"
+    marker = venv / "ready"
+    wanted = repr(installs)
+    if not marker.exists() or marker.read_text() != wanted:
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        for args in installs:
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args],
+                           check=True, timeout=600)
+        marker.write_text(wanted)
+    return str(python)
 
 
 @pytest.fixture(scope="session")
 def sdk1_python() -> str:
-    """A Python with the MCP SDK 1.x installed, made once and kept in .cache/."""
-    python = SDK1_VENV / "bin" / "python"
-    marker = SDK1_VENV / "ready"
-    if not marker.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(SDK1_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "mcp>=1.20,<2"],
-                       check=True, timeout=600)
-        marker.write_text("mcp<2\n")
-    return str(python)
+    """A Python with the MCP SDK 1.x installed."""
+    return cached_venv("sdk1-venv", ["mcp>=1.20,<2"])
 
 
 def sdk2_command() -> list[str]:

@@ -4,16 +4,12 @@ The kernel runs in its own virtualenv (made once, kept in .cache/) with ipykerne
 nb_elicit installed from this checkout.
 """
 
-import subprocess
-import sys
-
 import pytest
-from conftest import REPO, Record
+from conftest import REPO, Record, cached_venv
 from frontend import Frontend
 
 pytestmark = pytest.mark.timeout(900)
 
-OLD_VENV = REPO / ".cache" / "ipykernel6-venv"
 RUNTIME_DEPS = ["ipywidgets>=8.1,<9", "pydantic>=2.7,<3", "jsonschema>=4.18,<5",
                 "email-validator>=2,<3", "regex>=2023.12", "rfc3339-validator",
                 "rfc3986-validator", "mcp>=2.3,<3", "ipython>=8"]
@@ -21,15 +17,8 @@ RUNTIME_DEPS = ["ipywidgets>=8.1,<9", "pydantic>=2.7,<3", "jsonschema>=4.18,<5",
 
 @pytest.fixture(scope="module")
 def old_python() -> str:
-    python = OLD_VENV / "bin" / "python"
-    marker = OLD_VENV / "ready"
-    if not marker.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(OLD_VENV)], check=True)
-        pip = [str(python), "-m", "pip", "install", "--quiet"]
-        subprocess.run([*pip, "ipykernel==6.31.0", *RUNTIME_DEPS], check=True, timeout=600)
-        subprocess.run([*pip, "--no-deps", "-e", str(REPO)], check=True, timeout=300)
-        marker.write_text("ipykernel 6.31.0\n")
-    return str(python)
+    return cached_venv("ipykernel6-venv", ["ipykernel==6.31.0", *RUNTIME_DEPS],
+                       ["--no-deps", "-e", str(REPO)])
 
 
 @pytest.fixture
@@ -49,8 +38,8 @@ def test_the_non_blocking_style_works_on_ipykernel_6(fe, tmp_path):
     assert reply["status"] == "ok", outputs
     reply, _ = fe.run("%mcp call demo contact_info", 60)  # returns at once on this kernel
     assert reply["status"] == "ok"
-    name = fe.wait_for(lambda: fe.find("nb-elicit-field-name"), 30)[-1]
-    fe.type_text(name, "Ada Lovelace")
+    fe.wait_for(lambda: fe.find("nb-elicit-form"), 30, "the form")  # made after its fields
+    fe.type_text(fe.find("nb-elicit-field-name")[-1], "Ada Lovelace")
     fe.type_text(fe.find("nb-elicit-field-email")[-1], "ada@example.com")
     assert fe.flush(timeout=20), fe.stalled()
     fe.click(fe.find("nb-elicit-submit")[-1])
