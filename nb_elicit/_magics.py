@@ -234,9 +234,11 @@ class McpMagics(Magics):
             conn.start_tool(tool, arguments)  # older kernels: the form must not block the cell
             return None
         try:
-            return await conn.call_tool(tool, arguments)
+            await conn.call_tool(tool, arguments)
         except runtime.NbElicitError as error:
             raise UsageError(str(error)) from None
+        # The call's view already shows the result; for the value, use the Python API.
+        return None
 
     async def _disconnect(self, rest: str):
         await (await self._ready(rest)).close()

@@ -93,7 +93,7 @@ class ToolResult:
         text = self.text if len(self.text) <= 80 else self.text[:79] + "…"
         others = len([b for b in self.content if b.get("type") != "text"])
         more = f" + {others} other block{'s' if others > 1 else ''}" if others else ""
-        structured = ", structured" if self.structured is not None else ""
+        structured = f", structured={self.structured!r}" if self.structured is not None else ""
         return f"ToolResult(text={text!r}{more}{structured}, is_error={self.is_error})"
 
 

@@ -3,6 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,lab
+# The browser tests (tests/browser) drive Debian's Chromium.
+if ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    else
+        echo "The browser tests need Chromium: sudo apt-get install -y chromium" >&2
+        exit 1
+    fi
+fi
 .venv/bin/ruff check .
 .venv/bin/python -m pytest "$@"
 # The oldest and newest supported Python, when the whole suite was asked for.
