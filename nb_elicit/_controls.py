@@ -38,6 +38,12 @@ _FIELD_CLASS = "nb-elicit-field-"
 _STYLE = {"description_width": "initial"}
 
 
+def _wide() -> widgets.Layout:
+    """Controls take the room they are given (up to a readable width), so that a long label
+    does not squeeze the input beside it: ipywidgets' default is a fixed 300 px for both."""
+    return widgets.Layout(width="100%", max_width="48em")
+
+
 def field_class(name: str) -> str:
     """The stable class hook of a property's control: ``nb-elicit-field-`` + escaped name.
 
@@ -119,7 +125,7 @@ class TextControl(FieldControl):
     def __init__(self, field: TextField):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
         text = widgets.Text(value=field.default or "", description=field.label,
-                            placeholder=placeholder, style=_STYLE)
+                            placeholder=placeholder, style=_STYLE, layout=_wide())
         super().__init__(field, text)
 
     def read(self):
@@ -130,7 +136,7 @@ class DateControl(FieldControl):
     def __init__(self, field: TextField):
         value = dt.date.fromisoformat(field.default) if field.default else None
         super().__init__(field, widgets.DatePicker(value=value, description=field.label,
-                                                   style=_STYLE))
+                                                   style=_STYLE, layout=_wide()))
 
     def read(self):
         if self.widget.value is None:
@@ -145,7 +151,7 @@ class DateTimeControl(FieldControl):
     def __init__(self, field: TextField):
         value = _parse_date_time(field.default) if field.default else None
         super().__init__(field, widgets.DatetimePicker(value=value, description=field.label,
-                                                       style=_STYLE))
+                                                       style=_STYLE, layout=_wide()))
 
     def read(self):
         if self.widget.value is None:
@@ -165,7 +171,7 @@ class NumberControl(FieldControl):
     def __init__(self, field: NumberField):
         default = "" if field.default is None else str(field.default)
         text = widgets.Text(value=default, description=field.label,
-                            placeholder=_number_hint(field), style=_STYLE)
+                            placeholder=_number_hint(field), style=_STYLE, layout=_wide())
         super().__init__(field, text)
 
     def read(self):
@@ -194,7 +200,7 @@ class YesNoControl(FieldControl):
 
     def __init__(self, field: BooleanField):
         radio = widgets.RadioButtons(options=[("Yes", True), ("No", False)], index=None,
-                                     description=field.label, style=_STYLE)
+                                     description=field.label, style=_STYLE, layout=_wide())
         super().__init__(field, radio)
 
     def read(self):
@@ -208,7 +214,7 @@ class ChoiceControl(FieldControl):
         if field.default is not None:
             index = [o.value for o in field.options].index(field.default)
         dropdown = widgets.Dropdown(options=options, index=index, description=field.label,
-                                    style=_STYLE)
+                                    style=_STYLE, layout=_wide())
         super().__init__(field, dropdown)
 
     def read(self):
