@@ -21,7 +21,7 @@ from ._mcp import ElicitationRequest
 from ._pending import PENDING
 from ._policy import POLICIES, Policy, headless_wait
 from ._schema import FormSpec, parse_schema
-from ._validate import validate_content
+from ._validate import validate_spec
 
 __all__ = ["ask"]
 
@@ -83,7 +83,7 @@ def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, 
     if policy.action == "accept":
         names = {field.name for field in spec}
         content = {k: v for k, v in (policy.content or {}).items() if k in names}
-        problems = validate_content(request.requested_schema, content)
+        problems = validate_spec(spec, content)
         if problems:
             detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
             view.notice(f"{server} asked: {request.message} The respond policy's answer "

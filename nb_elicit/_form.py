@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from ._answer import Answer
 from ._controls import MISSING, FieldControl, make_control, text_html
 from ._schema import FormSpec, parse_schema
-from ._validate import validate_content
+from ._validate import validate_spec
 
 __all__ = ["ElicitationForm"]
 
@@ -176,7 +176,7 @@ class ElicitationForm(widgets.VBox):
                 continue
             if value is not MISSING:
                 content[name] = value
-        for name, problem in validate_content(self.spec.schema, content).items():
+        for name, problem in validate_spec(self.spec, content).items():
             problems.setdefault(name, problem)
         return content, problems
 

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from ._formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
 from ._schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["read_number", "validate_content"]
+__all__ = ["read_number", "validate_content", "validate_spec"]
 
 _FORMATS = FormatChecker(formats=())
 for _name, _check in (("email", is_email), ("uri", is_uri), ("date", is_date),
@@ -73,7 +73,11 @@ def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
     Raises :class:`SchemaError` when the schema itself is outside the elicitation subset.
     A problem with the content as a whole (not an object) is reported under the key ``""``.
     """
-    spec = parse_schema(requested_schema)
+    return validate_spec(parse_schema(requested_schema), content)
+
+
+def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
+    """:func:`validate_content` for a schema already parsed into ``spec``."""
     if not isinstance(content, Mapping):
         return {"": "The answer must be an object of field values."}
     problems: dict[str, str] = {}
