@@ -19,7 +19,9 @@ from ._errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
+    UrlElicitationRequired,
 )
+from ._limits import RateLimit
 from ._policy import respond
 from ._schema import (
     BooleanField,
@@ -79,7 +81,9 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "RateLimit",
     "TextField",
+    "UrlElicitationRequired",
     "ToolCall",
     "ToolResult",
     "connect",

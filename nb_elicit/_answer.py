@@ -14,8 +14,9 @@ Action = Literal["accept", "decline", "cancel"]
 class Answer:
     """The person's answer to one elicitation.
 
-    ``accept`` carries ``content``: exactly the fields the person gave, already validated.
-    ``decline`` (an explicit no) and ``cancel`` (dismissed without choosing) carry none.
+    ``accept`` of a form carries ``content``: exactly the fields the person gave, already
+    validated. ``accept`` of a URL request (consent to open the page) carries none, and
+    neither do ``decline`` (an explicit no) and ``cancel`` (dismissed without choosing).
     """
 
     action: Action
@@ -29,6 +30,6 @@ class Answer:
 
     def to_result(self) -> dict[str, Any]:
         """The ``ElicitResult`` as it goes on the wire."""
-        if self.action == "accept":
-            return {"action": "accept", "content": dict(self.content or {})}
+        if self.action == "accept" and self.content is not None:
+            return {"action": "accept", "content": dict(self.content)}
         return {"action": self.action}

@@ -1,8 +1,12 @@
-"""Answering one elicitation: by the respond policy, or by a form that waits for the person.
+"""Answering one elicitation: by the guard, by the respond policy, or by the person.
 
-The form goes into the view of the call that asked, waits (in the pending registry) for an
-answer, and is closed with a reason when the request goes away. Every outcome is written to the
-history. Where no widget frontend is attached, the form answers cancel after a bounded wait.
+In order: a muted connection answers ``cancel``; a malformed or oversized request is refused
+with a JSON-RPC error; a form that asks for secrets is refused if the connection says so; the
+respond policy answers; and what is left for the person (a form, or a URL consent card) is
+declined if the server asks more often than its rate limit allows, or shown and waited for.
+The widget goes into the view of the call that asked, waits (in the pending registry), and is
+closed with a reason when the request goes away. Every outcome is written to the history.
+Where no widget frontend is attached, a request answers ``cancel`` after a bounded wait.
 """
 
 from __future__ import annotations
@@ -15,67 +19,138 @@ from ._call_view import CallView
 from ._calls import SETTLE, Call
 from ._errors import InvalidRequest, SchemaError
 from ._form import ElicitationForm
+from ._guard import Guard
 from ._history import HISTORY
 from ._kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
+from ._limits import MAX_MESSAGE
 from ._mcp import ElicitationRequest
 from ._pending import PENDING
 from ._policy import POLICIES, Policy, headless_wait
+from ._prompt import PromptWidget
 from ._schema import FormSpec, parse_schema
+from ._secrets import secret_fields
+from ._url import check_url
+from ._url_card import UrlConsentCard
 from ._validate import validate_spec
 
-__all__ = ["ask"]
+__all__ = ["ask", "check_message", "wait_for_person"]
+
+MODES = ("form", "url")
 
 
 async def ask(server: str, request: ElicitationRequest, call: Call | None, view: CallView,
-              gone: Callable[[], bool]) -> Answer:
+              gone: Callable[[], bool], guard: Guard) -> Answer:
     """Answer ``request`` from ``server``; ``gone()`` tells whether the server went away."""
-    if request.mode == "url":
-        view.notice(f"{server} asked you to open a web page ({request.url}). nb_elicit "
-                    "does not handle URL requests yet, so it declined.")
-        HISTORY.add(server, request.message, "decline", None, "URL not supported")
-        return Answer("decline")
-    if request.mode != "form":
-        raise InvalidRequest(f"unknown elicitation mode {request.mode!r}")
+    if guard.muted:
+        guard.count_notice("muted", view, lambda n: (
+            f"{server} is muted: nb_elicit answered cancel to {_requests(n)}. "
+            f"To see its requests again: %mcp unmute {server}"))
+        HISTORY.add(server, _text(request.message), "cancel", None, "muted")
+        return Answer("cancel")
+    guard.forget_notice("muted")
     try:
+        check_message(request)
+        if request.mode == "url":
+            return await _answer_url(server, request, call, view, gone, guard)
         spec = parse_schema(request.requested_schema)
-    except SchemaError as error:
-        view.notice(f"{server} asked with a form nb_elicit cannot show, so it answered "
-                    f"with an error. {error}")
-        HISTORY.add(server, request.message, "error", None, "unsupported schema")
+    except (SchemaError, InvalidRequest) as error:
+        what = "a form" if isinstance(error, SchemaError) else "a request"
+        view.notice(f"{server} sent {what} nb_elicit cannot show, so it answered with an "
+                    f"error. {error}")
+        HISTORY.add(server, _text(request.message), "error", None, "refused")
         raise
+    secrets = secret_fields(spec)
+    if secrets and guard.secret_forms == "refuse":
+        view.notice(f"{server} asked for what looks like a secret ({', '.join(secrets)}) in a "
+                    f"form. This connection refuses such forms, so nb_elicit declined.")
+        HISTORY.add(server, request.message, "decline", None, "refused secrets")
+        return Answer("decline")
     policy = POLICIES.for_connection(server)
     if policy.action != "ask":
         return _answer_by_policy(server, policy, request, spec, view)
-    return await _answer_by_form(server, request, call, view, gone)
-
-
-async def _answer_by_form(server: str, request: ElicitationRequest, call: Call | None,
-                          view: CallView, gone: Callable[[], bool]) -> Answer:
+    if not _within_rate_limit(server, request, view, guard):
+        return Answer("decline")
     form = ElicitationForm(request.message, request.requested_schema, server=server)
-    keep_widget_messages_flowing(form)
-    view.add_form(form)
+    answer = await wait_for_person(server, form, call, view, gone)
+    HISTORY.add(server, request.message, answer.action, answer.content, form.answered_by,
+                request.requested_schema)
+    return answer
+
+
+def check_message(request: ElicitationRequest) -> None:
+    """Refuse a request whose mode or message nb_elicit will not show."""
+    if request.mode not in MODES:
+        raise InvalidRequest(f"unknown elicitation mode {request.mode!r}; nb_elicit declared "
+                             f"{' and '.join(MODES)}")
+    if not isinstance(request.message, str):
+        raise InvalidRequest("the request needs a message string")
+    if len(request.message) > MAX_MESSAGE:
+        raise InvalidRequest(f"the message is {len(request.message):,} characters; the limit "
+                             f"is {MAX_MESSAGE:,}")
+
+
+async def _answer_url(server: str, request: ElicitationRequest, call: Call | None,
+                      view: CallView, gone: Callable[[], bool], guard: Guard) -> Answer:
+    url = check_url(request.url)
+    policy = POLICIES.for_connection(server)
+    if policy.action in ("decline", "cancel"):
+        view.notice(f"{server} asked you to open {url.url}. Answered {policy.action} by the "
+                    f"respond policy ({policy.source}).")
+        HISTORY.add(server, request.message, policy.action, None, "policy")
+        return Answer(policy.action)
+    if policy.action == "accept":
+        # Consent to open a page is a person's to give: no policy gives it for them.
+        view.notice(f"{server} asked you to open {url.url}. A respond policy never consents "
+                    f"to a web page, so nb_elicit declined.")
+        HISTORY.add(server, request.message, "decline", None, "policy (URL needs a person)")
+        return Answer("decline")
+    if not _within_rate_limit(server, request, view, guard):
+        return Answer("decline")
+    card = UrlConsentCard(request.message, url, server=server,
+                          elicitation_id=request.elicitation_id)
+    guard.remember_card(request.elicitation_id, card)
+    answer = await wait_for_person(server, card, call, view, gone)
+    HISTORY.add(server, request.message, answer.action, None, card.answered_by)
+    return answer
+
+
+async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
+                          view: CallView, gone: Callable[[], bool]) -> Answer:
+    """Show ``prompt`` in ``view`` and wait for its answer (bounded where nobody can see it)."""
+    keep_widget_messages_flowing(prompt)
+    view.add_form(prompt)
     loop = asyncio.get_running_loop()
     timer = None
     if not widget_frontend_attached():
         wait = headless_wait()
-        timer = loop.call_later(wait, _no_frontend, server, form, view, wait)
+        timer = loop.call_later(wait, _no_frontend, server, prompt, view, wait)
     if call is not None:
         call.begin_asking()
     try:
-        with PENDING.track(form, server, call):
-            answer = await form.wait()
+        with PENDING.track(prompt, server, call):
+            return await prompt.wait()
     except asyncio.CancelledError:
         # The server withdrew the request, or went away: look a moment later which it was.
-        loop.call_later(SETTLE, _withdrawn, server, form, gone)
+        loop.call_later(SETTLE, _withdrawn, server, prompt, gone)
         raise
     finally:
         if timer is not None:
             timer.cancel()
         if call is not None:
             call.end_asking()
-    HISTORY.add(server, request.message, answer.action, answer.content, form.answered_by,
-                request.requested_schema)
-    return answer
+
+
+def _within_rate_limit(server: str, request: ElicitationRequest, view: CallView,
+                       guard: Guard) -> bool:
+    """Whether one more request may be shown to the person; if not, say so (once, counted)."""
+    if guard.allow():
+        return True
+    guard.count_notice("limited", view, lambda n: (
+        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit declined "
+        f"{_requests(n)} without showing them. It shows the next one in "
+        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE."))
+    HISTORY.add(server, _text(request.message), "decline", None, "rate limit")
+    return False
 
 
 def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, spec: FormSpec,
@@ -100,11 +175,11 @@ def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, 
     return answer
 
 
-def _no_frontend(server: str, form: ElicitationForm, view: CallView, wait: float) -> None:
-    if form.answer.done():
+def _no_frontend(server: str, prompt: PromptWidget, view: CallView, wait: float) -> None:
+    if prompt.answer.done():
         return
-    form.answered_by = "no frontend"
-    if form.dismiss():
+    prompt.answered_by = "no frontend"
+    if prompt.dismiss():
         view.notice(
             f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
             f"widgets), so nb_elicit answered cancel after {wait:g} s. To answer without a "
@@ -112,9 +187,18 @@ def _no_frontend(server: str, form: ElicitationForm, view: CallView, wait: float
             f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")
 
 
-def _withdrawn(server: str, form: ElicitationForm, gone: Callable[[], bool]) -> None:
+def _withdrawn(server: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
     disconnected = gone()
-    if form.abandon(f"{server} disconnected." if disconnected else
-                    f"{server} withdrew this request."):
-        HISTORY.add(server, form.message, "none", None,
+    if prompt.abandon(f"{server} disconnected." if disconnected else
+                      f"{server} withdrew this request."):
+        HISTORY.add(server, prompt.message, "none", None,
                     "disconnected" if disconnected else "withdrawn")
+
+
+def _requests(count: int) -> str:
+    return "1 request" if count == 1 else f"{count:,} requests"
+
+
+def _text(message: object) -> str:
+    text = message if isinstance(message, str) else repr(message)
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -21,6 +21,8 @@ from ._mcp import ToolResult
 __all__ = ["CallView"]
 
 _TICK = 1.0  # seconds between updates of the elapsed time
+#: Notices one call shows; past this, one line counts the rest (a flood stays bounded).
+MAX_NOTICES = 50
 
 
 class CallView(widgets.VBox):
@@ -36,6 +38,8 @@ class CallView(widgets.VBox):
         self.result = widgets.VBox()
         self.result.add_class("nb-elicit-result")
         self._ticker: asyncio.Task | None = None
+        self._notices = 0
+        self._overflow: widgets.HTML | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
         super().__init__([self.status, self.forms, self.result])
@@ -55,12 +59,42 @@ class CallView(widgets.VBox):
     def add_form(self, form: widgets.Widget) -> None:
         self.forms.children = (*self.forms.children, form)
 
-    def notice(self, text: str, kind: str = "warning") -> None:
+    def notice(self, text: str, kind: str = "warning") -> widgets.HTML:
         """A one-line notice under the call (a refused request, a decline, ...)."""
+        self._notices += 1
+        if self._notices > MAX_NOTICES:
+            return self._overflowing()
         self.lines.append(text)
         line = widgets.HTML(text_html(text))
         line.add_class(f"nb-elicit-notice-{kind}")
+        line.add_class("nb-elicit-notice")
         self.forms.children = (*self.forms.children, line)
+        return line
+
+    def _overflowing(self) -> widgets.HTML:
+        more = self._notices - MAX_NOTICES
+        text = (f"… and {more:,} more notice{'s' if more > 1 else ''} from this call; "
+                "%mcp history lists every request.")
+        if self._overflow is None:
+            self._overflow = widgets.HTML()
+            self._overflow.add_class("nb-elicit-notice")
+            self.forms.children = (*self.forms.children, self._overflow)
+        if self.lines and self.lines[-1].startswith("… and "):
+            self.lines[-1] = text
+        else:
+            self.lines.append(text)
+        self._overflow.value = text_html(text)
+        return self._overflow
+
+    def update_notice(self, line: widgets.HTML, text: str) -> None:
+        """Say something new in a notice already shown (a count that grew)."""
+        old = html.unescape(line.value)
+        line.value = text_html(text)
+        for i in range(len(self.lines) - 1, -1, -1):
+            if self.lines[i] in old:
+                self.lines[i] = text
+                return
+        self.lines.append(text)
 
     def show_result(self, result: ToolResult) -> None:
         self._stop_ticking()

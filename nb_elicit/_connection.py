@@ -25,8 +25,17 @@ from ._answer import Answer
 from ._asking import ask
 from ._call_view import CallView
 from ._calls import Call, ToolCall, current_call, run_call
-from ._errors import ConnectError, InvalidRequest, SchemaError, ServerDisconnected, ServerError
+from ._errors import (
+    ConnectError,
+    InvalidRequest,
+    SchemaError,
+    ServerDisconnected,
+    ServerError,
+    UrlElicitationRequired,
+)
+from ._guard import Guard
 from ._kernel_compat import check_blocking_supported, widget_frontend_attached
+from ._limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from ._mcp import (
     LEGACY,
     MODERN,
@@ -38,6 +47,7 @@ from ._mcp import (
     needs_other_mode,
 )
 from ._pending import PENDING
+from ._url_required import ask_before_retry
 
 __all__ = ["Connection", "ToolCall", "connect", "connections"]
 
@@ -47,12 +57,19 @@ connections: dict[str, Connection] = {}
 
 async def connect(name: str, command: Sequence[str] | None = None, *, url: str | None = None,
                   headers: dict[str, str] | None = None, env: dict[str, str] | None = None,
-                  cwd: str | os.PathLike | None = None) -> Connection:
+                  cwd: str | os.PathLike | None = None,
+                  rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
+                  secret_forms: str = "warn") -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``).
 
     A stdio server gets the SDK's safe default environment (HOME, LOGNAME, PATH, SHELL, TERM,
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
     every HTTP request. An existing connection of the same name is closed first.
+
+    ``rate_limit`` caps how often the server may ask (``"10/min"``, ``"2/s burst 4"``, or None
+    for no limit; the default is 10 a minute with a burst of 5): requests past it are declined
+    with one notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a
+    secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
     """
     if (command is None) == (url is None):
         raise ValueError("give either command=[...] for a stdio server or url=... for HTTP")
@@ -64,9 +81,11 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
             os.fspath(cwd) if cwd is not None else None)
     else:
         target = HttpTarget(url, dict(headers or {}))
+    guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
+                  secret_forms)
     if name in connections:
         await connections.pop(name).close()
-    connection = Connection(name, target)
+    connection = Connection(name, target, guard)
     await connection._open()
     connections[name] = connection
     return connection
@@ -75,9 +94,11 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
 class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
-    def __init__(self, name: str, target: StdioTarget | HttpTarget):
+    def __init__(self, name: str, target: StdioTarget | HttpTarget, guard: Guard | None = None):
         self.name = name
         self.target = target
+        #: Rate limit, mute and the secret-form rule of this connection.
+        self.guard = guard or Guard()
         self._sessions: dict[str, ServerSession] = {}
         self._primary = LEGACY
         self._tool_modes: dict[str, str] = {}
@@ -116,6 +137,25 @@ class Connection:
     def protocol_version(self) -> str | None:
         return self._main.protocol_version if self._sessions else None
 
+    @property
+    def muted(self) -> bool:
+        return self.guard.muted
+
+    def mute(self) -> None:
+        """Answer every further request of this server with cancel, until :meth:`unmute`."""
+        self.guard.muted = True
+
+    def unmute(self) -> None:
+        self.guard.muted = False
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        return self.guard.rate_limit
+
+    @rate_limit.setter
+    def rate_limit(self, limit: str | RateLimit | None) -> None:
+        self.guard.set_rate_limit(parse_rate_limit(limit) if isinstance(limit, str) else limit)
+
     def log_tail(self, lines: int = 20) -> str:
         """The last lines a stdio server wrote to its stderr."""
         if not self.log_path:
@@ -134,13 +174,14 @@ class Connection:
         """Call a tool and wait; its forms and then its result appear in this cell."""
         check_blocking_supported()
         view = self._view(f"{tool}", show_waiting=True)
-        return await self._in_call(view, self._call_tool(tool, arguments), show=True)
+        return await self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True)
 
     def start_tool(self, tool: str, arguments: dict | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self._view(tool, show_waiting=True)
         task = asyncio.get_running_loop().create_task(
-            self._in_call(view, self._call_tool(tool, arguments), show=True, interruptible=False))
+            self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True,
+                          interruptible=False))
         return ToolCall(task, self.name, tool)
 
     async def list_tools(self) -> list[dict]:
@@ -205,9 +246,21 @@ class Connection:
                 if self._closed:
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
                 session = await ServerSession.open(self.target, mode, self._on_elicit,
-                                                   self._errlog)
+                                                   self._errlog, self.guard.complete)
                 self._sessions[mode] = session
             return session
+
+    async def _call_tool_and_retry(self, tool: str, arguments: dict | None) -> ToolResult:
+        """Call; if the server first needs pages opened (-32042), show them and retry."""
+        while True:
+            try:
+                return await self._call_tool(tool, arguments)
+            except UrlElicitationRequired as error:
+                call = current_call.get()
+                view = call.view if call is not None else self._stray_view()
+                if not await ask_before_retry(self.name, tool, error, call, view, self._gone,
+                                              self.guard):
+                    raise
 
     async def _call_tool(self, tool: str, arguments: dict | None) -> ToolResult:
         if arguments is not None and not isinstance(arguments, dict):
@@ -262,7 +315,7 @@ class Connection:
         call = current_call.get() or (self._calls[-1] if self._calls else None)
         view = call.view if call is not None else self._stray_view()
         try:
-            return await ask(self.name, request, call, view, self._gone)
+            return await ask(self.name, request, call, view, self._gone, self.guard)
         except (SchemaError, InvalidRequest, asyncio.CancelledError):
             raise
         except Exception as error:

@@ -27,6 +27,7 @@ from ._schema import (
     NumberField,
     TextField,
 )
+from ._secrets import looks_secret
 from ._validate import read_number
 
 __all__ = ["MISSING", "FieldControl", "field_class", "make_control", "property_of_class",
@@ -121,15 +122,22 @@ class FieldControl:
 
 class TextControl(FieldControl):
     _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://"}
+    _WIDGET: type[widgets.Text] = widgets.Text
 
     def __init__(self, field: TextField):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
-        text = widgets.Text(value=field.default or "", description=field.label,
+        text = self._WIDGET(value=field.default or "", description=field.label,
                             placeholder=placeholder, style=_STYLE, layout=_wide())
         super().__init__(field, text)
 
     def read(self):
         return self.widget.value if self.widget.value != "" else MISSING
+
+
+class SecretTextControl(TextControl):
+    """A text field that looks like it asks for a secret: typed characters are masked."""
+
+    _WIDGET = widgets.Password
 
 
 class DateControl(FieldControl):
@@ -271,6 +279,8 @@ def make_control(field: Field) -> FieldControl:
 _CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field], FieldControl]]] = [
     (lambda f: isinstance(f, TextField) and f.format == "date", DateControl),
     (lambda f: isinstance(f, TextField) and f.format == "date-time", DateTimeControl),
+    (lambda f: isinstance(f, TextField) and f.format is None
+     and looks_secret(f.name, f.title, f.description), SecretTextControl),
     (lambda f: isinstance(f, TextField), TextControl),
     (lambda f: isinstance(f, NumberField), NumberControl),
     (lambda f: isinstance(f, BooleanField) and f.required and f.default is None, YesNoControl),

@@ -8,6 +8,7 @@ The tree::
     ├── ConnectError              a server could not be started or reached
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── ServerError               the server answered a request with a JSON-RPC error
+    │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
     └── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
 
 Validation problems with what a person typed are not exceptions: they are shown on the form,
@@ -24,6 +25,7 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "UrlElicitationRequired",
 ]
 
 
@@ -40,8 +42,18 @@ class SchemaError(NbElicitError, ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]):
         self.problems = list(problems)
-        detail = "; ".join(f"{path}: {reason}" for path, reason in self.problems)
+        shown = self.problems[:_SHOWN_PROBLEMS]
+        detail = "; ".join(f"{_clip(path)}: {reason}" for path, reason in shown)
+        if len(self.problems) > len(shown):
+            detail += f"; and {len(self.problems) - len(shown)} more problems"
         super().__init__(f"unsupported requestedSchema: {detail}")
+
+
+_SHOWN_PROBLEMS = 10
+
+
+def _clip(path: str, limit: int = 80) -> str:
+    return path if len(path) <= limit else path[: limit - 1] + "…"
 
 
 class InvalidRequest(NbElicitError, ValueError):
@@ -59,10 +71,20 @@ class ServerDisconnected(NbElicitError):
 class ServerError(NbElicitError):
     """The server answered with a JSON-RPC error: ``code`` and ``message`` are the server's."""
 
-    def __init__(self, code: int, message: str):
+    def __init__(self, code: int, message: str, data: object = None):
         self.code = code
         self.message = message
+        self.data = data
         super().__init__(f"server error {code}: {message}")
+
+
+class UrlElicitationRequired(ServerError):
+    """The server needs the person to open web pages first (-32042), then the call may be
+    retried. ``requests`` lists them as URL-mode elicitation requests."""
+
+    def __init__(self, code: int, message: str, data: object, requests: list):
+        super().__init__(code, message, data)
+        self.requests = requests
 
 
 class BlockingNotSupported(NbElicitError):

@@ -6,53 +6,46 @@
 
 The form answers exactly once. Submit validates first and sends nothing while any field has a
 problem; Decline and Dismiss (✕) answer ``decline`` and ``cancel``. After any of them the form
-locks and says what happened. Clicks may be handled on any thread (ipykernel can dispatch widget
-messages on a subshell thread), so the answer is a :class:`concurrent.futures.Future`, which is
-safe to resolve from anywhere, and :meth:`wait` wraps it for the caller's event loop.
+locks and says what happened. What it shares with the URL consent card (the answer future, safe
+to resolve from any thread, and ``wait``) is in :mod:`nb_elicit._prompt`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextlib
-import threading
-import traceback
+import dataclasses
 
 import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import MISSING, FieldControl, make_control, text_html
+from ._prompt import PromptWidget, make_button
 from ._schema import FormSpec, parse_schema
+from ._secrets import secret_fields
 from ._validate import validate_spec
 
 __all__ = ["ElicitationForm"]
 
-_OUTCOMES = {
-    "accept": "Submitted.",
-    "decline": "Declined.",
-    "cancel": "Dismissed.",
-}
 
-
-class ElicitationForm(widgets.VBox):
+class ElicitationForm(PromptWidget):
     """An inline form for one elicitation, answered with Submit, Decline or Dismiss (✕).
 
     ``message``, ``server`` and everything in ``requested_schema`` come from an MCP server and
     are shown as plain text. Raises :class:`SchemaError` for a schema outside the subset.
+
+    Fields that look like they ask for a secret (password, API key, card number, ...) get a
+    warning at the top of the form, masked input, and no prefilled value anywhere in the form.
     """
 
     def __init__(self, message: str, requested_schema: dict, *, server: str = "MCP server",
                  **kwargs):
         self.spec: FormSpec = parse_schema(requested_schema)
-        self.message = message
-        self.server = server
-        self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
-        #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
-        self.answered_by = "person"
-        self._lock = threading.Lock()
+        super().__init__(message, server, "asks:", **kwargs)
+        #: Names of the fields that look like secrets (then nothing is prefilled).
+        self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
         for field in self.spec:
+            if self.secret_fields and field.default is not None:
+                field = dataclasses.replace(field, default=None)
             control = make_control(field)
             control.on_change(lambda c: c.show_error(None))
             self.controls[field.name] = control
@@ -60,27 +53,15 @@ class ElicitationForm(widgets.VBox):
             if isinstance(control.widget, widgets.Text):
                 control.widget.on_msg(self._on_text_event)
 
-        self.submit_button = _button("Submit", "nb-elicit-submit", "Send these answers",
-                                     style="primary")
-        self.decline_button = _button("Decline", "nb-elicit-decline", "Say no to this request")
-        self.dismiss_button = _button("✕", "nb-elicit-dismiss", "Dismiss")
-        self.dismiss_button.layout = widgets.Layout(width="2.5em")
+        self.submit_button = make_button("Submit", "nb-elicit-submit", "Send these answers",
+                                         style="primary")
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
-        self.decline_button.on_click(lambda _: self._guarded(self.decline))
-        self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
-        self.status = widgets.HTML()
-        self.status.add_class("nb-elicit-status")
-
-        asker = widgets.HTML(text_html(f"{server} asks:", "nb-elicit-server"))
-        asker.add_class("nb-elicit-header")
-        header = widgets.HBox([asker, self.dismiss_button],
-                              layout=widgets.Layout(justify_content="space-between"))
-        message_line = widgets.HTML(text_html(message, "nb-elicit-message-text"))
-        message_line.add_class("nb-elicit-message")
         buttons = widgets.HBox([self.submit_button, self.decline_button])
-        children = [header, message_line, *(c.view for c in self.controls.values()),
-                    buttons, self.status]
-        super().__init__(children, **kwargs)
+        children = [self.header, self.message_line]
+        if self.secret_fields:
+            children.append(self._secret_warning())
+        children += [*(c.view for c in self.controls.values()), buttons, self.status]
+        self.children = children
         self.add_class("nb-elicit-form")
 
     def _repr_mimebundle_(self, **kwargs):
@@ -90,7 +71,7 @@ class ElicitationForm(widgets.VBox):
             bundle["text/plain"] = f"[form from {self.server}: {self.message}]"
         return bundle
 
-    # -- the three answers ------------------------------------------------------------------
+    # -- the answer ---------------------------------------------------------------------------
 
     def submit(self) -> bool:
         """Validate, then accept with the content; return False (and show why) if invalid."""
@@ -108,63 +89,30 @@ class ElicitationForm(widgets.VBox):
             self._finish(Answer("accept", content))
             return True
 
-    def decline(self) -> bool:
-        """Answer ``decline``: the person explicitly said no."""
-        return self._answer_without_content("decline")
-
-    def dismiss(self) -> bool:
-        """Answer ``cancel``: the person closed the form without choosing."""
-        return self._answer_without_content("cancel")
-
-    def abandon(self, reason: str) -> bool:
-        """Close the form without an answer (the request is gone), showing ``reason``."""
-        with self._lock:
-            if self.answer.done():
-                return False
-            self._lock_controls()
-            self._set_status(reason)
-            self.answer.cancel()
-            return True
-
-    async def wait(self) -> Answer:
-        """Wait, on the running event loop, for the person's answer.
-
-        Cancelling the wait leaves the form as it is (unlike ``asyncio.wrap_future``, which
-        would cancel the answer too): whoever cancels decides what the form shows.
-        """
-        loop = asyncio.get_running_loop()
-        waiter = loop.create_future()
-
-        def transfer(answer: concurrent.futures.Future) -> None:
-            if waiter.done():
-                return
-            if answer.cancelled():
-                waiter.cancel()
-            elif answer.exception() is not None:
-                waiter.set_exception(answer.exception())
-            else:
-                waiter.set_result(answer.result())
-
-        def wake(answer: concurrent.futures.Future) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                loop.call_soon_threadsafe(transfer, answer)
-
-        self.answer.add_done_callback(wake)
-        return await waiter
-
     @property
     def content(self) -> dict:
         """What Submit would send now (unvalidated), for previews and tests."""
         return self._collect()[0]
 
-    # -- internals --------------------------------------------------------------------------
+    # -- internals ------------------------------------------------------------------------------
 
-    def _answer_without_content(self, action: str) -> bool:
-        with self._lock:
-            if self.answer.done():
-                return False
-            self._finish(Answer(action))
-            return True
+    def _secret_warning(self) -> widgets.HTML:
+        labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)
+        text = (f"⚠ This form seems to ask for a secret ({labels}). MCP servers must not ask for "
+                f"passwords, keys or payment details in a form; a trustworthy server sends you to "
+                f"its own web page instead. Decline unless you are sure. Nothing here is "
+                f"prefilled.")
+        line = widgets.HTML(f'<div style="color: var(--jp-warn-color0, #b45309)">'
+                            f'{text_html(text)}</div>')
+        line.add_class("nb-elicit-secret-warning")
+        return line
+
+    def _buttons(self) -> list[widgets.Button]:
+        return [self.submit_button, *super()._buttons()]
+
+    def _lock_body(self) -> None:
+        for control in self.controls.values():
+            control.lock()
 
     def _collect(self) -> tuple[dict, dict[str, str]]:
         content, problems = {}, {}
@@ -180,40 +128,7 @@ class ElicitationForm(widgets.VBox):
             problems.setdefault(name, problem)
         return content, problems
 
-    def _finish(self, answer: Answer) -> None:
-        self._lock_controls()
-        self._set_status(_OUTCOMES[answer.action])
-        self.answer.set_result(answer)
-
-    def _lock_controls(self) -> None:
-        for control in self.controls.values():
-            control.lock()
-        for button in (self.submit_button, self.decline_button, self.dismiss_button):
-            button.disabled = True
-        self.add_class("nb-elicit-locked")
-
-    def _set_status(self, text: str) -> None:
-        self.status.value = text_html(text)
-
     def _on_text_event(self, _widget, content, _buffers) -> None:
         # Enter in a single-line text box submits the form.
         if isinstance(content, dict) and content.get("event") == "submit":
             self._guarded(self.submit)
-
-    def _guarded(self, action) -> None:
-        """Run a click handler; a bug in it fails this form's answer instead of the comm."""
-        try:
-            action()
-        except Exception as exc:  # noqa: BLE001 - reported on the form and to the caller
-            with self._lock:
-                if not self.answer.done():
-                    self._lock_controls()
-                    self._set_status(f"nb_elicit failed: {exc!r}")
-                    self.answer.set_exception(exc)
-            traceback.print_exc()
-
-
-def _button(label: str, css_class: str, tooltip: str, style: str = "") -> widgets.Button:
-    button = widgets.Button(description=label, tooltip=tooltip, button_style=style)
-    button.add_class(css_class)
-    return button

@@ -8,38 +8,13 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HISTORY", "History", "HistoryEntry", "looks_secret", "masked"]
+from ._secrets import masked
 
-_SECRET = re.compile(
-    r"\bpass(word|code|phrase)?s?\b|passwd|\bpwd\b|\bpin\b|\b(access|auth|bearer|refresh)?"
-    r"[\s_-]?tokens?\b|api[\s_-]?key|\bsecrets?\b|private[\s_-]?key|"
-    r"credit[\s_-]?card|card[\s_-]?(number|no)|\bcvv\b|\bcvc\b|\bssn\b|social[\s_-]?security|"
-    r"\biban\b", re.IGNORECASE)
-MASK = "••••••"
-
-
-def looks_secret(*texts: str | None) -> bool:
-    """Whether any of a field's name, title or description reads like a secret."""
-    return any(text and _SECRET.search(text.replace("_", " ")) for text in texts)
-
-
-def masked(content: dict[str, Any] | None, schema: Any) -> dict[str, Any] | None:
-    """``content`` with the values of secret-looking fields replaced by a mask."""
-    if content is None:
-        return None
-    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    out = {}
-    for name, value in content.items():
-        prop = properties.get(name) if isinstance(properties.get(name), dict) else {}
-        secret = looks_secret(name, prop.get("title"), prop.get("description"))
-        out[name] = MASK if secret else value
-    return out
-
+__all__ = ["HISTORY", "History", "HistoryEntry"]
 
 @dataclass(frozen=True)
 class HistoryEntry:

@@ -34,6 +34,8 @@ __all__ = ["McpMagics", "load", "unload"]
 HELP = """\
 %mcp connect NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]   start a stdio server
 %mcp connect NAME --url URL [--header 'K: V']...                    reach a server over HTTP
+    either form also takes --rate-limit RATE (default 10/min, burst 5; or off)
+    and --secret-forms refuse (decline forms that ask for passwords, keys, cards...)
 %mcp list                          the connections: server, version, protocol, status
 %mcp tools NAME                    the server's tools, with descriptions and input schemas
 %mcp prompts NAME                  its prompts
@@ -43,6 +45,8 @@ HELP = """\
 %mcp respond [NAME] ask|decline|cancel|accept JSON
                                    how to answer forms without a person (default: ask)
 %mcp history                       every elicitation so far (secret-looking values masked)
+%mcp mute NAME / %mcp unmute NAME  answer every request of NAME with cancel / show them again
+%mcp limit NAME [RATE]             how often NAME may ask: 10/min, 2/s burst 4, or off
 %mcp log NAME                      the last lines a stdio server wrote to stderr
 %mcp help                          this text
 
@@ -50,9 +54,10 @@ Python: nb_elicit.connections[NAME] is the live connection; await its call_tool(
 Headless runs: NB_ELICIT_RESPOND="decline" (or cancel, ask, accept {...}) in the environment."""
 
 SUBCOMMANDS = ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-               "respond", "history", "log", "help")
-_NEEDS_NAME = ("tools", "prompts", "resources", "call", "disconnect", "log")
-_SYNC = ("help", "list", "respond", "history", "log")
+               "respond", "history", "mute", "unmute", "limit", "log", "help")
+_NEEDS_NAME = ("tools", "prompts", "resources", "call", "disconnect", "mute", "unmute", "limit",
+               "log")
+_SYNC = ("help", "list", "respond", "history", "mute", "unmute", "limit", "log")
 #: Marks a magic line that the input transformer awaits (an invisible separator).
 _AWAITED = "\u2063"
 _MAGIC_CALL = re.compile(
@@ -154,6 +159,11 @@ class McpMagics(Magics):
                        for h in flags.pop("--header", []))
         env = dict(_pair(e, "=", "--env KEY=VALUE") for e in flags.pop("--env", []))
         cwd = flags.pop("--cwd", [None])[-1]
+        guard = {"secret_forms": flags.pop("--secret-forms", ["warn"])[-1]}
+        if guard["secret_forms"] not in ("warn", "refuse"):
+            raise UsageError("--secret-forms takes warn or refuse")
+        if "--rate-limit" in flags:
+            guard["rate_limit"] = _rate_limit(flags.pop("--rate-limit")[-1])
         if flags:
             raise UsageError(f"unknown option {next(iter(flags))} for %mcp connect; "
                              "see %mcp help")
@@ -167,9 +177,9 @@ class McpMagics(Magics):
         runtime = _runtime()
         try:
             if url is not None:
-                conn = await runtime.connect(name, url=url, headers=headers)
+                conn = await runtime.connect(name, url=url, headers=headers, **guard)
             else:
-                conn = await runtime.connect(name, command, env=env or None, cwd=cwd)
+                conn = await runtime.connect(name, command, env=env or None, cwd=cwd, **guard)
         except runtime.ConnectError as error:
             first, *more = str(error).splitlines()
             if more:
@@ -181,12 +191,14 @@ class McpMagics(Magics):
     def _list(self, rest: str):
         runtime = _runtime()
         rows = [[name, c.server_name or "?", c.server_version or "?", c.protocol_version or "?",
-                 c.status, str(POLICIES.for_connection(name))]
+                 c.status + (", muted" if c.muted else ""), str(POLICIES.for_connection(name)),
+                 str(c.rate_limit or "off")]
                 for name, c in runtime.connections.items()]
-        rows += [[name, "?", "?", "?", "connecting", str(POLICIES.for_connection(name))]
+        rows += [[name, "?", "?", "?", "connecting", str(POLICIES.for_connection(name)), "?"]
                  for name, task in self._connecting.items()
                  if not task.done() and name not in runtime.connections]
-        return Table(["name", "server", "version", "protocol", "status", "respond"], rows,
+        return Table(["name", "server", "version", "protocol", "status", "respond", "rate limit"],
+                     rows,
                      "No connections. Make one with %mcp connect NAME -- COMMAND.")
 
     async def _tools(self, rest: str):
@@ -268,6 +280,22 @@ class McpMagics(Magics):
 
     def _history(self, rest: str):
         return _HistoryView()
+
+    def _mute(self, rest: str):
+        self._connection(rest).mute()
+        name = rest.split()[0]
+        return Text(f"Muted {name!r}: its requests are answered cancel until %mcp unmute {name}.")
+
+    def _unmute(self, rest: str):
+        self._connection(rest).unmute()
+        return Text(f"Unmuted {rest.split()[0]!r}: its requests show again.")
+
+    def _limit(self, rest: str):
+        name, _, rate = rest.partition(" ")
+        conn = self._connection(name)
+        if rate.strip():
+            conn.rate_limit = _rate_limit(rate)
+        return Text(f"{name!r} may ask {conn.rate_limit or 'without a limit'}.")
 
     def _log(self, rest: str):
         conn = self._connection(rest)
@@ -361,6 +389,15 @@ def _flags(words: list[str]) -> dict[str, list[str]]:
         flags.setdefault(key, []).append(value)
         i += 1
     return flags
+
+
+def _rate_limit(text: str):
+    from ._limits import parse_rate_limit
+
+    try:
+        return parse_rate_limit(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def _pair(text: str, sep: str, example: str) -> tuple[str, str]:

@@ -25,7 +25,13 @@ import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    URL_ELICITATION_REQUIRED,
+)
 
 from ._answer import Answer
 from ._errors import (
@@ -35,6 +41,7 @@ from ._errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
+    UrlElicitationRequired,
 )
 
 __all__ = ["ElicitationRequest", "HttpTarget", "ServerSession", "StdioTarget", "ToolResult"]
@@ -98,6 +105,10 @@ class ToolResult:
 
 
 ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
+CompleteHandler = Callable[[str], None]
+
+#: Protocol versions that have no URL mode (a client on them cannot have declared it).
+_FORM_ONLY_VERSIONS = ("2025-06-18",)
 
 
 def needs_other_mode(error: ServerError, mode: str) -> bool:
@@ -117,10 +128,11 @@ class ServerSession:
     """One open SDK client to one server, in one protocol era (``legacy`` or ``auto``)."""
 
     def __init__(self, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
-                 errlog: IO[str] | None = None):
+                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None):
         self.target = target
         self.mode = mode
         self._handler = handler
+        self._on_complete = on_complete
         self._errlog = errlog
         self._client: Client | None = None
         self._stop = asyncio.Event()
@@ -129,9 +141,14 @@ class ServerSession:
 
     @classmethod
     async def open(cls, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
-                   errlog: IO[str] | None = None) -> ServerSession:
-        """Start the server (or reach it) and finish the handshake."""
-        session = cls(target, mode, handler, errlog)
+                   errlog: IO[str] | None = None,
+                   on_complete: CompleteHandler | None = None) -> ServerSession:
+        """Start the server (or reach it) and finish the handshake.
+
+        ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
+        ``notifications/elicitation/complete``.
+        """
+        session = cls(target, mode, handler, errlog, on_complete)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = asyncio.create_task(session._run(ready), name=f"nb_elicit:{target}")
         await ready
@@ -207,8 +224,8 @@ class ServerSession:
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
-            async with Client(transport, mode=self.mode,
-                              elicitation_callback=self._on_elicit) as client:
+            async with Client(transport, mode=self.mode, elicitation_callback=self._on_elicit,
+                              message_handler=self._on_message) as client:
                 self._client = client
                 ready.set_result(None)
                 await self._stop.wait()
@@ -231,15 +248,17 @@ class ServerSession:
                                        cwd=self.target.cwd)
         return stdio_client(params, errlog=self._errlog) if self._errlog else params
 
+    async def _on_message(self, message) -> None:
+        if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
+            self._on_complete(message.params.elicitation_id)
+
     async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
         """The single place where what the handler raises becomes a JSON-RPC error."""
-        request = ElicitationRequest(
-            mode=getattr(params, "mode", None) or "form",
-            message=params.message,
-            requested_schema=getattr(params, "requested_schema", None),
-            url=getattr(params, "url", None),
-            elicitation_id=getattr(params, "elicitation_id", None),
-        )
+        request = _request_of(params)
+        if request.mode == "url" and self.protocol_version in _FORM_ONLY_VERSIONS:
+            return types.ErrorData(code=INVALID_PARAMS, message=(
+                f"URL mode does not exist in protocol {self.protocol_version}, so nb_elicit "
+                "did not declare it"))
         try:
             answer = await self._handler(request)
         except (SchemaError, InvalidRequest) as exc:
@@ -249,10 +268,39 @@ class ServerSession:
         return types.ElicitResult(**answer.to_result())
 
 
+def _request_of(params) -> ElicitationRequest:
+    return ElicitationRequest(
+        mode=getattr(params, "mode", None) or "form",
+        message=params.message,
+        requested_schema=getattr(params, "requested_schema", None),
+        url=getattr(params, "url", None),
+        elicitation_id=getattr(params, "elicitation_id", None),
+    )
+
+
 def _from_mcp_error(exc: MCPError) -> NbElicitError:
     if exc.code == CONNECTION_CLOSED:
         return ServerDisconnected(f"the server went away ({exc.message})")
-    return ServerError(exc.code, exc.message)
+    if exc.code == URL_ELICITATION_REQUIRED:
+        requests = _url_requests(exc.data)
+        if requests:
+            return UrlElicitationRequired(exc.code, exc.message, exc.data, requests)
+    return ServerError(exc.code, exc.message, exc.data)
+
+
+def _url_requests(data: Any) -> list[ElicitationRequest]:
+    """The URL requests listed in a -32042 error's data (entries that are not are dropped)."""
+    entries = data.get("elicitations") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return []
+    requests = []
+    for entry in entries[:20]:
+        try:
+            params = types.ElicitRequestURLParams.model_validate(entry)
+        except Exception:  # noqa: BLE001 - a malformed entry is simply not shown
+            continue
+        requests.append(_request_of(params))
+    return requests
 
 
 def _describe(exc: BaseException) -> str:

@@ -20,6 +20,7 @@ import regex
 
 from ._errors import SchemaError
 from ._formats import is_date, is_date_time
+from ._limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
 
 __all__ = [
     "ANNOTATION_KEYWORDS",
@@ -171,6 +172,8 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     for key in ("title", "description"):
         if key in requested_schema and not isinstance(requested_schema[key], str):
             problems.add(key, "must be a string")
+        elif key in requested_schema:
+            _optional_str(requested_schema, key, "", problems)
     for key in requested_schema:
         if key not in _TOP_KEYWORDS and key not in ANNOTATION_KEYWORDS:
             problems.add(key, "is not supported in an elicitation schema")
@@ -180,6 +183,12 @@ def parse_schema(requested_schema: Any) -> FormSpec:
         problems.add("properties", "must be an object mapping names to field schemas")
         properties = {}
 
+    if len(properties) > MAX_PROPERTIES:
+        raise SchemaError([("properties", f"has {len(properties):,} fields; the limit "
+                                          f"is {MAX_PROPERTIES:,}")])
+    for name in properties:
+        if len(name) > MAX_TEXT:
+            problems.add(f"properties.{name[:40]}…", _too_long(name, MAX_TEXT, "a name"))
     properties = {name: unwrap_nullable(prop) for name, prop in properties.items()}
     required = _parse_required(requested_schema, properties, problems)
     fields = []
@@ -305,6 +314,8 @@ def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field
     if pattern is not None:
         if not isinstance(pattern, str):
             problems.add(f"{path}.pattern", "must be a string")
+        elif len(pattern) > MAX_PATTERN:
+            problems.add(f"{path}.pattern", _too_long(pattern, MAX_PATTERN))
         else:
             try:
                 regex.compile(pattern)
@@ -314,6 +325,8 @@ def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field
     if default is not None:
         if not isinstance(default, str):
             problems.add(f"{path}.default", "must be a string")
+        elif len(default) > MAX_MESSAGE:
+            problems.add(f"{path}.default", _too_long(default, MAX_MESSAGE))
         elif fmt == "date" and not is_date(default):
             problems.add(f"{path}.default", f"{default!r} is not a date (YYYY-MM-DD)")
         elif fmt == "date-time" and not is_date_time(default):
@@ -431,6 +444,9 @@ def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Optio
     if not isinstance(entries, list) or not entries:
         problems.add(path, "must be a non-empty list of {const, title} choices")
         return ()
+    if len(entries) > MAX_CHOICES:
+        problems.add(path, _too_many_choices(entries))
+        return ()
     options, seen = [], set()
     for i, entry in enumerate(entries):
         epath = f"{path}[{i}]"
@@ -442,6 +458,8 @@ def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Optio
             problems.add(epath, "needs a string const")
         elif not isinstance(title, str):
             problems.add(epath, "needs a string title")
+        elif len(const) > MAX_TEXT or len(title) > MAX_TEXT:
+            problems.add(epath, _too_long(max(const, title, key=len), MAX_TEXT))
         elif const in seen:
             problems.add(epath, f"repeats the value {const!r}")
         elif extra := sorted(set(entry) - {"const", "title", "description"} - ANNOTATION_KEYWORDS):
@@ -468,9 +486,15 @@ def _string_list(values: Any, path: str, problems: _Problems, what: str,
     if not isinstance(values, list) or not values:
         problems.add(path, f"{what} must be a non-empty list of strings")
         return []
+    if len(values) > MAX_CHOICES:
+        problems.add(path, _too_many_choices(values))
+        return []
     for i, v in enumerate(values):
         if not isinstance(v, str):
             problems.add(f"{path}[{i}]", f"{what} must be strings, not {_json_type(v)}")
+            return []
+        if len(v) > MAX_TEXT:
+            problems.add(f"{path}[{i}]", _too_long(v, MAX_TEXT))
             return []
     if unique and len(set(values)) != len(values):
         dup = next(v for i, v in enumerate(values) if v in values[:i])
@@ -481,10 +505,22 @@ def _string_list(values: Any, path: str, problems: _Problems, what: str,
 
 def _optional_str(prop: dict, key: str, path: str, problems: _Problems) -> str | None:
     value = prop.get(key)
+    where = f"{path}.{key}" if path else key
     if value is not None and not isinstance(value, str):
-        problems.add(f"{path}.{key}", "must be a string")
+        problems.add(where, "must be a string")
+        return None
+    if value is not None and len(value) > MAX_TEXT:
+        problems.add(where, _too_long(value, MAX_TEXT))
         return None
     return value
+
+
+def _too_long(text: str, limit: int, what: str = "it") -> str:
+    return f"{what} is {len(text):,} characters; the limit is {limit:,}"
+
+
+def _too_many_choices(values: list) -> str:
+    return f"has {len(values):,} choices; the limit is {MAX_CHOICES:,}"
 
 
 def _number(prop: dict, key: str, path: str, problems: _Problems) -> int | float | None:

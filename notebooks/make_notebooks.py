@@ -164,13 +164,23 @@ result.text
 `result` keeps the tool's result for later: `result.text` is its text, `result.structured` its
 structured content (if any), and `result.is_error` tells whether the tool failed.
 
-## 6. What was asked, and how it was answered
+## 6. A web page instead of a form
+
+For sign-ins, payments and API keys, a server must not use a form: it asks you to open a page
+of its own (URL mode). `sign_in` does that. A card shows who asks, the site's address in large
+letters and the full URL. Nothing is opened or loaded until you press **Open**: that tells the
+server you agree, and only then does a link appear, which opens the page in a new tab. The
+demo's page is `https://example.com/...`, so there is nothing to sign in to there.
+"""),
+    code("%mcp call demo sign_in"),
+    md("""
+## 7. What was asked, and how it was answered
 
 `%mcp history` lists every question this kernel has seen, newest last.
 """),
     code("%mcp history"),
     md("""
-## 7. When nobody is there to click
+## 8. When nobody is there to click
 
 When a notebook runs without a person (papermill, nbconvert, CI), tell nb_elicit how to answer:
 `%mcp respond demo decline` in the notebook, or the environment variable `NB_ELICIT_RESPOND`,
@@ -178,7 +188,7 @@ for example `NB_ELICIT_RESPOND='accept {"name": "Ada", "email": "ada@example.com
 Without one, a form that has no screen to appear on is answered `cancel` after 10 seconds
 (`NB_ELICIT_HEADLESS_WAIT`), and the cell says why.
 
-## 8. Disconnect
+## 9. Disconnect
 
 This closes the connection and stops the demo server.
 """),

@@ -41,7 +41,11 @@ class Person:
 
     @staticmethod
     def _act(form, action, content):
-        if action == "accept":
+        if action == "accept" and hasattr(form, "open_button"):  # a URL consent card
+            form.open_button.click()
+        elif action == "accept" and hasattr(form, "retry_button"):  # pages, then retry
+            form.retry_button.click()
+        elif action == "accept":
             fill(form, content or {})
             form.submit_button.click()
         elif action == "decline":

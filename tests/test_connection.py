@@ -198,16 +198,6 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monke
     assert len(notices) == 1 and "RuntimeError('boom')" in html.unescape(notices[0].value)
 
 
-def test_url_requests_are_declined_with_a_notice_until_url_mode_exists(views):
-    async def scenario(person):
-        conn = await nb_elicit.connect("sdk2", sdk2_command())
-        return await conn.call_tool("ask_url")
-
-    assert drive(scenario).text == "url:decline"
-    (notice,) = views[0].forms.children
-    assert "https://example.com/login" in notice.value and "declined" in notice.value
-
-
 def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(record, views):
     async def scenario(person):
         demo = await nb_elicit.connect("demo", demo_command(record))

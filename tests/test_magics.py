@@ -61,6 +61,10 @@ def run(ip, cell: str):
     ("%mcp respond maybe", "unknown policy 'maybe': use one of ask, accept, decline, cancel"),
     ("%mcp respond demo accept {oops", "accept needs a JSON object"),
     ("%mcp log nope", "no connection named 'nope'"),
+    ("%mcp mute nope", "no connection named 'nope'"),
+    ("%mcp limit", "%mcp limit needs a connection name: %mcp limit NAME"),
+    ("%mcp connect d --rate-limit lots -- x", "unreadable rate limit 'lots'"),
+    ("%mcp connect d --secret-forms maybe -- x", "--secret-forms takes warn or refuse"),
 ])
 def test_usage_errors_say_what_to_type(ip, cell, message):
     with pytest.raises(UsageError) as caught:
@@ -72,7 +76,7 @@ def test_usage_errors_say_what_to_type(ip, cell, message):
 def test_help_lists_every_subcommand(ip):
     text = repr(run(ip, "%mcp help"))
     for sub in ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-                "respond", "history", "log", "help"):
+                "respond", "history", "mute", "unmute", "limit", "log", "help"):
         assert f"%mcp {sub}" in text
 
 
@@ -175,3 +179,22 @@ def test_an_sdk2_server_through_the_magic(ip):
     run(ip, "%mcp respond s2 accept {\"name\": \"Ada\", \"age\": 36}")
     run(ip, "import nb_elicit\nr = await nb_elicit.connections['s2'].call_tool('ask_person')")
     assert ip.user_ns["r"].text == "accept:Ada:36"
+
+
+def test_rate_limit_mute_and_secret_rule_through_the_magic(ip, tmp_path):
+    record = Record(tmp_path / "record.jsonl")
+    command = " ".join(demo_command(record))
+    run(ip, f"%mcp connect demo --rate-limit '2/s burst 3' --secret-forms refuse -- {command}")
+    conn = nb_elicit.connections["demo"]
+    assert str(conn.rate_limit) == "2/s, burst 3" and conn.guard.secret_forms == "refuse"
+    assert "2/s, burst 3" in repr(run(ip, "%mcp list"))
+    assert "may ask 10/min, burst 5" in repr(run(ip, "%mcp limit demo 10/min"))
+    assert "without a limit" in repr(run(ip, "%mcp limit demo off"))
+    assert conn.rate_limit is None
+    assert "Muted 'demo'" in repr(run(ip, "%mcp mute demo"))
+    assert "muted" in repr(run(ip, "%mcp list"))
+    run(ip, "import nb_elicit\nr = await nb_elicit.connections['demo'].call_tool('github_username')")
+    assert ip.user_ns["r"].text == "No username: you chose cancel."
+    assert "Unmuted" in repr(run(ip, "%mcp unmute demo"))
+    assert not conn.muted
+    assert [e["action"] for e in record.entries()] == ["cancel"]

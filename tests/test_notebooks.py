@@ -169,6 +169,9 @@ def test_quickstart_runs_headless_with_an_accept_policy():
     python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
     assert result(python_api) == "'Hello, @Ada!'"
 
+    sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
+    assert "never consents to a web page" in sign_in and "You chose decline." in sign_in
+
     history = result(code_cell(nb, "%mcp history"))
     assert history.count("accept (policy)") == 2, history
     assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
@@ -187,8 +190,10 @@ def test_quickstart_finishes_headless_without_a_policy():
     assert received(contact) == {"action": "cancel", "content": None}
     python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
     assert result(python_api) == "'No username: you chose cancel.'"
-    assert result(code_cell(nb, "%mcp history")).count("cancel (no frontend)") == 2
-    assert elapsed >= 4  # two forms, each given its 2 s
+    sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
+    assert "answered cancel after 2 s" in sign_in and "You chose cancel." in sign_in
+    assert result(code_cell(nb, "%mcp history")).count("cancel (no frontend)") == 3
+    assert elapsed >= 6  # two forms and a consent card, each given its 2 s
 
 
 @pytest.mark.timeout(120)

@@ -8,9 +8,10 @@ def test_public_names():
     assert sorted(nb_elicit.__all__) == [
         "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConnectError",
         "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
-        "MultiChoiceField", "NbElicitError", "NumberField", "Option", "SchemaError",
-        "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult", "connect",
-        "connections", "parse_schema", "respond", "validate_content",
+        "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
+        "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
+        "UrlElicitationRequired", "connect", "connections", "parse_schema", "respond",
+        "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

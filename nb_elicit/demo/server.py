@@ -184,6 +184,16 @@ async def withdraw(ctx: Context, after: float = 3.0) -> str:
 
 
 @server.tool()
+async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-in") -> str:
+    """Ask the person to open a web page (URL mode): nb_elicit shows a consent card."""
+    result = await ctx.session.elicit_url("Please sign in to the example service on its own "
+                                          "page.", url=url, elicitation_id="demo-sign-in",
+                                          related_request_id=ctx.request_id)
+    record("sign_in", message="url", action=result.action, url=url)
+    return f"You chose {result.action}."
+
+
+@server.tool()
 async def logo() -> list[types.ContentBlock]:
     """Return a small image, to show how results with images look."""
     return [types.TextContent(type="text", text="A 24x24 gradient:"),

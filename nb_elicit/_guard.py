@@ -1,0 +1,102 @@
+"""What protects the person from one connection's server: rate limit, mute and secret forms.
+
+Each :class:`~nb_elicit.Connection` has one :class:`Guard`. It decides, before anything is
+shown, whether a request is muted (answered ``cancel``) or over the rate limit (answered
+``decline``), and keeps the one notice that says so up to date instead of adding a line per
+request. It also remembers URL consent cards by elicitation id, so that a
+``notifications/elicitation/complete`` finds its card.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from ._limits import DEFAULT_RATE_LIMIT, RateLimit, RateLimiter
+
+__all__ = ["SECRET_FORM_RULES", "Guard"]
+
+SECRET_FORM_RULES = ("warn", "refuse")
+_REMEMBERED_CARDS = 200
+
+
+class Guard:
+    def __init__(self, rate_limit: RateLimit | None = DEFAULT_RATE_LIMIT,
+                 secret_forms: str = "warn"):
+        self.muted = False
+        self.set_rate_limit(rate_limit)
+        self.secret_forms = secret_forms
+        self._notices: dict[str, tuple[Any, Any, int]] = {}  # kind -> (view, line, count)
+        self._cards: OrderedDict[str, Any] = OrderedDict()
+        self._completion_listeners: list[Callable[[str], None]] = []
+
+    # -- settings -------------------------------------------------------------------------
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        return self._limiter.limit if self._limiter is not None else None
+
+    def set_rate_limit(self, limit: RateLimit | None) -> None:
+        self._limiter = RateLimiter(limit) if limit is not None else None
+
+    @property
+    def secret_forms(self) -> str:
+        return self._secret_forms
+
+    @secret_forms.setter
+    def secret_forms(self, rule: str) -> None:
+        if rule not in SECRET_FORM_RULES:
+            raise ValueError(f"secret_forms must be 'warn' or 'refuse', not {rule!r}")
+        self._secret_forms = rule
+
+    # -- decisions ------------------------------------------------------------------------
+
+    def allow(self) -> bool:
+        """Whether one more request fits in the rate limit (and take it)."""
+        allowed = self._limiter is None or self._limiter.allow()
+        if allowed:
+            self._notices.pop("limited", None)  # a later burst gets a fresh notice
+        return allowed
+
+    def seconds_to_next(self) -> float:
+        return self._limiter.seconds_to_next() if self._limiter is not None else 0.0
+
+    def count_notice(self, kind: str, view, text: Callable[[int], str]) -> None:
+        """One notice per kind and view, updated with how many requests it covers."""
+        shown = self._notices.get(kind)
+        if shown is not None and shown[0] is view:
+            _, line, count = shown
+            count += 1
+            view.update_notice(line, text(count))
+        else:
+            count = 1
+            line = view.notice(text(count))
+        self._notices[kind] = (view, line, count)
+
+    def forget_notice(self, kind: str) -> None:
+        self._notices.pop(kind, None)
+
+    # -- URL cards and their completion ----------------------------------------------------
+
+    def remember_card(self, elicitation_id: str | None, card) -> None:
+        if not elicitation_id:
+            return
+        self._cards[elicitation_id] = card
+        self._cards.move_to_end(elicitation_id)
+        while len(self._cards) > _REMEMBERED_CARDS:
+            self._cards.popitem(last=False)
+
+    def complete(self, elicitation_id: str) -> bool:
+        """The server says this URL interaction is done; unknown or repeated ids are ignored."""
+        card = self._cards.get(elicitation_id)
+        if card is None or not card.mark_complete():
+            return False
+        for listener in list(self._completion_listeners):
+            listener(elicitation_id)
+        return True
+
+    def on_completion(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(id)`` for each completion; returns a function that stops it."""
+        self._completion_listeners.append(listener)
+        return lambda: self._completion_listeners.remove(listener)

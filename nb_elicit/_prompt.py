@@ -1,0 +1,149 @@
+"""What every inline request widget shares: who asks, one answer, and Decline and Dismiss.
+
+:class:`PromptWidget` is the base of the form (:class:`~nb_elicit.ElicitationForm`) and of the
+URL consent card. It answers exactly once; ``answer`` is a :class:`concurrent.futures.Future`,
+safe to resolve from any thread (ipykernel may handle a click on a subshell thread), and
+:meth:`wait` wraps it for the caller's event loop. After any answer the widget locks and says
+what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+import traceback
+
+import ipywidgets as widgets
+
+from ._answer import Answer
+from ._controls import text_html
+
+__all__ = ["PromptWidget", "make_button"]
+
+OUTCOMES = {
+    "accept": "Submitted.",
+    "decline": "Declined.",
+    "cancel": "Dismissed.",
+}
+
+
+class PromptWidget(widgets.VBox):
+    """A request from ``server`` that the person answers once (subclasses add the body)."""
+
+    def __init__(self, message: str, server: str, asks: str, **kwargs):
+        self.message = message
+        self.server = server
+        self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
+        #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
+        self.answered_by = "person"
+        self._lock = threading.Lock()
+        self.decline_button = make_button("Decline", "nb-elicit-decline", "Say no to this request")
+        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", "Dismiss")
+        self.dismiss_button.layout = widgets.Layout(width="2.5em")
+        self.decline_button.on_click(lambda _: self._guarded(self.decline))
+        self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
+        self.status = widgets.HTML()
+        self.status.add_class("nb-elicit-status")
+        asker = widgets.HTML(text_html(f"{server} {asks}", "nb-elicit-server"))
+        asker.add_class("nb-elicit-header")
+        self.header = widgets.HBox([asker, self.dismiss_button],
+                                   layout=widgets.Layout(justify_content="space-between"))
+        self.message_line = widgets.HTML(text_html(message, "nb-elicit-message-text"))
+        self.message_line.add_class("nb-elicit-message")
+        super().__init__(**kwargs)
+
+    # -- answers ------------------------------------------------------------------------------
+
+    def decline(self) -> bool:
+        """Answer ``decline``: the person explicitly said no."""
+        return self._answer_without_content("decline")
+
+    def dismiss(self) -> bool:
+        """Answer ``cancel``: the person closed the request without choosing."""
+        return self._answer_without_content("cancel")
+
+    def abandon(self, reason: str) -> bool:
+        """Close without an answer (the request is gone), showing ``reason``."""
+        with self._lock:
+            if self.answer.done():
+                return False
+            self._lock_controls()
+            self._set_status(reason)
+            self.answer.cancel()
+            return True
+
+    async def wait(self) -> Answer:
+        """Wait, on the running event loop, for the person's answer.
+
+        Cancelling the wait leaves the widget as it is (unlike ``asyncio.wrap_future``, which
+        would cancel the answer too): whoever cancels decides what the widget shows.
+        """
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+
+        def transfer(answer: concurrent.futures.Future) -> None:
+            if waiter.done():
+                return
+            if answer.cancelled():
+                waiter.cancel()
+            elif answer.exception() is not None:
+                waiter.set_exception(answer.exception())
+            else:
+                waiter.set_result(answer.result())
+
+        def wake(answer: concurrent.futures.Future) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(transfer, answer)
+
+        self.answer.add_done_callback(wake)
+        return await waiter
+
+    # -- for subclasses -----------------------------------------------------------------------
+
+    def _buttons(self) -> list[widgets.Button]:
+        """Every button that locks once the request is answered."""
+        return [self.decline_button, self.dismiss_button]
+
+    def _lock_body(self) -> None:
+        """Lock what the subclass added (fields)."""
+
+    def _answer_without_content(self, action: str) -> bool:
+        with self._lock:
+            if self.answer.done():
+                return False
+            self._finish(Answer(action))
+            return True
+
+    def _finish(self, answer: Answer, status: str | None = None) -> None:
+        self._lock_controls()
+        self._set_status(status or OUTCOMES[answer.action])
+        self.answer.set_result(answer)
+
+    def _lock_controls(self) -> None:
+        self._lock_body()
+        for button in self._buttons():
+            button.disabled = True
+        self.add_class("nb-elicit-locked")
+
+    def _set_status(self, text: str) -> None:
+        self.status.value = text_html(text)
+
+    def _guarded(self, action) -> None:
+        """Run a click handler; a bug in it fails this answer instead of the comm."""
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - reported on the widget and to the caller
+            with self._lock:
+                if not self.answer.done():
+                    self._lock_controls()
+                    self._set_status(f"nb_elicit failed: {exc!r}")
+                    self.answer.set_exception(exc)
+            traceback.print_exc()
+
+
+def make_button(label: str, css_class: str, tooltip: str, style: str = "") -> widgets.Button:
+    button = widgets.Button(description=label, tooltip=tooltip, button_style=style)
+    button.add_class(css_class)
+    return button

@@ -1,0 +1,144 @@
+"""The consent card for a URL-mode request: a server asks the person to open a web page.
+
+The card shows who asks, the message, the site's host in large type, the full URL as text, and
+warnings about look-alike addresses. Nothing is a link until the person consents:
+
+* **Open** answers ``accept`` (consent, not completion) and only then shows the link, which
+  opens in a new tab with ``rel="noopener noreferrer"``. nb_elicit never fetches the URL.
+* **Decline** and **Dismiss** (✕) answer ``decline`` and ``cancel``.
+
+When the server reports the interaction done (``notifications/elicitation/complete``),
+:meth:`UrlConsentCard.mark_complete` says so on the card.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+
+from ._answer import Answer
+from ._controls import text_html
+from ._prompt import PromptWidget, make_button
+from ._url import CheckedUrl
+
+__all__ = ["UrlConsentCard"]
+
+
+class UrlConsentCard(PromptWidget):
+    """Asks the person's consent to open ``url`` (a :class:`~nb_elicit._url.CheckedUrl`)."""
+
+    def __init__(self, message: str, url: CheckedUrl, *, server: str = "MCP server",
+                 elicitation_id: str | None = None, **kwargs):
+        super().__init__(message, server, "asks you to open a web page:", **kwargs)
+        self.url = url
+        self.elicitation_id = elicitation_id
+        self.completed = False
+        self.open_button = make_button("Open", "nb-elicit-open",
+                                       f"Agree to open {url.host}: then the link appears",
+                                       style="primary")
+        self.open_button.on_click(lambda _: self._guarded(self.consent))
+        host = widgets.HTML(f'<div style="font-size: 1.4em; font-weight: bold">'
+                            f'{html.escape(url.host)}</div>')
+        host.add_class("nb-elicit-url-host")
+        full = widgets.HTML(f'<code style="word-break: break-all; white-space: pre-wrap">'
+                            f'{html.escape(url.url)}</code>')
+        full.add_class("nb-elicit-url-full")
+        self.link = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.link.add_class("nb-elicit-url-link-box")
+        children = [self.header, self.message_line, host, full]
+        for warning in url.warnings:
+            line = widgets.HTML(f'<div style="color: var(--jp-warn-color0, #b45309)">'
+                                f'{text_html("⚠ " + warning)}</div>')
+            line.add_class("nb-elicit-url-warning")
+            children.append(line)
+        children += [widgets.HBox([self.open_button, self.decline_button]), self.link,
+                     self.status]
+        self.children = children
+        self.add_class("nb-elicit-url-card")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = f"[{self.server} asks you to open {self.url.url}]"
+        return bundle
+
+    def consent(self) -> bool:
+        """Answer ``accept`` (the person agrees to open the page) and show the link."""
+        with self._lock:
+            if self.answer.done():
+                return False
+            self.show_link()
+            self._finish(Answer("accept"), "You agreed to open the page; use the link above. "
+                                           "nb_elicit does not see what you do there.")
+            return True
+
+    def show_link(self) -> None:
+        """Show the link itself (after consent)."""
+        href = html.escape(self.url.url, quote=True)
+        self.link.value = (f'<a class="nb-elicit-url-link" href="{href}" target="_blank" '
+                           f'rel="noopener noreferrer" style="color: var(--jp-content-link-color,'
+                           f' #1976d2); text-decoration: underline; font-weight: bold">Open {html.escape(self.url.host)} in a new '
+                           f'tab ↗</a>')
+        self.link.layout.display = None
+
+    def mark_complete(self) -> bool:
+        """The server says the interaction is done; False if it already was."""
+        if self.completed:
+            return False
+        self.completed = True
+        self._set_status(f"✓ {self.server} reports this is done.")
+        self.add_class("nb-elicit-url-done")
+        return True
+
+    def _buttons(self) -> list[widgets.Button]:
+        return [self.open_button, *super()._buttons()]
+
+
+class RetryPanel(PromptWidget):
+    """A call the server refused until the person opens some pages (-32042): one consent card
+    per page, then **Retry** (accept) or **Give up** (decline) / ✕ (cancel).
+
+    It answers ``accept`` by itself once the server reports every page done.
+    """
+
+    def __init__(self, message: str, cards: list[UrlConsentCard], *, server: str, what: str,
+                 **kwargs):
+        super().__init__(message, server, f"needs you to open {_pages(len(cards))} before "
+                         f"{what} can run:", **kwargs)
+        self.cards = cards
+        for card in cards:
+            card.decline_button.layout.display = "none"
+            card.dismiss_button.layout.display = "none"
+        self.retry_button = make_button("Retry", "nb-elicit-retry",
+                                        "Run the call again (when you are done on those pages)",
+                                        style="primary")
+        self.retry_button.on_click(lambda _: self._guarded(self.retry))
+        self.decline_button.description = "Give up"
+        self.decline_button.tooltip = "Do not run the call"
+        self.children = [self.header, self.message_line, *cards,
+                         widgets.HBox([self.retry_button, self.decline_button]), self.status]
+        self.add_class("nb-elicit-retry-panel")
+
+    def retry(self, status: str = "Retrying…") -> bool:
+        with self._lock:
+            if self.answer.done():
+                return False
+            self._finish(Answer("accept"), status)
+            return True
+
+    def completed(self, _elicitation_id: str) -> None:
+        """A page is done: retry by itself once every one is."""
+        if all(card.completed for card in self.cards):
+            self.retry(f"{self.server} reports every page done; retrying…")
+
+    def _buttons(self) -> list[widgets.Button]:
+        return [self.retry_button, *super()._buttons()]
+
+    def _lock_body(self) -> None:
+        for card in self.cards:
+            card.open_button.disabled = True
+
+
+def _pages(count: int) -> str:
+    return "a web page" if count == 1 else f"{count} web pages"

@@ -1,0 +1,52 @@
+"""A call the server refuses until the person opens some pages (-32042, 2025-11-25).
+
+The error lists URL-mode requests. Each gets a consent card; the person opens the pages and
+clicks **Retry**, or gives up. Once the server reports every page done
+(``notifications/elicitation/complete``), the call is retried by itself. Where nobody can see
+widgets, the panel gives up after the same bounded wait as a form, and the call fails with the
+error, which names the pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ._asking import check_message, wait_for_person
+from ._call_view import CallView
+from ._calls import Call
+from ._errors import InvalidRequest, UrlElicitationRequired
+from ._guard import Guard
+from ._history import HISTORY
+from ._url import check_url
+from ._url_card import RetryPanel, UrlConsentCard
+
+__all__ = ["ask_before_retry"]
+
+
+async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired,
+                           call: Call | None, view: CallView, gone: Callable[[], bool],
+                           guard: Guard) -> bool:
+    """Show the pages the server asks for; True if the call should be retried."""
+    cards = []
+    for request in error.requests:
+        try:
+            check_message(request)
+            url = check_url(request.url)
+        except InvalidRequest as problem:
+            view.notice(f"{server} listed a page nb_elicit will not show: {problem}")
+            continue
+        card = UrlConsentCard(request.message, url, server=server,
+                              elicitation_id=request.elicitation_id)
+        guard.remember_card(request.elicitation_id, card)
+        cards.append(card)
+    if not cards:
+        return False
+    panel = RetryPanel(error.message, cards, server=server, what=what)
+    stop = guard.on_completion(panel.completed)
+    try:
+        answer = await wait_for_person(server, panel, call, view, gone)
+    finally:
+        stop()
+    HISTORY.add(server, error.message, "retry" if answer.action == "accept" else answer.action,
+                None, panel.answered_by)
+    return answer.action == "accept"

@@ -1,0 +1,127 @@
+"""Rate limits, mute, and forms that ask for secrets (pure parts and widgets, no server)."""
+
+import ipywidgets as widgets
+import pytest
+
+from nb_elicit import ElicitationForm
+from nb_elicit._guard import Guard
+from nb_elicit._history import History
+from nb_elicit._limits import RateLimit, RateLimiter, parse_rate_limit
+from nb_elicit._secrets import MASK, looks_secret
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    ("10/min", RateLimit(10, 5)),
+    ("10 / minute", RateLimit(10, 5)),
+    ("2/s burst 4", RateLimit(120, 4)),
+    ("2/s, burst 4", RateLimit(120, 4)),
+    ("100/hour", RateLimit(100 / 60, 5)),
+    ("1/min", RateLimit(1, 1)),
+    ("off", None),
+])
+def test_rate_limits_are_written_like_people_say_them(text, limit):
+    assert parse_rate_limit(text) == limit
+
+
+@pytest.mark.parametrize("text", ["ten a minute", "10", "0/min", "5/fortnight", "3/min burst 0"])
+def test_unreadable_rate_limits_say_how_to_write_them(text):
+    with pytest.raises(ValueError) as error:
+        parse_rate_limit(text)
+    assert "\n" not in str(error.value)
+
+
+def test_the_token_bucket_allows_a_burst_then_refills_at_the_rate():
+    now = [0.0]
+    limiter = RateLimiter(RateLimit(per_minute=6, burst=3), clock=lambda: now[0])
+    assert [limiter.allow() for _ in range(4)] == [True, True, True, False]
+    assert limiter.seconds_to_next() == pytest.approx(10)
+    now[0] = 9.9
+    assert not limiter.allow()
+    now[0] = 10.0
+    assert limiter.allow() and not limiter.allow()
+    now[0] = 1000
+    assert [limiter.allow() for _ in range(4)] == [True, True, True, False]  # never above burst
+
+
+class FakeView:
+    def __init__(self):
+        self.lines = []
+
+    def notice(self, text):
+        self.lines.append(text)
+        return len(self.lines) - 1
+
+    def update_notice(self, line, text):
+        self.lines[line] = text
+
+
+def test_the_guard_keeps_one_counted_notice_per_view_and_a_fresh_one_after_a_pause():
+    guard = Guard(RateLimit(60, 1))
+    view = FakeView()
+    assert guard.allow()
+    for _ in range(3):
+        assert not guard.allow()
+        guard.count_notice("limited", view, lambda n: f"declined {n}")
+    assert view.lines == ["declined 3"]
+    guard._limiter._tokens = 1  # the limit recovered: the next burst gets its own notice
+    assert guard.allow() and not guard.allow()
+    guard.count_notice("limited", view, lambda n: f"declined {n}")
+    assert view.lines == ["declined 3", "declined 1"]
+    other = FakeView()
+    guard.count_notice("limited", other, lambda n: f"declined {n}")
+    assert other.lines == ["declined 1"]
+
+
+def test_without_a_rate_limit_everything_is_allowed():
+    guard = Guard(None)
+    assert all(guard.allow() for _ in range(1000))
+    with pytest.raises(ValueError):
+        Guard(secret_forms="maybe")
+
+
+@pytest.mark.parametrize("text", [
+    "password", "Passcode", "userPassword", "api_key", "apiKey", "API key", "access token",
+    "secret", "private key", "credit card", "Card number", "cardNumber", "CVV", "SSN", "IBAN",
+    "PIN", "one-time code"])
+def test_secret_looking_names_are_recognised(text):
+    assert looks_secret(text)
+
+
+@pytest.mark.parametrize("text", ["name", "Email", "username", "passport", "tokenizer",
+                                  "compass", "spinning top", "city"])
+def test_ordinary_names_are_not(text):
+    assert not looks_secret(text)
+
+
+SECRET_FORM = {"type": "object", "properties": {
+    "user": {"type": "string", "default": "ada"},
+    "password": {"type": "string", "default": "hunter2"},
+    "plan": {"type": "string", "enum": ["a", "b"], "default": "b"},
+}}
+
+
+def test_a_form_that_asks_for_a_secret_warns_masks_and_prefills_nothing():
+    form = ElicitationForm("Log in", SECRET_FORM, server="demo")
+    assert form.secret_fields == ["password"]
+    warning = [c for c in form.children if "nb-elicit-secret-warning" in c._dom_classes]
+    assert len(warning) == 1 and "password" in warning[0].value
+    assert isinstance(form.controls["password"].widget, widgets.Password)
+    assert form.controls["user"].widget.value == ""
+    assert form.controls["password"].widget.value == ""
+    assert form.content == {}  # nothing prefilled, so nothing would be sent
+
+
+def test_an_ordinary_form_has_no_warning_and_keeps_its_defaults():
+    form = ElicitationForm("Who?", {"type": "object", "properties": {
+        "user": {"type": "string", "default": "ada"}}}, server="demo")
+    assert form.secret_fields == []
+    assert not [c for c in form.children if "nb-elicit-secret-warning" in c._dom_classes]
+    assert form.content == {"user": "ada"}
+
+
+def test_history_masks_secret_values():
+    history = History()
+    entry = history.add("demo", "Log in", "accept", {"user": "ada", "password": "hunter2"},
+                        "person", SECRET_FORM)
+    assert entry.content == {"user": "ada", "password": MASK}
+    assert "hunter2" not in history.as_text() and "hunter2" not in history.as_html()

@@ -1,0 +1,315 @@
+"""A hostile MCP server (tests/servers/hostile_server.py) against an in-process client.
+
+Each case: the server gets a JSON-RPC error or a decline, nothing is left pending, and the next
+normal elicitation on the same connection still works. The same cases in a real kernel, with
+``1+1`` answered after each, are in test_kernel_hostile.py.
+"""
+
+import asyncio
+import html
+import json
+import sys
+
+import ipywidgets as widgets
+import pytest
+from conftest import SERVERS, drive
+from ipywidgets.widgets import widget as widget_module
+
+import nb_elicit
+from nb_elicit._call_view import CallView
+from nb_elicit._history import HISTORY
+from nb_elicit._pending import PENDING
+from nb_elicit._policy import POLICIES
+
+pytestmark = pytest.mark.timeout(120)
+
+HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+@pytest.fixture
+def views(monkeypatch):
+    shown = []
+    monkeypatch.setattr("nb_elicit._connection.display",
+                        lambda view: shown.append(view) if isinstance(view, CallView) else None)
+    return shown
+
+
+async def raw(conn, params) -> dict:
+    return json.loads((await conn.call_tool("raw", {"params_json": json.dumps(params)})).text)
+
+
+async def still_works(conn, person) -> dict:
+    """A normal form right after: the person accepts it, the server gets the content."""
+    person.will("accept", {"name": "Ada"})
+    result = await conn.call_tool("ask", {"schema_json": json.dumps(NAME_FORM)})
+    return json.loads(result.text)
+
+
+def run_case(send, *, rate_limit=None, **connect):
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", HOSTILE, rate_limit=rate_limit, **connect)
+        outcome = await send(conn, person)
+        after = await still_works(conn, person)
+        return outcome, after, len(PENDING)
+
+    outcome, after, pending = drive(scenario)
+    assert after == {"result": {"action": "accept", "content": {"name": "Ada"}}}
+    assert pending == 0
+    return outcome
+
+
+def error_of(outcome: dict) -> tuple[int, str]:
+    assert "error" in outcome, outcome
+    return outcome["error"]["code"], outcome["error"]["message"]
+
+
+# -- malformed requests -------------------------------------------------------------------------
+
+EMPTY = {"type": "object", "properties": {}}
+
+
+@pytest.mark.parametrize("params", [
+    pytest.param({"requestedSchema": EMPTY}, id="missing-message"),
+    pytest.param({"message": 5, "requestedSchema": EMPTY}, id="number-message"),
+    pytest.param({"message": None, "requestedSchema": EMPTY}, id="null-message"),
+    pytest.param({"message": "x", "requestedSchema": "a string"}, id="schema-not-object"),
+    pytest.param({"message": "x", "requestedSchema": [1, 2]}, id="schema-a-list"),
+    pytest.param({"mode": "video", "message": "x", "requestedSchema": EMPTY}, id="unknown-mode"),
+    pytest.param({"mode": "url", "message": "x", "url": "https://a.example"},
+                 id="url-without-id"),
+    pytest.param({"mode": "form", "message": "x"}, id="form-without-schema"),
+])
+def test_malformed_requests_get_invalid_params(params):
+    code, _ = error_of(run_case(lambda conn, person: raw(conn, params)))
+    assert code == -32602
+
+
+# -- unsupported schemas --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("prop", "path"), [
+    ({"type": "object", "properties": {"x": {"type": "string"}}}, "properties.a"),
+    ({"type": "array", "items": {"type": "object", "properties": {}}}, "properties.a.items"),
+    ({"$ref": "#/definitions/x"}, "properties.a.$ref"),
+    ({"type": "matrix"}, "properties.a.type"),
+    ({"type": "string", "pattern": "(unclosed"}, "properties.a.pattern"),
+])
+def test_unsupported_schemas_get_invalid_params_naming_the_path(views, prop, path):
+    params = {"message": "x", "requestedSchema": {"type": "object", "properties": {"a": prop}}}
+    code, message = error_of(run_case(lambda conn, person: raw(conn, params)))
+    assert code == -32602
+    assert f"{path}:" in message
+    notice = views[0].forms.children[0]
+    assert "cannot show" in notice.value and html.escape(path) in notice.value
+
+
+# -- sizes --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("what", "limit"), [
+    ("message", "the limit is 10,000"),
+    ("properties", "has 1,000 fields; the limit is 100"),
+    ("enum", "the limit is 1,000"),
+    ("title", "the limit is 2,000"),
+])
+def test_oversized_requests_are_refused_naming_the_limit(what, limit):
+    outcome = run_case(lambda conn, person: conn.call_tool("big", {"what": what}))
+    code, message = error_of(json.loads(outcome.text))
+    assert code == -32602
+    assert limit in message
+
+
+# -- regular expressions ------------------------------------------------------------------------
+
+def test_a_catastrophic_pattern_gives_a_message_instead_of_hanging(views):
+    schema = {"type": "object", "properties": {"w": {"type": "string", "pattern": "^(a|aa)+$"}}}
+
+    async def send(conn, person):
+        call = asyncio.ensure_future(conn.call_tool("ask", {"schema_json": json.dumps(schema)}))
+        form = await person.wait_for_form()
+        form.controls["w"].widget.value = "a" * 40 + "!"
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        form.submit_button.click()
+        took = loop.time() - started
+        problem = form.controls["w"].error.value
+        form.controls["w"].widget.value = "aaaa"
+        form.submit_button.click()
+        return json.loads((await call).text), problem, took
+
+    outcome, problem, took = run_case(send)
+    assert outcome == {"result": {"action": "accept", "content": {"w": "aaaa"}}}
+    assert "pattern" in problem.lower() or "too long" in problem.lower()
+    assert took < 10  # generous: a hang would never return
+
+
+# -- untrusted text -----------------------------------------------------------------------------
+
+EVIL = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+
+
+def test_html_in_every_server_text_is_shown_literally(views):
+    schema = {"type": "object", "title": EVIL, "properties": {
+        "a": {"type": "string", "title": EVIL, "description": EVIL},
+        "b": {"type": "string", "oneOf": [{"const": "x", "title": EVIL}]},
+        "c": {"type": "string", "enum": ["y"], "enumNames": [EVIL]}}}
+
+    async def send(conn, person):
+        call = asyncio.ensure_future(conn.call_tool(
+            "ask", {"schema_json": json.dumps(schema), "message": EVIL}))
+        form = await person.wait_for_form()
+        snapshot = _all_text(form)
+        form.decline_button.click()
+        return json.loads((await call).text), snapshot, conn.server_name
+
+    outcome, (htmls, plain), server_name = run_case(send)
+    assert outcome == {"result": {"action": "decline"}}
+    assert server_name.startswith("<img")  # the hostile server's own name ...
+    shown = "".join(htmls)
+    assert "<img" not in shown and "<script" not in shown  # ... and nothing of it as HTML
+    assert html.escape(EVIL) in shown  # the message and description, escaped
+    assert EVIL in plain  # titles and labels go through ipywidgets as text
+
+
+def _all_text(widget) -> tuple[list[str], list[str]]:
+    htmls, plain = [], []
+
+    def walk(w):
+        if isinstance(w, widgets.HTML):
+            htmls.append(w.value)
+        else:
+            plain.append(str(getattr(w, "description", "")))
+            plain.extend(str(o) for o in getattr(w, "_options_labels", ()))
+            assert not getattr(w, "description_allow_html", False)
+        for child in getattr(w, "children", ()):
+            walk(child)
+
+    walk(widget)
+    return htmls, plain
+
+
+# -- flood, rate limit and mute -----------------------------------------------------------------
+
+def test_a_flood_of_200_is_held_by_the_rate_limit_with_one_notice(views):
+    async def send(conn, person):
+        before = len(widget_module._instances)
+        call = asyncio.ensure_future(conn.call_tool("flood", {"count": 200}))
+        await person.wait_for_form(5)
+        await asyncio.sleep(0.5)
+        shown = len(PENDING)
+        growth = len(widget_module._instances) - before
+        for form in PENDING.forms():
+            form.dismiss_button.click()
+        counts = json.loads((await call).text)
+        await asyncio.sleep(1.2)  # the limit lets one more through each second
+        return counts, shown, growth
+
+    counts, shown, growth = run_case(send, rate_limit="60/min burst 5")
+    assert shown == 5  # the burst
+    assert counts == {"cancel": 5, "decline": 195}
+    flood_view = views[0]
+    notices = [w for w in flood_view.forms.children if "asks too often" in getattr(w, "value", "")]
+    assert len(notices) == 1
+    assert "declined 195 requests" in notices[0].value
+    assert growth < 5 * 60  # widgets for 5 forms, not 200
+
+
+def test_a_flood_answered_by_a_policy_keeps_the_cell_bounded(views):
+    async def send(conn, person):
+        nb_elicit.respond("decline", connection="hostile")
+        try:
+            return json.loads((await conn.call_tool("flood", {"count": 200})).text)
+        finally:
+            POLICIES.clear()
+
+    assert run_case(send, rate_limit="10/min") == {"decline": 200}  # policies are not limited
+    lines = views[0].forms.children
+    assert len(lines) == 51
+    assert "and 150 more notices" in lines[-1].value
+
+
+def test_mute_answers_cancel_with_one_counted_notice_until_unmuted(views):
+    async def send(conn, person):
+        conn.mute()
+        first = await raw(conn, {"message": "1", "requestedSchema": NAME_FORM})
+        second = await raw(conn, {"message": "2", "requestedSchema": NAME_FORM})
+        conn.unmute()
+        return first, second
+
+    first, second = run_case(send)
+    assert first == second == {"result": {"action": "cancel"}}
+    texts = [w.value for v in views[:2] for w in v.forms.children]
+    assert any("muted" in t and "1 request" in t for t in texts)
+    assert [e.how for e in HISTORY.entries[-3:-1]] == ["muted", "muted"]
+
+
+# -- lifecycle ----------------------------------------------------------------------------------
+
+def test_a_server_that_crashes_mid_form_closes_it_with_a_reason():
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", HOSTILE)
+        call = asyncio.ensure_future(conn.call_tool("crash", {"after": 0.5}))
+        form = await person.wait_for_form()
+        with pytest.raises(nb_elicit.ServerDisconnected):
+            await call
+        await asyncio.sleep(0.2)
+        return form, len(PENDING)
+
+    form, pending = drive(scenario)
+    assert form.answer.cancelled() and "disconnected" in form.status.value
+    assert pending == 0
+
+
+def test_a_withdrawn_request_closes_its_form_and_the_next_one_works():
+    async def send(conn, person):
+        result = await conn.call_tool("withdraw", {"after": 0.5})
+        form = await person.wait_for_form()
+        await asyncio.sleep(0.2)
+        return result.text, form
+
+    text, form = run_case(send)
+    assert text == "withdrawn"
+    assert form.answer.cancelled() and "withdrew" in form.status.value
+
+
+def test_a_server_that_never_answers_after_submit_can_still_be_cancelled():
+    async def send(conn, person):
+        person.will("accept", {"name": "Ada"})
+        call = asyncio.ensure_future(conn.call_tool("never_answer"))
+        form = await person.wait_for_form()
+        await asyncio.sleep(0.5)
+        running = not call.done()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        return running, form
+
+    running, form = run_case(send)
+    assert running
+    assert "Submitted." in form.status.value
+
+
+# -- forms that ask for secrets -----------------------------------------------------------------
+
+SECRET = {"type": "object", "properties": {"api_key": {"type": "string", "default": "sk-123"}}}
+
+
+def test_a_connection_can_refuse_forms_that_ask_for_secrets(views):
+    outcome = run_case(lambda conn, person: raw(conn, {"message": "Your key",
+                                                       "requestedSchema": SECRET}),
+                       secret_forms="refuse")
+    assert outcome == {"result": {"action": "decline"}}
+    assert "refuses such forms" in views[0].forms.children[0].value
+
+
+def test_by_default_a_secret_form_shows_with_a_warning_and_nothing_prefilled(views):
+    async def send(conn, person):
+        call = asyncio.ensure_future(raw(conn, {"message": "Your key", "requestedSchema": SECRET}))
+        form = await person.wait_for_form()
+        warned = form.secret_fields
+        content = form.content
+        form.dismiss_button.click()
+        return await call, warned, content
+
+    outcome, warned, content = run_case(send)
+    assert outcome == {"result": {"action": "cancel"}}
+    assert warned == ["api_key"] and content == {}
