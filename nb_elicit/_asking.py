@@ -24,6 +24,7 @@ from ._history import HISTORY
 from ._kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from ._limits import MAX_MESSAGE
 from ._mcp import ElicitationRequest
+from ._outcome import Asked, shown_fields
 from ._pending import PENDING
 from ._policy import POLICIES, Policy, headless_wait
 from ._prompt import PromptWidget
@@ -168,8 +169,10 @@ def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, 
         answer = Answer("accept", content)
     else:
         answer = Answer(policy.action)
-    view.notice(f"{server} asked: {request.message} Answered {answer.action} by the "
-                f"respond policy ({policy.source}).")
+    status = f"Answered {answer.action} by the respond policy ({policy.source})."
+    view.notice(f"{server} asked: {request.message} {status}",
+                asked=Asked(server, request.message, status, answer.action, "policy",
+                            shown_fields(spec, answer.content)))
     HISTORY.add(server, request.message, answer.action, answer.content, "policy",
                 request.requested_schema)
     return answer

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import html
 import json
+import re
 import time
 
 import ipywidgets as widgets
 
 from ._controls import text_html
 from ._mcp import ToolResult
+from ._outcome import Asked, CallRecord, block_text, record_bundle
 
 __all__ = ["CallView"]
 
@@ -40,6 +43,12 @@ class CallView(widgets.VBox):
         self._ticker: asyncio.Task | None = None
         self._notices = 0
         self._overflow: widgets.HTML | None = None
+        #: Set by whoever displays the view: where the static record goes when it is frozen.
+        self.display_handle = None
+        self.frozen = False
+        self._result: ToolResult | None = None
+        self._asked_by_notice: dict[int, Asked] = {}
+        self._failure: str | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
         super().__init__([self.status, self.forms, self.result])
@@ -57,10 +66,13 @@ class CallView(widgets.VBox):
         return bundle
 
     def add_form(self, form: widgets.Widget) -> None:
+        form.shown_in = self
         self.forms.children = (*self.forms.children, form)
 
-    def notice(self, text: str, kind: str = "warning") -> widgets.HTML:
-        """A one-line notice under the call (a refused request, a decline, ...)."""
+    def notice(self, text: str, kind: str = "warning", asked: Asked | None = None
+               ) -> widgets.HTML:
+        """A one-line notice under the call (a refused request, a decline, ...); ``asked`` is
+        how the static record tells it, when it answered a request."""
         self._notices += 1
         if self._notices > MAX_NOTICES:
             return self._overflowing()
@@ -68,6 +80,8 @@ class CallView(widgets.VBox):
         line = widgets.HTML(text_html(text))
         line.add_class(f"nb-elicit-notice-{kind}")
         line.add_class("nb-elicit-notice")
+        if asked is not None:
+            self._asked_by_notice[id(line)] = asked
         self.forms.children = (*self.forms.children, line)
         return line
 
@@ -98,6 +112,7 @@ class CallView(widgets.VBox):
 
     def show_result(self, result: ToolResult) -> None:
         self._stop_ticking()
+        self._result = result
         self.lines.append(result_text(self.server, self.what, result))
         self.status.value = ""
         self.status.layout.display = "none"
@@ -110,12 +125,13 @@ class CallView(widgets.VBox):
         if result.is_error:
             title = widgets.HTML(text_html(f"{self.server} · {self.what} reported an error:"))
             box.children = (title, *box.children)
-            box.layout.border_left = "3px solid var(--jp-error-color1, #d32f2f)"
+            box.layout.border_left = "3px solid var(--jp-error-color1)"
             box.layout.padding = "0 0 0 8px"
         self.result.children = (box,)
 
     def show_failure(self, text: str) -> None:
         self._stop_ticking()
+        self._failure = text
         self.lines.append(text)
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.add_class("nb-elicit-failed")
@@ -126,6 +142,62 @@ class CallView(widgets.VBox):
         if self.status.value and "nb-elicit-failed" not in self.status._dom_classes:
             self.status.value = ""
             self.status.layout.display = "none"
+
+    # -- the static record -----------------------------------------------------------------
+
+    def freeze(self) -> bool:
+        """Replace the live view by its static record and close every widget model in it.
+
+        Waits (returns False) while a request shown here is still open: a handshake-era request
+        may show under a call that has already ended.
+        """
+        if self.frozen:
+            return True
+        if any(not prompt.answer.done() for prompt in self._prompts()):
+            return False
+        self.frozen = True
+        self._stop_ticking()
+        if self.display_handle is not None:
+            shown = self.forms.children or self._result is not None or self._failure is not None
+            self.display_handle.update(_Static(self.record() if shown else None))
+        close_tree(self)
+        return True
+
+    def refresh_record(self) -> None:
+        """Something shown here changed after the view was frozen (a URL page reported done)."""
+        if self.frozen and self.display_handle is not None:
+            self.display_handle.update(_Static(self.record()))
+
+    def freeze_when_answered(self) -> None:
+        """:meth:`freeze` now, or as soon as the last request shown here is answered."""
+        if self.freeze():
+            return
+        loop = asyncio.get_running_loop()
+
+        def later(_answer) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(self.freeze)
+
+        for prompt in self._prompts():
+            prompt.answer.add_done_callback(later)
+
+    def record(self) -> CallRecord:
+        items = []
+        for child in self.forms.children:
+            if hasattr(child, "outcome"):
+                items.append(child.outcome())
+            elif id(child) in self._asked_by_notice:
+                items.append(self._asked_by_notice[id(child)])
+            elif isinstance(child, widgets.HTML) and child.value:
+                items.append(html.unescape(_TAGS.sub("", child.value)))
+        result = None
+        if self._result is not None:
+            result = {"content": self._result.content, "structured": self._result.structured,
+                      "is_error": self._result.is_error}
+        return CallRecord(self.server, self.what, items, result, self._failure)
+
+    def _prompts(self) -> list:
+        return [c for c in self.forms.children if hasattr(c, "answer")]
 
     def _show_waiting(self) -> None:
         elapsed = int(time.monotonic() - self.started)
@@ -142,14 +214,33 @@ class CallView(widgets.VBox):
             self._ticker = None
 
 
+class _Static:
+    """A display bundle with no widgets in it (or nothing at all)."""
+
+    def __init__(self, record: CallRecord | None):
+        self.bundle = record_bundle(record) if record is not None else {"text/plain": ""}
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.bundle
+
+
+def close_tree(widget: widgets.Widget) -> None:
+    """Close a widget, everything inside it, and their layout and style models."""
+    for child in getattr(widget, "children", ()):
+        close_tree(child)
+    for part in ("layout", "style"):
+        model = getattr(widget, part, None)
+        if isinstance(model, widgets.Widget):
+            model.close()
+    widget.close()
+
+
+_TAGS = re.compile(r"<[^>]+>")
+
+
 def result_text(server: str, what: str, result: ToolResult) -> str:
     """A tool result as plain text: text blocks, structured content, and what else came."""
-    parts = []
-    for block in result.content:
-        if block.get("type") == "text":
-            parts.append(block.get("text", ""))
-        else:
-            parts.append(f"[{block.get('type')} content]")
+    parts = [block_text(block) for block in result.content]
     if result.structured is not None:
         parts.append(json.dumps(result.structured, indent=2, ensure_ascii=False))
     head = f"{server} · {what} reported an error:\n" if result.is_error else ""
@@ -163,11 +254,4 @@ def _render_block(block: dict) -> widgets.Widget:
     if kind == "image" and block.get("mimeType", "").startswith("image/"):
         data = base64.b64decode(block.get("data", ""), validate=False)
         return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
-    if kind == "resource_link":
-        return widgets.HTML(text_html(f"Resource: {block.get('name', '')} {block.get('uri', '')}"))
-    if kind == "resource":
-        resource = block.get("resource", {})
-        text = resource.get("text")
-        shown = text if text is not None else f"Resource: {resource.get('uri')}"
-        return widgets.HTML(text_html(shown))
-    return widgets.HTML(text_html(f"[{kind} content]"))
+    return widgets.HTML(text_html(block_text(block)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import sys
 from collections.abc import Awaitable, Callable
 
 from ._call_view import CallView
@@ -90,9 +91,12 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         view.finish()
         if not show:
             _print_for_headless(view)
+        if sys.exc_info()[0] is not None:
+            view.freeze_when_answered()
     if show:
         view.show_result(result)
         _print_for_headless(view)
+    view.freeze_when_answered()
     return result
 
 

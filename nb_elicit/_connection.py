@@ -286,7 +286,8 @@ class Connection:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting)
         if show_waiting or widget_frontend_attached():
-            display(view)  # a quiet request shows nothing unless a form may come
+            # (a quiet request shows nothing unless a form may come)
+            view.display_handle = display(view, display_id=True)
         return view
 
     async def _quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):

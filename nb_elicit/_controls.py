@@ -105,7 +105,7 @@ class FieldControl:
         self._listeners.append(listener)
 
     def show_error(self, message: str | None) -> None:
-        self.error.value = (f'<div style="color: var(--jp-error-color1, #d32f2f)">'
+        self.error.value = (f'<div style="color: var(--jp-error-color1)">'
                             f'{text_html(message, "nb-elicit-error-text")}</div>'
                             if message else "")
         self.error.layout.display = None if message else "none"

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import MISSING, FieldControl, make_control, text_html
+from ._outcome import shown_fields
 from ._prompt import PromptWidget, make_button
 from ._schema import FormSpec, parse_schema
 from ._secrets import secret_fields
@@ -102,13 +103,16 @@ class ElicitationForm(PromptWidget):
                 f"passwords, keys or payment details in a form; a trustworthy server sends you to "
                 f"its own web page instead. Decline unless you are sure. Nothing here is "
                 f"prefilled.")
-        line = widgets.HTML(f'<div style="color: var(--jp-warn-color0, #b45309)">'
+        line = widgets.HTML(f'<div style="color: var(--jp-warn-color0)">'
                             f'{text_html(text)}</div>')
         line.add_class("nb-elicit-secret-warning")
         return line
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.submit_button, *super()._buttons()]
+
+    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, str], ...]:
+        return shown_fields(self.spec, answer.content if answer else None)
 
     def _lock_body(self) -> None:
         for control in self.controls.values():

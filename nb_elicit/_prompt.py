@@ -19,6 +19,7 @@ import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import text_html
+from ._outcome import Asked
 
 __all__ = ["PromptWidget", "make_button"]
 
@@ -46,6 +47,7 @@ class PromptWidget(widgets.VBox):
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
         self.status = widgets.HTML()
         self.status.add_class("nb-elicit-status")
+        self.status_text = ""
         asker = widgets.HTML(text_html(f"{server} {asks}", "nb-elicit-server"))
         asker.add_class("nb-elicit-header")
         self.header = widgets.HBox([asker, self.dismiss_button],
@@ -128,7 +130,26 @@ class PromptWidget(widgets.VBox):
         self.add_class("nb-elicit-locked")
 
     def _set_status(self, text: str) -> None:
+        self.status_text = text
         self.status.value = text_html(text)
+
+    # -- the record it leaves ------------------------------------------------------------------
+
+    def outcome(self) -> Asked:
+        """What this request was and how it ended, for the call's static record."""
+        answer = self.final_answer()
+        return Asked(self.server, self.message, self.status_text or "Not answered.",
+                     answer.action if answer else None, self.answered_by,
+                     self._shown_fields(answer))
+
+    def final_answer(self) -> Answer | None:
+        """The answer given, or None (still waiting, withdrawn, or failed)."""
+        if not self.answer.done() or self.answer.cancelled() or self.answer.exception():
+            return None
+        return self.answer.result()
+
+    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, str], ...]:
+        return ()
 
     def _guarded(self, action) -> None:
         """Run a click handler; a bug in it fails this answer instead of the comm."""

@@ -13,16 +13,18 @@ When the server reports the interaction done (``notifications/elicitation/comple
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import text_html
+from ._outcome import link_html
 from ._prompt import PromptWidget, make_button
 from ._url import CheckedUrl
 
-__all__ = ["UrlConsentCard"]
+__all__ = ["RetryPanel", "UrlConsentCard"]
 
 
 class UrlConsentCard(PromptWidget):
@@ -48,7 +50,7 @@ class UrlConsentCard(PromptWidget):
         self.link.add_class("nb-elicit-url-link-box")
         children = [self.header, self.message_line, host, full]
         for warning in url.warnings:
-            line = widgets.HTML(f'<div style="color: var(--jp-warn-color0, #b45309)">'
+            line = widgets.HTML(f'<div style="color: var(--jp-warn-color0)">'
                                 f'{text_html("⚠ " + warning)}</div>')
             line.add_class("nb-elicit-url-warning")
             children.append(line)
@@ -75,11 +77,7 @@ class UrlConsentCard(PromptWidget):
 
     def show_link(self) -> None:
         """Show the link itself (after consent)."""
-        href = html.escape(self.url.url, quote=True)
-        self.link.value = (f'<a class="nb-elicit-url-link" href="{href}" target="_blank" '
-                           f'rel="noopener noreferrer" style="color: var(--jp-content-link-color,'
-                           f' #1976d2); text-decoration: underline; font-weight: bold">Open {html.escape(self.url.host)} in a new '
-                           f'tab ↗</a>')
+        self.link.value = link_html(self.url.url, self.url.host)
         self.link.layout.display = None
 
     def mark_complete(self) -> bool:
@@ -88,11 +86,21 @@ class UrlConsentCard(PromptWidget):
             return False
         self.completed = True
         self._set_status(f"✓ {self.server} reports this is done.")
-        self.add_class("nb-elicit-url-done")
+        view = getattr(self, "shown_in", None)
+        if view is not None and view.frozen:
+            view.refresh_record()  # the call ended before the news came
+        else:
+            self.add_class("nb-elicit-url-done")
         return True
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.open_button, *super()._buttons()]
+
+    def outcome(self):
+        answer = self.final_answer()
+        consented = answer is not None and answer.action == "accept"
+        return dataclasses.replace(super().outcome(), url=self.url.url,
+                                   consented_host=self.url.host if consented else None)
 
 
 class RetryPanel(PromptWidget):
@@ -138,6 +146,10 @@ class RetryPanel(PromptWidget):
     def _lock_body(self) -> None:
         for card in self.cards:
             card.open_button.disabled = True
+
+    def outcome(self):
+        pages = " ".join(card.url.url for card in self.cards)
+        return dataclasses.replace(super().outcome(), url=pages)
 
 
 def _pages(count: int) -> str:

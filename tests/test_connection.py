@@ -25,7 +25,7 @@ def views(monkeypatch):
     """Every CallView a call displays, in order."""
     shown = []
     monkeypatch.setattr("nb_elicit._connection.display",
-                        lambda view: shown.append(view) if isinstance(view, CallView) else None)
+                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 
 

@@ -31,7 +31,7 @@ NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "requ
 def views(monkeypatch):
     shown = []
     monkeypatch.setattr("nb_elicit._connection.display",
-                        lambda view: shown.append(view) if isinstance(view, CallView) else None)
+                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 
 

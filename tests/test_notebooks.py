@@ -278,3 +278,42 @@ def test_remote_http_runs_headless_and_stops_its_server():
     assert "The demo server has stopped." in stdout(code_cell(nb, "server.wait(timeout=10)"))
     with socket.socket() as probe:  # nothing listens there any more
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+# -- the static record a call leaves -----------------------------------------------------------
+
+SECRET_SCHEMA = {"type": "object", "required": ["user"], "properties": {
+    "user": {"type": "string", "title": "User name"},
+    "password": {"type": "string", "title": "Password"}}}
+
+
+@pytest.mark.timeout(180)
+def test_a_finished_call_leaves_a_static_record_in_the_notebook_and_in_html(tmp_path):
+    """Saved and converted without a kernel: the record is plain HTML, secrets masked."""
+    from nbconvert import HTMLExporter
+
+    arguments = json.dumps({"message": "Log in <b>now</b>", "requested_schema": SECRET_SCHEMA})
+    nb = new_notebook(cells=[
+        new_code_cell("%load_ext nb_elicit"),
+        new_code_cell(f"%mcp connect demo -- {sys.executable} -m nb_elicit.demo"),
+        new_code_cell(f"%mcp call demo custom_form {arguments}"),
+    ])
+    policy = 'accept {"user": "ada", "password": "hunter2"}'
+    execute(nb, tmp_path, kernel_env(respond=policy))
+    assert_no_errors(nb)
+    saved = tmp_path / "saved.ipynb"
+    nbformat.write(nb, saved)
+    nb = nbformat.read(saved, as_version=4)
+    call = nb.cells[2]
+    assert not [o for o in call.outputs if WIDGET_VIEW in o.get("data", {})]
+    (record,) = [o.data["text/html"] for o in call.outputs
+                 if "nb-elicit-record" in o.get("data", {}).get("text/html", "")]
+    assert "Log in &lt;b&gt;now&lt;/b&gt;" in record and "<b>now</b>" not in record
+    assert "Answered accept by the respond policy" in record
+    assert "User name" in record and "ada" in record
+    asked, result = record.split("nb-elicit-record-result")
+    assert "••••••" in asked and "hunter2" not in asked  # the fields sent, masked
+    assert "hunter2" in result  # (the demo tool echoes what it got: that is the server's text)
+    page, _ = HTMLExporter().from_notebook_node(nb)
+    assert "nb-elicit-record" in page and "User name" in page
+    assert f'<script type="{WIDGET_VIEW}">' not in page  # no widget left to fail to display

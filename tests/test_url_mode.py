@@ -23,7 +23,7 @@ HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
 def views(monkeypatch):
     shown = []
     monkeypatch.setattr("nb_elicit._connection.display",
-                        lambda view: shown.append(view) if isinstance(view, CallView) else None)
+                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 
 

@@ -184,13 +184,19 @@ async def withdraw(ctx: Context, after: float = 3.0) -> str:
 
 
 @server.tool()
-async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-in") -> str:
-    """Ask the person to open a web page (URL mode): nb_elicit shows a consent card."""
+async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-in",
+                  done_after: float = 3.0) -> str:
+    """Ask the person to open a web page (URL mode): nb_elicit shows a consent card. After an
+    accept, pretend the page was finished ``done_after`` seconds later and say so."""
     result = await ctx.session.elicit_url("Please sign in to the example service on its own "
                                           "page.", url=url, elicitation_id="demo-sign-in",
                                           related_request_id=ctx.request_id)
     record("sign_in", message="url", action=result.action, url=url)
-    return f"You chose {result.action}."
+    if result.action != "accept":
+        return f"You chose {result.action}."
+    await anyio.sleep(done_after)
+    await ctx.session.send_elicit_complete("demo-sign-in")
+    return "You chose accept; the sign-in page reports it is done."
 
 
 @server.tool()

@@ -72,9 +72,24 @@ def fill_all_fields(nb, form) -> None:
 
 
 def expect_locked(form, status: str) -> None:
+    """A form of a call that is still running: locked, saying what happened."""
     expect(form.locator(".nb-elicit-status")).to_have_text(status, timeout=WAIT)
     for button in ("submit", "decline", "dismiss"):
         expect(form.locator(f".nb-elicit-{button}")).to_be_disabled()
+
+
+def expect_answered(nb, cell: int, status: str) -> None:
+    """The form answered: locked while its call runs, then part of the call's static record."""
+    shown = nb.cell(cell).locator(".nb-elicit-status, .nb-elicit-record-status")
+    expect(shown.filter(has_text=status).first).to_be_visible(timeout=WAIT)
+
+
+def expect_record(nb, cell: int, *texts: str) -> None:
+    """The call finished: its cell holds the static record (no widgets), with these texts."""
+    record = nb.cell(cell).locator(".nb-elicit-record")
+    for text in texts:
+        expect(record).to_contain_text(text, timeout=WAIT)
+    expect(nb.cell(cell).locator(".nb-elicit-form, .nb-elicit-call")).to_have_count(0)
 
 
 def expect_subshells(nb, setting: str) -> None:
@@ -86,10 +101,10 @@ def expect_subshells(nb, setting: str) -> None:
         assert subshells - {None}, "no widget message was sent on a subshell"
 
 
-def submit(nb, form) -> None:
+def submit(nb, form, cell: int) -> None:
     nb.settle()
     form.locator(".nb-elicit-submit").click()
-    expect_locked(form, "Submitted.")
+    expect_answered(nb, cell, "Submitted.")
 
 
 # -- 1, 9: the quickstart: %mcp call, then a non-blocking start_tool -------------------------------
@@ -104,23 +119,21 @@ def test_quickstart_magic_and_start_tool(lab):
     expect(form).to_contain_text(CONTACT_MESSAGE)
     fill_contact(form)
     lab.screenshot("contact-filled")
-    submit(lab, form)
+    submit(lab, form, 2)
     assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "accept", "content": ADA}]
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-result")).to_contain_text('"name": "Ada Lovelace"')
+    expect_record(lab, 2, '"name": "Ada Lovelace"', "Submitted.")
 
     lab.run(3)  # returns at once; the form and then the result appear in this cell
     form = lab.form(3)
     fill_all_fields(lab, form)
     lab.screenshot("all-fields-filled")
-    submit(lab, form)
+    submit(lab, form, 3)
     entries = lab.wait_record(2)
     assert entries[1] == {"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                           "action": "accept", "content": ALL_FIELDS}
-    result = lab.cell(3).locator(".nb-elicit-result")
-    expect(result).to_contain_text('"email": "ada@example.com"', timeout=WAIT)
-    expect(result).to_contain_text('"toppings": [')
+    expect_record(lab, 3, '"email": "ada@example.com"', '"toppings": [')
     expect_subshells(lab, lab.server.subshells)
 
 
@@ -137,11 +150,11 @@ def test_blocking_call_keeps_every_keystroke(lab):
     expect(form).to_contain_text(ALL_FIELDS_MESSAGE)
     fill_all_fields(lab, form)
     lab.screenshot("filled")
-    submit(lab, form)
+    submit(lab, form, 2)
     assert lab.wait_record(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                                    "action": "accept", "content": ALL_FIELDS}]
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-result")).to_contain_text('"budget": 12.5')
+    expect_record(lab, 2, '"budget": 12.5')
     lab.run(3)
     expect(lab.cell(3).locator(".jp-OutputArea-output")).to_have_text(
         "('Ada Lovelace', ['cheese', 'olives'])")
@@ -158,14 +171,12 @@ def test_decline_and_dismiss(lab):
     type_text(form, "name", "ada")  # typed, then declined: not sent
     lab.settle()
     form.locator(".nb-elicit-decline").click()
-    expect_locked(form, "Declined.")
-    expect(field(form, "name")).to_be_disabled()
+    expect_answered(lab, 2, "Declined.")
     assert lab.wait_record(1) == [{"tool": "github_username",
                                    "message": "Please provide your GitHub username",
                                    "action": "decline", "content": None}]
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-result")).to_contain_text(
-        "No username: you chose decline.")
+    expect_record(lab, 2, "No username: you chose decline.", "Declined.")
 
     lab.run(3, wait=False)
     form = lab.form(3)
@@ -175,12 +186,11 @@ def test_decline_and_dismiss(lab):
     type_text(form, "name", "Ada")
     lab.settle()
     dismiss.click()
-    expect_locked(form, "Dismissed.")
-    expect(field(form, "email")).to_be_disabled()
+    expect_answered(lab, 3, "Dismissed.")
     assert lab.wait_record(2)[1] == {"tool": "contact_info", "message": CONTACT_MESSAGE,
                                      "action": "cancel", "content": None}
     lab.wait_done(3)
-    expect(lab.cell(3).locator(".nb-elicit-result")).to_contain_text('"action": "cancel"')
+    expect_record(lab, 3, '"action": "cancel"', "Dismissed.")
 
 
 # -- 4: invalid input: a message beside the field, nothing sent, then fixed ------------------------
@@ -219,7 +229,7 @@ def test_invalid_input_sends_nothing_until_fixed(lab):
     type_text(form, "age", "36")
     expect(error_of(form, "email")).to_be_hidden()  # an edit clears its field's message
     expect(error_of(form, "age")).to_be_hidden()
-    submit(lab, form)
+    submit(lab, form, 2)
     assert lab.wait_record(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                                    "action": "accept",
                                    "content": {"name": "Ada", "email": "ada@example.com",
@@ -248,7 +258,8 @@ def test_withdrawn_request_closes_the_form(lab):
     form = lab.form(2)
     expect(form).to_contain_text("Answer within 2 s, or I withdraw this.")
     form.evaluate(WATCH_STATUS)
-    expect_locked(form, "demo withdrew this request.")
+    expect_answered(lab, 2, "demo withdrew this request.")
+    lab.page.wait_for_function("window.__nbElicitClosedAt !== null")
     closed_at = lab.page.evaluate("window.__nbElicitClosedAt") / 1000
     entries = lab.wait_record(1)
     assert entries == [{"tool": "withdraw", "event": "withdrawn"}]
@@ -256,10 +267,8 @@ def test_withdrawn_request_closes_the_form(lab):
     (lab.artifacts / "latency.txt").write_text(f"{latency:.3f} s\n", encoding="utf-8")
     print(f"withdrawal to closed form: {latency * 1000:.0f} ms")
     assert latency < 1.0, f"the form closed {latency:.3f} s after the server withdrew"
-    expect(field(form, "answer")).to_be_disabled()
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-result")).to_contain_text(
-        "The question was withdrawn.")
+    expect_record(lab, 2, "The question was withdrawn.", "demo withdrew this request.")
 
 
 # -- 6: two questions in one call ------------------------------------------------------------------
@@ -271,20 +280,21 @@ def test_two_questions_in_one_call(lab):
     first = lab.form(2, 0)
     expect(first).to_contain_text("Step 1 of 2: what should we call you?")
     type_text(first, "name", "Ada")
-    submit(lab, first)
+    submit(lab, first, 2)
+    expect_locked(first, "Submitted.")  # the call still runs: the first form stays, locked
     assert lab.wait_record(1) == [{"tool": "two_step",
                                    "message": "Step 1 of 2: what should we call you?",
                                    "action": "accept", "content": {"name": "Ada"}}]
     second = lab.form(2, 1)
     expect(second).to_contain_text("Step 2 of 2: create an account for Ada?")
     second.locator(".nb-elicit-field-confirm").get_by_label("Yes").check()
-    submit(lab, second)
+    submit(lab, second, 2)
     entries = lab.wait_record(2)
     assert entries[1] == {"tool": "two_step",
                           "message": "Step 2 of 2: create an account for Ada?",
                           "action": "accept", "content": {"confirm": True}}
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-result")).to_contain_text('"step2"')
+    expect_record(lab, 2, '"step2"', "Step 1 of 2", "Step 2 of 2")
 
 
 # -- 7: text from the server is text, never HTML ---------------------------------------------------
@@ -312,10 +322,11 @@ def test_untrusted_text_is_shown_as_text(lab):
     assert lab.page.locator("img[src=x]").count() == 0
     select.select_option(index=0)
     lab.screenshot("chosen", of=form)
-    submit(lab, form)
+    submit(lab, form, 2)
     assert lab.wait_record(1) == [{"tool": "custom_form", "message": "Hello " + PAYLOAD,
                                    "action": "accept", "content": {"choice": "a"}}]
     lab.wait_done(2)
+    expect_record(lab, 2, "Hello " + PAYLOAD)  # the static record shows it as text too
     assert lab.page.locator("img[src=x]").count() == 0
     assert lab.page.evaluate("typeof window.__xss") == "undefined"
 
@@ -344,7 +355,7 @@ def test_keyboard_tab_enter_escape(lab):
     assert lab.answers() == []
     field(form, "name").click()
     lab.page.keyboard.press("Enter")  # Enter in a text box submits
-    expect_locked(form, "Submitted.")
+    expect_answered(lab, 2, "Submitted.")
     assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "accept", "content": ADA}]
     lab.wait_done(2)
@@ -360,8 +371,8 @@ def test_notebook7_magic_call(notebook7):
     form = nb.form(2)
     expect(form).to_contain_text(CONTACT_MESSAGE)
     fill_contact(form)
-    submit(nb, form)
+    submit(nb, form, 2)
     assert nb.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                   "action": "accept", "content": ADA}]
     nb.wait_done(2)
-    expect(nb.cell(2).locator(".nb-elicit-result")).to_contain_text('"name": "Ada Lovelace"')
+    expect_record(nb, 2, '"name": "Ada Lovelace"')

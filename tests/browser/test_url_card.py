@@ -40,17 +40,29 @@ def test_the_consent_card_links_only_after_consent_and_opens_safely(lab):
     lab.screenshot("before-consent", of=card)
 
     card.locator(".nb-elicit-open").click()
-    link = card.locator("a.nb-elicit-url-link")
+    link = card.locator("a.nb-elicit-url-link")  # the server waits 3 s: the card is live
     expect(link).to_be_visible()
     assert link.get_attribute("href") == URL
     assert link.get_attribute("target") == "_blank"
-    assert set(link.get_attribute("rel").split()) == {"noopener", "noreferrer"}
+    assert link.get_attribute("rel") == "noopener noreferrer"
+    lab.screenshot("after-consent", of=card)
     assert lab.wait_record(1) == [{"tool": "sign_in", "message": "url", "action": "accept",
                                    "url": URL}]
     lab.wait_done(2)
-    expect(lab.cell(2)).to_contain_text("You chose accept.")
     assert fetched == []  # consent alone fetches nothing either
-    lab.screenshot("after-consent", of=card)
+
+    # The call is over: its static record keeps the link, so the page can still be opened.
+    # (JupyterLab sets rel="noopener" on links in HTML outputs; referrerpolicy keeps the
+    # referrer out, which the opened tab shows below.)
+    record = lab.cell(2).locator(".nb-elicit-record")
+    expect(record).to_contain_text("the sign-in page reports it is done")
+    expect(record).to_contain_text("demo reports this is done")  # the completion notice
+    link = record.locator("a.nb-elicit-url-link")
+    assert link.get_attribute("href") == URL
+    assert link.get_attribute("target") == "_blank"
+    assert "noopener" in link.get_attribute("rel").split()
+    assert link.get_attribute("referrerpolicy") == "no-referrer"
+    lab.screenshot("record", of=record)
 
     with lab.page.context.expect_page() as opened:
         link.click()

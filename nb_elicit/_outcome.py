@@ -1,0 +1,179 @@
+"""The static record a finished call leaves in its cell: who asked what, how it was answered,
+what was sent (secret-looking values masked), and the tool's result.
+
+It is plain HTML built from escaped text (plus a text/plain twin), so it renders in JupyterLab,
+in GitHub's notebook viewer and in ``jupyter nbconvert --to html``, with no kernel and no
+widget state. Colours come from JupyterLab's ``--jp-*`` variables only.
+
+Pure: no ipywidgets, no mcp.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._secrets import MASK, secret_fields
+
+__all__ = ["Asked", "CallRecord", "block_text", "link_html", "record_bundle", "shown_fields"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One request shown during a call, and what became of it."""
+
+    server: str
+    message: str
+    status: str  # what the widget said at the end: "Submitted.", "example withdrew ..."
+    action: str | None = None  # accept, decline, cancel; None when it was never answered
+    answered_by: str = "person"
+    fields: tuple[tuple[str, str], ...] = ()  # (label, value as shown), masked
+    url: str | None = None
+    #: The page's host, when the person consented to open ``url``: the record links to it.
+    consented_host: str | None = None
+
+
+@dataclass
+class CallRecord:
+    server: str
+    what: str
+    items: list[Asked | str] = field(default_factory=list)  # requests and notices, in order
+    result: dict[str, Any] | None = None  # {"content": [...], "structured": ..., "is_error": ..}
+    failure: str | None = None
+
+
+def shown_fields(spec, content: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """``content`` of a form as (label, value) pairs for a record, secret-looking ones masked."""
+    if not content:
+        return ()
+    secrets = set(secret_fields(spec))
+    shown = []
+    for name, value in content.items():
+        text = MASK if name in secrets else (
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        shown.append((spec.field(name).label, text))
+    return tuple(shown)
+
+
+def record_bundle(record: CallRecord) -> dict[str, str]:
+    """The record as a display bundle: ``text/html`` and ``text/plain``."""
+    return {"text/html": _html(record), "text/plain": _text(record)}
+
+
+# -- HTML ---------------------------------------------------------------------------------------
+
+_BOX = ("border-left: 3px solid var(--jp-brand-color1); padding: 2px 0 2px 10px; "
+        "margin: 4px 0; color: var(--jp-content-font-color1)")
+_MUTED = "color: var(--jp-content-font-color2)"
+_ERROR = "color: var(--jp-error-color1)"
+
+
+def _html(record: CallRecord) -> str:
+    parts = [f'<div class="nb-elicit-record" style="{_BOX}">',
+             f'<div style="{_MUTED}">{_e(record.server)} · {_e(record.what)}</div>']
+    for item in record.items:
+        parts.append(_asked_html(item) if isinstance(item, Asked) else
+                     f'<div class="nb-elicit-record-notice" style="{_MUTED}">{_e(item)}</div>')
+    if record.result is not None:
+        parts.append(_result_html(record))
+    if record.failure:
+        parts.append(f'<div class="nb-elicit-record-failure" style="{_ERROR}">'
+                     f'{_e(record.failure)}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _asked_html(asked: Asked) -> str:
+    who = "" if asked.answered_by == "person" else f" ({_e(asked.answered_by)})"
+    rows = "".join(f"<tr><td style=\"text-align: left\">{_e(label)}</td>"
+                   f"<td style=\"text-align: left\"><code>{_e(value)}</code></td></tr>"
+                   for label, value in asked.fields)
+    table = (f'<table class="nb-elicit-record-fields"><tbody>{rows}</tbody></table>'
+             if rows else "")
+    url = (f'<div>Page: <code style="word-break: break-all">{_e(asked.url)}</code></div>'
+           if asked.url else "")
+    if asked.url and asked.consented_host:
+        url += link_html(asked.url, asked.consented_host)
+    return (f'<div class="nb-elicit-record-asked" style="margin: 4px 0">'
+            f"<div><b>{_e(asked.server)} asked:</b> "
+            f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
+            f'<div class="nb-elicit-record-status">{_e(asked.status)}{who}</div>{table}</div>')
+
+
+def link_html(url: str, host: str) -> str:
+    """The link to a page the person agreed to open: a new tab, no opener, no referrer.
+
+    (JupyterLab rewrites ``rel`` of links in HTML outputs to ``noopener``; the
+    ``referrerpolicy`` keeps the referrer out there too.)
+    """
+    return (f'<a class="nb-elicit-url-link" href="{html.escape(url, quote=True)}" '
+            f'target="_blank" rel="noopener noreferrer" referrerpolicy="no-referrer" '
+            f'style="color: '
+            f'var(--jp-content-link-color); text-decoration: underline; font-weight: bold">'
+            f"Open {_e(host)} in a new tab ↗</a>")
+
+
+def _result_html(record: CallRecord) -> str:
+    result = record.result or {}
+    parts = []
+    if result.get("is_error"):
+        parts.append(f'<div style="{_ERROR}">{_e(record.server)} · {_e(record.what)} '
+                     "reported an error:</div>")
+    for block in result.get("content", []):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(f'<div style="white-space: pre-wrap">{_e(block.get("text", ""))}</div>')
+        elif kind == "image" and str(block.get("mimeType", "")).startswith("image/"):
+            parts.append(f'<img alt="image from {_e(record.server)}" src="data:'
+                         f'{_e(block["mimeType"])};base64,{_e(block.get("data", ""))}">')
+        else:
+            parts.append(f'<div style="{_MUTED}">{_e(block_text(block))}</div>')
+    if result.get("structured") is not None:
+        dumped = json.dumps(result["structured"], indent=2, ensure_ascii=False)
+        parts.append(f"<pre>{_e(dumped)}</pre>")
+    return f'<div class="nb-elicit-record-result">{"".join(parts)}</div>'
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+def _text(record: CallRecord) -> str:
+    lines = [f"[{record.server} · {record.what}]"]
+    for item in record.items:
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        who = "" if item.answered_by == "person" else f" ({item.answered_by})"
+        lines.append(f"{item.server} asked: {item.message}")
+        if item.url:
+            lines.append(f"  page: {item.url}")
+        lines.append(f"  {item.status}{who}")
+        lines.extend(f"  {label}: {value}" for label, value in item.fields)
+    if record.result is not None:
+        result = record.result
+        if result.get("is_error"):
+            lines.append(f"{record.server} · {record.what} reported an error:")
+        lines.extend(block_text(b) for b in result.get("content", []))
+        if result.get("structured") is not None:
+            lines.append(json.dumps(result["structured"], indent=2, ensure_ascii=False))
+    if record.failure:
+        lines.append(record.failure)
+    return "\n".join(lines)
+
+
+def block_text(block: dict) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "resource_link":
+        return f"Resource: {block.get('name', '')} {block.get('uri', '')}"
+    if kind == "resource":
+        resource = block.get("resource", {})
+        text = resource.get("text")
+        return str(text) if text is not None else f"Resource: {resource.get('uri')}"
+    return f"[{kind} content]"
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
