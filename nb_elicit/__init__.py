@@ -23,6 +23,7 @@ from ._errors import (
 )
 from ._limits import RateLimit
 from ._policy import respond
+from ._replay import record, replay
 from ._schema import (
     BooleanField,
     ChoiceField,
@@ -89,6 +90,8 @@ __all__ = [
     "connect",
     "connections",
     "parse_schema",
+    "record",
+    "replay",
     "respond",
     "validate_content",
 ]

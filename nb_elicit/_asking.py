@@ -28,6 +28,7 @@ from ._outcome import Asked, shown_fields
 from ._pending import PENDING
 from ._policy import POLICIES, Policy, headless_wait
 from ._prompt import PromptWidget
+from ._replay import TAPE, Mismatch
 from ._schema import FormSpec, parse_schema
 from ._secrets import secret_fields
 from ._url import check_url
@@ -66,6 +67,9 @@ async def ask(server: str, request: ElicitationRequest, call: Call | None, view:
                     f"form. This connection refuses such forms, so nb_elicit declined.")
         HISTORY.add(server, request.message, "decline", None, "refused secrets")
         return Answer("decline")
+    replayed = _answer_from_recording(server, request, spec, view)
+    if replayed is not None:
+        return replayed
     policy = POLICIES.for_connection(server)
     if policy.action != "ask":
         return _answer_by_policy(server, policy, request, spec, view)
@@ -75,6 +79,9 @@ async def ask(server: str, request: ElicitationRequest, call: Call | None, view:
     answer = await wait_for_person(server, form, call, view, gone)
     HISTORY.add(server, request.message, answer.action, answer.content, form.answered_by,
                 request.requested_schema)
+    if TAPE.recorder is not None and form.answered_by == "person":
+        TAPE.recorder.add(server, view.what, request.requested_schema, request.message,
+                          answer.action, answer.content)
     return answer
 
 
@@ -139,6 +146,40 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
             timer.cancel()
         if call is not None:
             call.end_asking()
+
+
+def _answer_from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
+                           view: CallView) -> Answer | None:
+    """The recorded answer to this request, if ``%mcp replay`` has one that fits."""
+    replayer = TAPE.replayer
+    if replayer is None:
+        return None
+    found = replayer.find(server, view.what, request.requested_schema)
+    name = replayer.path.name
+    if found is None:
+        return None
+    if isinstance(found, Mismatch):
+        view.notice(f"{server} · {view.what} asked with a form that changed since {name} was "
+                    f"recorded (schema {found.recorded} then, {found.asked} now), so nb_elicit "
+                    "did not answer from the recording; the respond policy answers instead.")
+        return None
+    content = found.content if found.action == "accept" else None
+    if found.action == "accept":
+        problems = validate_spec(spec, content or {})
+        if problems:
+            detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
+            view.notice(f"The answer recorded in {name} for {server} · {view.what} does not "
+                        f"fit the form ({detail}), so the respond policy answers instead.")
+            return None
+        content = dict(content or {})
+    answer = Answer(found.action, content)
+    status = f"Answered {answer.action} from the recording {name}."
+    view.notice(f"{server} asked: {request.message} {status}",
+                asked=Asked(server, request.message, status, answer.action, "replay",
+                            shown_fields(spec, answer.content)))
+    HISTORY.add(server, request.message, answer.action, answer.content, "replay",
+                request.requested_schema)
+    return answer
 
 
 def _within_rate_limit(server: str, request: ElicitationRequest, view: CallView,

@@ -31,11 +31,16 @@ MAX_NOTICES = 50
 class CallView(widgets.VBox):
     """Shows "waiting for SERVER · TOOL (12 s)", then the forms, then the tool's result."""
 
-    def __init__(self, server: str, what: str, *, show_waiting: bool = True):
+    def __init__(self, server: str, what: str, *, show_waiting: bool = True,
+                 timeout: float | None = None):
         self.server, self.what = server, what
         self.started = time.monotonic()
+        #: When the call times out (monotonic seconds), if the connection has a timeout.
+        self.deadline = self.started + timeout if timeout else None
         self.status = widgets.HTML()
         self.status.add_class("nb-elicit-call-status")
+        self.progress: widgets.FloatProgress | None = None
+        self.progress_text: widgets.HTML | None = None
         self.forms = widgets.VBox()
         self.forms.add_class("nb-elicit-forms")
         self.result = widgets.VBox()
@@ -51,7 +56,9 @@ class CallView(widgets.VBox):
         self._failure: str | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
-        super().__init__([self.status, self.forms, self.result])
+        self._progress_box = widgets.HBox()
+        self._progress_box.add_class("nb-elicit-progress")
+        super().__init__([self.status, self._progress_box, self.forms, self.result])
         self.add_class("nb-elicit-call")
         if show_waiting:
             self._show_waiting()
@@ -68,6 +75,27 @@ class CallView(widgets.VBox):
     def add_form(self, form: widgets.Widget) -> None:
         form.shown_in = self
         self.forms.children = (*self.forms.children, form)
+        form.show_waited(self.deadline)
+        if self._ticker is None and not self.frozen:
+            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+
+    def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress notification of the call: a bar (when there is a total) and its message."""
+        if self.frozen:
+            return
+        if self.progress is None:
+            self.progress = widgets.FloatProgress(min=0.0, max=1.0, layout=widgets.Layout(
+                width="16em"))
+            self.progress.add_class("nb-elicit-progress-bar")
+            self.progress_text = widgets.HTML()
+            self.progress_text.add_class("nb-elicit-progress-text")
+            self._progress_box.children = (self.progress, self.progress_text)
+        known = total is not None and total > 0
+        self.progress.layout.display = None if known else "none"
+        if known:
+            self.progress.value = max(0.0, min(1.0, progress / total))
+        amount = f"{progress / total:.0%}" if known else f"{progress:g}"
+        self.progress_text.value = text_html(f"{message} ({amount})" if message else amount)
 
     def notice(self, text: str, kind: str = "warning", asked: Asked | None = None
                ) -> widgets.HTML:
@@ -201,12 +229,19 @@ class CallView(widgets.VBox):
 
     def _show_waiting(self) -> None:
         elapsed = int(time.monotonic() - self.started)
-        self.status.value = text_html(f"Waiting for {self.server} · {self.what} ({elapsed} s)…")
+        left = (f", {max(0, int(self.deadline - time.monotonic()))} s left"
+                if self.deadline is not None else "")
+        self.status.value = text_html(
+            f"Waiting for {self.server} · {self.what} ({elapsed} s{left})…")
 
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(_TICK)
-            self._show_waiting()
+            if self.status.value and "nb-elicit-failed" not in self.status._dom_classes:
+                self._show_waiting()
+            for prompt in self._prompts():
+                if not prompt.answer.done():
+                    prompt.show_waited(self.deadline)
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:

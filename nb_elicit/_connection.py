@@ -59,7 +59,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   headers: dict[str, str] | None = None, env: dict[str, str] | None = None,
                   cwd: str | os.PathLike | None = None,
                   rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
-                  secret_forms: str = "warn") -> Connection:
+                  secret_forms: str = "warn", timeout: float | None = None) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``).
 
     A stdio server gets the SDK's safe default environment (HOME, LOGNAME, PATH, SHELL, TERM,
@@ -70,6 +70,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     for no limit; the default is 10 a minute with a burst of 5): requests past it are declined
     with one notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a
     secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
+    ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
     """
     if (command is None) == (url is None):
         raise ValueError("give either command=[...] for a stdio server or url=... for HTTP")
@@ -85,7 +86,9 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   secret_forms)
     if name in connections:
         await connections.pop(name).close()
-    connection = Connection(name, target, guard)
+    if timeout is not None and not timeout > 0:
+        raise ValueError("timeout must be a number of seconds above 0 (or None)")
+    connection = Connection(name, target, guard, timeout)
     await connection._open()
     connections[name] = connection
     return connection
@@ -94,9 +97,12 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
 class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
-    def __init__(self, name: str, target: StdioTarget | HttpTarget, guard: Guard | None = None):
+    def __init__(self, name: str, target: StdioTarget | HttpTarget, guard: Guard | None = None,
+                 timeout: float | None = None):
         self.name = name
         self.target = target
+        #: Seconds a tool call may take (None: no limit).
+        self.timeout = timeout
         #: Rate limit, mute and the secret-form rule of this connection.
         self.guard = guard or Guard()
         self._sessions: dict[str, ServerSession] = {}
@@ -266,8 +272,11 @@ class Connection:
         if arguments is not None and not isinstance(arguments, dict):
             raise TypeError("arguments must be a dict of the tool's parameters")
         mode = self._tool_modes.get(tool, self._primary)
+        call = current_call.get()
+        progress = call.view.show_progress if call is not None else None
         try:
-            return await (await self._session(mode)).call_tool(tool, arguments)
+            return await (await self._session(mode)).call_tool(tool, arguments, self.timeout,
+                                                               progress)
         except ServerError as error:
             if not needs_other_mode(error, mode):
                 raise
@@ -277,14 +286,14 @@ class Connection:
             except ConnectError:
                 raise error from None
             self._tool_modes[tool] = other
-            return await session.call_tool(tool, arguments)
+            return await session.call_tool(tool, arguments, self.timeout, progress)
 
     # -- internals: calls and their views --------------------------------------------------
 
     def _view(self, what: str, show_waiting: bool) -> CallView:
         if self._closed:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
-        view = CallView(self.name, what, show_waiting=show_waiting)
+        view = CallView(self.name, what, show_waiting=show_waiting, timeout=self.timeout)
         if show_waiting or widget_frontend_attached():
             # (a quiet request shows nothing unless a form may come)
             view.display_handle = display(view, display_id=True)

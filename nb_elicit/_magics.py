@@ -45,6 +45,8 @@ HELP = """\
 %mcp respond [NAME] ask|decline|cancel|accept JSON
                                    how to answer forms without a person (default: ask)
 %mcp history                       every elicitation so far (secret-looking values masked)
+%mcp record PATH | off             save the answers you give to a JSON file (secrets never)
+%mcp replay PATH | off             answer later runs from that file, without a person
 %mcp mute NAME / %mcp unmute NAME  answer every request of NAME with cancel / show them again
 %mcp limit NAME [RATE]             how often NAME may ask: 10/min, 2/s burst 4, or off
 %mcp log NAME                      the last lines a stdio server wrote to stderr
@@ -54,10 +56,12 @@ Python: nb_elicit.connections[NAME] is the live connection; await its call_tool(
 Headless runs: NB_ELICIT_RESPOND="decline" (or cancel, ask, accept {...}) in the environment."""
 
 SUBCOMMANDS = ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-               "respond", "history", "mute", "unmute", "limit", "log", "help")
+               "respond", "history", "record", "replay", "mute", "unmute", "limit", "log",
+               "help")
 _NEEDS_NAME = ("tools", "prompts", "resources", "call", "disconnect", "mute", "unmute", "limit",
                "log")
-_SYNC = ("help", "list", "respond", "history", "mute", "unmute", "limit", "log")
+_SYNC = ("help", "list", "respond", "history", "record", "replay", "mute", "unmute", "limit",
+         "log")
 #: Marks a magic line that the input transformer awaits (an invisible separator).
 _AWAITED = "\u2063"
 _MAGIC_CALL = re.compile(
@@ -280,6 +284,29 @@ class McpMagics(Magics):
 
     def _history(self, rest: str):
         return _HistoryView()
+
+    def _record(self, rest: str):
+        return self._tape("record", rest)
+
+    def _replay(self, rest: str):
+        return self._tape("replay", rest)
+
+    @staticmethod
+    def _tape(which: str, rest: str):
+        from . import _replay
+
+        if not rest:
+            now = _replay.TAPE.recorder if which == "record" else _replay.TAPE.replayer
+            state = f"{'to' if which == 'record' else 'from'} {now.path}" if now else "off"
+            return Text(f"{which}: {state}. Use %mcp {which} PATH, or %mcp {which} off.")
+        try:
+            path = shlex.split(rest)[0]
+        except ValueError as error:
+            raise UsageError(f"cannot read the path: {error}") from None
+        try:
+            return Text(getattr(_replay, which)(None if path == "off" else path))
+        except (ValueError, OSError) as error:
+            raise UsageError(str(error).splitlines()[0]) from None
 
     def _mute(self, rest: str):
         self._connection(rest).mute()

@@ -30,6 +30,7 @@ from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    REQUEST_TIMEOUT,
     URL_ELICITATION_REQUIRED,
 )
 
@@ -106,6 +107,7 @@ class ToolResult:
 
 ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
 CompleteHandler = Callable[[str], None]
+ProgressHandler = Callable[[float, "float | None", "str | None"], None]
 
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
@@ -172,8 +174,21 @@ class ServerSession:
 
     # -- requests -------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict | None) -> ToolResult:
-        result = await self._request(self._live().call_tool, name, arguments or {})
+    async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
+                        on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Call a tool; ``on_progress(progress, total, message)`` hears its progress."""
+        progress = None
+        if on_progress is not None:
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                on_progress(value, total, message)
+        try:
+            result = await self._request(self._live().call_tool, name, arguments or {},
+                                         timeout, progress)
+        except ServerError as error:
+            if error.code != REQUEST_TIMEOUT or timeout is None:
+                raise
+            raise ServerError(error.code, f"{name} took longer than the connection's timeout "
+                                          f"of {timeout:g} s, so it was cancelled") from None
         return ToolResult(content=[_plain(b) for b in result.content],
                           structured=result.structured_content, is_error=bool(result.is_error))
 

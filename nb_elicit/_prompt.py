@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import html
 import threading
+import time
 import traceback
 
 import ipywidgets as widgets
@@ -50,7 +52,11 @@ class PromptWidget(widgets.VBox):
         self.status_text = ""
         asker = widgets.HTML(text_html(f"{server} {asks}", "nb-elicit-server"))
         asker.add_class("nb-elicit-header")
-        self.header = widgets.HBox([asker, self.dismiss_button],
+        asker.layout.flex = "1 1 auto"
+        self.started = time.monotonic()
+        self.waited = widgets.HTML()
+        self.waited.add_class("nb-elicit-waited")
+        self.header = widgets.HBox([asker, self.waited, self.dismiss_button],
                                    layout=widgets.Layout(justify_content="space-between"))
         self.message_line = widgets.HTML(text_html(message, "nb-elicit-message-text"))
         self.message_line.add_class("nb-elicit-message")
@@ -102,6 +108,15 @@ class PromptWidget(widgets.VBox):
         self.answer.add_done_callback(wake)
         return await waiter
 
+    def show_waited(self, deadline: float | None = None) -> None:
+        """How long this request has waited, and the time left when the call has a deadline."""
+        now = time.monotonic()
+        text = f"waiting {_duration(now - self.started)}"
+        if deadline is not None:
+            text += f" · {_duration(max(0.0, deadline - now))} left"
+        self.waited.value = (f'<span style="color: var(--jp-content-font-color2)">'
+                             f"{html.escape(text)}</span>")
+
     # -- for subclasses -----------------------------------------------------------------------
 
     def _buttons(self) -> list[widgets.Button]:
@@ -124,6 +139,7 @@ class PromptWidget(widgets.VBox):
         self.answer.set_result(answer)
 
     def _lock_controls(self) -> None:
+        self.waited.value = ""
         self._lock_body()
         for button in self._buttons():
             button.disabled = True
@@ -162,6 +178,11 @@ class PromptWidget(widgets.VBox):
                     self._set_status(f"nb_elicit failed: {exc!r}")
                     self.answer.set_exception(exc)
             traceback.print_exc()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
 
 
 def make_button(label: str, css_class: str, tooltip: str, style: str = "") -> widgets.Button:

@@ -338,3 +338,34 @@ def test_a_stderr_without_a_file_descriptor_does_not_stop_stdio_servers(record, 
         return (await conn.call_tool("hello")).text
 
     assert drive(scenario) == "Hello, world!"
+
+
+def test_progress_shows_in_the_calling_view_while_a_form_waits(record, views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record), timeout=60)
+        call = asyncio.ensure_future(conn.call_tool("import_rows", {"rows": 4, "delay": 0.1}))
+        form = await person.wait_for_form()
+        view = views[-1]
+        during = (view.progress.value, view.progress_text.value, form.waited.value)
+        person._act(form, "accept", {"overwrite": True})
+        result = await call
+        return during, view, result.text
+
+    (value, text, waited), view, result = drive(scenario)
+    assert result == "Imported 4 rows (overwrote row 4)."
+    assert 0 < value < 1 and "Importing row 3 of 4" in text
+    assert "waiting 0 s" in waited and "left" in waited  # the connection has a timeout
+    assert view.progress.value == 1.0 and "Import finished (100%)" in view.progress_text.value
+
+
+def test_a_call_past_the_connection_timeout_fails_in_one_line(record, views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record), timeout=0.5)
+        with pytest.raises(nb_elicit.NbElicitError) as error:
+            await conn.call_tool("import_rows", {"rows": 4, "delay": 0.5})
+        return str(error.value)
+
+    message = drive(scenario)
+    assert "\n" not in message and "import_rows" in message
+    with pytest.raises(ValueError):
+        asyncio.run(nb_elicit.connect("demo", demo_command(record), timeout=0))

@@ -16,6 +16,7 @@ from frontend import Frontend
 pytestmark = pytest.mark.timeout(180)
 
 CELL_TIMEOUT = 60
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 @pytest.fixture(params=[False, True], ids=["main-shell", "subshells"])
@@ -198,3 +199,32 @@ def test_without_a_widget_frontend_ask_answers_cancel_after_a_bounded_wait(tmp_p
     assert '"action": "cancel"' in printed
     assert answers(record) == [("cancel", None)]
     assert took < 30, took
+
+
+def descendants(fe, model_id: str) -> set[str]:
+    found = {model_id}
+    for child in fe.children(model_id):
+        found |= descendants(fe, child)
+    return found
+
+
+def test_progress_shows_in_the_calling_cell(fe, demo):
+    """A background call's progress bar lives in the view displayed by the cell that started
+    it, even while another cell runs."""
+    calling = fe.execute("call = conn.start_tool('import_rows', {'rows': 4, 'delay': 0.3})")
+    assert fe.wait_reply(calling, CELL_TIMEOUT)["status"] == "ok"
+    other = fe.execute("import asyncio\nawait asyncio.sleep(0.8)")
+    bar = fe.wait_for(lambda: fe.find("nb-elicit-progress-bar"), 20, "the progress bar")[-1]
+    assert fe.wait_reply(other, CELL_TIMEOUT)["status"] == "ok"
+    (view,) = [o["data"][WIDGET_VIEW]["model_id"] for o in fe.outputs(calling)
+               if WIDGET_VIEW in o.get("data", {})]
+    assert bar in descendants(fe, view)
+    assert 0 < fe.value(bar) < 1
+    text = fe.find("nb-elicit-progress-text")[-1]
+    assert "Importing row" in fe.value(text)
+    yes = fe.wait_for(lambda: fe.find("nb-elicit-field-overwrite"), 20, "the question")[-1]
+    fe.send(yes, {"method": "update", "state": {"index": 0}, "buffer_paths": []})  # "Yes"
+    assert fe.flush(20)
+    fe.click(newest(fe, "nb-elicit-submit"))
+    fe.wait_for(lambda: "Imported 4 rows (overwrote row 4)." in "".join(fe.records()), 20,
+                "the result in the static record")

@@ -62,6 +62,7 @@ def run(ip, cell: str):
     ("%mcp respond demo accept {oops", "accept needs a JSON object"),
     ("%mcp log nope", "no connection named 'nope'"),
     ("%mcp mute nope", "no connection named 'nope'"),
+    ("%mcp replay /no/such/answers.json", "no recording at /no/such/answers.json"),
     ("%mcp limit", "%mcp limit needs a connection name: %mcp limit NAME"),
     ("%mcp connect d --rate-limit lots -- x", "unreadable rate limit 'lots'"),
     ("%mcp connect d --secret-forms maybe -- x", "--secret-forms takes warn or refuse"),
@@ -76,7 +77,8 @@ def test_usage_errors_say_what_to_type(ip, cell, message):
 def test_help_lists_every_subcommand(ip):
     text = repr(run(ip, "%mcp help"))
     for sub in ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-                "respond", "history", "mute", "unmute", "limit", "log", "help"):
+                "respond", "history", "record", "replay", "mute", "unmute", "limit", "log",
+                "help"):
         assert f"%mcp {sub}" in text
 
 
@@ -198,3 +200,13 @@ def test_rate_limit_mute_and_secret_rule_through_the_magic(ip, tmp_path):
     assert "Unmuted" in repr(run(ip, "%mcp unmute demo"))
     assert not conn.muted
     assert [e["action"] for e in record.entries()] == ["cancel"]
+
+
+def test_record_and_replay_through_the_magic(ip, tmp_path):
+    path = tmp_path / "answers.json"
+    assert "record: off" in repr(run(ip, "%mcp record"))
+    assert f"Recording answers to {path}" in repr(run(ip, f"%mcp record {path}"))
+    assert f"record: to {path}" in repr(run(ip, "%mcp record"))
+    assert "Not recording" in repr(run(ip, "%mcp record off"))
+    assert "Replaying 0 answers" in repr(run(ip, f"%mcp replay {path}"))
+    assert "Not replaying" in repr(run(ip, "%mcp replay off"))

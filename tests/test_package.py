@@ -10,7 +10,8 @@ def test_public_names():
         "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "connect", "connections", "parse_schema", "respond",
+        "UrlElicitationRequired", "connect", "connections", "parse_schema", "record", "replay",
+        "respond",
         "validate_content",
     ]
     for name in nb_elicit.__all__:

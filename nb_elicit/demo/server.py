@@ -200,6 +200,22 @@ async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-i
 
 
 @server.tool()
+async def import_rows(ctx: Context, rows: int = 6, delay: float = 0.5) -> str:
+    """Import some rows, reporting progress, and ask once halfway whether to overwrite."""
+    overwrite = None
+    for i in range(rows):
+        await ctx.report_progress(i, rows, f"Importing row {i + 1} of {rows}")
+        await anyio.sleep(delay)
+        if i == rows // 2 and overwrite is None:
+            answer = await ask(ctx, "import_rows", "Row 4 already exists. Overwrite it?",
+                               {"type": "object", "required": ["overwrite"], "properties": {
+                                   "overwrite": {"type": "boolean", "title": "Overwrite"}}})
+            overwrite = answer.action == "accept" and answer.content.get("overwrite") is True
+    await ctx.report_progress(rows, rows, "Import finished")
+    return f"Imported {rows} rows ({'overwrote' if overwrite else 'kept'} row 4)."
+
+
+@server.tool()
 async def logo() -> list[types.ContentBlock]:
     """Return a small image, to show how results with images look."""
     return [types.TextContent(type="text", text="A 24x24 gradient:"),
