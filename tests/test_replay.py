@@ -9,7 +9,7 @@ from conftest import Record, demo_command, drive
 import nb_elicit
 from nb_elicit._call_view import CallView
 from nb_elicit._policy import POLICIES
-from nb_elicit._replay import TAPE, FORMAT, Mismatch, Recorder, Replayer, schema_hash
+from nb_elicit._replay import FORMAT, TAPE, Mismatch, Recorder, Replayer, schema_hash
 
 pytestmark = pytest.mark.timeout(120)
 
