@@ -21,6 +21,7 @@ from ._errors import (
     ServerError,
     UrlElicitationRequired,
 )
+from ._i18n import set_language
 from ._limits import RateLimit
 from ._policy import respond
 from ._replay import record, replay
@@ -93,6 +94,7 @@ __all__ = [
     "record",
     "replay",
     "respond",
+    "set_language",
     "validate_content",
 ]
 

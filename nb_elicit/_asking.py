@@ -21,6 +21,7 @@ from ._errors import InvalidRequest, SchemaError
 from ._form import ElicitationForm
 from ._guard import Guard
 from ._history import HISTORY
+from ._i18n import t
 from ._kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from ._limits import MAX_MESSAGE
 from ._mcp import ElicitationRequest
@@ -233,8 +234,8 @@ def _no_frontend(server: str, prompt: PromptWidget, view: CallView, wait: float)
 
 def _withdrawn(server: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
     disconnected = gone()
-    if prompt.abandon(f"{server} disconnected." if disconnected else
-                      f"{server} withdrew this request."):
+    if prompt.abandon(t("disconnected", server=server) if disconnected else
+                      t("withdrew", server=server)):
         HISTORY.add(server, prompt.message, "none", None,
                     "disconnected" if disconnected else "withdrawn")
 

@@ -18,8 +18,10 @@ import time
 import ipywidgets as widgets
 
 from ._controls import text_html
+from ._i18n import t
 from ._mcp import ToolResult
 from ._outcome import Asked, CallRecord, block_text, record_bundle
+from ._prompt import duration
 
 __all__ = ["CallView"]
 
@@ -151,7 +153,7 @@ class CallView(widgets.VBox):
         box = widgets.VBox(parts)
         box.add_class("nb-elicit-tool-error" if result.is_error else "nb-elicit-tool-result")
         if result.is_error:
-            title = widgets.HTML(text_html(f"{self.server} · {self.what} reported an error:"))
+            title = widgets.HTML(text_html(t("record_error", server=self.server, what=self.what)))
             box.children = (title, *box.children)
             box.layout.border_left = "3px solid var(--jp-error-color1)"
             box.layout.padding = "0 0 0 8px"
@@ -228,11 +230,11 @@ class CallView(widgets.VBox):
         return [c for c in self.forms.children if hasattr(c, "answer")]
 
     def _show_waiting(self) -> None:
-        elapsed = int(time.monotonic() - self.started)
-        left = (f", {max(0, int(self.deadline - time.monotonic()))} s left"
+        left = (t("left_suffix", time=duration(max(0.0, self.deadline - time.monotonic())))
                 if self.deadline is not None else "")
-        self.status.value = text_html(
-            f"Waiting for {self.server} · {self.what} ({elapsed} s{left})…")
+        self.status.value = text_html(t("waiting_call", server=self.server, what=self.what,
+                                        elapsed=duration(time.monotonic() - self.started),
+                                        left=left))
 
     async def _tick(self) -> None:
         while True:

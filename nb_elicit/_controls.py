@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 
 import ipywidgets as widgets
 
+from ._i18n import t
 from ._schema import (
     BooleanField,
     ChoiceField,
@@ -77,7 +78,7 @@ class FieldControl:
         self.error = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error.add_class("nb-elicit-error")
         parts = [widget]
-        note = "Required." if field.required else ""
+        note = t("required") if field.required else ""
         if field.description:
             note = f"{note} {field.description}".strip()
         if note:
@@ -207,7 +208,7 @@ class YesNoControl(FieldControl):
     """A required boolean with no default: the person must pick Yes or No themselves."""
 
     def __init__(self, field: BooleanField):
-        radio = widgets.RadioButtons(options=[("Yes", True), ("No", False)], index=None,
+        radio = widgets.RadioButtons(options=[(t("yes"), True), (t("no"), False)], index=None,
                                      description=field.label, style=_STYLE, layout=_wide())
         super().__init__(field, radio)
 
@@ -291,14 +292,14 @@ _CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field], FieldControl]]] 
 
 
 def _number_hint(field: NumberField) -> str:
-    word = "whole number" if field.integer else "number"
+    word = t("hint_whole") if field.integer else t("hint_number")
     lo, hi = field.minimum, field.maximum
     if lo is not None and hi is not None:
-        return f"{word}, {lo} to {hi}"
+        return t("hint_range", word=word, lo=lo, hi=hi)
     if lo is not None:
-        return f"{word}, at least {lo}"
+        return t("hint_min", word=word, lo=lo)
     if hi is not None:
-        return f"{word}, at most {hi}"
+        return t("hint_max", word=word, hi=hi)
     return word
 
 

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import MISSING, FieldControl, make_control, text_html
+from ._i18n import t
 from ._outcome import shown_fields
 from ._prompt import PromptWidget, make_button
 from ._schema import FormSpec, parse_schema
@@ -40,7 +41,7 @@ class ElicitationForm(PromptWidget):
     def __init__(self, message: str, requested_schema: dict, *, server: str = "MCP server",
                  **kwargs):
         self.spec: FormSpec = parse_schema(requested_schema)
-        super().__init__(message, server, "asks:", **kwargs)
+        super().__init__(message, server, t("asks", server=server), **kwargs)
         #: Names of the fields that look like secrets (then nothing is prefilled).
         self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
@@ -54,7 +55,7 @@ class ElicitationForm(PromptWidget):
             if isinstance(control.widget, widgets.Text):
                 control.widget.on_msg(self._on_text_event)
 
-        self.submit_button = make_button("Submit", "nb-elicit-submit", "Send these answers",
+        self.submit_button = make_button(t("submit"), "nb-elicit-submit", t("submit.tip"),
                                          style="primary")
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
         buttons = widgets.HBox([self.submit_button, self.decline_button])
@@ -84,8 +85,7 @@ class ElicitationForm(PromptWidget):
                 control.show_error(problems.get(name))
             if problems:
                 count = len(problems)
-                self._set_status(f"Please fix {count} field{'s' if count > 1 else ''}; "
-                                 "nothing was sent.")
+                self._set_status(t("fix_fields", n=count, s="s" if count > 1 else ""))
                 return False
             self._finish(Answer("accept", content))
             return True
@@ -99,10 +99,7 @@ class ElicitationForm(PromptWidget):
 
     def _secret_warning(self) -> widgets.HTML:
         labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)
-        text = (f"⚠ This form seems to ask for a secret ({labels}). MCP servers must not ask for "
-                f"passwords, keys or payment details in a form; a trustworthy server sends you to "
-                f"its own web page instead. Decline unless you are sure. Nothing here is "
-                f"prefilled.")
+        text = t("secret_warning", labels=labels)
         line = widgets.HTML(f'<div style="color: var(--jp-warn-color0)">'
                             f'{text_html(text)}</div>')
         line.add_class("nb-elicit-secret-warning")

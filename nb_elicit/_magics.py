@@ -47,6 +47,7 @@ HELP = """\
 %mcp history                       every elicitation so far (secret-looking values masked)
 %mcp record PATH | off             save the answers you give to a JSON file (secrets never)
 %mcp replay PATH | off             answer later runs from that file, without a person
+%mcp language [en|zh|auto]        the language of nb_elicit's own texts (auto: the locale)
 %mcp mute NAME / %mcp unmute NAME  answer every request of NAME with cancel / show them again
 %mcp limit NAME [RATE]             how often NAME may ask: 10/min, 2/s burst 4, or off
 %mcp log NAME                      the last lines a stdio server wrote to stderr
@@ -56,12 +57,12 @@ Python: nb_elicit.connections[NAME] is the live connection; await its call_tool(
 Headless runs: NB_ELICIT_RESPOND="decline" (or cancel, ask, accept {...}) in the environment."""
 
 SUBCOMMANDS = ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-               "respond", "history", "record", "replay", "mute", "unmute", "limit", "log",
-               "help")
+               "respond", "history", "record", "replay", "language", "mute", "unmute", "limit",
+               "log", "help")
 _NEEDS_NAME = ("tools", "prompts", "resources", "call", "disconnect", "mute", "unmute", "limit",
                "log")
-_SYNC = ("help", "list", "respond", "history", "record", "replay", "mute", "unmute", "limit",
-         "log")
+_SYNC = ("help", "list", "respond", "history", "record", "replay", "language", "mute", "unmute",
+         "limit", "log")
 #: Marks a magic line that the input transformer awaits (an invisible separator).
 _AWAITED = "\u2063"
 _MAGIC_CALL = re.compile(
@@ -307,6 +308,17 @@ class McpMagics(Magics):
             return Text(getattr(_replay, which)(None if path == "off" else path))
         except (ValueError, OSError) as error:
             raise UsageError(str(error).splitlines()[0]) from None
+
+    def _language(self, rest: str):
+        from ._i18n import language, set_language
+
+        if rest:
+            try:
+                set_language(rest)
+            except ValueError as error:
+                raise UsageError(str(error)) from None
+        now = "Chinese (zh)" if language() == "zh" else "English (en)"
+        return Text(f"nb_elicit's texts are in {now}. Choose with %mcp language en|zh|auto.")
 
     def _mute(self, rest: str):
         self._connection(rest).mute()

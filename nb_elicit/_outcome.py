@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._i18n import t
 from ._secrets import MASK, secret_fields
 
 __all__ = ["Asked", "CallRecord", "block_text", "link_html", "record_bundle", "shown_fields"]
@@ -92,12 +93,12 @@ def _asked_html(asked: Asked) -> str:
                    for label, value in asked.fields)
     table = (f'<table class="nb-elicit-record-fields"><tbody>{rows}</tbody></table>'
              if rows else "")
-    url = (f'<div>Page: <code style="word-break: break-all">{_e(asked.url)}</code></div>'
-           if asked.url else "")
+    url = (f'<div>{_e(t("record_page"))} <code style="word-break: break-all">'
+           f"{_e(asked.url)}</code></div>" if asked.url else "")
     if asked.url and asked.consented_host:
         url += link_html(asked.url, asked.consented_host)
     return (f'<div class="nb-elicit-record-asked" style="margin: 4px 0">'
-            f"<div><b>{_e(asked.server)} asked:</b> "
+            f"<div><b>{_e(t('record_asked', server=asked.server))}</b> "
             f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
             f'<div class="nb-elicit-record-status">{_e(asked.status)}{who}</div>{table}</div>')
 
@@ -112,21 +113,21 @@ def link_html(url: str, host: str) -> str:
             f'target="_blank" rel="noopener noreferrer" referrerpolicy="no-referrer" '
             f'style="color: '
             f'var(--jp-content-link-color); text-decoration: underline; font-weight: bold">'
-            f"Open {_e(host)} in a new tab ↗</a>")
+            f"{_e(t('open_link', host=host))}</a>")
 
 
 def _result_html(record: CallRecord) -> str:
     result = record.result or {}
     parts = []
     if result.get("is_error"):
-        parts.append(f'<div style="{_ERROR}">{_e(record.server)} · {_e(record.what)} '
-                     "reported an error:</div>")
+        parts.append(f'<div style="{_ERROR}">'
+                     f"{_e(t('record_error', server=record.server, what=record.what))}</div>")
     for block in result.get("content", []):
         kind = block.get("type")
         if kind == "text":
             parts.append(f'<div style="white-space: pre-wrap">{_e(block.get("text", ""))}</div>')
         elif kind == "image" and str(block.get("mimeType", "")).startswith("image/"):
-            parts.append(f'<img alt="image from {_e(record.server)}" src="data:'
+            parts.append(f'<img alt="{_e(t("record_image", server=record.server))}" src="data:'
                          f'{_e(block["mimeType"])};base64,{_e(block.get("data", ""))}">')
         else:
             parts.append(f'<div style="{_MUTED}">{_e(block_text(block))}</div>')
@@ -145,15 +146,15 @@ def _text(record: CallRecord) -> str:
             lines.append(item)
             continue
         who = "" if item.answered_by == "person" else f" ({item.answered_by})"
-        lines.append(f"{item.server} asked: {item.message}")
+        lines.append(f"{t('record_asked', server=item.server)} {item.message}")
         if item.url:
-            lines.append(f"  page: {item.url}")
+            lines.append(f"  {t('record_page')} {item.url}")
         lines.append(f"  {item.status}{who}")
         lines.extend(f"  {label}: {value}" for label, value in item.fields)
     if record.result is not None:
         result = record.result
         if result.get("is_error"):
-            lines.append(f"{record.server} · {record.what} reported an error:")
+            lines.append(t("record_error", server=record.server, what=record.what))
         lines.extend(block_text(b) for b in result.get("content", []))
         if result.get("structured") is not None:
             lines.append(json.dumps(result["structured"], indent=2, ensure_ascii=False))

@@ -21,36 +21,34 @@ import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import text_html
+from ._i18n import t
 from ._outcome import Asked
 
-__all__ = ["PromptWidget", "make_button"]
+__all__ = ["PromptWidget", "duration", "make_button"]
 
-OUTCOMES = {
-    "accept": "Submitted.",
-    "decline": "Declined.",
-    "cancel": "Dismissed.",
-}
+OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 
 
 class PromptWidget(widgets.VBox):
     """A request from ``server`` that the person answers once (subclasses add the body)."""
 
     def __init__(self, message: str, server: str, asks: str, **kwargs):
+        """``asks`` is the header: a text that names the server, already in the language."""
         self.message = message
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
         #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
         self.answered_by = "person"
         self._lock = threading.Lock()
-        self.decline_button = make_button("Decline", "nb-elicit-decline", "Say no to this request")
-        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", "Dismiss")
+        self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"))
+        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"))
         self.dismiss_button.layout = widgets.Layout(width="2.5em")
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
         self.status = widgets.HTML()
         self.status.add_class("nb-elicit-status")
         self.status_text = ""
-        asker = widgets.HTML(text_html(f"{server} {asks}", "nb-elicit-server"))
+        asker = widgets.HTML(text_html(asks, "nb-elicit-server"))
         asker.add_class("nb-elicit-header")
         asker.layout.flex = "1 1 auto"
         self.started = time.monotonic()
@@ -111,9 +109,9 @@ class PromptWidget(widgets.VBox):
     def show_waited(self, deadline: float | None = None) -> None:
         """How long this request has waited, and the time left when the call has a deadline."""
         now = time.monotonic()
-        text = f"waiting {_duration(now - self.started)}"
+        text = t("waiting", time=duration(now - self.started))
         if deadline is not None:
-            text += f" · {_duration(max(0.0, deadline - now))} left"
+            text += " · " + t("left", time=duration(max(0.0, deadline - now)))
         self.waited.value = (f'<span style="color: var(--jp-content-font-color2)">'
                              f"{html.escape(text)}</span>")
 
@@ -135,7 +133,7 @@ class PromptWidget(widgets.VBox):
 
     def _finish(self, answer: Answer, status: str | None = None) -> None:
         self._lock_controls()
-        self._set_status(status or OUTCOMES[answer.action])
+        self._set_status(status or t(OUTCOMES[answer.action]))
         self.answer.set_result(answer)
 
     def _lock_controls(self) -> None:
@@ -154,7 +152,7 @@ class PromptWidget(widgets.VBox):
     def outcome(self) -> Asked:
         """What this request was and how it ended, for the call's static record."""
         answer = self.final_answer()
-        return Asked(self.server, self.message, self.status_text or "Not answered.",
+        return Asked(self.server, self.message, self.status_text or t("not_answered"),
                      answer.action if answer else None, self.answered_by,
                      self._shown_fields(answer))
 
@@ -180,9 +178,11 @@ class PromptWidget(widgets.VBox):
             traceback.print_exc()
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """``12 s`` or ``2 min 05 s``, in the current language."""
     seconds = int(seconds)
-    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
+    return (t("seconds", n=seconds) if seconds < 60 else
+            t("minutes", m=seconds // 60, s=seconds % 60))
 
 
 def make_button(label: str, css_class: str, tooltip: str, style: str = "") -> widgets.Button:

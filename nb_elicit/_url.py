@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ._errors import InvalidRequest
+from ._i18n import t
 from ._limits import MAX_URL
 
 __all__ = ["CheckedUrl", "check_url"]
@@ -62,17 +63,14 @@ def check_url(url: object) -> CheckedUrl:
 def _warnings(parts, host: str) -> list[str]:
     warnings = []
     if parts.username is not None or parts.password is not None:
-        warnings.append(f"The link has text before an @ ({parts.netloc.rsplit('@', 1)[0]!r}); "
-                        f"it really goes to {host}.")
+        warnings.append(t("warn_userinfo", before=parts.netloc.rsplit("@", 1)[0], host=host))
     labels = host.split(".")
     if any(label.startswith("xn--") for label in labels):
-        warnings.append(f"The address is written in Punycode ({host}): it may imitate another "
-                        "site's name.")
+        warnings.append(t("warn_punycode", host=host))
     elif not host.isascii():
-        warnings.append(f"The address uses non-ASCII letters ({host}): it may imitate another "
-                        "site's name.")
+        warnings.append(t("warn_unicode", host=host))
     if _is_ip(host) and host not in LOCAL_HOSTS:
-        warnings.append(f"The address is a bare IP address ({host}), not a site name.")
+        warnings.append(t("warn_ip", host=host))
     return warnings
 
 

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 
 from ._answer import Answer
 from ._controls import text_html
+from ._i18n import t
 from ._outcome import link_html
 from ._prompt import PromptWidget, make_button
 from ._url import CheckedUrl
@@ -32,12 +33,11 @@ class UrlConsentCard(PromptWidget):
 
     def __init__(self, message: str, url: CheckedUrl, *, server: str = "MCP server",
                  elicitation_id: str | None = None, **kwargs):
-        super().__init__(message, server, "asks you to open a web page:", **kwargs)
+        super().__init__(message, server, t("asks_url", server=server), **kwargs)
         self.url = url
         self.elicitation_id = elicitation_id
         self.completed = False
-        self.open_button = make_button("Open", "nb-elicit-open",
-                                       f"Agree to open {url.host}: then the link appears",
+        self.open_button = make_button(t("open"), "nb-elicit-open", t("open.tip", host=url.host),
                                        style="primary")
         self.open_button.on_click(lambda _: self._guarded(self.consent))
         host = widgets.HTML(f'<div style="font-size: 1.4em; font-weight: bold">'
@@ -71,8 +71,7 @@ class UrlConsentCard(PromptWidget):
             if self.answer.done():
                 return False
             self.show_link()
-            self._finish(Answer("accept"), "You agreed to open the page; use the link above. "
-                                           "nb_elicit does not see what you do there.")
+            self._finish(Answer("accept"), t("consented"))
             return True
 
     def show_link(self) -> None:
@@ -85,7 +84,7 @@ class UrlConsentCard(PromptWidget):
         if self.completed:
             return False
         self.completed = True
-        self._set_status(f"✓ {self.server} reports this is done.")
+        self._set_status(t("page_done", server=self.server))
         view = getattr(self, "shown_in", None)
         if view is not None and view.frozen:
             view.refresh_record()  # the call ended before the news came
@@ -112,33 +111,32 @@ class RetryPanel(PromptWidget):
 
     def __init__(self, message: str, cards: list[UrlConsentCard], *, server: str, what: str,
                  **kwargs):
-        super().__init__(message, server, f"needs you to open {_pages(len(cards))} before "
-                         f"{what} can run:", **kwargs)
+        super().__init__(message, server, t("asks_pages", server=server, what=what,
+                                            pages=_pages(len(cards))), **kwargs)
         self.cards = cards
         for card in cards:
             card.decline_button.layout.display = "none"
             card.dismiss_button.layout.display = "none"
-        self.retry_button = make_button("Retry", "nb-elicit-retry",
-                                        "Run the call again (when you are done on those pages)",
+        self.retry_button = make_button(t("retry"), "nb-elicit-retry", t("retry.tip"),
                                         style="primary")
         self.retry_button.on_click(lambda _: self._guarded(self.retry))
-        self.decline_button.description = "Give up"
-        self.decline_button.tooltip = "Do not run the call"
+        self.decline_button.description = t("give_up")
+        self.decline_button.tooltip = t("give_up.tip")
         self.children = [self.header, self.message_line, *cards,
                          widgets.HBox([self.retry_button, self.decline_button]), self.status]
         self.add_class("nb-elicit-retry-panel")
 
-    def retry(self, status: str = "Retrying…") -> bool:
+    def retry(self, status: str | None = None) -> bool:
         with self._lock:
             if self.answer.done():
                 return False
-            self._finish(Answer("accept"), status)
+            self._finish(Answer("accept"), status or t("retrying"))
             return True
 
     def completed(self, _elicitation_id: str) -> None:
         """A page is done: retry by itself once every one is."""
         if all(card.completed for card in self.cards):
-            self.retry(f"{self.server} reports every page done; retrying…")
+            self.retry(t("all_done", server=self.server))
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.retry_button, *super()._buttons()]
@@ -153,4 +151,4 @@ class RetryPanel(PromptWidget):
 
 
 def _pages(count: int) -> str:
-    return "a web page" if count == 1 else f"{count} web pages"
+    return t("a_page") if count == 1 else t("pages", n=count)

@@ -20,6 +20,7 @@ import jsonschema
 from jsonschema import Draft202012Validator, FormatChecker
 
 from ._formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
+from ._i18n import t
 from ._schema import FormSpec, NumberField, parse_schema
 
 __all__ = ["read_number", "validate_content", "validate_spec"]
@@ -52,19 +53,9 @@ _Validator = jsonschema.validators.extend(
     Draft202012Validator, validators={"pattern": _bounded_pattern}, type_checker=_TYPES,
 )
 
-_FORMAT_HINTS = {
-    "email": "Enter an email address, like name@example.com.",
-    "uri": "Enter a full address with a scheme, like https://example.com.",
-    "date": "Enter a date as YYYY-MM-DD.",
-    "date-time": "Enter a date and time with a timezone, like 2025-01-31T14:30:00Z.",
-}
-_TYPE_HINTS = {
-    "string": "Enter text.",
-    "integer": "Enter a whole number.",
-    "number": "Enter a number.",
-    "boolean": "Choose yes or no.",
-    "array": "Choose from the list.",
-}
+_FORMAT_HINTS = {"email": "v_email", "uri": "v_uri", "date": "v_date", "date-time": "v_date_time"}
+_TYPE_HINTS = {"string": "v_string", "integer": "v_integer", "number": "v_number",
+               "boolean": "v_boolean", "array": "v_array"}
 
 
 def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
@@ -79,17 +70,17 @@ def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
 def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
     """:func:`validate_content` for a schema already parsed into ``spec``."""
     if not isinstance(content, Mapping):
-        return {"": "The answer must be an object of field values."}
+        return {"": t("v_not_object")}
     problems: dict[str, str] = {}
     names = {f.name for f in spec}
     for key, value in content.items():
         if key not in names:
-            problems[key] = "This is not a field of the form."
+            problems[key] = t("v_not_field")
         elif value is None:
-            problems[key] = "Leave the field out instead of sending null."
+            problems[key] = t("v_null")
     for field in spec:
         if field.required and field.name not in content:
-            problems[field.name] = "This field is required."
+            problems[field.name] = t("v_required")
     validator = _Validator(_checkable(spec), format_checker=_FORMATS)
     for error in validator.iter_errors(dict(content)):
         if error.path and error.path[0] not in problems:
@@ -113,32 +104,26 @@ def _message(spec: FormSpec, error: jsonschema.ValidationError) -> str:
     keyword, limit = error.validator, error.validator_value
     in_items = len(error.path) > 1
     if keyword == "type":
-        return _TYPE_HINTS.get(limit, "This value has the wrong type.")
+        return t(_TYPE_HINTS.get(limit, "v_wrong_type"))
     if keyword == "format":
-        return _FORMAT_HINTS[limit]
+        return t(_FORMAT_HINTS[limit])
     if keyword == "pattern":
-        return f"Enter a value that matches the pattern {limit}."
+        return t("v_pattern", pattern=limit)
     if keyword == "pattern-timeout":
-        return f"This value could not be checked against the pattern {field.pattern} in time."
-    if keyword == "minLength":
-        return f"Enter at least {limit} character{_s(limit)}."
-    if keyword == "maxLength":
-        return f"Enter at most {limit} character{_s(limit)}."
-    if keyword == "minimum":
-        return f"Enter a number of at least {_num(limit)}."
-    if keyword == "maximum":
-        return f"Enter a number of at most {_num(limit)}."
-    if keyword == "minItems":
-        return f"Choose at least {limit}."
-    if keyword == "maxItems":
-        return f"Choose at most {limit}."
+        return t("v_pattern_timeout", pattern=field.pattern)
+    if keyword in _COUNTS:
+        return t(_COUNTS[keyword], n=_num(limit), s=_s(limit))
     if keyword == "uniqueItems":
-        return "Choose each option only once."
+        return t("v_unique")
     if in_items:
-        return "Choose only listed options."
+        return t("v_listed_items")
     if keyword in ("enum", "oneOf", "anyOf", "const"):
-        return "Choose one of the listed options."
-    return "This value is not allowed."
+        return t("v_listed")
+    return t("v_not_allowed")
+
+
+_COUNTS = {"minLength": "v_min_length", "maxLength": "v_max_length", "minimum": "v_minimum",
+           "maximum": "v_maximum", "minItems": "v_min_items", "maxItems": "v_max_items"}
 
 
 def read_number(field: NumberField, text: str) -> int | float:
@@ -147,10 +132,10 @@ def read_number(field: NumberField, text: str) -> int | float:
     if _WHOLE.fullmatch(text):
         return int(text)
     if field.integer:
-        raise ValueError(_TYPE_HINTS["integer"])
+        raise ValueError(t("v_integer"))
     value = float(text) if _DECIMAL.fullmatch(text) else math.nan
     if not math.isfinite(value):
-        raise ValueError(_TYPE_HINTS["number"])
+        raise ValueError(t("v_number"))
     return value
 
 

@@ -63,6 +63,7 @@ def run(ip, cell: str):
     ("%mcp log nope", "no connection named 'nope'"),
     ("%mcp mute nope", "no connection named 'nope'"),
     ("%mcp replay /no/such/answers.json", "no recording at /no/such/answers.json"),
+    ("%mcp language fr", "unknown language 'fr': use en, zh or auto"),
     ("%mcp limit", "%mcp limit needs a connection name: %mcp limit NAME"),
     ("%mcp connect d --rate-limit lots -- x", "unreadable rate limit 'lots'"),
     ("%mcp connect d --secret-forms maybe -- x", "--secret-forms takes warn or refuse"),
@@ -77,8 +78,8 @@ def test_usage_errors_say_what_to_type(ip, cell, message):
 def test_help_lists_every_subcommand(ip):
     text = repr(run(ip, "%mcp help"))
     for sub in ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
-                "respond", "history", "record", "replay", "mute", "unmute", "limit", "log",
-                "help"):
+                "respond", "history", "record", "replay", "language", "mute", "unmute",
+                "limit", "log", "help"):
         assert f"%mcp {sub}" in text
 
 
@@ -210,3 +211,11 @@ def test_record_and_replay_through_the_magic(ip, tmp_path):
     assert "Not recording" in repr(run(ip, "%mcp record off"))
     assert "Replaying 0 answers" in repr(run(ip, f"%mcp replay {path}"))
     assert "Not replaying" in repr(run(ip, "%mcp replay off"))
+
+
+def test_language_through_the_magic(ip):
+    try:
+        assert "Chinese (zh)" in repr(run(ip, "%mcp language zh"))
+        assert "English (en)" in repr(run(ip, "%mcp language en"))
+    finally:
+        nb_elicit.set_language(None)

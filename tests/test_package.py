@@ -11,8 +11,7 @@ def test_public_names():
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
         "UrlElicitationRequired", "connect", "connections", "parse_schema", "record", "replay",
-        "respond",
-        "validate_content",
+        "respond", "set_language", "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

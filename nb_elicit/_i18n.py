@@ -1,0 +1,162 @@
+"""nb_elicit's own texts on forms, cards and records, in English and Chinese.
+
+The language is, in order: what :func:`set_language` chose (``%mcp language``), the
+environment variable ``NB_ELICIT_LANG``, then the locale (``LC_ALL``, ``LC_MESSAGES``,
+``LANG``, ``LANGUAGE``): a locale starting with ``zh`` gives Chinese, anything else English.
+Text from servers is never translated. Pure: no ipywidgets, no mcp.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["LANGUAGES", "language", "set_language", "t"]
+
+LANGUAGES = ("en", "zh")
+ENV_LANG = "NB_ELICIT_LANG"
+_chosen: str | None = None
+
+#: key: (English, Chinese). Placeholders are filled with str.format.
+TEXTS: dict[str, tuple[str, str]] = {
+    # buttons and their tooltips
+    "submit": ("Submit", "提交"),
+    "submit.tip": ("Send these answers", "发送这些回答"),
+    "decline": ("Decline", "拒绝"),
+    "decline.tip": ("Say no to this request", "拒绝此请求"),
+    "dismiss.tip": ("Dismiss", "关闭"),
+    "open": ("Open", "打开"),
+    "open.tip": ("Agree to open {host}: then the link appears", "同意打开 {host}：随后会出现链接"),
+    "retry": ("Retry", "重试"),
+    "retry.tip": ("Run the call again (when you are done on those pages)",
+                  "重新运行调用（在这些网页上完成后）"),
+    "give_up": ("Give up", "放弃"),
+    "give_up.tip": ("Do not run the call", "不运行此调用"),
+    "yes": ("Yes", "是"),
+    "no": ("No", "否"),
+    # headers
+    "asks": ("{server} asks:", "{server} 请求："),
+    "asks_url": ("{server} asks you to open a web page:", "{server} 请求您打开一个网页："),
+    "asks_pages": ("{server} needs you to open {pages} before {what} can run:",
+                   "{server} 需要您先打开{pages}，{what} 才能运行："),
+    "a_page": ("a web page", "一个网页"),
+    "pages": ("{n} web pages", "{n} 个网页"),
+    # statuses
+    "submitted": ("Submitted.", "已提交。"),
+    "declined": ("Declined.", "已拒绝。"),
+    "dismissed": ("Dismissed.", "已关闭。"),
+    "fix_fields": ("Please fix {n} field{s}; nothing was sent.",
+                   "请修正 {n} 个字段；尚未发送任何内容。"),
+    "withdrew": ("{server} withdrew this request.", "{server} 撤回了此请求。"),
+    "disconnected": ("{server} disconnected.", "{server} 已断开连接。"),
+    "not_answered": ("Not answered.", "未回答。"),
+    "waiting": ("waiting {time}", "已等待 {time}"),
+    "left": ("{time} left", "剩余 {time}"),
+    "seconds": ("{n} s", "{n} 秒"),
+    "minutes": ("{m} min {s:02d} s", "{m} 分 {s:02d} 秒"),
+    "waiting_call": ("Waiting for {server} · {what} ({elapsed}{left})…",
+                     "正在等待 {server} · {what}（{elapsed}{left}）…"),
+    "left_suffix": (", {time} left", "，剩余 {time}"),
+    "consented": ("You agreed to open the page; use the link above. nb_elicit does not see "
+                  "what you do there.",
+                  "您已同意打开该网页；请使用上方的链接。nb_elicit 看不到您在那里的操作。"),
+    "open_link": ("Open {host} in a new tab ↗", "在新标签页中打开 {host} ↗"),
+    "page_done": ("✓ {server} reports this is done.", "✓ {server} 报告此操作已完成。"),
+    "retrying": ("Retrying…", "正在重试…"),
+    "all_done": ("{server} reports every page done; retrying…",
+                 "{server} 报告所有网页均已完成；正在重试…"),
+    "secret_warning": (
+        "⚠ This form seems to ask for a secret ({labels}). MCP servers must not ask for "
+        "passwords, keys or payment details in a form; a trustworthy server sends you to its "
+        "own web page instead. Decline unless you are sure. Nothing here is prefilled.",
+        "⚠ 此表单似乎在索取机密信息（{labels}）。MCP 服务器不得通过表单索取密码、密钥或支付信息；"
+        "可信的服务器会引导您前往它自己的网页。除非您确定，否则请拒绝。此处没有预先填写任何内容。"),
+    "required": ("Required.", "必填。"),
+    # URL warnings
+    "warn_userinfo": ("The link has text before an @ ({before!r}); it really goes to {host}.",
+                      "链接中 @ 前面有文字（{before!r}）；它实际指向 {host}。"),
+    "warn_punycode": ("The address is written in Punycode ({host}): it may imitate another "
+                      "site's name.",
+                      "该地址使用 Punycode 编写（{host}）：它可能在冒充其他网站的名称。"),
+    "warn_unicode": ("The address uses non-ASCII letters ({host}): it may imitate another "
+                     "site's name.",
+                     "该地址使用了非 ASCII 字母（{host}）：它可能在冒充其他网站的名称。"),
+    "warn_ip": ("The address is a bare IP address ({host}), not a site name.",
+                "该地址是一个裸 IP 地址（{host}），而不是网站名称。"),
+    # the static record
+    "record_asked": ("{server} asked:", "{server} 请求："),
+    "record_page": ("Page:", "网页："),
+    "record_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
+    "record_image": ("image from {server}", "来自 {server} 的图片"),
+    # number hints
+    "hint_whole": ("whole number", "整数"),
+    "hint_number": ("number", "数字"),
+    "hint_range": ("{word}, {lo} to {hi}", "{word}，{lo} 到 {hi}"),
+    "hint_min": ("{word}, at least {lo}", "{word}，至少 {lo}"),
+    "hint_max": ("{word}, at most {hi}", "{word}，至多 {hi}"),
+    # validation
+    "v_email": ("Enter an email address, like name@example.com.",
+                "请输入电子邮件地址，例如 name@example.com。"),
+    "v_uri": ("Enter a full address with a scheme, like https://example.com.",
+              "请输入带协议的完整地址，例如 https://example.com。"),
+    "v_date": ("Enter a date as YYYY-MM-DD.", "请按 YYYY-MM-DD 格式输入日期。"),
+    "v_date_time": ("Enter a date and time with a timezone, like 2025-01-31T14:30:00Z.",
+                    "请输入带时区的日期和时间，例如 2025-01-31T14:30:00Z。"),
+    "v_string": ("Enter text.", "请输入文本。"),
+    "v_integer": ("Enter a whole number.", "请输入整数。"),
+    "v_number": ("Enter a number.", "请输入数字。"),
+    "v_boolean": ("Choose yes or no.", "请选择是或否。"),
+    "v_array": ("Choose from the list.", "请从列表中选择。"),
+    "v_wrong_type": ("This value has the wrong type.", "此值的类型不正确。"),
+    "v_not_object": ("The answer must be an object of field values.",
+                     "回答必须是由字段值组成的对象。"),
+    "v_not_field": ("This is not a field of the form.", "这不是表单中的字段。"),
+    "v_null": ("Leave the field out instead of sending null.", "请不要发送 null，直接省略该字段。"),
+    "v_required": ("This field is required.", "此字段为必填项。"),
+    "v_pattern": ("Enter a value that matches the pattern {pattern}.",
+                  "请输入符合模式 {pattern} 的值。"),
+    "v_pattern_timeout": ("This value could not be checked against the pattern {pattern} in "
+                          "time.", "无法及时按模式 {pattern} 检查此值。"),
+    "v_min_length": ("Enter at least {n} character{s}.", "请至少输入 {n} 个字符。"),
+    "v_max_length": ("Enter at most {n} character{s}.", "请最多输入 {n} 个字符。"),
+    "v_minimum": ("Enter a number of at least {n}.", "请输入不小于 {n} 的数字。"),
+    "v_maximum": ("Enter a number of at most {n}.", "请输入不大于 {n} 的数字。"),
+    "v_min_items": ("Choose at least {n}.", "请至少选择 {n} 项。"),
+    "v_max_items": ("Choose at most {n}.", "请最多选择 {n} 项。"),
+    "v_unique": ("Choose each option only once.", "每个选项只能选择一次。"),
+    "v_listed_items": ("Choose only listed options.", "只能选择列出的选项。"),
+    "v_listed": ("Choose one of the listed options.", "请选择列出的选项之一。"),
+    "v_not_allowed": ("This value is not allowed.", "不允许使用此值。"),
+}
+
+
+def set_language(lang: str | None) -> str:
+    """Choose ``"en"`` or ``"zh"`` for nb_elicit's own texts; None goes back to automatic."""
+    global _chosen
+    if lang is not None:
+        lang = lang.strip().lower()
+        if lang in ("auto", ""):
+            lang = None
+        elif lang not in LANGUAGES:
+            raise ValueError(f"unknown language {lang!r}: use en, zh or auto")
+    _chosen = lang
+    return language()
+
+
+def language() -> str:
+    """The language in use now: ``"en"`` or ``"zh"``."""
+    if _chosen is not None:
+        return _chosen
+    wanted = os.environ.get(ENV_LANG, "").strip().lower()
+    if wanted in LANGUAGES:
+        return wanted
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def t(key: str, **values) -> str:
+    """The text ``key`` in the current language, with ``values`` filled in."""
+    english, chinese = TEXTS[key]
+    return (chinese if language() == "zh" else english).format(**values)
