@@ -14,11 +14,14 @@ import html
 import json
 import re
 import time
+import uuid
 
 import ipywidgets as widgets
+from IPython.display import Javascript, display
 
 from ._controls import text_html
 from ._i18n import t
+from ._keyboard import keyboard_script
 from ._mcp import ToolResult
 from ._outcome import Asked, CallRecord, block_text, record_bundle
 from ._prompt import duration
@@ -62,6 +65,9 @@ class CallView(widgets.VBox):
         self._progress_box.add_class("nb-elicit-progress")
         super().__init__([self.status, self._progress_box, self.forms, self.result])
         self.add_class("nb-elicit-call")
+        self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
+        self.add_class(self.css_class)
+        self._script_handle = None
         if show_waiting:
             self._show_waiting()
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
@@ -73,6 +79,13 @@ class CallView(widgets.VBox):
             waiting = self.status.value and self._ticker is not None
             bundle["text/plain"] = f"[{self.server} · {self.what}]" if waiting else ""
         return bundle
+
+    def show(self, keyboard: bool = True) -> None:
+        """Display the view in the current cell (and its keyboard script, see _keyboard)."""
+        self.display_handle = display(self, display_id=True)
+        if keyboard:
+            self._script_handle = display(Javascript(keyboard_script(self.css_class)),
+                                          display_id=True)
 
     def add_form(self, form: widgets.Widget) -> None:
         form.shown_in = self
@@ -190,6 +203,8 @@ class CallView(widgets.VBox):
         if self.display_handle is not None:
             shown = self.forms.children or self._result is not None or self._failure is not None
             self.display_handle.update(_Static(self.record() if shown else None))
+        if self._script_handle is not None:
+            self._script_handle.update(_Static(None))
         close_tree(self)
         return True
 

@@ -19,8 +19,6 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from IPython.display import display
-
 from ._answer import Answer
 from ._asking import ask
 from ._call_view import CallView
@@ -296,7 +294,7 @@ class Connection:
         view = CallView(self.name, what, show_waiting=show_waiting, timeout=self.timeout)
         if show_waiting or widget_frontend_attached():
             # (a quiet request shows nothing unless a form may come)
-            view.display_handle = display(view, display_id=True)
+            view.show(keyboard=widget_frontend_attached())
         return view
 
     async def _quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):

@@ -42,8 +42,9 @@ _STYLE = {"description_width": "initial"}
 
 def _wide() -> widgets.Layout:
     """Controls take the room they are given (up to a readable width), so that a long label
-    does not squeeze the input beside it: ipywidgets' default is a fixed 300 px for both."""
-    return widgets.Layout(width="100%", max_width="48em")
+    does not squeeze the input beside it: ipywidgets' default is a fixed 300 px for both.
+    ("auto" stretches to the column, margins included; "100%" would overflow it by them.)"""
+    return widgets.Layout(width="auto", max_width="48em")
 
 
 def field_class(name: str) -> str:
@@ -106,7 +107,8 @@ class FieldControl:
         self._listeners.append(listener)
 
     def show_error(self, message: str | None) -> None:
-        self.error.value = (f'<div style="color: var(--jp-error-color1)">'
+        # role="alert": screen readers announce the problem as soon as it shows
+        self.error.value = (f'<div role="alert" style="color: var(--jp-error-color1)">'
                             f'{text_html(message, "nb-elicit-error-text")}</div>'
                             if message else "")
         self.error.layout.display = None if message else "none"

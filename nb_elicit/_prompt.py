@@ -45,7 +45,7 @@ class PromptWidget(widgets.VBox):
         self.dismiss_button.layout = widgets.Layout(width="2.5em")
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
-        self.status = widgets.HTML()
+        self.status = widgets.HTML('<div role="status" aria-live="polite"></div>')
         self.status.add_class("nb-elicit-status")
         self.status_text = ""
         asker = widgets.HTML(text_html(asks, "nb-elicit-server"))
@@ -145,7 +145,8 @@ class PromptWidget(widgets.VBox):
 
     def _set_status(self, text: str) -> None:
         self.status_text = text
-        self.status.value = text_html(text)
+        # role="status": announced politely when it changes (sent, declined, withdrawn, ...)
+        self.status.value = f'<div role="status" aria-live="polite">{text_html(text)}</div>'
 
     # -- the record it leaves ------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.timeout(120)
 def views(monkeypatch):
     """Every CallView a call displays, in order."""
     shown = []
-    monkeypatch.setattr("nb_elicit._connection.display",
+    monkeypatch.setattr("nb_elicit._call_view.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 

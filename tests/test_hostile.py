@@ -30,7 +30,7 @@ NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "requ
 @pytest.fixture
 def views(monkeypatch):
     shown = []
-    monkeypatch.setattr("nb_elicit._connection.display",
+    monkeypatch.setattr("nb_elicit._call_view.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 

@@ -27,7 +27,7 @@ def clean():
 @pytest.fixture
 def views(monkeypatch):
     shown = []
-    monkeypatch.setattr("nb_elicit._connection.display",
+    monkeypatch.setattr("nb_elicit._call_view.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 

@@ -22,7 +22,7 @@ HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
 @pytest.fixture
 def views(monkeypatch):
     shown = []
-    monkeypatch.setattr("nb_elicit._connection.display",
+    monkeypatch.setattr("nb_elicit._call_view.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
     return shown
 

@@ -58,8 +58,8 @@ def _write_json(path: Path, data: dict) -> None:
 class JupyterServer:
     """``jupyter lab`` or ``jupyter notebook`` on 127.0.0.1, with every directory temporary."""
 
-    def __init__(self, app: str, subshells: str, base: Path):
-        self.app, self.subshells, self.base = app, subshells, base
+    def __init__(self, app: str, subshells: str, base: Path, theme: str = "light"):
+        self.app, self.subshells, self.base, self.theme = app, subshells, base, theme
         self.root = base / "root"
         self.log_path = base / "server.log"
         self.port = _free_port()
@@ -80,6 +80,9 @@ class JupyterServer:
         settings = Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings" / "@jupyterlab"
         _write_json(settings / "apputils-extension" / "kernels-settings.jupyterlab-settings",
                     {"commsOverSubshells": self.subshells})
+        if self.theme == "dark":
+            _write_json(settings / "apputils-extension" / "themes.jupyterlab-settings",
+                        {"theme": "JupyterLab Dark"})
         # No "Would you like to get notified about official Jupyter news?" toast.
         _write_json(settings / "apputils-extension" / "notification.jupyterlab-settings",
                     {"fetchNews": "false", "checkForUpdates": False})
@@ -154,12 +157,14 @@ class Servers:
 
     def __init__(self, base: Path):
         self.base = base
-        self.running: dict[tuple[str, str], JupyterServer] = {}
+        self.running: dict[tuple[str, str, str], JupyterServer] = {}
 
-    def get(self, app: str, subshells: str = DEFAULT_SUBSHELLS) -> JupyterServer:
-        key = (app, subshells)
+    def get(self, app: str, subshells: str = DEFAULT_SUBSHELLS,
+            theme: str = "light") -> JupyterServer:
+        key = (app, subshells, theme)
         if key not in self.running:
-            server = JupyterServer(app, subshells, self.base / f"{app}-{subshells}")
+            server = JupyterServer(app, subshells, self.base / f"{app}-{subshells}-{theme}",
+                                   theme)
             server.start()
             self.running[key] = server
         return self.running[key]
@@ -441,7 +446,8 @@ class Notebook:
         return path
 
 
-def _open_notebook(request, server: JupyterServer, browser):
+def _open_notebook(request, server: JupyterServer, browser, viewport: dict | None = None,
+                   scale: float = 1):
     """Context for one test: fresh artifacts dir, browser context, and a Notebook driver."""
     name = _safe(request.node.name)
     artifacts = ARTIFACTS / name
@@ -449,7 +455,7 @@ def _open_notebook(request, server: JupyterServer, browser):
     artifacts.mkdir(parents=True)
     request.node.stash[ARTIFACT_DIR] = artifacts
     log_start = server.log_size()
-    context = browser.new_context(viewport=VIEWPORT)
+    context = browser.new_context(viewport=viewport or VIEWPORT, device_scale_factor=scale)
     context.set_default_timeout(TIMEOUT)
     page = context.new_page()
     console: list[str] = []
@@ -481,6 +487,25 @@ def lab(request, servers, browser):
     """A notebook in JupyterLab; parametrize indirectly with a ``commsOverSubshells`` value."""
     server = servers.get("lab", getattr(request, "param", DEFAULT_SUBSHELLS))
     notebook, *rest = _open_notebook(request, server, browser)
+    yield notebook
+    _close_notebook(request, notebook, *rest)
+
+
+@pytest.fixture
+def lab_dark(request, servers, browser):
+    """A notebook in JupyterLab with the JupyterLab Dark theme."""
+    server = servers.get("lab", DEFAULT_SUBSHELLS, "dark")
+    notebook, *rest = _open_notebook(request, server, browser)
+    yield notebook
+    _close_notebook(request, notebook, *rest)
+
+
+@pytest.fixture
+def lab_zoomed(request, servers, browser):
+    """JupyterLab at 200% zoom: a 1280x1600 window lays out 640x800 CSS pixels, each 2x2."""
+    server = servers.get("lab")
+    notebook, *rest = _open_notebook(request, server, browser,
+                                     viewport={"width": 640, "height": 800}, scale=2)
     yield notebook
     _close_notebook(request, notebook, *rest)
 

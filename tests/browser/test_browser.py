@@ -331,34 +331,7 @@ def test_untrusted_text_is_shown_as_text(lab):
     assert lab.page.evaluate("typeof window.__xss") == "undefined"
 
 
-# -- 8: the keyboard -------------------------------------------------------------------------------
-
-
-def test_keyboard_tab_enter_escape(lab):
-    lab.open("%mcp call demo contact_info")
-    lab.run(2, wait=False)
-    form = lab.form(2)
-    type_text(form, "name", "Ada Lovelace")
-    lab.page.keyboard.press("Tab")
-    expect(field(form, "email")).to_be_focused()
-    lab.page.keyboard.type("ada@example.com", delay=15)
-    lab.page.keyboard.press("Tab")
-    expect(field(form, "age")).to_be_focused()
-    lab.page.keyboard.type("36", delay=15)
-    # Escape: the form has no handler of its own, and JupyterLab's Escape (leave edit mode)
-    # does not apply here: clicking into a widget leaves the notebook in command mode. So
-    # Escape must simply change nothing: no answer, the form stays live.
-    lab.page.keyboard.press("Escape")
-    lab.settle()
-    expect(form.locator(".nb-elicit-status")).to_have_text("")
-    expect(form.locator(".nb-elicit-submit")).to_be_enabled()
-    assert lab.answers() == []
-    field(form, "name").click()
-    lab.page.keyboard.press("Enter")  # Enter in a text box submits
-    expect_answered(lab, 2, "Submitted.")
-    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
-                                   "action": "accept", "content": ADA}]
-    lab.wait_done(2)
+# -- 8: the keyboard: see test_polish.py ----------------------------------------------------------
 
 
 # -- 10: Notebook 7 --------------------------------------------------------------------------------

@@ -1,0 +1,259 @@
+"""Keyboard, accessibility, zoom, themes, Chinese, and the record a saved notebook keeps, in a
+real JupyterLab in Chromium. Screenshots go to ``test-artifacts/browser/<test>/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # every test then fails in the browser fixture, saying how to install it
+    expect = None
+
+CONTACT_MESSAGE = "Please provide your contact information"
+ADA = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
+WAIT = 60_000
+
+
+def field(form, name: str, tag: str = "input"):
+    return form.locator(f".nb-elicit-field-{name} {tag}")
+
+
+# -- keyboard -------------------------------------------------------------------------------------
+
+
+def test_the_first_field_is_focused_and_enter_submits(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(field(form, "name")).to_be_focused()  # nobody clicked into the form
+    lab.page.keyboard.type("Ada Lovelace", delay=15)
+    lab.page.keyboard.press("Tab")
+    expect(field(form, "email")).to_be_focused()
+    lab.page.keyboard.type("ada@example.com", delay=15)
+    lab.page.keyboard.press("Tab")
+    expect(field(form, "age")).to_be_focused()
+    lab.page.keyboard.type("36", delay=15)
+    lab.settle()
+    lab.page.keyboard.press("Enter")  # Enter in a single-line field submits
+    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+                                   "action": "accept", "content": ADA}]
+    lab.wait_done(2)
+
+
+def test_escape_dismisses_the_form(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(field(form, "name")).to_be_focused()
+    lab.page.keyboard.type("Ada", delay=15)
+    lab.settle()
+    lab.page.keyboard.press("Escape")
+    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+                                   "action": "cancel", "content": None}]
+    lab.wait_done(2)
+    expect(lab.cell(2).locator(".nb-elicit-record")).to_contain_text("Dismissed.")
+
+
+def test_a_form_does_not_steal_the_keyboard_from_a_cell_editor(lab):
+    lab.open("call = nb_elicit.connections['demo'].start_tool("
+             "'import_rows', {'rows': 4, 'delay': 1.5})", "")
+    lab.run(2)  # returns at once; the question comes about 3 s later
+    editor = lab.cell(3).locator(".jp-InputArea-editor")
+    editor.click()
+    lab.page.keyboard.type("x = 1", delay=20)
+    form = lab.form(2)  # it appeared while the person was typing in cell 3
+    lab.page.wait_for_timeout(300)
+    lab.page.keyboard.type("23", delay=20)
+    expect(editor).to_contain_text("x = 123")
+    assert form.evaluate("f => f.contains(document.activeElement)") is False
+    form.locator(".nb-elicit-dismiss").click()
+    assert lab.wait_record(1)[0]["action"] == "cancel"
+
+
+# -- accessibility and zoom ------------------------------------------------------------------------
+
+UNLABELLED = """form => Array.from(form.querySelectorAll('input, select, textarea'))
+    .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')
+                  && !el.getAttribute('aria-labelledby') && !el.closest('label'))
+    .map(el => el.outerHTML.slice(0, 120))"""
+
+
+def test_every_control_has_a_label_and_errors_are_announced(lab):
+    lab.open("%mcp call demo all_fields")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(form).to_contain_text("Please fill in one field of every kind")
+    assert form.evaluate(UNLABELLED) == []
+    field(form, "email").fill("ada@")
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    alerts = form.locator("[role=alert]")
+    expect(alerts.first).to_be_visible()
+    assert alerts.count() == 2  # name (required) and email
+    expect(form.locator(".nb-elicit-status [role=status]")).to_contain_text("Please fix 2")
+    form.locator(".nb-elicit-dismiss").click()
+
+
+OVERFLOW = """form => {
+    const area = form.closest('.jp-OutputArea-output') || form.parentElement;
+    const right = area.getBoundingClientRect().right + 1;
+    return Array.from(form.querySelectorAll('input, select, button, label'))
+        .filter(el => el.getBoundingClientRect().width > 0
+                      && el.getBoundingClientRect().right > right)
+        .map(el => el.outerHTML.slice(0, 80));
+}"""
+
+
+def test_the_form_is_usable_at_200_percent_zoom(lab_zoomed):
+    lab = lab_zoomed
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(form).to_contain_text(CONTACT_MESSAGE)
+    assert form.evaluate(OVERFLOW) == []  # nothing sticks out of the output area
+    for name in ("name", "email", "age"):
+        assert field(form, name).bounding_box()["width"] >= 150
+    field(form, "name").fill("Ada Lovelace")
+    field(form, "email").fill("ada@example.com")
+    field(form, "age").fill("36")
+    lab.screenshot("zoomed-200", of=form)
+    lab.settle()
+    form.locator(".nb-elicit-submit").scroll_into_view_if_needed()
+    form.locator(".nb-elicit-submit").click()
+    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+                                   "action": "accept", "content": ADA}]
+
+
+# -- themes ----------------------------------------------------------------------------------------
+
+THEMED_CELL = ("schema = {'type': 'object', 'required': ['name'], 'properties': {"
+               "'name': {'type': 'string', 'title': 'Name'}, "
+               "'pin': {'type': 'string', 'title': 'PIN'}}}\n"
+               "await nb_elicit.connections['demo'].call_tool('custom_form', "
+               "{'message': 'Themes: an error, a warning, buttons', 'requested_schema': schema})")
+
+COLOURS = """form => {
+    function rgb(text) { return (text.match(/[\\d.]+/g) || []).slice(0, 4).map(Number); }
+    function background(el) {
+        for (; el; el = el.parentElement) {
+            const c = rgb(getComputedStyle(el).backgroundColor);
+            if (c.length === 3 || (c.length === 4 && c[3] > 0)) { return c; }
+        }
+        return [255, 255, 255];
+    }
+    function luminance(c) {
+        const [r, g, b] = c.slice(0, 3).map(v => {
+            v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    }
+    function contrast(el) {
+        const a = luminance(rgb(getComputedStyle(el).color)), b = luminance(background(el));
+        return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    }
+    const message = form.querySelector('.nb-elicit-message-text');
+    const error = form.querySelector('.nb-elicit-error-text');
+    const warning = form.querySelector('.nb-elicit-secret-warning div');
+    return {text: luminance(rgb(getComputedStyle(message).color)),
+            background: luminance(background(message)),
+            message: contrast(message), error: contrast(error), warning: contrast(warning)};
+}"""
+
+
+def themed_form(lab, name: str) -> dict:
+    lab.open(THEMED_CELL)
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(form.locator(".nb-elicit-secret-warning")).to_be_visible()
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()  # the required name is missing: an error shows
+    expect(form.locator(".nb-elicit-error-text").first).to_be_visible()
+    lab.screenshot(f"form-{name}", of=form)
+    colours = form.evaluate(COLOURS)
+    (lab.artifacts / "colours.json").write_text(json.dumps(colours, indent=2), encoding="utf-8")
+    form.locator(".nb-elicit-dismiss").click()
+    return colours
+
+
+def test_the_light_theme(lab):
+    colours = themed_form(lab, "light")
+    assert colours["text"] < colours["background"]  # dark text on a light page
+    assert colours["message"] >= 4.5 and colours["error"] >= 3 and colours["warning"] >= 3
+
+
+def test_the_dark_theme(lab_dark):
+    colours = themed_form(lab_dark, "dark")
+    assert colours["text"] > colours["background"]  # light text on a dark page
+    assert colours["message"] >= 4.5 and colours["error"] >= 3 and colours["warning"] >= 3
+
+
+# -- Chinese ---------------------------------------------------------------------------------------
+
+SEED_SCHEMA = {"type": "object", "required": ["name", "email"], "properties": {
+    "name": {"type": "string", "description": "你的全名"},
+    "email": {"type": "string", "format": "email", "description": "你的电子邮件地址"},
+    "age": {"type": "number", "minimum": 18, "description": "你的年龄"}}}
+
+
+def test_chinese_texts_and_the_seed_example(lab):
+    arguments = json.dumps({"message": "请提供你的联系信息", "requested_schema": SEED_SCHEMA},
+                           ensure_ascii=False)
+    lab.open("%mcp language zh", f"%mcp call demo custom_form {arguments}")
+    lab.run(2)
+    lab.run(3, wait=False)
+    form = lab.form(3)
+    expect(form).to_contain_text("demo 请求：")
+    expect(form).to_contain_text("请提供你的联系信息")
+    expect(form).to_contain_text("你的全名")
+    expect(form.locator(".nb-elicit-submit")).to_have_text("提交")
+    expect(form.locator(".nb-elicit-decline")).to_have_text("拒绝")
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    expect(form.locator(".nb-elicit-status")).to_have_text("请修正 2 个字段；尚未发送任何内容。")
+    expect(form.locator(".nb-elicit-error-text").first).to_have_text("此字段为必填项。")
+    lab.screenshot("chinese", of=form)
+    field(form, "name").fill("张三")
+    field(form, "email").fill("zhangsan@example.com")
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    assert lab.wait_record(1) == [{"tool": "custom_form", "message": "请提供你的联系信息",
+                                   "action": "accept",
+                                   "content": {"name": "张三", "email": "zhangsan@example.com"}}]
+    lab.wait_done(3)
+    expect(lab.cell(3).locator(".nb-elicit-record")).to_contain_text("已提交。")
+
+
+# -- the saved notebook ----------------------------------------------------------------------------
+
+
+def test_a_saved_notebook_reopens_with_the_record_not_a_broken_widget(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    field(form, "name").fill("Ada Lovelace")
+    field(form, "email").fill("ada@example.com")
+    field(form, "age").fill("36")
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    lab.wait_done(2)
+    expect(lab.cell(2).locator(".nb-elicit-record")).to_contain_text("Submitted.")
+    lab.page.keyboard.press("Control+s")
+    path = lab.server.root / lab.name
+    lab.page.wait_for_function("() => !document.title.startsWith('*')")
+    lab.page.wait_for_timeout(500)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    outputs = saved["cells"][2]["outputs"]
+    assert not [o for o in outputs
+                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert any("nb-elicit-record" in "".join(o.get("data", {}).get("text/html", ""))
+               for o in outputs)
+    lab.server.shut_down_sessions(lab.name)
+    lab.page.reload()
+    lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=WAIT)
+    record = lab.cell(2).locator(".nb-elicit-record")
+    expect(record).to_contain_text("Submitted.")
+    expect(record).to_contain_text("Ada Lovelace")
+    assert not re.search("Error displaying widget", lab.cell(2).inner_text())
+    lab.screenshot("reopened", of=lab.cell(2))
