@@ -159,7 +159,8 @@ def test_the_form_renders_in_the_cell_that_made_the_call(fe, demo):
              in o.get("data", {})]
     assert views, "the call displayed nothing in its own cell"
     view_id = views[0]["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
-    forms_box = fe.children(view_id)[1]
+    (forms_box,) = [c for c in fe.children(view_id)
+                    if "nb-elicit-forms" in fe.models[c].dom_classes]
     fe.wait_for(lambda: form in fe.children(forms_box), 10, "the form inside the call's view")
     fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
     assert fe.flush(timeout=20)
