@@ -31,8 +31,8 @@ for python in "${pythons[@]}"; do
     echo "== $("$venv/bin/python" --version) =="
     extra=()
     if ! "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-        extra=(--ignore=tests/test_kernel.py --ignore=tests/test_notebooks.py
-               --ignore=tests/test_frontend_throttle.py)
+        extra=(--ignore=tests/test_kernel.py --ignore=tests/test_kernel_hostile.py
+               --ignore=tests/test_notebooks.py --ignore=tests/test_frontend_throttle.py)
     fi
     "$venv/bin/python" -m pytest -q -p no:cacheprovider --ignore=tests/browser \
         --ignore=tests/test_binder.py --ignore=tests/test_old_kernel.py "${extra[@]}"
