@@ -41,8 +41,8 @@ class PromptWidget(widgets.VBox):
         self.answered_by = "person"
         self._lock = threading.Lock()
         self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"))
-        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"))
-        self.dismiss_button.layout = widgets.Layout(width="2.5em")
+        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"),
+                                          width="2.5em")
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
         self.status = widgets.HTML('<div role="status" aria-live="polite"></div>')
@@ -186,7 +186,11 @@ def duration(seconds: float) -> str:
             t("minutes", m=seconds // 60, s=seconds % 60))
 
 
-def make_button(label: str, css_class: str, tooltip: str, style: str = "") -> widgets.Button:
-    button = widgets.Button(description=label, tooltip=tooltip, button_style=style)
+def make_button(label: str, css_class: str, tooltip: str, style: str = "",
+                width: str | None = None) -> widgets.Button:
+    # (A layout is given at construction: one assigned later would orphan the default one.)
+    layout = widgets.Layout(width=width) if width else widgets.Layout()
+    button = widgets.Button(description=label, tooltip=tooltip, button_style=style,
+                            layout=layout)
     button.add_class(css_class)
     return button

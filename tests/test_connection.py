@@ -369,3 +369,20 @@ def test_a_call_past_the_connection_timeout_fails_in_one_line(record, views):
     assert "\n" not in message and "import_rows" in message
     with pytest.raises(ValueError):
         asyncio.run(nb_elicit.connect("demo", demo_command(record), timeout=0))
+
+
+def test_finished_calls_leave_no_widget_models_alive(record, views):
+    """Every widget of a call (forms, layouts, styles, the result) is closed when it ends."""
+    from ipywidgets.widgets import widget as widget_module
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record), rate_limit=None)
+        before = len(widget_module._instances)
+        for action in ("accept", "decline", "cancel", "accept"):
+            person.will(action, {"name": "octocat"})
+            await conn.call_tool("github_username")
+        return before, len(widget_module._instances)
+
+    before, after = drive(scenario)
+    assert after == before
+    assert len(views) == 4 and all(v.frozen for v in views)
