@@ -31,7 +31,7 @@ from ._schema import (
 from ._secrets import looks_secret
 from ._validate import read_number
 
-__all__ = ["MISSING", "FieldControl", "field_class", "make_control", "property_of_class",
+__all__ = ["MISSING", "FieldControl", "Kit", "field_class", "make_control", "property_of_class",
            "text_html"]
 
 MISSING = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda s: False})()
@@ -68,32 +68,62 @@ def text_html(text: str, css_class: str = "") -> str:
             f"{html.escape(text)}</div>")
 
 
+class Kit:
+    """Layouts and styles that the controls of one form share: a widget model is costly
+    (creating one is most of the time a form takes to build), and these never differ."""
+
+    def __init__(self) -> None:
+        self.wide = _wide()
+        self.plain = widgets.Layout()
+        self._styles: dict[type, widgets.Widget] = {}
+
+    def style(self, widget_class: type[widgets.Widget], **values) -> widgets.Widget:
+        """One style model per widget kind (Text, Dropdown, HTML, ...) for the whole form."""
+        klass = widget_class.class_traits()["style"].klass
+        if klass not in self._styles:
+            self._styles[klass] = klass(**values)
+        return self._styles[klass]
+
+    def described(self, widget_class: type[widgets.Widget]) -> widgets.Widget:
+        return self.style(widget_class, **_STYLE)
+
+
 class FieldControl:
     """A field's input widget plus its help and error lines, stacked in ``view``."""
 
-    def __init__(self, field: Field, widget: widgets.Widget):
+    def __init__(self, field: Field, widget: widgets.Widget, kit: Kit):
         self.field = field
         self.widget = widget
         self.touched = False
+        self._kit = kit
+        self._error: widgets.HTML | None = None  # made when there is a first problem to show
         widget.add_class(field_class(field.name))
-        self.error = widgets.HTML(layout=widgets.Layout(display="none"))
-        self.error.add_class("nb-elicit-error")
         parts = [widget]
         note = t("required") if field.required else ""
         if field.description:
             note = f"{note} {field.description}".strip()
         if note:
-            help_line = widgets.HTML(text_html(note))
+            help_line = widgets.HTML(text_html(note), layout=kit.plain,
+                                     style=kit.style(widgets.HTML))
             help_line.add_class("nb-elicit-help")
             parts.append(help_line)
-        parts.append(self.error)
-        self.view = widgets.VBox(parts)
+        self.view = widgets.VBox(parts, layout=kit.plain)
         self.view.add_class("nb-elicit-row")
         if field.required:
             self.view.add_class("nb-elicit-required")
         for w in self.inputs():
             w.observe(self._changed, names="value")
         self._listeners: list[Callable[[FieldControl], None]] = []
+
+    @property
+    def error(self) -> widgets.HTML:
+        """The line under the field that shows its problem (hidden while there is none)."""
+        if self._error is None:
+            self._error = widgets.HTML(layout=widgets.Layout(display="none"),
+                                       style=self._kit.style(widgets.HTML))
+            self._error.add_class("nb-elicit-error")
+            self.view.children = (*self.view.children, self._error)
+        return self._error
 
     def inputs(self) -> list[widgets.Widget]:
         """The widgets whose ``value`` the person changes."""
@@ -107,6 +137,8 @@ class FieldControl:
         self._listeners.append(listener)
 
     def show_error(self, message: str | None) -> None:
+        if message is None and self._error is None:
+            return
         # role="alert": screen readers announce the problem as soon as it shows
         self.error.value = (f'<div role="alert" style="color: var(--jp-error-color1)">'
                             f'{text_html(message, "nb-elicit-error-text")}</div>'
@@ -127,11 +159,12 @@ class TextControl(FieldControl):
     _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://"}
     _WIDGET: type[widgets.Text] = widgets.Text
 
-    def __init__(self, field: TextField):
+    def __init__(self, field: TextField, kit: Kit):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
         text = self._WIDGET(value=field.default or "", description=field.label,
-                            placeholder=placeholder, style=_STYLE, layout=_wide())
-        super().__init__(field, text)
+                            placeholder=placeholder, style=kit.described(self._WIDGET),
+                            layout=kit.wide)
+        super().__init__(field, text, kit)
 
     def read(self):
         return self.widget.value if self.widget.value != "" else MISSING
@@ -144,10 +177,11 @@ class SecretTextControl(TextControl):
 
 
 class DateControl(FieldControl):
-    def __init__(self, field: TextField):
+    def __init__(self, field: TextField, kit: Kit):
         value = dt.date.fromisoformat(field.default) if field.default else None
-        super().__init__(field, widgets.DatePicker(value=value, description=field.label,
-                                                   style=_STYLE, layout=_wide()))
+        super().__init__(field, widgets.DatePicker(
+            value=value, description=field.label, style=kit.described(widgets.DatePicker),
+            layout=kit.wide), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -159,10 +193,11 @@ class DateControl(FieldControl):
 class DateTimeControl(FieldControl):
     """A timezone-aware picker: RFC 3339 date-times always carry an offset."""
 
-    def __init__(self, field: TextField):
+    def __init__(self, field: TextField, kit: Kit):
         value = _parse_date_time(field.default) if field.default else None
-        super().__init__(field, widgets.DatetimePicker(value=value, description=field.label,
-                                                       style=_STYLE, layout=_wide()))
+        super().__init__(field, widgets.DatetimePicker(
+            value=value, description=field.label, style=kit.described(widgets.DatetimePicker),
+            layout=kit.wide), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -179,11 +214,12 @@ class NumberControl(FieldControl):
     would invent a value the person never typed.)
     """
 
-    def __init__(self, field: NumberField):
+    def __init__(self, field: NumberField, kit: Kit):
         default = "" if field.default is None else str(field.default)
         text = widgets.Text(value=default, description=field.label,
-                            placeholder=_number_hint(field), style=_STYLE, layout=_wide())
-        super().__init__(field, text)
+                            placeholder=_number_hint(field), style=kit.described(widgets.Text),
+                            layout=kit.wide)
+        super().__init__(field, text, kit)
 
     def read(self):
         if self.widget.value.strip() == "":
@@ -196,9 +232,10 @@ class NumberControl(FieldControl):
 class CheckboxControl(FieldControl):
     """A checkbox for a boolean that has a default or may be left out."""
 
-    def __init__(self, field: BooleanField):
-        box = widgets.Checkbox(value=bool(field.default), description=field.label, indent=False)
-        super().__init__(field, box)
+    def __init__(self, field: BooleanField, kit: Kit):
+        box = widgets.Checkbox(value=bool(field.default), description=field.label, indent=False,
+                               style=kit.style(widgets.Checkbox), layout=kit.plain)
+        super().__init__(field, box, kit)
 
     def read(self):
         if not self.touched and self.field.default is None:
@@ -209,24 +246,25 @@ class CheckboxControl(FieldControl):
 class YesNoControl(FieldControl):
     """A required boolean with no default: the person must pick Yes or No themselves."""
 
-    def __init__(self, field: BooleanField):
+    def __init__(self, field: BooleanField, kit: Kit):
         radio = widgets.RadioButtons(options=[(t("yes"), True), (t("no"), False)], index=None,
-                                     description=field.label, style=_STYLE, layout=_wide())
-        super().__init__(field, radio)
+                                     description=field.label,
+                                     style=kit.described(widgets.RadioButtons), layout=kit.wide)
+        super().__init__(field, radio, kit)
 
     def read(self):
         return MISSING if self.widget.index is None else self.widget.value
 
 
 class ChoiceControl(FieldControl):
-    def __init__(self, field: ChoiceField):
+    def __init__(self, field: ChoiceField, kit: Kit):
         options = [(o.label, o.value) for o in field.options]
         index = None
         if field.default is not None:
             index = [o.value for o in field.options].index(field.default)
         dropdown = widgets.Dropdown(options=options, index=index, description=field.label,
-                                    style=_STYLE, layout=_wide())
-        super().__init__(field, dropdown)
+                                    style=kit.described(widgets.Dropdown), layout=kit.wide)
+        super().__init__(field, dropdown, kit)
 
     def read(self):
         return MISSING if self.widget.index is None else self.widget.value
@@ -235,16 +273,17 @@ class ChoiceControl(FieldControl):
 class MultiChoiceControl(FieldControl):
     """One checkbox per choice; boxes beyond ``maxItems`` are disabled while the limit is met."""
 
-    def __init__(self, field: MultiChoiceField):
+    def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
         self.boxes = [widgets.Checkbox(value=o.value in chosen, description=o.label,
-                                       indent=False) for o in field.options]
+                                       indent=False, style=kit.style(widgets.Checkbox),
+                                       layout=kit.plain) for o in field.options]
         for box in self.boxes:
             box.add_class("nb-elicit-option")
-        heading = widgets.Label(field.label)
+        heading = widgets.Label(field.label, style=kit.style(widgets.Label), layout=kit.plain)
         heading.add_class("nb-elicit-group-label")
-        group = widgets.VBox([heading, *self.boxes])
-        super().__init__(field, group)
+        group = widgets.VBox([heading, *self.boxes], layout=kit.plain)
+        super().__init__(field, group, kit)
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 
@@ -271,15 +310,16 @@ class MultiChoiceControl(FieldControl):
             box.disabled = full and not box.value
 
 
-def make_control(field: Field) -> FieldControl:
-    """The control for ``field``: the first rule that matches wins."""
+def make_control(field: Field, kit: Kit | None = None) -> FieldControl:
+    """The control for ``field``: the first rule that matches wins. Controls of one form share
+    one :class:`Kit`."""
     for matches, build in _CASCADE:
         if matches(field):
-            return build(field)
+            return build(field, kit or Kit())
     raise TypeError(f"no control for field {field.name!r} of kind {field.kind!r}")
 
 
-_CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field], FieldControl]]] = [
+_CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field, Kit], FieldControl]]] = [
     (lambda f: isinstance(f, TextField) and f.format == "date", DateControl),
     (lambda f: isinstance(f, TextField) and f.format == "date-time", DateTimeControl),
     (lambda f: isinstance(f, TextField) and f.format is None

@@ -17,7 +17,7 @@ import dataclasses
 import ipywidgets as widgets
 
 from ._answer import Answer
-from ._controls import MISSING, FieldControl, make_control, text_html
+from ._controls import MISSING, FieldControl, Kit, make_control, text_html
 from ._i18n import t
 from ._outcome import shown_fields
 from ._prompt import PromptWidget, make_button
@@ -45,10 +45,11 @@ class ElicitationForm(PromptWidget):
         #: Names of the fields that look like secrets (then nothing is prefilled).
         self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
+        kit = Kit()
         for field in self.spec:
             if self.secret_fields and field.default is not None:
                 field = dataclasses.replace(field, default=None)
-            control = make_control(field)
+            control = make_control(field, kit)
             control.on_change(lambda c: c.show_error(None))
             self.controls[field.name] = control
         for control in self.controls.values():
