@@ -17,7 +17,7 @@ import dataclasses
 import ipywidgets as widgets
 
 from ._answer import Answer
-from ._controls import MISSING, FieldControl, Kit, make_control, text_html
+from ._controls import MISSING, FieldControl, make_control, text_html
 from ._i18n import t
 from ._outcome import shown_fields
 from ._prompt import PromptWidget, make_button
@@ -45,7 +45,7 @@ class ElicitationForm(PromptWidget):
         #: Names of the fields that look like secrets (then nothing is prefilled).
         self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
-        kit = Kit()
+        kit = self.kit
         for field in self.spec:
             if self.secret_fields and field.default is not None:
                 field = dataclasses.replace(field, default=None)
@@ -57,9 +57,9 @@ class ElicitationForm(PromptWidget):
                 control.widget.on_msg(self._on_text_event)
 
         self.submit_button = make_button(t("submit"), "nb-elicit-submit", t("submit.tip"),
-                                         style="primary")
+                                         style="primary", kit=kit)
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
-        buttons = widgets.HBox([self.submit_button, self.decline_button])
+        buttons = self.row([self.submit_button, self.decline_button])
         children = [self.header, self.message_line]
         if self.secret_fields:
             children.append(self._secret_warning())
@@ -101,7 +101,7 @@ class ElicitationForm(PromptWidget):
     def _secret_warning(self) -> widgets.HTML:
         labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)
         text = t("secret_warning", labels=labels)
-        line = widgets.HTML(f'<div style="color: var(--jp-warn-color0)">'
+        line = self.html(f'<div style="color: var(--jp-warn-color0)">'
                             f'{text_html(text)}</div>')
         line.add_class("nb-elicit-secret-warning")
         return line

@@ -20,7 +20,7 @@ import traceback
 import ipywidgets as widgets
 
 from ._answer import Answer
-from ._controls import text_html
+from ._controls import Kit, text_html
 from ._i18n import t
 from ._outcome import Asked
 
@@ -40,25 +40,36 @@ class PromptWidget(widgets.VBox):
         #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
         self.answered_by = "person"
         self._lock = threading.Lock()
-        self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"))
+        #: Layout and style models its widgets share (see _controls.Kit).
+        self.kit = kit = Kit()
+        self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"),
+                                          kit=kit)
         self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"),
-                                          width="2.5em")
+                                          width="2.5em", kit=kit)
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
-        self.status = widgets.HTML('<div role="status" aria-live="polite"></div>')
+        self.status = self.html('<div role="status" aria-live="polite"></div>')
         self.status.add_class("nb-elicit-status")
         self.status_text = ""
-        asker = widgets.HTML(text_html(asks, "nb-elicit-server"))
+        asker = widgets.HTML(text_html(asks, "nb-elicit-server"),
+                             layout=widgets.Layout(flex="1 1 auto"),
+                             style=kit.style(widgets.HTML))
         asker.add_class("nb-elicit-header")
-        asker.layout.flex = "1 1 auto"
         self.started = time.monotonic()
-        self.waited = widgets.HTML()
+        self.waited = self.html()
         self.waited.add_class("nb-elicit-waited")
         self.header = widgets.HBox([asker, self.waited, self.dismiss_button],
                                    layout=widgets.Layout(justify_content="space-between"))
-        self.message_line = widgets.HTML(text_html(message, "nb-elicit-message-text"))
+        self.message_line = self.html(text_html(message, "nb-elicit-message-text"))
         self.message_line.add_class("nb-elicit-message")
         super().__init__(**kwargs)
+
+    def html(self, value: str = "") -> widgets.HTML:
+        """An HTML line that shares the kit's layout and style."""
+        return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML))
+
+    def row(self, children: list) -> widgets.HBox:
+        return widgets.HBox(children, layout=self.kit.plain)
 
     # -- answers ------------------------------------------------------------------------------
 
@@ -187,10 +198,11 @@ def duration(seconds: float) -> str:
 
 
 def make_button(label: str, css_class: str, tooltip: str, style: str = "",
-                width: str | None = None) -> widgets.Button:
+                width: str | None = None, kit: Kit | None = None) -> widgets.Button:
     # (A layout is given at construction: one assigned later would orphan the default one.)
-    layout = widgets.Layout(width=width) if width else widgets.Layout()
+    kit = kit or Kit()
+    layout = widgets.Layout(width=width) if width else kit.plain
     button = widgets.Button(description=label, tooltip=tooltip, button_style=style,
-                            layout=layout)
+                            layout=layout, style=kit.style(widgets.Button))
     button.add_class(css_class)
     return button

@@ -38,23 +38,23 @@ class UrlConsentCard(PromptWidget):
         self.elicitation_id = elicitation_id
         self.completed = False
         self.open_button = make_button(t("open"), "nb-elicit-open", t("open.tip", host=url.host),
-                                       style="primary")
+                                       style="primary", kit=self.kit)
         self.open_button.on_click(lambda _: self._guarded(self.consent))
-        host = widgets.HTML(f'<div style="font-size: 1.4em; font-weight: bold">'
+        host = self.html(f'<div style="font-size: 1.4em; font-weight: bold">'
                             f'{html.escape(url.host)}</div>')
         host.add_class("nb-elicit-url-host")
-        full = widgets.HTML(f'<code style="word-break: break-all; white-space: pre-wrap">'
+        full = self.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
                             f'{html.escape(url.url)}</code>')
         full.add_class("nb-elicit-url-full")
         self.link = widgets.HTML(layout=widgets.Layout(display="none"))
         self.link.add_class("nb-elicit-url-link-box")
         children = [self.header, self.message_line, host, full]
         for warning in url.warnings:
-            line = widgets.HTML(f'<div style="color: var(--jp-warn-color0)">'
+            line = self.html(f'<div style="color: var(--jp-warn-color0)">'
                                 f'{text_html("⚠ " + warning)}</div>')
             line.add_class("nb-elicit-url-warning")
             children.append(line)
-        children += [widgets.HBox([self.open_button, self.decline_button]), self.link,
+        children += [self.row([self.open_button, self.decline_button]), self.link,
                      self.status]
         self.children = children
         self.add_class("nb-elicit-url-card")
@@ -118,12 +118,12 @@ class RetryPanel(PromptWidget):
             card.decline_button.layout.display = "none"
             card.dismiss_button.layout.display = "none"
         self.retry_button = make_button(t("retry"), "nb-elicit-retry", t("retry.tip"),
-                                        style="primary")
+                                        style="primary", kit=self.kit)
         self.retry_button.on_click(lambda _: self._guarded(self.retry))
         self.decline_button.description = t("give_up")
         self.decline_button.tooltip = t("give_up.tip")
         self.children = [self.header, self.message_line, *cards,
-                         widgets.HBox([self.retry_button, self.decline_button]), self.status]
+                         self.row([self.retry_button, self.decline_button]), self.status]
         self.add_class("nb-elicit-retry-panel")
 
     def retry(self, status: str | None = None) -> bool:
