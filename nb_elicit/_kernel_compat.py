@@ -15,6 +15,7 @@ awaits, so ``await conn.call_tool(...)`` would wait forever for a click that can
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -31,6 +32,7 @@ BLOCKING_MIN_IPYKERNEL = (7, 4)
 _SILENT_CONCURRENT_PATH = ((7, 4), (8, 0))
 
 
+@functools.lru_cache(maxsize=1)
 def _ipykernel_version() -> tuple[int, ...] | None:
     try:
         text = version("ipykernel")
