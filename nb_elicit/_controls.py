@@ -73,9 +73,22 @@ class Kit:
     (creating one is most of the time a form takes to build), and these never differ."""
 
     def __init__(self) -> None:
-        self.wide = _wide()
-        self.plain = widgets.Layout()
+        self._wide: widgets.Layout | None = None
+        self._plain: widgets.Layout | None = None
         self._styles: dict[type, widgets.Widget] = {}
+
+    # Made on first use: a model that no widget holds would never be closed with the form.
+    @property
+    def wide(self) -> widgets.Layout:
+        if self._wide is None:
+            self._wide = _wide()
+        return self._wide
+
+    @property
+    def plain(self) -> widgets.Layout:
+        if self._plain is None:
+            self._plain = widgets.Layout()
+        return self._plain
 
     def style(self, widget_class: type[widgets.Widget], **values) -> widgets.Widget:
         """One style model per widget kind (Text, Dropdown, HTML, ...) for the whole form."""

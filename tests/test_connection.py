@@ -381,8 +381,11 @@ def test_finished_calls_leave_no_widget_models_alive(record, views):
         for action in ("accept", "decline", "cancel", "accept"):
             person.will(action, {"name": "octocat"})
             await conn.call_tool("github_username")
+        person.will("accept", {"ok": True})  # a form with no text field at all
+        await conn.call_tool("custom_form", {"message": "OK?", "requested_schema": {
+            "type": "object", "properties": {"ok": {"type": "boolean"}}}})
         return before, len(widget_module._instances)
 
     before, after = drive(scenario)
     assert after == before
-    assert len(views) == 4 and all(v.frozen for v in views)
+    assert len(views) == 5 and all(v.frozen for v in views)
