@@ -155,7 +155,7 @@ COLOURS = """form => {
     }
     const message = form.querySelector('.nb-elicit-message-text');
     const error = form.querySelector('.nb-elicit-error-text');
-    const warning = form.querySelector('.nb-elicit-secret-warning div');
+    const warning = form.querySelector('.nb-elicit-secret-warning [style*="--jp-warn-color0"]');
     return {text: luminance(rgb(getComputedStyle(message).color)),
             background: luminance(background(message)),
             message: contrast(message), error: contrast(error), warning: contrast(warning)};
