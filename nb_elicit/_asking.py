@@ -166,9 +166,8 @@ def _answer_from_recording(server: str, request: ElicitationRequest, spec: FormS
         return None
     content = found.content if found.action == "accept" else None
     if found.action == "accept":
-        problems = validate_spec(spec, content or {})
-        if problems:
-            detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
+        detail = _misfit(spec, content or {})
+        if detail:
             view.notice(f"The answer recorded in {name} for {server} · {view.what} does not "
                         f"fit the form ({detail}), so the respond policy answers instead.")
             return None
@@ -201,9 +200,8 @@ def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, 
     if policy.action == "accept":
         names = {field.name for field in spec}
         content = {k: v for k, v in (policy.content or {}).items() if k in names}
-        problems = validate_spec(spec, content)
-        if problems:
-            detail = "; ".join(f"{k}: {v}" for k, v in problems.items())
+        detail = _misfit(spec, content)
+        if detail:
             view.notice(f"{server} asked: {request.message} The respond policy's answer "
                         f"does not fit this form ({detail}), so nb_elicit answered cancel.")
             HISTORY.add(server, request.message, "cancel", None, "policy did not fit")
@@ -218,6 +216,11 @@ def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, 
     HISTORY.add(server, request.message, answer.action, answer.content, "policy",
                 request.requested_schema)
     return answer
+
+
+def _misfit(spec: FormSpec, content: dict) -> str:
+    """Why an answer given without a person does not fit the form ("" when it does)."""
+    return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 
 
 def _no_frontend(server: str, prompt: PromptWidget, view: CallView, wait: float) -> None:

@@ -144,6 +144,23 @@ def sdk1_python() -> str:
     return cached_venv("sdk1-venv", ["mcp>=1.20,<2"])
 
 
+def hostile_command() -> list[str]:
+    """The deliberately hostile test server (tests/servers/hostile_server.py) over stdio."""
+    return [sys.executable, str(SERVERS / "hostile_server.py")]
+
+
+@pytest.fixture
+def views(monkeypatch):
+    """Every CallView a call displays, in order (nothing is really displayed)."""
+    from nb_elicit._call_view import CallView
+
+    shown = []
+    monkeypatch.setattr("nb_elicit._call_view.display",
+                        lambda view, **kw: shown.append(view) if isinstance(view, CallView)
+                        else None)
+    return shown
+
+
 def sdk2_command() -> list[str]:
     return [sys.executable, str(SERVERS / "sdk2_server.py")]
 

@@ -13,20 +13,11 @@ from conftest import SERVERS, demo_command, drive, sdk2_command
 
 import nb_elicit
 from nb_elicit import Answer, ConnectError, ServerDisconnected
-from nb_elicit._call_view import CallView
 
 CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
 
 pytestmark = pytest.mark.timeout(120)
 
-
-@pytest.fixture
-def views(monkeypatch):
-    """Every CallView a call displays, in order."""
-    shown = []
-    monkeypatch.setattr("nb_elicit._call_view.display",
-                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
-    return shown
 
 
 def transports(record, http_url=None):

@@ -8,31 +8,22 @@ normal elicitation on the same connection still works. The same cases in a real 
 import asyncio
 import html
 import json
-import sys
 
 import ipywidgets as widgets
 import pytest
-from conftest import SERVERS, drive
+from conftest import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
 import nb_elicit
-from nb_elicit._call_view import CallView
 from nb_elicit._history import HISTORY
 from nb_elicit._pending import PENDING
 from nb_elicit._policy import POLICIES
 
 pytestmark = pytest.mark.timeout(120)
 
-HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
+HOSTILE = hostile_command()
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
-
-@pytest.fixture
-def views(monkeypatch):
-    shown = []
-    monkeypatch.setattr("nb_elicit._call_view.display",
-                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
-    return shown
 
 
 async def raw(conn, params) -> dict:

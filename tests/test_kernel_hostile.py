@@ -5,15 +5,14 @@ still works through widget messages (typed, then submitted).
 """
 
 import json
-import sys
 
 import pytest
-from conftest import SERVERS
+from conftest import hostile_command
 from frontend import Frontend
 
 pytestmark = pytest.mark.timeout(300)
 
-HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
+HOSTILE = hostile_command()
 CELL = 60
 EVIL = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}

@@ -7,7 +7,6 @@ import pytest
 from conftest import Record, demo_command, drive
 
 import nb_elicit
-from nb_elicit._call_view import CallView
 from nb_elicit._policy import POLICIES
 from nb_elicit._replay import FORMAT, TAPE, Mismatch, Recorder, Replayer, schema_hash
 
@@ -23,13 +22,6 @@ def clean():
     TAPE.recorder = TAPE.replayer = None
     POLICIES.clear()
 
-
-@pytest.fixture
-def views(monkeypatch):
-    shown = []
-    monkeypatch.setattr("nb_elicit._call_view.display",
-                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
-    return shown
 
 
 # -- the file ---------------------------------------------------------------------------------

@@ -2,29 +2,20 @@
 
 import asyncio
 import json
-import sys
 
 import pytest
-from conftest import SERVERS, drive
+from conftest import drive, hostile_command
 
 import nb_elicit
 from nb_elicit import InvalidRequest, UrlElicitationRequired
-from nb_elicit._call_view import CallView
 from nb_elicit._policy import POLICIES
 from nb_elicit._url import check_url
 from nb_elicit._url_card import UrlConsentCard
 
 pytestmark = pytest.mark.timeout(120)
 
-HOSTILE = [sys.executable, str(SERVERS / "hostile_server.py")]
+HOSTILE = hostile_command()
 
-
-@pytest.fixture
-def views(monkeypatch):
-    shown = []
-    monkeypatch.setattr("nb_elicit._call_view.display",
-                        lambda view, **kw: shown.append(view) if isinstance(view, CallView) else None)
-    return shown
 
 
 # -- which URLs (pure) --------------------------------------------------------------------------
