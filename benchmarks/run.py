@@ -426,12 +426,12 @@ def _bench_stats():
     gc.collect()
     names = collections.Counter(type(w).__name__ for w in list(ipywidgets.Widget.widgets.values()))
     try:
-        from nb_elicit._pending import PENDING
+        from nb_elicit._runtime.pending import PENDING
         pending = len(PENDING)
     except Exception:
         pending = None
     try:
-        from nb_elicit._history import HISTORY
+        from nb_elicit._core.history import HISTORY
         history = len(HISTORY.entries) if hasattr(HISTORY, "entries") else len(HISTORY)
     except Exception:
         history = None
@@ -602,7 +602,7 @@ def make_schema(kind: str, n: int) -> dict:
 BUILD_CODE = r'''
 def _bench_build(sizes, kinds, reps_small, reps_large, lifted):
     import gc, json, time, statistics, ipywidgets, nb_elicit
-    import nb_elicit._schema as schema_module
+    import nb_elicit._core.schema as schema_module
     from nb_elicit import ElicitationForm, SchemaError
     KINDS, make_schema = _bench_kinds()
 
@@ -912,7 +912,8 @@ def section_idle(opts, sec: Section) -> None:
                 waiting["threads"]]])
     why = ""
     with contextlib.suppress(Exception):
-        from nb_elicit import _call_view, _calls
+        from nb_elicit._runtime import calls as _calls
+        from nb_elicit._ui import call_view as _call_view
 
         why = (f" A waiting cell wakes every {_calls.WAKE:g} s (so that Kernel > Interrupt "
                f"lands), and its waiting line updates the elapsed time every "
@@ -1023,7 +1024,7 @@ def section_memory(opts, sec: Section) -> None:
                 f"{growth:+.1f} MB", f"{1024 * growth / n:.1f} kB"]])
     kept = ""
     with contextlib.suppress(Exception):
-        from nb_elicit._history import HISTORY
+        from nb_elicit._core.history import HISTORY
 
         kept = f" (nb_elicit's history keeps the last {HISTORY.limit:,} entries)"
     sec.table(f"Kernel before and after the {n} nb_elicit elicitations{kept}",
@@ -1149,7 +1150,7 @@ def section_scale(opts, sec: Section) -> None:
                ["answers at the servers (accept / decline)",
                 f"{len(entries)} of {total} ({accepts} / {declines})"],
                ["lost, or a different answer than clicked", f"{len(lost)}, {len(wrong)}"],
-               ["forms still pending in the kernel (nb_elicit._pending.PENDING)",
+               ["forms still pending in the kernel (nb_elicit._runtime.pending.PENDING)",
                 stats["pending"]],
                ["tool results returned", f"{len(results)} calls, "
                 f"{sum(str(t).count('accept') + str(t).count('decline') for t in results)}"
@@ -1182,7 +1183,7 @@ print(json.dumps({"import": t1 - t0, "connect": t2 - t1}))
 IMPORTS = r"""
 import json, sys, time
 steps = {}
-for name in ("ipywidgets", "mcp", "jsonschema", "nb_elicit._connection"):
+for name in ("ipywidgets", "mcp", "jsonschema", "nb_elicit._runtime.connection"):
     t0 = time.perf_counter()
     __import__(name)
     steps[name] = time.perf_counter() - t0

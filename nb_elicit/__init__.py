@@ -10,8 +10,8 @@ the cell that made the call, and answers with exactly what the person entered.
     >>> form = nb_elicit.ElicitationForm("Who are you?", schema, server="demo")
 """
 
-from ._answer import Answer
-from ._errors import (
+from ._core.answer import Answer
+from ._core.errors import (
     BlockingNotSupported,
     ConnectError,
     InvalidRequest,
@@ -21,11 +21,11 @@ from ._errors import (
     ServerError,
     UrlElicitationRequired,
 )
-from ._i18n import set_language
-from ._limits import RateLimit
-from ._policy import respond
-from ._replay import record, replay
-from ._schema import (
+from ._core.i18n import set_language
+from ._core.limits import RateLimit
+from ._core.policy import respond
+from ._core.recording import record, replay
+from ._core.schema import (
     BooleanField,
     ChoiceField,
     Field,
@@ -36,19 +36,19 @@ from ._schema import (
     TextField,
     parse_schema,
 )
+from ._core.types import ToolResult
 
 __version__ = "0.1.0"
 
 # Widgets, the SDK and jsonschema are imported on first use: `import nb_elicit` and
 # `%load_ext nb_elicit` stay quick, and the schema engine works without ipywidgets.
 _LAZY = {
-    "validate_content": "._validate",
-    "ElicitationForm": "._form",
-    "Connection": "._connection",
-    "ToolCall": "._connection",
-    "connect": "._connection",
-    "connections": "._connection",
-    "ToolResult": "._mcp",
+    "validate_content": "._core.validate",
+    "ElicitationForm": "._ui.form",
+    "Connection": "._runtime.connection",
+    "ToolCall": "._runtime.connection",
+    "connect": "._runtime.connection",
+    "connections": "._runtime.connection",
 }
 
 
@@ -80,14 +80,14 @@ __all__ = [
     "NbElicitError",
     "NumberField",
     "Option",
+    "RateLimit",
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
-    "RateLimit",
     "TextField",
-    "UrlElicitationRequired",
     "ToolCall",
     "ToolResult",
+    "UrlElicitationRequired",
     "connect",
     "connections",
     "parse_schema",

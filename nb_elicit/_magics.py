@@ -26,8 +26,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
-from ._history import HISTORY
-from ._policy import ACTIONS, POLICIES, parse_policy
+from ._core.history import HISTORY
+from ._core.policy import ACTIONS, POLICIES, parse_policy
 
 __all__ = ["McpMagics", "load", "unload"]
 
@@ -294,7 +294,7 @@ class McpMagics(Magics):
 
     @staticmethod
     def _tape(which: str, rest: str):
-        from . import _replay
+        from ._core import recording as _replay
 
         if not rest:
             now = _replay.TAPE.recorder if which == "record" else _replay.TAPE.replayer
@@ -310,7 +310,7 @@ class McpMagics(Magics):
             raise UsageError(str(error).splitlines()[0]) from None
 
     def _language(self, rest: str):
-        from ._i18n import language, set_language
+        from ._core.i18n import language, set_language
 
         if rest:
             try:
@@ -372,7 +372,9 @@ class _HistoryView:
 
 def _runtime():
     """The runtime modules, imported on first use (they bring in ipywidgets and the SDK)."""
-    from . import _connection, _errors, _kernel_compat
+    from ._core import errors as _errors
+    from ._runtime import connection as _connection
+    from ._runtime import kernel_compat as _kernel_compat
 
     class Runtime:
         connect = staticmethod(_connection.connect)
@@ -431,7 +433,7 @@ def _flags(words: list[str]) -> dict[str, list[str]]:
 
 
 def _rate_limit(text: str):
-    from ._limits import parse_rate_limit
+    from ._core.limits import parse_rate_limit
 
     try:
         return parse_rate_limit(text)
@@ -470,11 +472,11 @@ def _complete(shell, event) -> list[str]:
     if position <= 1:
         return list(SUBCOMMANDS)
     if position == 2 and words[1] in _NEEDS_NAME:
-        from . import _connection
+        from ._runtime import connection as _connection
 
         return list(_connection.connections)
     if position == 2 and words[1] == "respond":
-        from . import _connection
+        from ._runtime import connection as _connection
 
         return [*ACTIONS, *_connection.connections]
     return []
@@ -505,10 +507,10 @@ def unload(ip) -> None:
     """Close every connection and every waiting form; remove the magic's input transformer."""
     if _await_mcp_lines in ip.input_transformers_post:
         ip.input_transformers_post.remove(_await_mcp_lines)
-    connection_module = sys.modules.get("nb_elicit._connection")
+    connection_module = sys.modules.get("nb_elicit._runtime.connection")
     if connection_module is None:
         return
-    from ._pending import PENDING
+    from ._runtime.pending import PENDING
 
     PENDING.abandon("nb_elicit was unloaded.")
     closing = [conn.close() for conn in list(connection_module.connections.values())]

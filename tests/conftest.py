@@ -152,10 +152,10 @@ def hostile_command() -> list[str]:
 @pytest.fixture
 def views(monkeypatch):
     """Every CallView a call displays, in order (nothing is really displayed)."""
-    from nb_elicit._call_view import CallView
+    from nb_elicit._ui.call_view import CallView
 
     shown = []
-    monkeypatch.setattr("nb_elicit._call_view.display",
+    monkeypatch.setattr("nb_elicit._ui.call_view.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView)
                         else None)
     return shown

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from nb_elicit._controls import (
+from nb_elicit._ui.controls import (
     CheckboxControl,
     ChoiceControl,
     DateControl,

@@ -4,7 +4,7 @@ import asyncio
 
 from fill import fill
 
-from nb_elicit._pending import PENDING
+from nb_elicit._runtime.pending import PENDING
 
 
 class Person:

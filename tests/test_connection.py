@@ -176,7 +176,7 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monke
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("nb_elicit._asking.ElicitationForm", broken)
+    monkeypatch.setattr("nb_elicit._runtime.asking.ElicitationForm", broken)
 
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(record))
@@ -300,7 +300,7 @@ AWKWARD = ["first name", "a.b", "名前", "1st", "x" * 200, "50%", "with-dash_an
 
 
 def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(record, views):
-    from nb_elicit._controls import field_class, property_of_class
+    from nb_elicit._ui.controls import field_class, property_of_class
 
     schema = {"type": "object", "properties": {n: {"type": "string"} for n in AWKWARD}}
     content = {n: f"value {i}" for i, n in enumerate(AWKWARD)}

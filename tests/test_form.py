@@ -8,7 +8,7 @@ from conftest import SPEC_EXAMPLES, load_example
 from fill import fill
 
 from nb_elicit import Answer, ElicitationForm, SchemaError, validate_content
-from nb_elicit._controls import (
+from nb_elicit._ui.controls import (
     CheckboxControl,
     ChoiceControl,
     DateControl,

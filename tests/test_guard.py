@@ -4,10 +4,10 @@ import ipywidgets as widgets
 import pytest
 
 from nb_elicit import ElicitationForm
-from nb_elicit._guard import Guard
-from nb_elicit._history import History
-from nb_elicit._limits import RateLimit, RateLimiter, parse_rate_limit
-from nb_elicit._secrets import MASK, looks_secret
+from nb_elicit._core.history import History
+from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
+from nb_elicit._core.secrets import MASK, looks_secret
+from nb_elicit._runtime.guard import Guard
 
 
 @pytest.mark.parametrize(("text", "limit"), [

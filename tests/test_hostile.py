@@ -15,9 +15,9 @@ from conftest import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
 import nb_elicit
-from nb_elicit._history import HISTORY
-from nb_elicit._pending import PENDING
-from nb_elicit._policy import POLICIES
+from nb_elicit._core.history import HISTORY
+from nb_elicit._core.policy import POLICIES
+from nb_elicit._runtime.pending import PENDING
 
 pytestmark = pytest.mark.timeout(120)
 

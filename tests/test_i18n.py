@@ -6,7 +6,7 @@ import pytest
 from conftest import SPEC_EXAMPLES, load_example
 
 from nb_elicit import ElicitationForm, set_language
-from nb_elicit._i18n import ENV_LANG, TEXTS, language, t
+from nb_elicit._core.i18n import ENV_LANG, TEXTS, language, t
 
 LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE", ENV_LANG)
 

@@ -8,10 +8,10 @@ from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 
 import nb_elicit
-from nb_elicit._history import HISTORY
+from nb_elicit._core.history import HISTORY
+from nb_elicit._core.policy import POLICIES
 from nb_elicit._magics import _complete
-from nb_elicit._pending import PENDING
-from nb_elicit._policy import POLICIES
+from nb_elicit._runtime.pending import PENDING
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -147,7 +147,7 @@ def test_unload_closes_connections_and_waiting_forms(ip, tmp_path):
     run(ip, "import asyncio, nb_elicit\n"
             "call = nb_elicit.connections['demo'].start_tool('contact_info')\n"
             "await asyncio.sleep(0)")
-    run(ip, "import asyncio\nfor _ in range(200):\n    if nb_elicit._pending.PENDING.forms(): break\n"
+    run(ip, "import asyncio\nfor _ in range(200):\n    if nb_elicit._runtime.pending.PENDING.forms(): break\n"
             "    await asyncio.sleep(0.02)")
     (form,) = PENDING.forms()
     ip.run_line_magic("unload_ext", "nb_elicit")

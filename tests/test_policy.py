@@ -1,8 +1,8 @@
 import pytest
 
-from nb_elicit._history import History
-from nb_elicit._policy import ENV_RESPOND, Policies, Policy, parse_policy
-from nb_elicit._secrets import MASK, looks_secret, masked
+from nb_elicit._core.history import History
+from nb_elicit._core.policy import ENV_RESPOND, Policies, Policy, parse_policy
+from nb_elicit._core.secrets import MASK, looks_secret, masked
 
 
 @pytest.mark.parametrize(("text", "action", "content"), [

@@ -7,8 +7,8 @@ import pytest
 from conftest import Record, demo_command, drive
 
 import nb_elicit
-from nb_elicit._policy import POLICIES
-from nb_elicit._replay import FORMAT, TAPE, Mismatch, Recorder, Replayer, schema_hash
+from nb_elicit._core.policy import POLICIES
+from nb_elicit._core.recording import FORMAT, TAPE, Mismatch, Recorder, Replayer, schema_hash
 
 pytestmark = pytest.mark.timeout(120)
 

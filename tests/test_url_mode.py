@@ -8,9 +8,9 @@ from conftest import drive, hostile_command
 
 import nb_elicit
 from nb_elicit import InvalidRequest, UrlElicitationRequired
-from nb_elicit._policy import POLICIES
-from nb_elicit._url import check_url
-from nb_elicit._url_card import UrlConsentCard
+from nb_elicit._core.policy import POLICIES
+from nb_elicit._core.url import check_url
+from nb_elicit._ui.url_card import UrlConsentCard
 
 pytestmark = pytest.mark.timeout(120)
 

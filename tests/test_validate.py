@@ -4,7 +4,7 @@ import pytest
 from conftest import SPEC_EXAMPLES, load_example
 
 from nb_elicit import NumberField, SchemaError, validate_content
-from nb_elicit._validate import read_number
+from nb_elicit._core.validate import read_number
 
 
 def one(prop: dict, required: bool = False) -> dict:

@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 
 import regex
 
-from ._errors import SchemaError
-from ._formats import is_date, is_date_time
-from ._limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
+from .errors import SchemaError
+from .formats import is_date, is_date_time
+from .limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
 
 __all__ = [
     "ANNOTATION_KEYWORDS",

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._asking import check_message, wait_for_person
-from ._call_view import CallView
-from ._calls import Call
-from ._errors import InvalidRequest, UrlElicitationRequired
-from ._guard import Guard
-from ._history import HISTORY
-from ._url import check_url
-from ._url_card import RetryPanel, UrlConsentCard
+from .._core.errors import InvalidRequest, UrlElicitationRequired
+from .._core.history import HISTORY
+from .._core.url import check_url
+from .._ui.call_view import CallView
+from .._ui.url_card import RetryPanel, UrlConsentCard
+from .asking import check_message, wait_for_person
+from .calls import Call
+from .guard import Guard
 
 __all__ = ["ask_before_retry"]
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._secrets import masked
+from .secrets import masked
 
 __all__ = ["HISTORY", "History", "HistoryEntry"]
 

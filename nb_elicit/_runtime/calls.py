@@ -13,11 +13,11 @@ import contextvars
 import sys
 from collections.abc import Awaitable, Callable
 
-from ._call_view import CallView
-from ._errors import NbElicitError, ServerDisconnected
-from ._kernel_compat import widget_frontend_attached
-from ._mcp import ToolResult
-from ._pending import PENDING
+from .._core.errors import NbElicitError, ServerDisconnected
+from .._core.types import ToolResult
+from .._ui.call_view import CallView
+from .kernel_compat import widget_frontend_attached
+from .pending import PENDING
 
 __all__ = ["SETTLE", "Call", "ToolCall", "current_call", "run_call"]
 

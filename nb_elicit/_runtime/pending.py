@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ._form import ElicitationForm
+from .._ui.form import ElicitationForm
 
 __all__ = ["PENDING", "PendingForms"]
 

@@ -19,8 +19,8 @@ from urllib.parse import quote, unquote
 
 import ipywidgets as widgets
 
-from ._i18n import t
-from ._schema import (
+from .._core.i18n import t
+from .._core.schema import (
     BooleanField,
     ChoiceField,
     Field,
@@ -28,8 +28,8 @@ from ._schema import (
     NumberField,
     TextField,
 )
-from ._secrets import looks_secret
-from ._validate import read_number
+from .._core.secrets import looks_secret
+from .._core.validate import read_number
 
 __all__ = ["MISSING", "FieldControl", "Kit", "field_class", "make_control", "property_of_class",
            "text_html"]

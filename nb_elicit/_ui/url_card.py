@@ -18,12 +18,12 @@ import html
 
 import ipywidgets as widgets
 
-from ._answer import Answer
-from ._controls import text_html
-from ._i18n import t
-from ._outcome import link_html
-from ._prompt import PromptWidget, make_button
-from ._url import CheckedUrl
+from .._core.answer import Answer
+from .._core.i18n import t
+from .._core.transcript import link_html
+from .._core.url import CheckedUrl
+from .controls import text_html
+from .prompt import PromptWidget, make_button
 
 __all__ = ["RetryPanel", "UrlConsentCard"]
 

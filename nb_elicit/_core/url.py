@@ -15,9 +15,9 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ._errors import InvalidRequest
-from ._i18n import t
-from ._limits import MAX_URL
+from .errors import InvalidRequest
+from .i18n import t
+from .limits import MAX_URL
 
 __all__ = ["CheckedUrl", "check_url"]
 

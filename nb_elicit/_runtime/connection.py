@@ -19,11 +19,8 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from ._answer import Answer
-from ._asking import ask
-from ._call_view import CallView
-from ._calls import Call, ToolCall, current_call, run_call
-from ._errors import (
+from .._core.answer import Answer
+from .._core.errors import (
     ConnectError,
     InvalidRequest,
     SchemaError,
@@ -31,10 +28,8 @@ from ._errors import (
     ServerError,
     UrlElicitationRequired,
 )
-from ._guard import Guard
-from ._kernel_compat import check_blocking_supported, widget_frontend_attached
-from ._limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
-from ._mcp import (
+from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
+from .._mcp import (
     LEGACY,
     MODERN,
     ElicitationRequest,
@@ -44,8 +39,13 @@ from ._mcp import (
     ToolResult,
     needs_other_mode,
 )
-from ._pending import PENDING
-from ._url_required import ask_before_retry
+from .._ui.call_view import CallView
+from .asking import ask
+from .calls import Call, ToolCall, current_call, run_call
+from .guard import Guard
+from .kernel_compat import check_blocking_supported, widget_frontend_attached
+from .pending import PENDING
+from .url_required import ask_before_retry
 
 __all__ = ["Connection", "ToolCall", "connect", "connections"]
 

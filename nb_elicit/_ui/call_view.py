@@ -19,12 +19,12 @@ import uuid
 import ipywidgets as widgets
 from IPython.display import Javascript, display
 
-from ._controls import text_html
-from ._i18n import t
-from ._keyboard import keyboard_script
-from ._mcp import ToolResult
-from ._outcome import Asked, CallRecord, block_text, record_bundle
-from ._prompt import duration
+from .._core.i18n import t
+from .._core.transcript import Asked, CallRecord, block_text, record_bundle
+from .._core.types import ToolResult
+from .controls import text_html
+from .keyboard import keyboard_script
+from .prompt import duration
 
 __all__ = ["CallView"]
 

@@ -22,7 +22,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import ipywidgets as widgets
 
-from ._errors import BlockingNotSupported
+from .._core.errors import BlockingNotSupported
 
 __all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "keep_widget_messages_flowing",
            "widget_frontend_attached"]

@@ -16,14 +16,14 @@ import dataclasses
 
 import ipywidgets as widgets
 
-from ._answer import Answer
-from ._controls import MISSING, FieldControl, make_control, text_html
-from ._i18n import t
-from ._outcome import shown_fields
-from ._prompt import PromptWidget, make_button
-from ._schema import FormSpec, parse_schema
-from ._secrets import secret_fields
-from ._validate import validate_spec
+from .._core.answer import Answer
+from .._core.i18n import t
+from .._core.schema import FormSpec, parse_schema
+from .._core.secrets import secret_fields
+from .._core.transcript import shown_fields
+from .._core.validate import validate_spec
+from .controls import MISSING, FieldControl, make_control, text_html
+from .prompt import PromptWidget, make_button
 
 __all__ = ["ElicitationForm"]
 

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._secrets import looks_secret
+from .secrets import looks_secret
 
 __all__ = ["FORMAT", "TAPE", "Mismatch", "RecordedAnswer", "Recorder", "Replayer", "record",
            "replay", "schema_hash"]

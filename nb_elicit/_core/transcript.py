@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._i18n import t
-from ._secrets import MASK, secret_fields
+from .i18n import t
+from .secrets import MASK, secret_fields
 
 __all__ = ["Asked", "CallRecord", "block_text", "link_html", "record_bundle", "shown_fields"]
 

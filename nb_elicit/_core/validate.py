@@ -19,9 +19,9 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator, FormatChecker
 
-from ._formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
-from ._i18n import t
-from ._schema import FormSpec, NumberField, parse_schema
+from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
+from .i18n import t
+from .schema import FormSpec, NumberField, parse_schema
 
 __all__ = ["read_number", "validate_content", "validate_spec"]
 

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ._limits import DEFAULT_RATE_LIMIT, RateLimit, RateLimiter
+from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, RateLimiter
 
 __all__ = ["SECRET_FORM_RULES", "Guard"]
 

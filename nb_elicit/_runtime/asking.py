@@ -14,27 +14,27 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ._answer import Answer
-from ._call_view import CallView
-from ._calls import SETTLE, Call
-from ._errors import InvalidRequest, SchemaError
-from ._form import ElicitationForm
-from ._guard import Guard
-from ._history import HISTORY
-from ._i18n import t
-from ._kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
-from ._limits import MAX_MESSAGE
-from ._mcp import ElicitationRequest
-from ._outcome import Asked, shown_fields
-from ._pending import PENDING
-from ._policy import POLICIES, Policy, headless_wait
-from ._prompt import PromptWidget
-from ._replay import TAPE, Mismatch
-from ._schema import FormSpec, parse_schema
-from ._secrets import secret_fields
-from ._url import check_url
-from ._url_card import UrlConsentCard
-from ._validate import validate_spec
+from .._core.answer import Answer
+from .._core.errors import InvalidRequest, SchemaError
+from .._core.history import HISTORY
+from .._core.i18n import t
+from .._core.limits import MAX_MESSAGE
+from .._core.policy import POLICIES, Policy, headless_wait
+from .._core.recording import TAPE, Mismatch
+from .._core.schema import FormSpec, parse_schema
+from .._core.secrets import secret_fields
+from .._core.transcript import Asked, shown_fields
+from .._core.types import ElicitationRequest
+from .._core.url import check_url
+from .._core.validate import validate_spec
+from .._ui.call_view import CallView
+from .._ui.form import ElicitationForm
+from .._ui.prompt import PromptWidget
+from .._ui.url_card import UrlConsentCard
+from .calls import SETTLE, Call
+from .guard import Guard
+from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
+from .pending import PENDING
 
 __all__ = ["ask", "check_message", "wait_for_person"]
 

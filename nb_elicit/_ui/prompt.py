@@ -19,10 +19,10 @@ import traceback
 
 import ipywidgets as widgets
 
-from ._answer import Answer
-from ._controls import Kit, text_html
-from ._i18n import t
-from ._outcome import Asked
+from .._core.answer import Answer
+from .._core.i18n import t
+from .._core.transcript import Asked
+from .controls import Kit, text_html
 
 __all__ = ["PromptWidget", "duration", "make_button"]
 
