@@ -16,7 +16,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_notebooks import ADA, code_cell, received, result, stdout
+from helpers.notebooks import ADA, code_cell, received, result, stdout
+
+pytestmark = pytest.mark.once
 
 REPO = Path(__file__).resolve().parent.parent
 BINDER = REPO / "binder"

@@ -9,7 +9,7 @@ import html
 import sys
 
 import pytest
-from conftest import SERVERS, demo_command, drive, sdk2_command
+from helpers.servers import SERVERS, demo_command, drive, sdk2_command
 
 import nb_elicit
 from nb_elicit import Answer, ConnectError, ServerDisconnected
@@ -20,15 +20,15 @@ pytestmark = pytest.mark.timeout(120)
 
 
 
-def transports(record, http_url=None):
-    return {"command": demo_command(record)} if http_url is None else {"url": http_url}
+def transports(journal, http_url=None):
+    return {"command": demo_command(journal)} if http_url is None else {"url": http_url}
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize(("action", "content"), [
     ("accept", CONTACT), ("decline", None), ("cancel", None)])
-def test_each_action_reaches_the_demo_server(request, record, transport, action, content):
-    target = {"command": demo_command(record)} if transport == "stdio" else {
+def test_each_action_reaches_the_demo_server(request, journal, transport, action, content):
+    target = {"command": demo_command(journal)} if transport == "stdio" else {
         "url": request.getfixturevalue("http_demo")}
 
     async def scenario(person):
@@ -40,15 +40,15 @@ def test_each_action_reaches_the_demo_server(request, record, transport, action,
     result = drive(scenario)
     expected = {"action": action, "content": content}
     assert not result.is_error
-    assert [(e["action"], e["content"]) for e in record.entries()] == [(action, content)]
+    assert [(e["action"], e["content"]) for e in journal.entries()] == [(action, content)]
     assert f'"action": "{action}"' in result.text
     assert expected["action"] in result.text
 
 
-def test_a_form_shows_in_the_calls_view_and_the_result_replaces_the_waiting_line(record, views):
+def test_a_form_shows_in_the_calls_view_and_the_result_replaces_the_waiting_line(journal, views):
     async def scenario(person):
         person.will("accept", {"name": "octocat"})
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return await conn.call_tool("github_username")
 
     result = drive(scenario)
@@ -79,10 +79,10 @@ def test_sdk2_ctx_elicit_and_resolver_tools(request, transport):
     assert protocol == "2025-11-25"
 
 
-def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(record):
+def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(journal):
     async def scenario(person):
         person.will("accept", {"people": 4}).will("decline")
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         booked = await conn.call_tool("book_table")
         again = await conn.call_tool("book_table")
         return booked, again, dict(conn._tool_modes), conn._sessions["auto"].protocol_version
@@ -91,7 +91,7 @@ def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(record)
     assert booked.text == "Booked for 4."
     assert again.text == "Not booked: you chose decline."
     assert modes == {"book_table": "auto"} and modern == "2026-07-28"
-    assert [(e["action"], e["content"]) for e in record.entries()] == [
+    assert [(e["action"], e["content"]) for e in journal.entries()] == [
         ("accept", {"people": 4}), ("decline", None)]
 
 
@@ -107,10 +107,10 @@ def test_an_sdk1_server_elicits(sdk1_python):
     assert (accepted, cancelled, server) == ("accept:Ada:36", "cancel", "sdk1-test")
 
 
-def test_two_elicitations_in_one_call_appear_in_order(record, views):
+def test_two_elicitations_in_one_call_appear_in_order(journal, views):
     async def scenario(person):
         person.will("accept", {"name": "Ada"}).will("accept", {"confirm": True})
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return await conn.call_tool("two_step")
 
     drive(scenario)
@@ -118,12 +118,12 @@ def test_two_elicitations_in_one_call_appear_in_order(record, views):
     first, second = view.forms.children
     assert first.message == "Step 1 of 2: what should we call you?"
     assert second.message == "Step 2 of 2: create an account for Ada?"
-    assert [e["content"] for e in record.entries()] == [{"name": "Ada"}, {"confirm": True}]
+    assert [e["content"] for e in journal.entries()] == [{"name": "Ada"}, {"confirm": True}]
 
 
-def test_a_withdrawn_request_closes_its_form_with_a_reason(record, views):
+def test_a_withdrawn_request_closes_its_form_with_a_reason(journal, views):
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         result = await conn.call_tool("withdraw", {"after": 0.5})
         await asyncio.sleep(0.2)
         return result
@@ -134,7 +134,7 @@ def test_a_withdrawn_request_closes_its_form_with_a_reason(record, views):
     assert form.answer.cancelled()
     assert "demo withdrew this request." in form.status.value
     assert form.submit_button.disabled
-    assert record.entries() == [{"tool": "withdraw", "event": "withdrawn"}]
+    assert journal.entries() == [{"tool": "withdraw", "event": "withdrawn"}]
 
 
 def test_a_server_that_exits_mid_form_locks_the_form_and_raises_a_clear_error(views):
@@ -156,11 +156,11 @@ def test_a_server_that_exits_mid_form_locks_the_form_and_raises_a_clear_error(vi
     assert after == "accept:Ada:1"
 
 
-def test_an_unsupported_schema_is_answered_with_invalid_params(record, views):
+def test_an_unsupported_schema_is_answered_with_invalid_params(journal, views):
     schema = {"type": "object", "properties": {"address": {"type": "object"}}}
 
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return await conn.call_tool("custom_form", {"message": "m", "requested_schema": schema})
 
     result = drive(scenario)
@@ -172,14 +172,14 @@ def test_an_unsupported_schema_is_answered_with_invalid_params(record, views):
     assert "cannot show" in notice.value and "properties.address" in notice.value
 
 
-def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monkeypatch):
+def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(journal, views, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr("nb_elicit._runtime.asking.ElicitationForm", broken)
 
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return await conn.call_tool("custom_form", {"message": "m", "requested_schema": {
             "type": "object", "properties": {}}})
 
@@ -189,9 +189,9 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(record, views, monke
     assert len(notices) == 1 and "RuntimeError('boom')" in html.unescape(notices[0].value)
 
 
-def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(record, views):
+def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(journal, views):
     async def scenario(person):
-        demo = await nb_elicit.connect("demo", demo_command(record))
+        demo = await nb_elicit.connect("demo", demo_command(journal))
         sdk2 = await nb_elicit.connect("sdk2", sdk2_command())
         calls = [asyncio.ensure_future(demo.call_tool("github_username")),
                  asyncio.ensure_future(sdk2.call_tool("ask_person"))]
@@ -226,9 +226,9 @@ def test_cancelling_a_waiting_call_answers_cancel_and_tells_the_server():
     assert "ask_forever got cancel" in log
 
 
-def test_start_tool_returns_at_once_and_can_be_awaited_later(record, views):
+def test_start_tool_returns_at_once_and_can_be_awaited_later(journal, views):
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         call = conn.start_tool("github_username")
         running = call.done()
         person.will("accept", {"name": "later"})
@@ -266,7 +266,7 @@ def test_a_server_that_dies_at_start_shows_its_stderr():
     assert "missing API key FOO" in message
 
 
-def test_env_and_cwd_reach_a_stdio_server(tmp_path, record):
+def test_env_and_cwd_reach_a_stdio_server(tmp_path, journal):
     code = ("import os, sys; sys.argv[1:] = []; "
             "from nb_elicit.demo.server import server; "
             "print(os.environ.get('NB_TEST_FLAG'), os.getcwd(), file=sys.stderr, flush=True); "
@@ -299,7 +299,7 @@ def test_an_sdk1_server_with_optional_fields_gets_only_what_was_entered(sdk1_pyt
 AWKWARD = ["first name", "a.b", "名前", "1st", "x" * 200, "50%", "with-dash_and_underscore"]
 
 
-def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(record, views):
+def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(journal, views):
     from nb_elicit._ui.controls import field_class, property_of_class
 
     schema = {"type": "object", "properties": {n: {"type": "string"} for n in AWKWARD}}
@@ -307,7 +307,7 @@ def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered
 
     async def scenario(person):
         person.will("accept", content)
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return await conn.call_tool("custom_form", {"message": "m", "requested_schema": schema})
 
     drive(scenario)
@@ -316,24 +316,24 @@ def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered
         hooks = [c for c in control.widget._dom_classes if c.startswith("nb-elicit-field-")]
         assert hooks == [field_class(name)] and property_of_class(hooks[0]) == name
         assert not any(ch.isspace() for ch in hooks[0])
-    assert record.entries()[0]["content"] == content
+    assert journal.entries()[0]["content"] == content
 
 
-def test_a_stderr_without_a_file_descriptor_does_not_stop_stdio_servers(record, monkeypatch):
+def test_a_stderr_without_a_file_descriptor_does_not_stop_stdio_servers(journal, monkeypatch):
     import io
 
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # as in a kernel under pytest -s
 
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record))
+        conn = await nb_elicit.connect("demo", demo_command(journal))
         return (await conn.call_tool("hello")).text
 
     assert drive(scenario) == "Hello, world!"
 
 
-def test_progress_shows_in_the_calling_view_while_a_form_waits(record, views):
+def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record), timeout=60)
+        conn = await nb_elicit.connect("demo", demo_command(journal), timeout=60)
         call = asyncio.ensure_future(conn.call_tool("import_rows", {"rows": 4, "delay": 0.1}))
         form = await person.wait_for_form()
         view = views[-1]
@@ -349,9 +349,9 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(record, views):
     assert view.progress.value == 1.0 and "Import finished (100%)" in view.progress_text.value
 
 
-def test_a_call_past_the_connection_timeout_fails_in_one_line(record, views):
+def test_a_call_past_the_connection_timeout_fails_in_one_line(journal, views):
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record), timeout=0.5)
+        conn = await nb_elicit.connect("demo", demo_command(journal), timeout=0.5)
         with pytest.raises(nb_elicit.NbElicitError) as error:
             await conn.call_tool("import_rows", {"rows": 4, "delay": 0.5})
         return str(error.value)
@@ -359,15 +359,15 @@ def test_a_call_past_the_connection_timeout_fails_in_one_line(record, views):
     message = drive(scenario)
     assert "\n" not in message and "import_rows" in message
     with pytest.raises(ValueError):
-        asyncio.run(nb_elicit.connect("demo", demo_command(record), timeout=0))
+        asyncio.run(nb_elicit.connect("demo", demo_command(journal), timeout=0))
 
 
-def test_finished_calls_leave_no_widget_models_alive(record, views):
+def test_finished_calls_leave_no_widget_models_alive(journal, views):
     """Every widget of a call (forms, layouts, styles, the result) is closed when it ends."""
     from ipywidgets.widgets import widget as widget_module
 
     async def scenario(person):
-        conn = await nb_elicit.connect("demo", demo_command(record), rate_limit=None)
+        conn = await nb_elicit.connect("demo", demo_command(journal), rate_limit=None)
         before = len(widget_module._instances)
         for action in ("accept", "decline", "cancel", "accept"):
             person.will(action, {"name": "octocat"})

@@ -4,8 +4,8 @@ import threading
 
 import ipywidgets as widgets
 import pytest
-from conftest import SPEC_EXAMPLES, load_example
-from fill import fill
+from helpers.fill import fill
+from helpers.schemas import SPEC_EXAMPLES, load_example
 
 from nb_elicit import Answer, ElicitationForm, SchemaError, validate_content
 from nb_elicit._ui.controls import (

@@ -16,9 +16,9 @@ import sys
 import time
 
 import pytest
-from frontend import Frontend
+from helpers.frontend import Frontend
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.blocking_kernel]
 
 NAME = "Ada Lovelace"
 KEYSTROKES = [NAME[:i] for i in range(1, len(NAME) + 1)]  # "A", "Ad", ..., "Ada Lovelace"

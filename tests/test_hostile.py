@@ -11,7 +11,7 @@ import json
 
 import ipywidgets as widgets
 import pytest
-from conftest import drive, hostile_command
+from helpers.servers import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
 import nb_elicit

@@ -3,7 +3,7 @@
 import string
 
 import pytest
-from conftest import SPEC_EXAMPLES, load_example
+from helpers.schemas import SPEC_EXAMPLES, load_example
 
 from nb_elicit import ElicitationForm, set_language
 from nb_elicit._core.i18n import ENV_LANG, TEXTS, language, t

@@ -2,7 +2,7 @@
 
 Each test runs cells in a real ipykernel: connect to the bundled demo server, call a tool, and
 answer the form through widget messages, one update per keystroke, at most one message in
-flight per widget model. The demo server's record shows what arrived.
+flight per widget model. The demo server's journal shows what arrived.
 """
 
 import json
@@ -10,10 +10,10 @@ import sys
 import time
 
 import pytest
-from conftest import SERVERS, Record
-from frontend import Frontend
+from helpers.frontend import Frontend
+from helpers.servers import SERVERS, Journal
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.blocking_kernel]
 
 CELL_TIMEOUT = 60
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -27,13 +27,13 @@ def fe(request):
 
 @pytest.fixture
 def demo(fe, tmp_path):
-    """A kernel connected to the demo server as ``conn``; yields the server's record."""
-    record = Record(tmp_path / "record.jsonl")
-    command = [sys.executable, "-m", "nb_elicit.demo", "--record", str(record.path)]
+    """A kernel connected to the demo server as ``conn``; yields the server's journal."""
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = [sys.executable, "-m", "nb_elicit.demo", "--journal", str(journal.path)]
     reply, outputs = fe.run(f"import nb_elicit\nconn = await nb_elicit.connect('demo', {command!r})",
                             timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
-    return record
+    return journal
 
 
 def one(fe, css_class: str, timeout: float = 20) -> str:
@@ -59,14 +59,14 @@ def answer_contact_form(fe):
     fe.click(newest(fe, "nb-elicit-submit"))
 
 
-def answers(record):
-    return [(e["action"], e["content"]) for e in record.entries() if "action" in e]
+def answers(journal):
+    return [(e["action"], e["content"]) for e in journal.entries() if "action" in e]
 
 
-def assert_answers_then_kernel_is_fine(fe, record, expected):
+def assert_answers_then_kernel_is_fine(fe, journal, expected):
     if expected:
-        fe.wait_for(lambda: len(answers(record)) >= len(expected), 30, "the server's record")
-    assert answers(record) == expected
+        fe.wait_for(lambda: len(answers(journal)) >= len(expected), 30, "the server's journal")
+    assert answers(journal) == expected
     reply, outputs = fe.run("1+1", timeout=10)
     assert outputs[-1]["data"]["text/plain"] == "2"
 
@@ -104,9 +104,9 @@ def test_decline_and_dismiss_reach_the_server_and_a_double_click_counts_once(
     if not fe.models[submit].closed:  # a closed form is gone from the page: nothing to click
         fe.click(submit)
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok"
-    # The call left its static record, and closed every widget model it had.
-    record = fe.wait_for(lambda: fe.records(), 10, "the static record")[-1]
-    assert ("Declined." if action == "decline" else "Dismissed.") in record
+    # The call left its transcript, and closed every widget model it had.
+    transcript = fe.wait_for(lambda: fe.transcripts(), 10, "the transcript")[-1]
+    assert ("Declined." if action == "decline" else "Dismissed.") in transcript
     assert fe.find("nb-elicit-form") == [] and fe.find("nb-elicit-call") == []
     assert_answers_then_kernel_is_fine(fe, demo, [(action, None)])
 
@@ -170,26 +170,26 @@ def test_the_form_renders_in_the_cell_that_made_the_call(fe, demo):
 
 
 def test_the_mcp_magic_waits_in_its_cell_and_receives_every_keystroke(fe, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
+    journal = Journal(tmp_path / "journal.jsonl")
     reply, outputs = fe.run("%load_ext nb_elicit\nimport sys\n"
                             f"%mcp connect demo -- {{sys.executable}} -m nb_elicit.demo "
-                            f"--record {record.path}", timeout=CELL_TIMEOUT)
+                            f"--journal {journal.path}", timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
     cell = fe.execute("%mcp call demo contact_info")
     answer_contact_form(fe)
     reply = fe.wait_reply(cell, CELL_TIMEOUT)
     assert reply["status"] == "ok"
     assert_answers_then_kernel_is_fine(
-        fe, record, [("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})])
+        fe, journal, [("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})])
 
 
 def test_without_a_widget_frontend_ask_answers_cancel_after_a_bounded_wait(tmp_path):
-    record = Record(tmp_path / "record.jsonl")
+    journal = Journal(tmp_path / "journal.jsonl")
     env = {"JPY_SESSION_NAME": "", "NB_ELICIT_HEADLESS_WAIT": "1"}
     with Frontend.start(env=env) as headless:
         reply, _ = headless.run("%load_ext nb_elicit\nimport sys\n"
                                 f"%mcp connect demo -- {{sys.executable}} -m nb_elicit.demo "
-                                f"--record {record.path}", timeout=CELL_TIMEOUT)
+                                f"--journal {journal.path}", timeout=CELL_TIMEOUT)
         assert reply["status"] == "ok"
         started = time.monotonic()
         reply, outputs = headless.run("%mcp call demo contact_info", timeout=CELL_TIMEOUT)
@@ -198,7 +198,7 @@ def test_without_a_widget_frontend_ask_answers_cancel_after_a_bounded_wait(tmp_p
     assert reply["status"] == "ok"
     assert "No widget frontend is attached" in printed and "%mcp respond demo" in printed
     assert '"action": "cancel"' in printed
-    assert answers(record) == [("cancel", None)]
+    assert answers(journal) == [("cancel", None)]
     assert took < 30, took
 
 
@@ -227,5 +227,5 @@ def test_progress_shows_in_the_calling_cell(fe, demo):
     fe.send(yes, {"method": "update", "state": {"index": 0}, "buffer_paths": []})  # "Yes"
     assert fe.flush(20)
     fe.click(newest(fe, "nb-elicit-submit"))
-    fe.wait_for(lambda: "Imported 4 rows (overwrote row 4)." in "".join(fe.records()), 20,
-                "the result in the static record")
+    fe.wait_for(lambda: "Imported 4 rows (overwrote row 4)." in "".join(fe.transcripts()), 20,
+                "the result in the transcript")

@@ -7,10 +7,10 @@ still works through widget messages (typed, then submitted).
 import json
 
 import pytest
-from conftest import hostile_command
-from frontend import Frontend
+from helpers.frontend import Frontend
+from helpers.servers import hostile_command
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.blocking_kernel]
 
 HOSTILE = hostile_command()
 CELL = 60
@@ -123,9 +123,9 @@ def test_a_flood_is_held_by_the_rate_limit(fe):
         fe.click(button)
     assert fe.wait_reply(cell, CELL)["status"] == "ok"
     assert json.loads(fe.stdout(cell)) == {"cancel": 5, "decline": 195}
-    (record,) = fe.wait_for(lambda: [r for r in fe.records() if "Flood #" in r], 10,
-                            "the static record of the flood")
-    assert record.count("asks too often") == 1 and "declined 195 requests" in record
+    (transcript,) = fe.wait_for(lambda: [r for r in fe.transcripts() if "Flood #" in r], 10,
+                                "the transcript of the flood")
+    assert transcript.count("asks too often") == 1 and "declined 195 requests" in transcript
     kernel_is_fine(fe)
     fe.run("import asyncio\nawait asyncio.sleep(1.2)", timeout=10)
     normal_form_works(fe)  # the limit lets one more through each second
@@ -136,7 +136,7 @@ def test_withdrawn_and_never_answering_requests(fe):
     reply, _ = fe.run("r = await conn.call_tool('withdraw', {'after': 0.5})", timeout=CELL)
     assert reply["status"] == "ok"
     fe.wait_for(lambda: any("Going away" in r and "hostile withdrew this request." in r
-                            for r in fe.records()), 10, "the reason")
+                            for r in fe.transcripts()), 10, "the reason")
     kernel_is_fine(fe)
     count = len(fe.find("nb-elicit-submit"))
     cell = fe.execute("r = await conn.call_tool('never_answer')")
@@ -156,7 +156,7 @@ def test_a_server_that_crashes_mid_form(fe):
     reply = fe.wait_reply(cell, CELL)
     assert reply["status"] == "error" and reply["ename"] == "ServerDisconnected"
     fe.wait_for(lambda: any("I will crash" in r and "hostile disconnected." in r
-                            for r in fe.records()), 10, "the static record")
+                            for r in fe.transcripts()), 10, "the transcript")
     kernel_is_fine(fe)
     reply, _ = fe.run(f"conn = await nb_elicit.connect('hostile', {HOSTILE!r})", timeout=CELL)
     assert reply["status"] == "ok"

@@ -3,7 +3,7 @@
 import sys
 
 import pytest
-from conftest import SERVERS, Record, demo_command
+from helpers.servers import SERVERS, Journal, demo_command
 from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 
@@ -84,8 +84,8 @@ def test_help_lists_every_subcommand(ip):
 
 
 def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
-    command = " ".join(demo_command(record))
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = " ".join(demo_command(journal))
     assert "Connected 'demo': nb-elicit-demo 0.1.0" in repr(run(ip, f"%mcp connect demo -- {command}"))
     assert nb_elicit.connections["demo"].status == "connected"
     listing = repr(run(ip, "%mcp list"))
@@ -97,7 +97,7 @@ def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
     run(ip, "%mcp respond demo decline")
     run(ip, "import nb_elicit\nr = await nb_elicit.connections['demo'].call_tool('github_username')")
     assert ip.user_ns["r"].text == "No username: you chose decline."
-    assert [(e["action"], e["content"]) for e in record.entries()] == [
+    assert [(e["action"], e["content"]) for e in journal.entries()] == [
         ("accept", {"name": "Ada", "email": "ada@example.com"}), ("decline", None)]
     history = repr(run(ip, "%mcp history"))
     assert "accept (policy)" in history and "decline (policy)" in history
@@ -106,11 +106,11 @@ def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
 
 
 def test_an_accept_policy_that_does_not_fit_the_form_answers_cancel(ip, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
-    run(ip, f"%mcp connect demo -- {' '.join(demo_command(record))}")
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
     run(ip, '%mcp respond accept {"name": "Ada", "email": "not an email"}')
     run(ip, "%mcp call demo contact_info")
-    assert [e["action"] for e in record.entries()] == ["cancel"]
+    assert [e["action"] for e in journal.entries()] == ["cancel"]
 
 
 def test_connect_by_url_with_headers_and_python_access(ip, http_demo):
@@ -141,8 +141,8 @@ def test_respond_shows_and_sets_the_policy(ip):
 
 
 def test_unload_closes_connections_and_waiting_forms(ip, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
-    run(ip, f"%mcp connect demo -- {' '.join(demo_command(record))}")
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
     conn = nb_elicit.connections["demo"]
     run(ip, "import asyncio, nb_elicit\n"
             "call = nb_elicit.connections['demo'].start_tool('contact_info')\n"
@@ -185,8 +185,8 @@ def test_an_sdk2_server_through_the_magic(ip):
 
 
 def test_rate_limit_mute_and_secret_rule_through_the_magic(ip, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
-    command = " ".join(demo_command(record))
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = " ".join(demo_command(journal))
     run(ip, f"%mcp connect demo --rate-limit '2/s burst 3' --secret-forms refuse -- {command}")
     conn = nb_elicit.connections["demo"]
     assert str(conn.rate_limit) == "2/s, burst 3" and conn.guard.secret_forms == "refuse"
@@ -200,7 +200,7 @@ def test_rate_limit_mute_and_secret_rule_through_the_magic(ip, tmp_path):
     assert ip.user_ns["r"].text == "No username: you chose cancel."
     assert "Unmuted" in repr(run(ip, "%mcp unmute demo"))
     assert not conn.muted
-    assert [e["action"] for e in record.entries()] == ["cancel"]
+    assert [e["action"] for e in journal.entries()] == ["cancel"]
 
 
 def test_record_and_replay_through_the_magic(ip, tmp_path):

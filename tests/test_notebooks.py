@@ -7,106 +7,32 @@ text when no widget frontend is attached, so the outputs show what reached the s
 """
 
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from helpers.notebooks import (
+    ADA,
+    EVERYTHING,
+    NOTEBOOKS,
+    WIDGET_VIEW,
+    assert_no_errors,
+    code_cell,
+    execute,
+    kernel_env,
+    outputs,
+    printed_json,
+    received,
+    result,
+    run,
+    stdout,
+)
 from nbformat.v4 import new_code_cell, new_notebook
 
-NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-ADA = {"name": "Ada", "email": "ada@example.com", "age": 36}
-# One answer that fits every form of the field gallery; each form takes only its own fields.
-EVERYTHING = {
-    "name": "Ada Lovelace", "email": "ada@example.com", "username": "ada",
-    "homepage": "https://example.com/ada", "birthday": "1815-12-10",
-    "meeting": "2026-07-28T10:00:00Z", "age": 36, "budget": 12.5, "subscribe": True,
-    "agree": True, "newsletter": False, "color": "blue", "fruit": "pear", "size": "l",
-    "plan": "pro", "toppings": ["cheese", "olives"], "days": ["mon", "tue"],
-}
-
-
-def kernel_env(respond: str | None = None, wait: float | None = None) -> dict[str, str]:
-    """This process's environment for the kernel, with the test's policy and nothing else."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NB_ELICIT_RESPOND", "NB_ELICIT_HEADLESS_WAIT", "JPY_SESSION_NAME")}
-    if respond is not None:
-        env["NB_ELICIT_RESPOND"] = respond
-    if wait is not None:
-        env["NB_ELICIT_HEADLESS_WAIT"] = str(wait)
-    return env
-
-
-def execute(nb: nbformat.NotebookNode, path: Path, env: dict[str, str] | None = None,
-            timeout: int = 60) -> nbformat.NotebookNode:
-    """Run every cell (each within ``timeout`` seconds) in a fresh kernel started in ``path``."""
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path)}})
-    if env is None:
-        client.execute()
-    else:  # passed on to the kernel manager's start_kernel(env=...)
-        client.execute(env=env)
-    return nb
-
-
-def run(name: str, env: dict[str, str] | None = None) -> nbformat.NotebookNode:
-    return execute(nbformat.read(NOTEBOOKS / name, as_version=4), NOTEBOOKS, env)
-
-
-def outputs(nb, cell_index: int) -> list:
-    return nb.cells[cell_index].get("outputs", [])
-
-
-def code_cell(nb, *fragments: str):
-    """The one code cell whose source contains every fragment."""
-    found = [c for c in nb.cells
-             if c.cell_type == "code" and all(f in c.source for f in fragments)]
-    assert len(found) == 1, (fragments, len(found))
-    return found[0]
-
-
-def stdout(cell) -> str:
-    return "".join(o.text for o in cell.outputs
-                   if o.output_type == "stream" and o.name == "stdout")
-
-
-def result(cell) -> str:
-    """The cell's execute_result as plain text."""
-    return "".join(o.data.get("text/plain", "") for o in cell.outputs
-                   if o.output_type == "execute_result")
-
-
-def printed_json(cell) -> list:
-    """Every JSON object printed by the cell, in order."""
-    text, decoder, found, i = stdout(cell), json.JSONDecoder(), [], 0
-    while (i := text.find("{", i)) != -1:
-        try:
-            value, i = decoder.raw_decode(text, i)
-            found.append(value)
-        except ValueError:
-            i += 1
-    return found
-
-
-def received(cell) -> dict:
-    """What the demo server received, as its tool printed it: {"action", "content"}."""
-    answers = [o for o in printed_json(cell) if "action" in o]
-    assert len(answers) == 1, stdout(cell)
-    return answers[0]
-
-
-def assert_no_errors(nb) -> None:
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            errors = [o for o in cell.outputs if o.output_type == "error"]
-            assert not errors, (cell.source, errors)
-            assert "Traceback" not in stdout(cell) + result(cell), cell.source
+pytestmark = pytest.mark.blocking_kernel
 
 
 def load_generator():
@@ -197,11 +123,11 @@ def test_quickstart_finishes_headless_without_a_policy():
 
 
 @pytest.mark.timeout(120)
-def test_a_cancel_for_lack_of_a_frontend_reaches_the_server(tmp_path, record):
+def test_a_cancel_for_lack_of_a_frontend_reaches_the_server(tmp_path, journal):
     cells = [
         "import sys\n\n%load_ext nb_elicit",
-        f"record_path = {str(record.path)!r}",
-        "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --record {record_path}",
+        f"journal_path = {str(journal.path)!r}",
+        "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --journal {journal_path}",
         "%mcp call demo contact_info",
         "%mcp disconnect demo",
     ]
@@ -211,7 +137,7 @@ def test_a_cancel_for_lack_of_a_frontend_reaches_the_server(tmp_path, record):
     call = stdout(code_cell(nb, "%mcp call demo contact_info"))
     assert "No widget frontend is attached" in call
     assert "%mcp respond demo decline|cancel|accept JSON" in call
-    assert record.entries() == [{"tool": "contact_info",
+    assert journal.entries() == [{"tool": "contact_info",
                                  "message": "Please provide your contact information",
                                  "action": "cancel", "content": None}]
 
@@ -280,7 +206,7 @@ def test_remote_http_runs_headless_and_stops_its_server():
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 
 
-# -- the static record a call leaves -----------------------------------------------------------
+# -- the transcript a call leaves -----------------------------------------------------------
 
 SECRET_SCHEMA = {"type": "object", "required": ["user"], "properties": {
     "user": {"type": "string", "title": "User name"},
@@ -288,8 +214,8 @@ SECRET_SCHEMA = {"type": "object", "required": ["user"], "properties": {
 
 
 @pytest.mark.timeout(180)
-def test_a_finished_call_leaves_a_static_record_in_the_notebook_and_in_html(tmp_path):
-    """Saved and converted without a kernel: the record is plain HTML, secrets masked."""
+def test_a_finished_call_leaves_a_transcript_in_the_notebook_and_in_html(tmp_path):
+    """Saved and converted without a kernel: the transcript is plain HTML, secrets masked."""
     from nbconvert import HTMLExporter
 
     arguments = json.dumps({"message": "Log in <b>now</b>", "requested_schema": SECRET_SCHEMA})
@@ -306,14 +232,14 @@ def test_a_finished_call_leaves_a_static_record_in_the_notebook_and_in_html(tmp_
     nb = nbformat.read(saved, as_version=4)
     call = nb.cells[2]
     assert not [o for o in call.outputs if WIDGET_VIEW in o.get("data", {})]
-    (record,) = [o.data["text/html"] for o in call.outputs
-                 if "nb-elicit-record" in o.get("data", {}).get("text/html", "")]
-    assert "Log in &lt;b&gt;now&lt;/b&gt;" in record and "<b>now</b>" not in record
-    assert "Answered accept by the respond policy" in record
-    assert "User name" in record and "ada" in record
-    asked, result = record.split("nb-elicit-record-result")
+    (transcript,) = [o.data["text/html"] for o in call.outputs
+                 if "nb-elicit-transcript" in o.get("data", {}).get("text/html", "")]
+    assert "Log in &lt;b&gt;now&lt;/b&gt;" in transcript and "<b>now</b>" not in transcript
+    assert "Answered accept by the respond policy" in transcript
+    assert "User name" in transcript and "ada" in transcript
+    asked, result = transcript.split("nb-elicit-transcript-result")
     assert "••••••" in asked and "hunter2" not in asked  # the fields sent, masked
     assert "hunter2" in result  # (the demo tool echoes what it got: that is the server's text)
     page, _ = HTMLExporter().from_notebook_node(nb)
-    assert "nb-elicit-record" in page and "User name" in page
+    assert "nb-elicit-transcript" in page and "User name" in page
     assert f'<script type="{WIDGET_VIEW}">' not in page  # no widget left to fail to display

@@ -5,10 +5,10 @@ nb_elicit installed from this checkout.
 """
 
 import pytest
-from conftest import REPO, Record, cached_venv
-from frontend import Frontend
+from helpers.frontend import Frontend
+from helpers.servers import REPO, Journal, cached_venv
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.once]
 
 RUNTIME_DEPS = ["ipywidgets>=8.1,<9", "pydantic>=2.7,<3", "jsonschema>=4.18,<5",
                 "email-validator>=2,<3", "regex>=2023.12", "rfc3339-validator",
@@ -30,11 +30,11 @@ def fe(old_python):
 
 
 def test_the_non_blocking_style_works_on_ipykernel_6(fe, tmp_path):
-    record = Record(tmp_path / "record.jsonl")
+    journal = Journal(tmp_path / "journal.jsonl")
     reply, _ = fe.run("%load_ext nb_elicit", 60)
     assert reply["status"] == "ok"
     reply, outputs = fe.run(f"import sys\n%mcp connect demo -- {{sys.executable}} -m "
-                            f"nb_elicit.demo --record {record.path}", 60)
+                            f"nb_elicit.demo --journal {journal.path}", 60)
     assert reply["status"] == "ok", outputs
     reply, _ = fe.run("%mcp call demo contact_info", 60)  # returns at once on this kernel
     assert reply["status"] == "ok"
@@ -43,8 +43,8 @@ def test_the_non_blocking_style_works_on_ipykernel_6(fe, tmp_path):
     fe.type_text(fe.find("nb-elicit-field-email")[-1], "ada@example.com")
     assert fe.flush(timeout=20), fe.stalled()
     fe.click(fe.find("nb-elicit-submit")[-1])
-    fe.wait_for(lambda: record.entries(), 30, "the server's record")
-    assert [(e["action"], e["content"]) for e in record.entries()] == [
+    fe.wait_for(lambda: journal.entries(), 30, "the server's journal")
+    assert [(e["action"], e["content"]) for e in journal.entries()] == [
         ("accept", {"name": "Ada Lovelace", "email": "ada@example.com"})]
 
 

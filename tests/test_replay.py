@@ -4,7 +4,7 @@ import json
 import sys
 
 import pytest
-from conftest import Record, demo_command, drive
+from helpers.servers import Journal, demo_command, drive
 
 import nb_elicit
 from nb_elicit._core.policy import POLICIES
@@ -88,7 +88,7 @@ CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
 
 def test_record_then_replay_without_a_person(tmp_path, views):
     path = tmp_path / "answers.json"
-    first, second = Record(tmp_path / "r1.jsonl"), Record(tmp_path / "r2.jsonl")
+    first, second = Journal(tmp_path / "r1.jsonl"), Journal(tmp_path / "r2.jsonl")
 
     async def by_person(person):
         nb_elicit.record(path)

@@ -3,7 +3,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REJECTED, SPEC_EXAMPLES, load_example
+from helpers.schemas import REJECTED, SPEC_EXAMPLES, load_example
 
 from nb_elicit import (
     BooleanField,

@@ -4,7 +4,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import drive, hostile_command
+from helpers.servers import drive, hostile_command
 
 import nb_elicit
 from nb_elicit import InvalidRequest, UrlElicitationRequired

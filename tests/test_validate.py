@@ -1,7 +1,7 @@
 import time
 
 import pytest
-from conftest import SPEC_EXAMPLES, load_example
+from helpers.schemas import SPEC_EXAMPLES, load_example
 
 from nb_elicit import NumberField, SchemaError, validate_content
 from nb_elicit._core.validate import read_number

@@ -82,11 +82,11 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "该地址使用了非 ASCII 字母（{host}）：它可能在冒充其他网站的名称。"),
     "warn_ip": ("The address is a bare IP address ({host}), not a site name.",
                 "该地址是一个裸 IP 地址（{host}），而不是网站名称。"),
-    # the static record
-    "record_asked": ("{server} asked:", "{server} 请求："),
-    "record_page": ("Page:", "网页："),
-    "record_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
-    "record_image": ("image from {server}", "来自 {server} 的图片"),
+    # the transcript
+    "transcript_asked": ("{server} asked:", "{server} 请求："),
+    "transcript_page": ("Page:", "网页："),
+    "transcript_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
+    "transcript_image": ("image from {server}", "来自 {server} 的图片"),
     # number hints
     "hint_whole": ("whole number", "整数"),
     "hint_number": ("number", "数字"),

@@ -1,4 +1,4 @@
-"""The static record a finished call leaves in its cell: who asked what, how it was answered,
+"""The transcript a finished call leaves in its cell: who asked what, how it was answered,
 what was sent (secret-looking values masked), and the tool's result.
 
 It is plain HTML built from escaped text (plus a text/plain twin), so it renders in JupyterLab,
@@ -18,7 +18,7 @@ from typing import Any
 from .i18n import t
 from .secrets import MASK, secret_fields
 
-__all__ = ["Asked", "CallRecord", "block_text", "link_html", "record_bundle", "shown_fields"]
+__all__ = ["Asked", "Transcript", "block_text", "link_html", "transcript_bundle", "shown_fields"]
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,12 @@ class Asked:
     answered_by: str = "person"
     fields: tuple[tuple[str, str], ...] = ()  # (label, value as shown), masked
     url: str | None = None
-    #: The page's host, when the person consented to open ``url``: the record links to it.
+    #: The page's host, when the person consented to open ``url``: the transcript links to it.
     consented_host: str | None = None
 
 
 @dataclass
-class CallRecord:
+class Transcript:
     server: str
     what: str
     items: list[Asked | str] = field(default_factory=list)  # requests and notices, in order
@@ -46,7 +46,7 @@ class CallRecord:
 
 
 def shown_fields(spec, content: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
-    """``content`` of a form as (label, value) pairs for a record, secret-looking ones masked."""
+    """``content`` of a form as (label, value) pairs for a transcript, secrets masked."""
     if not content:
         return ()
     secrets = set(secret_fields(spec))
@@ -58,9 +58,9 @@ def shown_fields(spec, content: dict[str, Any] | None) -> tuple[tuple[str, str],
     return tuple(shown)
 
 
-def record_bundle(record: CallRecord) -> dict[str, str]:
-    """The record as a display bundle: ``text/html`` and ``text/plain``."""
-    return {"text/html": _html(record), "text/plain": _text(record)}
+def transcript_bundle(transcript: Transcript) -> dict[str, str]:
+    """The transcript as a display bundle: ``text/html`` and ``text/plain``."""
+    return {"text/html": _html(transcript), "text/plain": _text(transcript)}
 
 
 # -- HTML ---------------------------------------------------------------------------------------
@@ -71,17 +71,17 @@ _MUTED = "color: var(--jp-content-font-color2)"
 _ERROR = "color: var(--jp-error-color1)"
 
 
-def _html(record: CallRecord) -> str:
-    parts = [f'<div class="nb-elicit-record" style="{_BOX}">',
-             f'<div style="{_MUTED}">{_e(record.server)} · {_e(record.what)}</div>']
-    for item in record.items:
+def _html(transcript: Transcript) -> str:
+    parts = [f'<div class="nb-elicit-transcript" style="{_BOX}">',
+             f'<div style="{_MUTED}">{_e(transcript.server)} · {_e(transcript.what)}</div>']
+    for item in transcript.items:
         parts.append(_asked_html(item) if isinstance(item, Asked) else
-                     f'<div class="nb-elicit-record-notice" style="{_MUTED}">{_e(item)}</div>')
-    if record.result is not None:
-        parts.append(_result_html(record))
-    if record.failure:
-        parts.append(f'<div class="nb-elicit-record-failure" style="{_ERROR}">'
-                     f'{_e(record.failure)}</div>')
+                     f'<div class="nb-elicit-transcript-notice" style="{_MUTED}">{_e(item)}</div>')
+    if transcript.result is not None:
+        parts.append(_result_html(transcript))
+    if transcript.failure:
+        parts.append(f'<div class="nb-elicit-transcript-failure" style="{_ERROR}">'
+                     f'{_e(transcript.failure)}</div>')
     parts.append("</div>")
     return "".join(parts)
 
@@ -91,16 +91,16 @@ def _asked_html(asked: Asked) -> str:
     rows = "".join(f"<tr><td style=\"text-align: left\">{_e(label)}</td>"
                    f"<td style=\"text-align: left\"><code>{_e(value)}</code></td></tr>"
                    for label, value in asked.fields)
-    table = (f'<table class="nb-elicit-record-fields"><tbody>{rows}</tbody></table>'
+    table = (f'<table class="nb-elicit-transcript-fields"><tbody>{rows}</tbody></table>'
              if rows else "")
-    url = (f'<div>{_e(t("record_page"))} <code style="word-break: break-all">'
+    url = (f'<div>{_e(t("transcript_page"))} <code style="word-break: break-all">'
            f"{_e(asked.url)}</code></div>" if asked.url else "")
     if asked.url and asked.consented_host:
         url += link_html(asked.url, asked.consented_host)
-    return (f'<div class="nb-elicit-record-asked" style="margin: 4px 0">'
-            f"<div><b>{_e(t('record_asked', server=asked.server))}</b> "
+    return (f'<div class="nb-elicit-transcript-asked" style="margin: 4px 0">'
+            f"<div><b>{_e(t('transcript_asked', server=asked.server))}</b> "
             f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
-            f'<div class="nb-elicit-record-status">{_e(asked.status)}{who}</div>{table}</div>')
+            f'<div class="nb-elicit-transcript-status">{_e(asked.status)}{who}</div>{table}</div>')
 
 
 def link_html(url: str, host: str) -> str:
@@ -116,50 +116,51 @@ def link_html(url: str, host: str) -> str:
             f"{_e(t('open_link', host=host))}</a>")
 
 
-def _result_html(record: CallRecord) -> str:
-    result = record.result or {}
+def _result_html(transcript: Transcript) -> str:
+    result = transcript.result or {}
     parts = []
     if result.get("is_error"):
-        parts.append(f'<div style="{_ERROR}">'
-                     f"{_e(t('record_error', server=record.server, what=record.what))}</div>")
+        error = t("transcript_error", server=transcript.server, what=transcript.what)
+        parts.append(f'<div style="{_ERROR}">{_e(error)}</div>')
     for block in result.get("content", []):
         kind = block.get("type")
         if kind == "text":
             parts.append(f'<div style="white-space: pre-wrap">{_e(block.get("text", ""))}</div>')
         elif kind == "image" and str(block.get("mimeType", "")).startswith("image/"):
-            parts.append(f'<img alt="{_e(t("record_image", server=record.server))}" src="data:'
+            alt = t("transcript_image", server=transcript.server)
+            parts.append(f'<img alt="{_e(alt)}" src="data:'
                          f'{_e(block["mimeType"])};base64,{_e(block.get("data", ""))}">')
         else:
             parts.append(f'<div style="{_MUTED}">{_e(block_text(block))}</div>')
     if result.get("structured") is not None:
         dumped = json.dumps(result["structured"], indent=2, ensure_ascii=False)
         parts.append(f"<pre>{_e(dumped)}</pre>")
-    return f'<div class="nb-elicit-record-result">{"".join(parts)}</div>'
+    return f'<div class="nb-elicit-transcript-result">{"".join(parts)}</div>'
 
 
 # -- text ---------------------------------------------------------------------------------------
 
-def _text(record: CallRecord) -> str:
-    lines = [f"[{record.server} · {record.what}]"]
-    for item in record.items:
+def _text(transcript: Transcript) -> str:
+    lines = [f"[{transcript.server} · {transcript.what}]"]
+    for item in transcript.items:
         if isinstance(item, str):
             lines.append(item)
             continue
         who = "" if item.answered_by == "person" else f" ({item.answered_by})"
-        lines.append(f"{t('record_asked', server=item.server)} {item.message}")
+        lines.append(f"{t('transcript_asked', server=item.server)} {item.message}")
         if item.url:
-            lines.append(f"  {t('record_page')} {item.url}")
+            lines.append(f"  {t('transcript_page')} {item.url}")
         lines.append(f"  {item.status}{who}")
         lines.extend(f"  {label}: {value}" for label, value in item.fields)
-    if record.result is not None:
-        result = record.result
+    if transcript.result is not None:
+        result = transcript.result
         if result.get("is_error"):
-            lines.append(t("record_error", server=record.server, what=record.what))
+            lines.append(t("transcript_error", server=transcript.server, what=transcript.what))
         lines.extend(block_text(b) for b in result.get("content", []))
         if result.get("structured") is not None:
             lines.append(json.dumps(result["structured"], indent=2, ensure_ascii=False))
-    if record.failure:
-        lines.append(record.failure)
+    if transcript.failure:
+        lines.append(transcript.failure)
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
-from .._core.transcript import Asked, CallRecord, block_text, record_bundle
+from .._core.transcript import Asked, Transcript, block_text, transcript_bundle
 from .._core.types import ToolResult
 from .controls import text_html
 from .keyboard import keyboard_script
@@ -53,7 +53,7 @@ class CallView(widgets.VBox):
         self._ticker: asyncio.Task | None = None
         self._notices = 0
         self._overflow: widgets.HTML | None = None
-        #: Set by whoever displays the view: where the static record goes when it is frozen.
+        #: Set by whoever displays the view: where the transcript goes when it is frozen.
         self.display_handle = None
         self.frozen = False
         self._result: ToolResult | None = None
@@ -115,7 +115,7 @@ class CallView(widgets.VBox):
     def notice(self, text: str, kind: str = "warning", asked: Asked | None = None
                ) -> widgets.HTML:
         """A one-line notice under the call (a refused request, a decline, ...); ``asked`` is
-        how the static record tells it, when it answered a request."""
+        how the transcript tells it, when it answered a request."""
         self._notices += 1
         if self._notices > MAX_NOTICES:
             return self._overflowing()
@@ -166,7 +166,8 @@ class CallView(widgets.VBox):
         box = widgets.VBox(parts)
         box.add_class("nb-elicit-tool-error" if result.is_error else "nb-elicit-tool-result")
         if result.is_error:
-            title = widgets.HTML(text_html(t("record_error", server=self.server, what=self.what)))
+            error = t("transcript_error", server=self.server, what=self.what)
+            title = widgets.HTML(text_html(error))
             box.children = (title, *box.children)
             box.layout.border_left = "3px solid var(--jp-error-color1)"
             box.layout.padding = "0 0 0 8px"
@@ -186,10 +187,10 @@ class CallView(widgets.VBox):
             self.status.value = ""
             self.status.layout.display = "none"
 
-    # -- the static record -----------------------------------------------------------------
+    # -- the transcript -----------------------------------------------------------------
 
     def freeze(self) -> bool:
-        """Replace the live view by its static record and close every widget model in it.
+        """Replace the live view by its transcript and close every widget model in it.
 
         Waits (returns False) while a request shown here is still open: a handshake-era request
         may show under a call that has already ended.
@@ -202,16 +203,16 @@ class CallView(widgets.VBox):
         self._stop_ticking()
         if self.display_handle is not None:
             shown = self.forms.children or self._result is not None or self._failure is not None
-            self.display_handle.update(_Static(self.record() if shown else None))
+            self.display_handle.update(_Static(self.transcript() if shown else None))
         if self._script_handle is not None:
             self._script_handle.update(_Static(None))
         close_tree(self)
         return True
 
-    def refresh_record(self) -> None:
+    def refresh_transcript(self) -> None:
         """Something shown here changed after the view was frozen (a URL page reported done)."""
         if self.frozen and self.display_handle is not None:
-            self.display_handle.update(_Static(self.record()))
+            self.display_handle.update(_Static(self.transcript()))
 
     def freeze_when_answered(self) -> None:
         """:meth:`freeze` now, or as soon as the last request shown here is answered."""
@@ -226,7 +227,7 @@ class CallView(widgets.VBox):
         for prompt in self._prompts():
             prompt.answer.add_done_callback(later)
 
-    def record(self) -> CallRecord:
+    def transcript(self) -> Transcript:
         items = []
         for child in self.forms.children:
             if hasattr(child, "outcome"):
@@ -239,7 +240,7 @@ class CallView(widgets.VBox):
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
-        return CallRecord(self.server, self.what, items, result, self._failure)
+        return Transcript(self.server, self.what, items, result, self._failure)
 
     def _prompts(self) -> list:
         return [c for c in self.forms.children if hasattr(c, "answer")]
@@ -269,8 +270,9 @@ class CallView(widgets.VBox):
 class _Static:
     """A display bundle with no widgets in it (or nothing at all)."""
 
-    def __init__(self, record: CallRecord | None):
-        self.bundle = record_bundle(record) if record is not None else {"text/plain": ""}
+    def __init__(self, transcript: Transcript | None):
+        self.bundle = ({"text/plain": ""} if transcript is None else
+                       transcript_bundle(transcript))
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle

@@ -159,10 +159,10 @@ class PromptWidget(widgets.VBox):
         # role="status": announced politely when it changes (sent, declined, withdrawn, ...)
         self.status.value = f'<div role="status" aria-live="polite">{text_html(text)}</div>'
 
-    # -- the record it leaves ------------------------------------------------------------------
+    # -- the transcript it leaves---------------------------------------------------------------
 
     def outcome(self) -> Asked:
-        """What this request was and how it ended, for the call's static record."""
+        """What this request was and how it ended, for the call's transcript."""
         answer = self.final_answer()
         return Asked(self.server, self.message, self.status_text or t("not_answered"),
                      answer.action if answer else None, self.answered_by,

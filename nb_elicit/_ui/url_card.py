@@ -87,7 +87,7 @@ class UrlConsentCard(PromptWidget):
         self._set_status(t("page_done", server=self.server))
         view = getattr(self, "shown_in", None)
         if view is not None and view.frozen:
-            view.refresh_record()  # the call ended before the news came
+            view.refresh_transcript()  # the call ended before the news came
         else:
             self.add_class("nb-elicit-url-done")
         return True

@@ -1,1 +1,1 @@
-"""The bundled demo MCP server: ``python -m nb_elicit.demo [--http PORT] [--record FILE]``."""
+"""The bundled demo MCP server: ``python -m nb_elicit.demo [--http PORT] [--journal FILE]``."""

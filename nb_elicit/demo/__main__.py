@@ -10,11 +10,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m nb_elicit.demo", description=__doc__)
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
-    parser.add_argument("--record", metavar="FILE",
-                        help="append every answer received to FILE, one JSON object per line")
+    parser.add_argument("--journal", "--record", metavar="FILE", dest="journal",
+                        help="append every answer received to FILE (the server's journal), "
+                             "one JSON object per line")
     args = parser.parse_args(argv)
-    if args.record:
-        os.environ["NB_ELICIT_DEMO_RECORD"] = os.path.abspath(args.record)
+    if args.journal:
+        os.environ["NB_ELICIT_DEMO_JOURNAL"] = os.path.abspath(args.journal)
 
     from .server import server
 

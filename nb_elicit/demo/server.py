@@ -2,11 +2,11 @@
 
     python -m nb_elicit.demo                    # stdio
     python -m nb_elicit.demo --http 8765        # streamable HTTP on http://127.0.0.1:8765/mcp
-    python -m nb_elicit.demo --record out.jsonl # also append every answer it receives to a file
+    python -m nb_elicit.demo --journal out.jsonl # also append every answer it receives to a file
 
-Every tool that asks returns what it received, and ``--record`` (or the environment variable
-``NB_ELICIT_DEMO_RECORD``) appends one JSON line per answer, so tests can check exactly what
-reached the server.
+Every tool that asks returns what it received, and ``--journal`` (or the environment variable
+``NB_ELICIT_DEMO_JOURNAL``) appends one JSON line per answer to the server's journal, so tests
+can check exactly what reached the server.
 """
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ CONTACT_INFO = {
 }
 
 
-def record(tool: str, **event: Any) -> None:
-    path = os.environ.get("NB_ELICIT_DEMO_RECORD")
+def journal(tool: str, **event: Any) -> None:
+    """Append one event to the journal (when one is set)."""
+    path = os.environ.get("NB_ELICIT_DEMO_JOURNAL")
     if path:
         with open(path, "a", encoding="utf-8") as out:
             entry = {"tool": tool, **event, "at": time.time()}
@@ -82,9 +83,9 @@ async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.Elic
         result = await ctx.session.elicit_form(message=message, requested_schema=schema,
                                                related_request_id=ctx.request_id)
     except MCPError as error:
-        record(tool, message=message, error={"code": error.code, "message": error.message})
+        journal(tool, message=message, error={"code": error.code, "message": error.message})
         raise
-    record(tool, message=message, action=result.action, content=result.content)
+    journal(tool, message=message, action=result.action, content=result.content)
     return result
 
 
@@ -163,7 +164,7 @@ async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequired
             request_state="booking-1",
         )
     answer = answers["party"]
-    record("book_table", message="How many people, and when?", action=answer.action,
+    journal("book_table", message="How many people, and when?", action=answer.action,
            content=answer.content)
     text = (f"Booked for {answer.content['people']}." if answer.action == "accept"
             else f"Not booked: you chose {answer.action}.")
@@ -178,7 +179,7 @@ async def withdraw(ctx: Context, after: float = 3.0) -> str:
         result = await ask(ctx, "withdraw", f"Answer within {after:g} s, or I withdraw this.",
                            {"type": "object", "properties": {"answer": {"type": "string"}}})
     if scope.cancelled_caught:
-        record("withdraw", event="withdrawn")
+        journal("withdraw", event="withdrawn")
         return "The question was withdrawn."
     return f"You chose {result.action}."
 
@@ -191,7 +192,7 @@ async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-i
     result = await ctx.session.elicit_url("Please sign in to the example service on its own "
                                           "page.", url=url, elicitation_id="demo-sign-in",
                                           related_request_id=ctx.request_id)
-    record("sign_in", message="url", action=result.action, url=url)
+    journal("sign_in", message="url", action=result.action, url=url)
     if result.action != "accept":
         return f"You chose {result.action}."
     await anyio.sleep(done_after)

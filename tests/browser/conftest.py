@@ -2,8 +2,8 @@
 
 One server per (application, ``commsOverSubshells`` setting) serves the whole module; each test
 gets its own notebook file, its own workspace, its own browser context and its own demo-server
-record. Every test leaves a screenshot, the server log written during it, the browser console
-and the demo server's record in ``test-artifacts/browser/<test>/``.
+journal. Every test leaves a screenshot, the server log written during it, the browser console
+and the demo server's journal in ``test-artifacts/browser/<test>/``.
 
 Chromium is Debian's (``/usr/bin/chromium``, installed by ``.ci/run``): without it these tests
 fail, they do not skip.
@@ -227,7 +227,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def _artifact_text(where: Path) -> str:
-    return (f"screenshots, server log, browser console and demo record in {where}/\n"
+    return (f"screenshots, server log, browser console and demo journal in {where}/\n"
             f"  final screenshot: {where / 'final.png'}\n"
             f"  server log:       {where / 'jupyter.log'}")
 
@@ -326,13 +326,13 @@ class Wire:
 
 
 class Notebook:
-    """One test's notebook, opened in a browser page: run cells, find forms, read the record."""
+    """One test's notebook, opened in a browser page: run cells, find forms, read the journal."""
 
     def __init__(self, server: JupyterServer, page, name: str, artifacts: Path):
         self.server, self.page, self.artifacts = server, page, artifacts
         self.stem = name
         self.name = f"{name}.ipynb"
-        self.record_path = artifacts / "record.jsonl"
+        self.journal_path = artifacts / "journal.jsonl"
         self.wire = Wire(page)
 
     # opening and running
@@ -340,8 +340,8 @@ class Notebook:
     def open(self, *cells: str) -> None:
         """Write the notebook (load, connect, then ``cells``), open it, wait for the kernel."""
         connect = ("import sys, nb_elicit\n"
-                   "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --record "
-                   f"{shlex.quote(str(self.record_path))}")
+                   "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --journal "
+                   f"{shlex.quote(str(self.journal_path))}")
         notebook = nbformat.v4.new_notebook()
         notebook.cells = [nbformat.v4.new_code_cell(source)
                           for source in ("%load_ext nb_elicit", connect, *cells)]
@@ -414,25 +414,25 @@ class Notebook:
         """Wait until the kernel has handled every widget message the page sent."""
         self.wire.settle()
 
-    # the demo server's record
+    # the demo server's journal
 
-    def record(self) -> list[dict]:
-        if not self.record_path.exists():
+    def journal(self) -> list[dict]:
+        if not self.journal_path.exists():
             return []
-        text = self.record_path.read_text(encoding="utf-8")
+        text = self.journal_path.read_text(encoding="utf-8")
         complete = text[:text.rfind("\n") + 1]  # not a line the server is still writing
         return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
     def answers(self) -> list[dict]:
-        """The record without the times."""
-        return [{k: v for k, v in entry.items() if k != "at"} for entry in self.record()]
+        """The journal without the times."""
+        return [{k: v for k, v in entry.items() if k != "at"} for entry in self.journal()]
 
-    def wait_record(self, count: int, timeout: float = 30) -> list[dict]:
-        """The record once it has ``count`` entries (fails if it has more)."""
+    def wait_journal(self, count: int, timeout: float = 30) -> list[dict]:
+        """The journal once it has ``count`` entries (fails if it has more)."""
         deadline = time.monotonic() + timeout
-        while len(self.record()) < count:
+        while len(self.journal()) < count:
             if time.monotonic() > deadline:
-                raise AssertionError(f"the demo server recorded {len(self.record())} answers "
+                raise AssertionError(f"the demo server recorded {len(self.journal())} answers "
                                      f"within {timeout:g} s, expected {count}: {self.answers()}")
             self.page.wait_for_timeout(25)
         entries = self.answers()

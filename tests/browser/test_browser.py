@@ -2,8 +2,8 @@
 server receives.
 
 Each test opens its own notebook (cell 0 loads the extension, cell 1 connects the demo server
-with ``--record``), runs its cells one by one, works the form with mouse and keyboard, and checks
-the demo server's record of every answer it received. The fixtures are in ``conftest.py``.
+with ``--journal``), runs its cells one by one, works the form with mouse and keyboard, and checks
+the demo server's journal of every answer it received. The fixtures are in ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
+
+pytestmark = pytest.mark.once
 
 try:
     from playwright.sync_api import expect
@@ -79,16 +81,16 @@ def expect_locked(form, status: str) -> None:
 
 
 def expect_answered(nb, cell: int, status: str) -> None:
-    """The form answered: locked while its call runs, then part of the call's static record."""
-    shown = nb.cell(cell).locator(".nb-elicit-status, .nb-elicit-record-status")
+    """The form answered: locked while its call runs, then part of the call's transcript."""
+    shown = nb.cell(cell).locator(".nb-elicit-status, .nb-elicit-transcript-status")
     expect(shown.filter(has_text=status).first).to_be_visible(timeout=WAIT)
 
 
-def expect_record(nb, cell: int, *texts: str) -> None:
-    """The call finished: its cell holds the static record (no widgets), with these texts."""
-    record = nb.cell(cell).locator(".nb-elicit-record")
+def expect_transcript(nb, cell: int, *texts: str) -> None:
+    """The call finished: its cell holds the transcript (no widgets), with these texts."""
+    transcript = nb.cell(cell).locator(".nb-elicit-transcript")
     for text in texts:
-        expect(record).to_contain_text(text, timeout=WAIT)
+        expect(transcript).to_contain_text(text, timeout=WAIT)
     expect(nb.cell(cell).locator(".nb-elicit-form, .nb-elicit-call")).to_have_count(0)
 
 
@@ -120,20 +122,20 @@ def test_quickstart_magic_and_start_tool(lab):
     fill_contact(form)
     lab.screenshot("contact-filled")
     submit(lab, form, 2)
-    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "accept", "content": ADA}]
     lab.wait_done(2)
-    expect_record(lab, 2, '"name": "Ada Lovelace"', "Submitted.")
+    expect_transcript(lab, 2, '"name": "Ada Lovelace"', "Submitted.")
 
     lab.run(3)  # returns at once; the form and then the result appear in this cell
     form = lab.form(3)
     fill_all_fields(lab, form)
     lab.screenshot("all-fields-filled")
     submit(lab, form, 3)
-    entries = lab.wait_record(2)
+    entries = lab.wait_journal(2)
     assert entries[1] == {"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                           "action": "accept", "content": ALL_FIELDS}
-    expect_record(lab, 3, '"email": "ada@example.com"', '"toppings": [')
+    expect_transcript(lab, 3, '"email": "ada@example.com"', '"toppings": [')
     expect_subshells(lab, lab.server.subshells)
 
 
@@ -151,10 +153,10 @@ def test_blocking_call_keeps_every_keystroke(lab):
     fill_all_fields(lab, form)
     lab.screenshot("filled")
     submit(lab, form, 2)
-    assert lab.wait_record(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                                    "action": "accept", "content": ALL_FIELDS}]
     lab.wait_done(2)
-    expect_record(lab, 2, '"budget": 12.5')
+    expect_transcript(lab, 2, '"budget": 12.5')
     lab.run(3)
     expect(lab.cell(3).locator(".jp-OutputArea-output")).to_have_text(
         "('Ada Lovelace', ['cheese', 'olives'])")
@@ -172,11 +174,11 @@ def test_decline_and_dismiss(lab):
     lab.settle()
     form.locator(".nb-elicit-decline").click()
     expect_answered(lab, 2, "Declined.")
-    assert lab.wait_record(1) == [{"tool": "github_username",
+    assert lab.wait_journal(1) == [{"tool": "github_username",
                                    "message": "Please provide your GitHub username",
                                    "action": "decline", "content": None}]
     lab.wait_done(2)
-    expect_record(lab, 2, "No username: you chose decline.", "Declined.")
+    expect_transcript(lab, 2, "No username: you chose decline.", "Declined.")
 
     lab.run(3, wait=False)
     form = lab.form(3)
@@ -187,10 +189,10 @@ def test_decline_and_dismiss(lab):
     lab.settle()
     dismiss.click()
     expect_answered(lab, 3, "Dismissed.")
-    assert lab.wait_record(2)[1] == {"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert lab.wait_journal(2)[1] == {"tool": "contact_info", "message": CONTACT_MESSAGE,
                                      "action": "cancel", "content": None}
     lab.wait_done(3)
-    expect_record(lab, 3, '"action": "cancel"', "Dismissed.")
+    expect_transcript(lab, 3, '"action": "cancel"', "Dismissed.")
 
 
 # -- 4: invalid input: a message beside the field, nothing sent, then fixed ------------------------
@@ -230,7 +232,7 @@ def test_invalid_input_sends_nothing_until_fixed(lab):
     expect(error_of(form, "email")).to_be_hidden()  # an edit clears its field's message
     expect(error_of(form, "age")).to_be_hidden()
     submit(lab, form, 2)
-    assert lab.wait_record(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "all_fields", "message": ALL_FIELDS_MESSAGE,
                                    "action": "accept",
                                    "content": {"name": "Ada", "email": "ada@example.com",
                                                "age": 36}}]
@@ -261,14 +263,14 @@ def test_withdrawn_request_closes_the_form(lab):
     expect_answered(lab, 2, "demo withdrew this request.")
     lab.page.wait_for_function("window.__nbElicitClosedAt !== null")
     closed_at = lab.page.evaluate("window.__nbElicitClosedAt") / 1000
-    entries = lab.wait_record(1)
+    entries = lab.wait_journal(1)
     assert entries == [{"tool": "withdraw", "event": "withdrawn"}]
-    latency = closed_at - lab.record()[0]["at"]
+    latency = closed_at - lab.journal()[0]["at"]
     (lab.artifacts / "latency.txt").write_text(f"{latency:.3f} s\n", encoding="utf-8")
     print(f"withdrawal to closed form: {latency * 1000:.0f} ms")
     assert latency < 1.0, f"the form closed {latency:.3f} s after the server withdrew"
     lab.wait_done(2)
-    expect_record(lab, 2, "The question was withdrawn.", "demo withdrew this request.")
+    expect_transcript(lab, 2, "The question was withdrawn.", "demo withdrew this request.")
 
 
 # -- 6: two questions in one call ------------------------------------------------------------------
@@ -282,19 +284,19 @@ def test_two_questions_in_one_call(lab):
     type_text(first, "name", "Ada")
     submit(lab, first, 2)
     expect_locked(first, "Submitted.")  # the call still runs: the first form stays, locked
-    assert lab.wait_record(1) == [{"tool": "two_step",
+    assert lab.wait_journal(1) == [{"tool": "two_step",
                                    "message": "Step 1 of 2: what should we call you?",
                                    "action": "accept", "content": {"name": "Ada"}}]
     second = lab.form(2, 1)
     expect(second).to_contain_text("Step 2 of 2: create an account for Ada?")
     second.locator(".nb-elicit-field-confirm").get_by_label("Yes").check()
     submit(lab, second, 2)
-    entries = lab.wait_record(2)
+    entries = lab.wait_journal(2)
     assert entries[1] == {"tool": "two_step",
                           "message": "Step 2 of 2: create an account for Ada?",
                           "action": "accept", "content": {"confirm": True}}
     lab.wait_done(2)
-    expect_record(lab, 2, '"step2"', "Step 1 of 2", "Step 2 of 2")
+    expect_transcript(lab, 2, '"step2"', "Step 1 of 2", "Step 2 of 2")
 
 
 # -- 7: text from the server is text, never HTML ---------------------------------------------------
@@ -323,10 +325,10 @@ def test_untrusted_text_is_shown_as_text(lab):
     select.select_option(index=0)
     lab.screenshot("chosen", of=form)
     submit(lab, form, 2)
-    assert lab.wait_record(1) == [{"tool": "custom_form", "message": "Hello " + PAYLOAD,
+    assert lab.wait_journal(1) == [{"tool": "custom_form", "message": "Hello " + PAYLOAD,
                                    "action": "accept", "content": {"choice": "a"}}]
     lab.wait_done(2)
-    expect_record(lab, 2, "Hello " + PAYLOAD)  # the static record shows it as text too
+    expect_transcript(lab, 2, "Hello " + PAYLOAD)  # the transcript shows it as text too
     assert lab.page.locator("img[src=x]").count() == 0
     assert lab.page.evaluate("typeof window.__xss") == "undefined"
 
@@ -345,7 +347,7 @@ def test_notebook7_magic_call(notebook7):
     expect(form).to_contain_text(CONTACT_MESSAGE)
     fill_contact(form)
     submit(nb, form, 2)
-    assert nb.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert nb.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                   "action": "accept", "content": ADA}]
     nb.wait_done(2)
-    expect_record(nb, 2, '"name": "Ada Lovelace"')
+    expect_transcript(nb, 2, '"name": "Ada Lovelace"')

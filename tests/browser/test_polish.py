@@ -1,4 +1,4 @@
-"""Keyboard, accessibility, zoom, themes, Chinese, and the record a saved notebook keeps, in a
+"""Keyboard, accessibility, zoom, themes, Chinese, and the transcript a saved notebook keeps, in a
 real JupyterLab in Chromium. Screenshots go to ``test-artifacts/browser/<test>/``.
 """
 
@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+
+import pytest
+
+pytestmark = pytest.mark.once
 
 try:
     from playwright.sync_api import expect
@@ -38,7 +42,7 @@ def test_the_first_field_is_focused_and_enter_submits(lab):
     lab.page.keyboard.type("36", delay=15)
     lab.settle()
     lab.page.keyboard.press("Enter")  # Enter in a single-line field submits
-    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "accept", "content": ADA}]
     lab.wait_done(2)
 
@@ -51,10 +55,10 @@ def test_escape_dismisses_the_form(lab):
     lab.page.keyboard.type("Ada", delay=15)
     lab.settle()
     lab.page.keyboard.press("Escape")
-    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "cancel", "content": None}]
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-record")).to_contain_text("Dismissed.")
+    expect(lab.cell(2).locator(".nb-elicit-transcript")).to_contain_text("Dismissed.")
 
 
 def test_a_form_does_not_steal_the_keyboard_from_a_cell_editor(lab):
@@ -70,7 +74,7 @@ def test_a_form_does_not_steal_the_keyboard_from_a_cell_editor(lab):
     expect(editor).to_contain_text("x = 123")
     assert form.evaluate("f => f.contains(document.activeElement)") is False
     form.locator(".nb-elicit-dismiss").click()
-    assert lab.wait_record(1)[0]["action"] == "cancel"
+    assert lab.wait_journal(1)[0]["action"] == "cancel"
 
 
 # -- accessibility and zoom ------------------------------------------------------------------------
@@ -123,7 +127,7 @@ def test_the_form_is_usable_at_200_percent_zoom(lab_zoomed):
     lab.settle()
     form.locator(".nb-elicit-submit").scroll_into_view_if_needed()
     form.locator(".nb-elicit-submit").click()
-    assert lab.wait_record(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
+    assert lab.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "accept", "content": ADA}]
 
 
@@ -218,11 +222,11 @@ def test_chinese_texts_and_the_seed_example(lab):
     field(form, "email").fill("zhangsan@example.com")
     lab.settle()
     form.locator(".nb-elicit-submit").click()
-    assert lab.wait_record(1) == [{"tool": "custom_form", "message": "请提供你的联系信息",
+    assert lab.wait_journal(1) == [{"tool": "custom_form", "message": "请提供你的联系信息",
                                    "action": "accept",
                                    "content": {"name": "张三", "email": "zhangsan@example.com"}}]
     lab.wait_done(3)
-    expect(lab.cell(3).locator(".nb-elicit-record")).to_contain_text("已提交。")
+    expect(lab.cell(3).locator(".nb-elicit-transcript")).to_contain_text("已提交。")
 
 
 # -- the saved notebook ----------------------------------------------------------------------------
@@ -238,7 +242,7 @@ def test_a_saved_notebook_reopens_with_the_record_not_a_broken_widget(lab):
     lab.settle()
     form.locator(".nb-elicit-submit").click()
     lab.wait_done(2)
-    expect(lab.cell(2).locator(".nb-elicit-record")).to_contain_text("Submitted.")
+    expect(lab.cell(2).locator(".nb-elicit-transcript")).to_contain_text("Submitted.")
     lab.page.keyboard.press("Control+s")
     path = lab.server.root / lab.name
     lab.page.wait_for_function("() => !document.title.startsWith('*')")
@@ -247,13 +251,13 @@ def test_a_saved_notebook_reopens_with_the_record_not_a_broken_widget(lab):
     outputs = saved["cells"][2]["outputs"]
     assert not [o for o in outputs
                 if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    assert any("nb-elicit-record" in "".join(o.get("data", {}).get("text/html", ""))
+    assert any("nb-elicit-transcript" in "".join(o.get("data", {}).get("text/html", ""))
                for o in outputs)
     lab.server.shut_down_sessions(lab.name)
     lab.page.reload()
     lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=WAIT)
-    record = lab.cell(2).locator(".nb-elicit-record")
-    expect(record).to_contain_text("Submitted.")
-    expect(record).to_contain_text("Ada Lovelace")
+    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    expect(transcript).to_contain_text("Submitted.")
+    expect(transcript).to_contain_text("Ada Lovelace")
     assert not re.search("Error displaying widget", lab.cell(2).inner_text())
     lab.screenshot("reopened", of=lab.cell(2))

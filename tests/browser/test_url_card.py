@@ -8,6 +8,10 @@ fetched.
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.once
+
 try:
     from playwright.sync_api import expect
 except ImportError:  # every test then fails in the browser fixture, saying how to install it
@@ -46,23 +50,23 @@ def test_the_consent_card_links_only_after_consent_and_opens_safely(lab):
     assert link.get_attribute("target") == "_blank"
     assert link.get_attribute("rel") == "noopener noreferrer"
     lab.screenshot("after-consent", of=card)
-    assert lab.wait_record(1) == [{"tool": "sign_in", "message": "url", "action": "accept",
+    assert lab.wait_journal(1) == [{"tool": "sign_in", "message": "url", "action": "accept",
                                    "url": URL}]
     lab.wait_done(2)
     assert fetched == []  # consent alone fetches nothing either
 
-    # The call is over: its static record keeps the link, so the page can still be opened.
+    # The call is over: its transcript keeps the link, so the page can still be opened.
     # (JupyterLab sets rel="noopener" on links in HTML outputs; referrerpolicy keeps the
     # referrer out, which the opened tab shows below.)
-    record = lab.cell(2).locator(".nb-elicit-record")
-    expect(record).to_contain_text("the sign-in page reports it is done")
-    expect(record).to_contain_text("demo reports this is done")  # the completion notice
-    link = record.locator("a.nb-elicit-url-link")
+    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    expect(transcript).to_contain_text("the sign-in page reports it is done")
+    expect(transcript).to_contain_text("demo reports this is done")  # the completion notice
+    link = transcript.locator("a.nb-elicit-url-link")
     assert link.get_attribute("href") == URL
     assert link.get_attribute("target") == "_blank"
     assert "noopener" in link.get_attribute("rel").split()
     assert link.get_attribute("referrerpolicy") == "no-referrer"
-    lab.screenshot("record", of=record)
+    lab.screenshot("transcript", of=transcript)
 
     with lab.page.context.expect_page() as opened:
         link.click()

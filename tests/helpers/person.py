@@ -2,9 +2,9 @@
 
 import asyncio
 
-from fill import fill
-
 from nb_elicit._runtime.pending import PENDING
+
+from .fill import fill
 
 
 class Person:

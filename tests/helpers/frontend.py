@@ -538,11 +538,11 @@ class Frontend:
         )
         return self._replies[msg_id]
 
-    def records(self) -> list[str]:
-        """The static records finished calls left (their ``text/html``), oldest first."""
+    def transcripts(self) -> list[str]:
+        """The transcripts finished calls left (their ``text/html``), oldest first."""
         return [out["data"]["text/html"] for outs in self._outputs.values() for out in outs
                 if out["output_type"] == "update_display_data"
-                and "nb-elicit-record" in out.get("data", {}).get("text/html", "")]
+                and "nb-elicit-transcript" in out.get("data", {}).get("text/html", "")]
 
     def outputs(self, msg_id: str) -> list[dict[str, Any]]:
         """IOPub outputs with ``msg_id`` as parent, as ``{"output_type": ..., **content}``."""

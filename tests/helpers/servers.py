@@ -1,0 +1,97 @@
+"""MCP servers for tests: the demo server and its journal, the test servers, HTTP start-up,
+cached virtualenvs, and ``drive``, which runs a scenario with a scripted person answering forms."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SERVERS = Path(__file__).parent.parent / "servers"
+REPO = Path(__file__).parent.parent.parent
+
+
+def drive(scenario, timeout: float = 60):
+    """Run ``scenario(person)`` on a fresh event loop with a scripted person answering forms."""
+    import nb_elicit
+
+    from .person import Person
+
+    async def main():
+        person = Person()
+        robot = asyncio.create_task(person.run())
+        try:
+            return await asyncio.wait_for(scenario(person), timeout)
+        finally:
+            robot.cancel()
+            for connection in list(nb_elicit.connections.values()):
+                await connection.close()
+
+    return asyncio.run(main())
+
+
+class Journal:
+    """The demo server's journal: every answer it received, one JSON object per line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def entries(self) -> list[dict]:
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        return [{k: v for k, v in json.loads(line).items() if k != "at"} for line in lines]
+
+
+def demo_command(journal: Journal) -> list[str]:
+    """The demo server over stdio, writing its journal."""
+    return [sys.executable, "-m", "nb_elicit.demo", "--journal", str(journal.path)]
+
+
+def hostile_command() -> list[str]:
+    """The deliberately hostile test server (tests/servers/hostile_server.py) over stdio."""
+    return [sys.executable, str(SERVERS / "hostile_server.py")]
+
+
+def sdk2_command() -> list[str]:
+    return [sys.executable, str(SERVERS / "sdk2_server.py")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_http_server(args: list[str], port: int, log: Path) -> subprocess.Popen:
+    out = open(log, "w")  # noqa: SIM115 - closed with the process by the caller
+    process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"server did not listen on {port}: {log.read_text()}")
+
+
+def cached_venv(name: str, *installs: list[str]) -> str:
+    """A virtualenv in .cache/NAME, made once: each of ``installs`` is one ``pip install``."""
+    venv = REPO / ".cache" / name
+    python = venv / "bin" / "python"
+    marker = venv / "ready"
+    wanted = repr(installs)
+    if not marker.exists() or marker.read_text() != wanted:
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        for args in installs:
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args],
+                           check=True, timeout=600)
+        marker.write_text(wanted)
+    return str(python)
