@@ -1,0 +1,205 @@
+"""The ``%mcp`` subcommands: one table, and the magic that dispatches through it.
+
+Each :class:`Subcommand` says how it is typed (its usage lines and one-line help), whether it
+needs a connection name, whether it is awaited, and which handler runs it. ``%mcp help``,
+parsing, the "needs a NAME" check and tab completion are all read from :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.display import display
+
+from .._core.policy import ACTIONS
+from . import handlers
+from .tables import Text
+
+__all__ = ["COMMANDS", "McpMagics", "Subcommand", "help_text", "parse"]
+
+#: Marks a magic line that the input transformer awaits (an invisible separator).
+AWAITED = "\u2063"
+#: Where a subcommand's one-line help starts in ``%mcp help``.
+_HELP_COLUMN = 35
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``%mcp`` subcommand, as typed, explained and run."""
+
+    name: str
+    #: How to type it; the first line is also quoted when the connection name is missing.
+    usage: tuple[str, ...]
+    #: What it does, in one line.
+    help: str
+    #: ``handler(magic, rest)``; a coroutine function when :attr:`awaited`.
+    handler: Callable
+    #: It talks to a server: the cell awaits it (or, unmarked, it runs in the background).
+    awaited: bool = False
+    #: It refuses to run without a connection name as its first word.
+    needs_name: bool = False
+    #: Its first word may be a connection name (completion offers them).
+    optional_name: bool = False
+    #: Other words completion offers first, before connection names.
+    choices: tuple[str, ...] = ()
+    #: Indented lines that follow the help in ``%mcp help``.
+    more: tuple[str, ...] = ()
+    #: Its background run opens the connection it names: later lines wait for it.
+    opens_connection: bool = False
+
+    @property
+    def takes_name(self) -> bool:
+        return self.needs_name or self.optional_name
+
+    def help_lines(self) -> list[str]:
+        *lines, last = self.usage
+        if len(last) < _HELP_COLUMN - 1:
+            lines.append(last.ljust(_HELP_COLUMN) + self.help)
+        else:
+            lines += [last, " " * _HELP_COLUMN + self.help]
+        return lines + list(self.more)
+
+
+def show_help(magic, rest: str):
+    return Text(help_text())
+
+
+COMMANDS: tuple[Subcommand, ...] = (
+    Subcommand(
+        "connect",
+        ("%mcp connect NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
+         "%mcp connect NAME --url URL [--header 'K: V']..."),
+        "start a stdio server, or reach a server over HTTP",
+        handlers.connect, awaited=True, opens_connection=True,
+        more=("    either form also takes --rate-limit RATE (default 10/min, burst 5; or off)",
+              "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
+              "cards...)")),
+    Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
+               handlers.list_connections),
+    Subcommand("tools", ("%mcp tools NAME",),
+               "the server's tools, with descriptions and input schemas",
+               handlers.tools, awaited=True, needs_name=True),
+    Subcommand("prompts", ("%mcp prompts NAME",), "its prompts",
+               handlers.prompts, awaited=True, needs_name=True),
+    Subcommand("resources", ("%mcp resources NAME",), "its resources",
+               handlers.resources, awaited=True, needs_name=True),
+    Subcommand("call", ("%mcp call NAME TOOL [JSON-ARGS]",),
+               "run a tool here; its forms and result appear in this cell",
+               handlers.call, awaited=True, needs_name=True),
+    Subcommand("disconnect", ("%mcp disconnect NAME",), "close a connection (a stdio server stops)",
+               handlers.disconnect, awaited=True, needs_name=True),
+    Subcommand("respond", ("%mcp respond [NAME] ask|decline|cancel|accept JSON",),
+               "how to answer forms without a person (default: ask)",
+               handlers.respond, optional_name=True, choices=tuple(ACTIONS)),
+    Subcommand("history", ("%mcp history",),
+               "every elicitation so far (secret-looking values masked)", handlers.history),
+    Subcommand("record", ("%mcp record PATH | off",),
+               "save the answers you give to a JSON file (secrets never)", handlers.record),
+    Subcommand("replay", ("%mcp replay PATH | off",),
+               "answer later runs from that file, without a person", handlers.replay),
+    Subcommand("language", ("%mcp language [en|zh|auto]",),
+               "the language of nb_elicit's own texts (auto: the locale)", handlers.language),
+    Subcommand("mute", ("%mcp mute NAME",), "answer every request of NAME with cancel",
+               handlers.mute, needs_name=True),
+    Subcommand("unmute", ("%mcp unmute NAME",), "show NAME's requests again",
+               handlers.unmute, needs_name=True),
+    Subcommand("limit", ("%mcp limit NAME [RATE]",),
+               "how often NAME may ask: 10/min, 2/s burst 4, or off",
+               handlers.limit, needs_name=True),
+    Subcommand("log", ("%mcp log NAME",), "the last lines a stdio server wrote to stderr",
+               handlers.log, needs_name=True),
+    Subcommand("help", ("%mcp help",), "this text", show_help),
+)
+
+_BY_NAME = {command.name: command for command in COMMANDS}
+
+_FOOTER = (
+    "Python: nb_elicit.connections[NAME] is the live connection; await its call_tool(...).",
+    'Headless runs: NB_ELICIT_RESPOND="decline" (or cancel, ask, accept {...}) in the '
+    "environment.",
+)
+
+
+def help_text() -> str:
+    """The text of ``%mcp help``: every subcommand, in table order."""
+    lines = [line for command in COMMANDS for line in command.help_lines()]
+    return "\n".join([*lines, "", *_FOOTER])
+
+
+def parse(line: str) -> tuple[Subcommand, str]:
+    """The subcommand a ``%mcp`` line names, and the rest of the line."""
+    sub, _, rest = line.strip().partition(" ")
+    rest = rest.strip()
+    if not sub:
+        raise UsageError("%mcp needs a subcommand; see %mcp help")
+    command = _BY_NAME.get(sub)
+    if command is None:
+        raise UsageError(f"unknown subcommand {sub!r}; use one of: {', '.join(_BY_NAME)} "
+                         "(see %mcp help)")
+    if command.needs_name and not rest:
+        raise UsageError(f"%mcp {sub} needs a connection name: {command.usage[0]}")
+    return command, rest
+
+
+@magics_class
+class McpMagics(Magics):
+    def __init__(self, shell=None, **kwargs):
+        super().__init__(shell=shell, **kwargs)
+        #: Connects started in the background, by connection name.
+        self.connecting: dict[str, asyncio.Task] = {}
+
+    @line_magic
+    def mcp(self, line: str):
+        """Talk to MCP servers: ``%mcp help`` lists the subcommands."""
+        if line.startswith(AWAITED):
+            return self._dispatch(line[len(AWAITED):])
+        command, rest = parse(line)
+        if not command.awaited:
+            return command.handler(self, rest)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise UsageError("run %mcp in a cell after the one with %load_ext nb_elicit") from None
+        task = loop.create_task(self._in_background(self._dispatch(line)))
+        if command.opens_connection and rest.split():
+            self.connecting[rest.split()[0]] = task
+        return None
+
+    async def _dispatch(self, line: str):
+        command, rest = parse(line)
+        result = command.handler(self, rest)
+        return await result if inspect.isawaitable(result) else result
+
+    @staticmethod
+    async def _in_background(work):
+        try:
+            result = await work
+        except UsageError as error:
+            print(f"UsageError: {error}", file=sys.stderr)
+            return
+        if result is not None:
+            display(result)
+
+    async def ready(self, name: str):
+        """The named connection, once a connect still under way for it has finished."""
+        name = name.split()[0]
+        pending = self.connecting.pop(name, None)
+        if pending is not None:
+            await asyncio.wait({pending})
+        return self.connection(name)
+
+    def connection(self, name: str):
+        """The named connection, or a UsageError that says how to make it."""
+        name = name.split()[0]
+        runtime = handlers.runtime()
+        if name not in runtime.connections:
+            known = ", ".join(runtime.connections) or "none yet"
+            raise UsageError(f"no connection named {name!r} (connections: {known}); make one "
+                             f"with %mcp connect {name} -- COMMAND")
+        return runtime.connections[name]

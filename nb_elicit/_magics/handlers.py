@@ -1,0 +1,215 @@
+"""What each ``%mcp`` subcommand does: ``handler(magic, rest)``, with ``rest`` the words after it.
+
+``magic`` is the :class:`~nb_elicit._magics.commands.McpMagics` instance (its connects under way,
+and its look-up of connections). The runtime (ipywidgets, the SDK) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from IPython.core.error import UsageError
+
+from .._core.policy import ACTIONS, POLICIES, parse_policy
+from .options import parse_connect, rate_limit
+from .tables import HistoryView, Table, Text, schema_text
+
+
+def runtime():
+    """The runtime modules, imported on first use (they bring in ipywidgets and the SDK)."""
+    from .._core import errors as _errors
+    from .._runtime import connection as _connection
+    from .._runtime import kernel_compat as _kernel_compat
+
+    class Runtime:
+        connect = staticmethod(_connection.connect)
+        connections = _connection.connections
+        ConnectError = _errors.ConnectError
+        NbElicitError = _errors.NbElicitError
+        BlockingNotSupported = _errors.BlockingNotSupported
+        check_blocking_supported = staticmethod(_kernel_compat.check_blocking_supported)
+
+    return Runtime
+
+
+async def connect(magic, rest: str):
+    options = parse_connect(rest)
+    name, guard, rt = options.name, options.guard, runtime()
+    try:
+        if options.url is not None:
+            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard)
+        else:
+            conn = await rt.connect(name, options.command, env=options.env or None,
+                                    cwd=options.cwd, **guard)
+    except rt.ConnectError as error:
+        first, *more = str(error).splitlines()
+        if more:
+            print("\n".join(more))
+        raise UsageError(first) from None
+    return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
+                f" (protocol {conn.protocol_version}).")
+
+
+def list_connections(magic, rest: str):
+    connections = runtime().connections
+    rows = [[name, c.server_name or "?", c.server_version or "?", c.protocol_version or "?",
+             c.status + (", muted" if c.muted else ""), str(POLICIES.for_connection(name)),
+             str(c.rate_limit or "off")]
+            for name, c in connections.items()]
+    rows += [[name, "?", "?", "?", "connecting", str(POLICIES.for_connection(name)), "?"]
+             for name, task in magic.connecting.items()
+             if not task.done() and name not in connections]
+    return Table(["name", "server", "version", "protocol", "status", "respond", "rate limit"],
+                 rows,
+                 "No connections. Make one with %mcp connect NAME -- COMMAND.")
+
+
+async def tools(magic, rest: str):
+    found = await (await magic.ready(rest)).list_tools()
+    rows = [[t["name"], t.get("description", "").strip(), schema_text(t.get("inputSchema"))]
+            for t in found]
+    return Table(["tool", "description", "input schema"], rows, f"{rest} has no tools.")
+
+
+async def prompts(magic, rest: str):
+    found = await (await magic.ready(rest)).list_prompts()
+    rows = [[p["name"], p.get("description", "").strip(),
+             ", ".join(a["name"] + ("" if a.get("required") else "?")
+                       for a in p.get("arguments", []))]
+            for p in found]
+    return Table(["prompt", "description", "arguments"], rows, f"{rest} has no prompts.")
+
+
+async def resources(magic, rest: str):
+    found = await (await magic.ready(rest)).list_resources()
+    rows = [[r["uri"], r.get("name", ""), r.get("mimeType", ""),
+             r.get("description", "").strip()] for r in found]
+    return Table(["uri", "name", "type", "description"], rows, f"{rest} has no resources.")
+
+
+async def call(magic, rest: str):
+    parts = rest.split(None, 2)
+    if len(parts) < 2:
+        raise UsageError(f"%mcp call needs a tool name: %mcp call {parts[0]} TOOL [JSON-ARGS]")
+    name, tool = parts[0], parts[1]
+    arguments = None
+    if len(parts) == 3:
+        try:
+            arguments = json.loads(parts[2])
+        except json.JSONDecodeError as error:
+            raise UsageError(f"the arguments are not valid JSON ({error.msg} at column "
+                             f"{error.colno}); for example: %mcp call {name} {tool} "
+                             '{"city": "Oslo"}') from None
+        if not isinstance(arguments, dict):
+            raise UsageError(f"the arguments must be a JSON object, like: %mcp call {name} "
+                             f'{tool} {{"city": "Oslo"}}')
+    conn = await magic.ready(name)
+    rt = runtime()
+    try:
+        rt.check_blocking_supported()
+    except rt.BlockingNotSupported:
+        conn.start_tool(tool, arguments)  # older kernels: the form must not block the cell
+        return None
+    try:
+        await conn.call_tool(tool, arguments)
+    except rt.NbElicitError as error:
+        raise UsageError(str(error)) from None
+    # The call's view already shows the result; for the value, use the Python API.
+    return None
+
+
+async def disconnect(magic, rest: str):
+    await (await magic.ready(rest)).close()
+    return Text(f"Disconnected {rest!r}.")
+
+
+def respond(magic, rest: str):
+    # The first word names a connection when more follows, or when it is a connection.
+    name = None
+    head = rest.split(None, 1)
+    is_policy = bool(head) and (head[0].lower() in ACTIONS
+                                or head[0].lower().startswith("accept"))
+    if head and not is_policy and (len(head) > 1 or head[0] in runtime().connections):
+        name, rest = head[0], head[1] if len(head) > 1 else ""
+    if not rest.strip():
+        where = f" {name}" if name else ""
+        current = POLICIES.for_connection(name) if name else (POLICIES.everywhere or
+                                                              POLICIES.for_connection(""))
+        return Text(f"Now: {current}. Set with %mcp respond{where} "
+                    'ask|decline|cancel|accept {"field": "value"}')
+    try:
+        policy = parse_policy(rest, source=f"%mcp respond{' ' + name if name else ''}")
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    POLICIES.set(policy, name)
+    return Text(f"Forms {'from ' + repr(name) if name else 'from every server'} are now "
+                f"answered: {policy}.")
+
+
+def history(magic, rest: str):
+    return HistoryView()
+
+
+def record(magic, rest: str):
+    return _recording("record", rest)
+
+
+def replay(magic, rest: str):
+    return _recording("replay", rest)
+
+
+def _recording(which: str, rest: str):
+    from .._core import recording
+
+    if not rest:
+        now = recording.TAPE.recorder if which == "record" else recording.TAPE.replayer
+        state = f"{'to' if which == 'record' else 'from'} {now.path}" if now else "off"
+        return Text(f"{which}: {state}. Use %mcp {which} PATH, or %mcp {which} off.")
+    try:
+        path = shlex.split(rest)[0]
+    except ValueError as error:
+        raise UsageError(f"cannot read the path: {error}") from None
+    try:
+        return Text(getattr(recording, which)(None if path == "off" else path))
+    except (ValueError, OSError) as error:
+        raise UsageError(str(error).splitlines()[0]) from None
+
+
+def language(magic, rest: str):
+    from .._core.i18n import language as current
+    from .._core.i18n import set_language
+
+    if rest:
+        try:
+            set_language(rest)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    now = "Chinese (zh)" if current() == "zh" else "English (en)"
+    return Text(f"nb_elicit's texts are in {now}. Choose with %mcp language en|zh|auto.")
+
+
+def mute(magic, rest: str):
+    magic.connection(rest).mute()
+    name = rest.split()[0]
+    return Text(f"Muted {name!r}: its requests are answered cancel until %mcp unmute {name}.")
+
+
+def unmute(magic, rest: str):
+    magic.connection(rest).unmute()
+    return Text(f"Unmuted {rest.split()[0]!r}: its requests show again.")
+
+
+def limit(magic, rest: str):
+    name, _, rate = rest.partition(" ")
+    conn = magic.connection(name)
+    if rate.strip():
+        conn.rate_limit = rate_limit(rate)
+    return Text(f"{name!r} may ask {conn.rate_limit or 'without a limit'}.")
+
+
+def log(magic, rest: str):
+    conn = magic.connection(rest)
+    if not conn.log_path:
+        return Text(f"{rest!r} is reached over HTTP; it has no stderr here.")
+    return Text(conn.log_tail(40).rstrip() or f"{rest!r} has written nothing to stderr.")

@@ -1,0 +1,125 @@
+"""The flags of ``%mcp connect``, read with IPython's ``magic_arguments`` (argparse underneath).
+
+Every mistake is a one-line :class:`UsageError` that says what to type: never argparse's usage
+text, never a ``SystemExit``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+_COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
+
+
+@magic_arguments("%mcp connect")
+@argument("--env", action="append", metavar="K=V", help="an environment variable (stdio)")
+@argument("--cwd", metavar="DIR", help="the server's working directory (stdio)")
+@argument("--url", metavar="URL", help="reach the server over HTTP instead")
+@argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
+@argument("--rate-limit", metavar="RATE", help="how often the server may ask")
+@argument("--secret-forms", metavar="warn|refuse", default="warn",
+          help="refuse: decline forms that ask for secrets")
+def connect_flags():
+    """The flags of %mcp connect NAME, before the ``-- COMMAND [ARGS...]`` tail."""
+
+
+#: The parser, strict about spelling: ``--rate`` is not taken for ``--rate-limit``.
+PARSER = connect_flags.parser
+PARSER.allow_abbrev = False
+
+
+@dataclass
+class ConnectOptions:
+    """What ``%mcp connect`` was asked to do, checked."""
+
+    name: str
+    command: list[str] | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    guard: dict = field(default_factory=dict)
+
+
+def parse_connect(rest: str) -> ConnectOptions:
+    """Read the words after ``%mcp connect``; a :class:`UsageError` names the first problem."""
+    options, command = _split_command(rest)
+    try:
+        words = shlex.split(options)
+    except ValueError as error:
+        raise UsageError(f"cannot read the options: {error}") from None
+    if not words or words[0].startswith("-"):
+        raise UsageError(f"%mcp connect needs a name: {_COMMAND_USAGE} or %mcp connect NAME "
+                         "--url URL")
+    name = words[0]
+    try:
+        flags, extra = PARSER.parse_known_args(words[1:])
+    except UsageError as error:
+        raise UsageError(_what_to_type(str(error))) from None
+    if extra:
+        word = extra[0]
+        if word.startswith("--"):
+            raise UsageError(f"unknown option {word.partition('=')[0]} for %mcp connect; "
+                             "see %mcp help")
+        raise UsageError(f"unexpected {word!r}; put the server command after --: "
+                         f"{_COMMAND_USAGE}")
+    headers = dict(pair(h, ":", "--header 'Authorization: Bearer TOKEN'")
+                   for h in flags.header or [])
+    env = dict(pair(e, "=", "--env KEY=VALUE") for e in flags.env or [])
+    guard = {"secret_forms": flags.secret_forms}
+    if guard["secret_forms"] not in ("warn", "refuse"):
+        raise UsageError("--secret-forms takes warn or refuse")
+    if flags.rate_limit is not None:
+        guard["rate_limit"] = rate_limit(flags.rate_limit)
+    if (flags.url is None) == (command is None):
+        raise UsageError(f"give either a command or a URL: %mcp connect {name} -- COMMAND "
+                         f"[ARGS...], or %mcp connect {name} --url URL")
+    if flags.url is not None and (env or flags.cwd):
+        raise UsageError("--env and --cwd are for stdio servers, not --url")
+    if command is not None and headers:
+        raise UsageError("--header is for --url servers, not stdio commands")
+    return ConnectOptions(name, command, flags.url, headers, env, flags.cwd, guard)
+
+
+def rate_limit(text: str):
+    """A :class:`RateLimit` (or None for ``off``) from text such as ``2/s burst 4``."""
+    from .._core.limits import parse_rate_limit
+
+    try:
+        return parse_rate_limit(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def pair(text: str, sep: str, example: str) -> tuple[str, str]:
+    """``K=V`` or ``K: V`` as a stripped pair; anything else says how to write it."""
+    key, found, value = text.partition(sep)
+    if not found or not key.strip():
+        raise UsageError(f"cannot read {text!r}; write it like {example}")
+    return key.strip(), value.strip()
+
+
+def _split_command(rest: str) -> tuple[str, list[str] | None]:
+    words = rest.split(" -- ", 1) if " -- " in f" {rest} " else [rest]
+    if rest.strip().endswith(" --") or rest.strip() == "--":
+        raise UsageError(f"nothing after --: {_COMMAND_USAGE}")
+    if len(words) == 1:
+        return rest, None
+    try:
+        command = shlex.split(words[1])
+    except ValueError as error:
+        raise UsageError(f"cannot read the command: {error}") from None
+    return words[0], command
+
+
+def _what_to_type(message: str) -> str:
+    """argparse's complaint, said the way the other %mcp errors are."""
+    missing = re.match(r"argument (\S+?)(?:/\S+)?: expected one argument", message)
+    if missing:
+        return f"{missing.group(1)} needs a value; see %mcp help"
+    return f"{message.splitlines()[0] if message else 'cannot read the options'}; see %mcp help"
