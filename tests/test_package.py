@@ -28,17 +28,6 @@ def test_importing_the_package_imports_neither_ipywidgets_nor_the_sdk():
     assert out.stdout.strip() == "[]"
 
 
-def test_only_one_module_imports_the_sdk():
-    from pathlib import Path
-
-    package = Path(nb_elicit.__file__).parent
-    importers = sorted(
-        str(p.relative_to(package)) for p in package.rglob("*.py")
-        if "demo" not in p.parts
-        and any(line.startswith(("import mcp", "from mcp")) for line in p.read_text().splitlines()))
-    assert importers == ["_mcp.py"]
-
-
 def test_unknown_attributes_raise_attribute_error():
     try:
         nb_elicit.no_such_thing  # noqa: B018

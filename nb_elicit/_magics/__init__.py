@@ -57,7 +57,8 @@ def _prewarm() -> None:
     def run():
         try:
             import jsonschema  # noqa: F401
-            import mcp  # noqa: F401
+
+            from .. import _mcp  # noqa: F401 - the SDK, through its one adapter
         except Exception:  # noqa: BLE001 - only an optimisation
             pass
 
