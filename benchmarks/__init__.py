@@ -1,0 +1,33 @@
+"""nb_elicit's benchmark suite: what nb_elicit costs, next to the floor, in one run.
+
+    .venv/bin/python benchmarks/run.py                  # everything, full size (~5 minutes)
+    .venv/bin/python benchmarks/run.py --quick          # everything, small (~2 minutes)
+    .venv/bin/python benchmarks/run.py --only latency,idle
+    .venv/bin/python benchmarks/run.py --skip scale,startup
+    .venv/bin/python -m benchmarks --quick              # the same, from the repository root
+
+Sections (each independent, with its own kernels and servers, and its own timeouts):
+
+build     Form build without a kernel: ElicitationForm for 1, 10, 50 and 200 string fields and
+          20 fields of each kind; median of several builds, ms per field. Floor: one bare
+          ipywidgets control per field in a VBox. Also the same builds inside a kernel.
+latency   Added latency per elicitation in a real kernel, answered by a scripted JupyterLab-like
+          frontend: server sends the request -> the form is shown, and Submit click -> the
+          server holds the answer. Floor: a plain SDK Client whose elicitation callback accepts
+          at once, against the same server, in the same run (interleaved blocks).
+idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
+          next to the same kernel idle without a form.
+memory    Kernel RSS and live widget models before and after many answered elicitations.
+scale     10 stdio servers, each asking 20 questions at once (200 forms); the frontend clicks
+          Submit or Decline on every one; all 200 answers must reach the servers.
+startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
+          Python that imports the SDK and connects a plain Client to the demo server.
+
+The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
+full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).
+
+Layout: cli.py (the command line and the run), sections/ (one module per section),
+harness.py (kernels, the scripted frontend, the floor client), in_kernel.py (what runs inside
+a kernel), fresh_python.py (what runs in a fresh Python), common.py (results, statistics,
+/proc), report.py (the machine and RESULTS.md), bench_server.py (the MCP server asked).
+"""

@@ -1,0 +1,44 @@
+"""Code the start-up section runs in a fresh Python (not a kernel), by a one-line ``-c``:
+
+    python -c "import sys; sys.path.append(DIR); import fresh_python; fresh_python.imports()"
+
+Each function prints one line of JSON. This module imports only what the original one-off
+scripts imported before their clocks started (json, sys, time).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def floor_connect() -> None:
+    """The SDK floor of start-up: import mcp, then connect a plain Client to the demo server."""
+    import asyncio
+
+    t0 = time.perf_counter()
+    from mcp import Client, StdioServerParameters
+
+    t1 = time.perf_counter()
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "nb_elicit.demo"])
+        async with Client(params, mode="legacy") as client:
+            t2 = time.perf_counter()
+            await client.list_tools()
+        return t2
+
+    t2 = asyncio.run(main())
+    print(json.dumps({"import": t1 - t0, "connect": t2 - t1}))
+
+
+def imports(connection: str = "nb_elicit._runtime.connection") -> None:
+    """What the first connect imports, one after the other, in seconds each."""
+    steps: dict[str, object] = {}
+    for name in ("ipywidgets", "mcp", "jsonschema", connection):
+        t0 = time.perf_counter()
+        __import__(name)
+        steps[name] = time.perf_counter() - t0
+    steps["rfc3987_syntax"] = "rfc3987_syntax" in sys.modules
+    print(json.dumps(steps))

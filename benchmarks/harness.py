@@ -1,0 +1,331 @@
+"""Driving a kernel: a fresh kernel with a scripted frontend, the bench server's journal, the
+forms the frontend sees and answers, and the SDK floor client."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .common import CELL, HERE, NOTICES, PY, REPO, SERVER, BenchError
+
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
+
+from frontend import Frontend  # noqa: E402
+
+
+class Journal:
+    """The bench server's file of every answer it received, read incrementally: tag -> entry."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.entries: dict[str, dict] = {}
+        self._offset = 0
+        self._partial = ""
+
+    def poll(self) -> dict[str, dict]:
+        if self.path.exists():
+            with open(self.path, encoding="utf-8") as f:
+                f.seek(self._offset)
+                data = f.read()
+                self._offset = f.tell()
+            data = self._partial + data
+            *lines, self._partial = data.split("\n")
+            for line in lines:
+                if line.strip():
+                    entry = json.loads(line)
+                    self.entries[entry["tag"]] = entry
+        return self.entries
+
+    def get(self, tag: str) -> dict | None:
+        return self.poll().get(tag)
+
+
+def server_command(journal: Path) -> list[str]:
+    """The command that starts the bench server, writing its answers to ``journal``."""
+    return [PY, str(SERVER), "--record", str(journal)]
+
+
+def header_time(msg: dict) -> float:
+    """A Jupyter message's header date (when its sender sent it) as a Unix time."""
+    date = msg["header"].get("date")
+    if isinstance(date, str):
+        date = dt.datetime.fromisoformat(date.replace("Z", "+00:00"))
+    if date.tzinfo is None:
+        date = date.replace(tzinfo=dt.timezone.utc)
+    return date.timestamp()
+
+
+@dataclass
+class Shown:
+    """A form as the frontend got it: attached to a container it shows in."""
+
+    form_id: str
+    kernel_at: float  # header date of the message that made it shown (kernel clock)
+    frontend_at: float  # when the frontend handled that message
+
+
+class BenchFrontend(Frontend):
+    """The tests' scripted frontend, plus: which models opened lately, and when each form
+    became shown (attached to a container), by kernel send time and frontend receive time."""
+
+    FORM = "nb-elicit-form"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opened: list[str] = []
+        self.shown: list[Shown] = []
+        self._shown_ids: set[str] = set()
+        self._child_ids: set[str] = set()
+
+    def _on_iopub(self, msg: dict) -> None:
+        super()._on_iopub(msg)
+        kind = msg["header"]["msg_type"]
+        if kind not in ("comm_open", "comm_msg"):
+            return
+        comm_id = msg["content"].get("comm_id")
+        if kind == "comm_open":
+            self.opened.append(comm_id)
+        state = msg["content"].get("data", {}).get("state", {})
+        candidates = []
+        if "children" in state:
+            kids = [c.removeprefix("IPY_MODEL_") for c in state["children"] or ()]
+            self._child_ids.update(kids)
+            candidates += kids
+        if "_dom_classes" in state:
+            candidates.append(comm_id)
+        for mid in candidates:
+            model = self.models.get(mid)
+            if (model is not None and mid not in self._shown_ids and mid in self._child_ids
+                    and self.FORM in model.dom_classes):
+                self._shown_ids.add(mid)
+                self.shown.append(Shown(mid, header_time(msg), time.time()))
+
+    def mark(self) -> None:
+        """Forget models and forms seen so far (start of a round)."""
+        self.opened.clear()
+        self.shown.clear()
+
+    def descendants(self, model_id: str) -> Iterator[str]:
+        todo = [model_id]
+        while todo:
+            mid = todo.pop(0)
+            yield mid
+            if mid in self.models:
+                todo += self.children(mid)
+
+    def in_form(self, form_id: str, css_class: str) -> str:
+        for mid in self.descendants(form_id):
+            if css_class in self.models[mid].dom_classes:
+                return mid
+        raise BenchError(f"the form has no widget with class {css_class!r}")
+
+    def form_text(self, form_id: str) -> str:
+        return " ".join(str(self.models[m].state.get("value", ""))
+                        for m in self.descendants(form_id)
+                        if self.models[m].model_name == "HTMLModel")
+
+
+class Kernel:
+    """A fresh kernel with a BenchFrontend; closed (and its servers stopped) on exit.
+
+    The kernel can import :mod:`in_kernel` (this folder is put at the end of its sys.path):
+    :meth:`call` runs one of its functions in a one-line cell and returns what it returned.
+    """
+
+    def __init__(self, opts: argparse.Namespace, check: bool = True):
+        self.opts = opts
+        self.fe = BenchFrontend.start(subshells=opts.subshells)
+        try:
+            self.run(f"__import__('sys').path.append({str(HERE)!r})")
+            if check:
+                self.check_code()
+        except BaseException:
+            self.fe.close()
+            raise
+
+    def check_code(self) -> None:
+        """Make sure the kernel runs the nb_elicit being measured."""
+        where = self.json("import json, nb_elicit\nprint(json.dumps(nb_elicit.__file__))")
+        if self.opts.nb_elicit and not Path(where).is_relative_to(self.opts.nb_elicit):
+            raise BenchError(f"the kernel imported {where}, not the nb_elicit in "
+                             f"{self.opts.nb_elicit}")
+
+    def __enter__(self) -> Kernel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with contextlib.suppress(Exception):
+            self.fe.run("import in_kernel as _bench; await _bench.close_connections()",
+                        timeout=20)
+        self.fe.close()
+
+    @property
+    def pid(self) -> int:
+        return self.fe.km.provisioner.process.pid
+
+    def run(self, code: str, timeout: float = CELL) -> str:
+        reply, outputs = self.fe.run(code, timeout=timeout)
+        if reply.get("status") != "ok":
+            detail = f"{reply.get('ename')}: {reply.get('evalue')}"
+            text = "".join(o.get("text", "") for o in outputs)
+            raise BenchError(f"a cell failed ({detail}). Cell:\n{code}\nOutput:\n{text}")
+        return "".join(o.get("text", "") for o in outputs
+                       if o["output_type"] == "stream" and o.get("name") == "stdout")
+
+    def json(self, code: str, timeout: float = CELL) -> Any:
+        """Run code whose last stdout line is JSON; return it."""
+        out = self.run(code, timeout).strip().splitlines()
+        if not out:
+            raise BenchError(f"no output from:\n{code}")
+        return json.loads(out[-1])
+
+    def call(self, function: str, *args: Any, awaited: bool = False,
+             timeout: float = CELL) -> Any:
+        """``in_kernel.function(*args)`` (awaited if asked) in the kernel; its result."""
+        call = f"_bench.{function}({', '.join(repr(a) for a in args)})"
+        return self.json(f"import in_kernel as _bench; "
+                         f"_bench.emit({'await ' if awaited else ''}{call})", timeout)
+
+    def connect(self, name: str, journal: Path, timeout: float = CELL) -> None:
+        command = server_command(journal)
+        env = {"PYTHONPATH": self.opts.nb_elicit} if self.opts.nb_elicit else None
+        self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, {command!r}, "
+                 f"env={env!r})", timeout)
+        self.unlimited([name])
+
+    def unlimited(self, names: list[str]) -> None:
+        """Turn off these connections' rate limits, and say so in the report."""
+        before = self.call("unlimited", names)
+        if before:
+            NOTICES.add(f"Each connection's rate limit on how often a server may ask (default "
+                        f"{next(iter(before.values()))}) was turned off (`conn.rate_limit = "
+                        "None`): these benchmarks ask hundreds of times a minute on purpose.")
+
+    def cell_text(self, msg_id: str) -> str:
+        """What a cell showed, as text (for error messages): its outputs, and the text of
+        the widgets opened since the frontend's last mark() (notices, results)."""
+        parts = []
+        for o in self.fe.outputs(msg_id):
+            parts.append(o.get("text") or o.get("evalue")
+                         or str(o.get("data", {}).get("text/plain", "")))
+        for mid in self.fe.opened:
+            model = self.fe.models.get(mid)
+            if model is not None and model.model_name == "HTMLModel":
+                parts.append(re.sub(r"<[^>]+>", "", str(model.state.get("value", ""))))
+        return "\n".join(p.strip() for p in parts if p and p.strip())
+
+
+def answer_form(fe: BenchFrontend, shown: Shown, button: str, text: str | None = None) -> float:
+    """Type ``text`` into the form's first text box (if given), then click; return click time."""
+    if text is not None:
+        box = next((m for m in fe.descendants(shown.form_id)
+                    if fe.models[m].model_name == "TextModel"), None)
+        if box is None:
+            raise BenchError("the form has no text box")
+        fe.type_text(box, text)
+        if not fe.flush(CELL):
+            raise BenchError(f"typing into the form stalled: {fe.stalled()}")
+    target = fe.in_form(shown.form_id, button)
+    clicked = time.time()
+    fe.click(target)
+    return clicked
+
+
+def wait_shown(fe: BenchFrontend, count: int, kernel: Kernel, cell: str,
+               timeout: float = CELL) -> list[Shown]:
+    def ready():
+        if cell in fe._replies and len(fe.shown) < count:
+            reply = fe._replies[cell]
+            raise BenchError(f"the call ended ({reply.get('status')}: {reply.get('evalue', '')})"
+                             f" before its form was shown; the cell showed:\n"
+                             + kernel.cell_text(cell))
+        return len(fe.shown) >= count and fe.shown
+
+    try:
+        return fe.wait_for(ready, timeout, f"{count} form(s)")
+    except TimeoutError:
+        raise BenchError(f"only {len(fe.shown)} of {count} forms appeared within {timeout:g} s;"
+                         f" the cell showed:\n{kernel.cell_text(cell)}") from None
+
+
+class FloorClient:
+    """A plain SDK 2.x Client on a thread of its own, whose elicitation callback accepts at once.
+
+    It calls the same bench server the kernel calls; ``rounds(tags)`` asks one question per tag
+    and keeps (callback entered, callback returned) Unix times per tag in ``stamps``.
+    """
+
+    def __init__(self, journal: Path, content: dict):
+        self.journal = journal
+        self.content = content
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.stamps: dict[str, tuple[float, float]] = {}
+        self._stop: asyncio.Event | None = None
+        self._ready = self._submit(self._open(), 60)
+
+    def _submit(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def _open(self) -> None:
+        self._stop = asyncio.Event()
+        ready = asyncio.get_running_loop().create_future()
+        self._task = asyncio.create_task(self._run(ready))
+        await ready
+
+    async def _run(self, ready: asyncio.Future) -> None:
+        import mcp_types as types
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        async def on_elicit(context, params):
+            entered = time.time()
+            tag = params.message.rsplit(" ", 1)[-1]
+            result = types.ElicitResult(action="accept", content=self.content)
+            self.stamps[tag] = (entered, time.time())
+            return result
+
+        env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+        command, *args = server_command(self.journal)
+        params = StdioServerParameters(command=command, args=args, env=env)
+        errlog = open(os.devnull, "w")  # noqa: SIM115 - closed below
+        try:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+                              elicitation_callback=on_elicit) as client:
+                self.client = client
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            raise
+        finally:
+            errlog.close()
+
+    def rounds(self, tags: list[str], kind: str = "name", timeout: float = 120) -> None:
+        async def go():
+            for tag in tags:
+                await self.client.call_tool("ask", {"tag": tag, "kind": kind})
+
+        self._submit(go(), timeout)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.loop.call_soon_threadsafe(self._stop.set)
+            self._submit(asyncio.wait_for(asyncio.shield(self._task), 10), 15)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)

@@ -1,0 +1,280 @@
+"""Code the benchmark runs inside a Jupyter kernel.
+
+The runner puts this folder at the end of the kernel's ``sys.path`` and sends one-line cells
+such as ``import in_kernel as _bench; _bench.emit(_bench.stats())``. The module imports only
+the standard library when it is imported (nb_elicit, ipywidgets and the SDK are imported by the
+functions that use them), so that importing it in a fresh kernel imports nothing of nb_elicit.
+The form build section also calls :func:`build` in the runner itself, without a kernel, so that
+both measure the same code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import gc
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+
+def emit(value: Any) -> None:
+    """Print ``value`` as one line of JSON (the runner reads the last line of a cell's output)."""
+    print(json.dumps(value))
+
+
+def nb_module(*names: str):
+    """The first of these nb_elicit modules that imports (module paths move between revisions,
+    and ``--code REV`` may measure an older one)."""
+    for name in names[:-1]:
+        with contextlib.suppress(ImportError):
+            return importlib.import_module(name)
+    return importlib.import_module(names[-1])
+
+
+# ---------------------------------------------------------------------------------- schemas
+
+OPTIONS = ["red", "green", "blue"]
+KINDS: dict[str, Callable[[int], dict]] = {
+    "string": lambda i: {"type": "string", "title": f"Text {i}"},
+    "string email": lambda i: {"type": "string", "format": "email", "title": f"Email {i}"},
+    "string uri": lambda i: {"type": "string", "format": "uri", "title": f"Link {i}"},
+    "string date": lambda i: {"type": "string", "format": "date", "title": f"Day {i}"},
+    "string date-time": lambda i: {"type": "string", "format": "date-time",
+                                   "title": f"Moment {i}"},
+    "number": lambda i: {"type": "number", "minimum": 0, "maximum": 100, "title": f"Amount {i}"},
+    "integer": lambda i: {"type": "integer", "minimum": 1, "title": f"Count {i}"},
+    "boolean": lambda i: {"type": "boolean", "title": f"Flag {i}"},
+    "enum": lambda i: {"type": "string", "enum": OPTIONS, "title": f"Colour {i}"},
+    "titled oneOf": lambda i: {"type": "string", "title": f"Plan {i}", "oneOf": [
+        {"const": c, "title": c.title()} for c in OPTIONS]},
+    "legacy enumNames": lambda i: {"type": "string", "enum": OPTIONS, "title": f"Size {i}",
+                                   "enumNames": [c.title() for c in OPTIONS]},
+    "multi-select untitled": lambda i: {"type": "array", "title": f"Picks {i}",
+                                        "items": {"type": "string", "enum": OPTIONS}},
+    "multi-select titled": lambda i: {"type": "array", "title": f"Days {i}", "items": {
+        "anyOf": [{"const": c, "title": c.title()} for c in OPTIONS]}},
+}
+
+
+def make_schema(kind: str, n: int) -> dict:
+    """``n`` fields of one kind; every second one required (booleans stay optional)."""
+    props = {f"f{i}": KINDS[kind](i) for i in range(n)}
+    required = [] if kind == "boolean" else [f"f{i}" for i in range(0, n, 2)]
+    return {"type": "object", "properties": props, "required": required}
+
+
+# ---------------------------------------------------------------------------------- build
+
+
+def build(sizes: list[int], kinds: list[str], reps_small: int, reps_large: int,
+          lifted: bool) -> list[dict]:
+    """Time parse_schema and ElicitationForm for ``sizes`` string fields and 20 fields of each
+    of ``kinds``, next to one bare ipywidgets Text per field (median of several builds, ms)."""
+    import ipywidgets
+
+    import nb_elicit
+    from nb_elicit import ElicitationForm, SchemaError
+
+    schema_module = nb_module("nb_elicit._core.schema", "nb_elicit._schema")
+
+    @contextlib.contextmanager
+    def no_limit():
+        old = getattr(schema_module, "MAX_PROPERTIES", None)
+        if old is not None:
+            schema_module.MAX_PROPERTIES = 10**6
+        try:
+            yield
+        finally:
+            if old is not None:
+                schema_module.MAX_PROPERTIES = old
+
+    def once(make):
+        gc.collect()
+        t0 = time.perf_counter()
+        make()
+        elapsed = time.perf_counter() - t0
+        ipywidgets.Widget.close_all()
+        return elapsed * 1000
+
+    def measure(make, reps):
+        once(make)  # warm-up
+        return statistics.median(once(make) for _ in range(reps))
+
+    def floor(n):
+        return ipywidgets.VBox([ipywidgets.Text(description=f"Text {i}") for i in range(n)])
+
+    rows = []
+    for kind, n in [("string", s) for s in sizes] + [(k, 20) for k in kinds]:
+        schema = make_schema(kind, n)
+        reps = reps_large if n > 50 else reps_small
+        refused = None
+        try:
+            nb_elicit.parse_schema(schema)
+        except SchemaError as error:
+            refused = str(error)
+        if refused and not lifted:
+            rows.append({"kind": kind, "n": n, "refused": refused})
+            continue
+        with no_limit() if refused else contextlib.nullcontext():
+            parse = measure(partial(nb_elicit.parse_schema, schema), reps)
+            form = measure(partial(ElicitationForm, "Benchmark", schema, server="bench"), reps)
+            ElicitationForm("Benchmark", schema, server="bench")
+            count = len(ipywidgets.Widget.widgets)
+            ipywidgets.Widget.close_all()
+        rows.append({"kind": kind, "n": n, "parse": parse, "form": form, "widgets": count,
+                     "floor": measure(partial(floor, n), reps) if kind == "string" else None,
+                     "refused": refused})
+    return rows
+
+
+def form_build_time(rounds: int = 31) -> dict:
+    """The one-field form of the latency rounds, built but not shown: median ms (without the
+    first build) and how many widget models one build makes."""
+    import ipywidgets
+
+    from nb_elicit import ElicitationForm
+
+    schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
+              "required": ["name"]}
+    times, before, keep = [], len(ipywidgets.Widget.widgets), set(ipywidgets.Widget.widgets)
+    count = 0
+    for i in range(rounds):
+        gc.collect()
+        t0 = time.perf_counter()
+        ElicitationForm("Benchmark question x", schema, server="conn")
+        times.append((time.perf_counter() - t0) * 1000)
+        if i == 0:
+            count = len(ipywidgets.Widget.widgets) - before
+        for model in [m for k, m in list(ipywidgets.Widget.widgets.items()) if k not in keep]:
+            model.close()
+    return {"ms": statistics.median(times[1:]), "widgets": count}
+
+
+# ---------------------------------------------------------------------------------- state
+
+
+def stats() -> dict:
+    """Live widget models (by kind, and which still hang off forms and call views), forms
+    pending and history entries, after a gc.collect()."""
+    import ipywidgets
+
+    gc.collect()
+    names = collections.Counter(type(w).__name__ for w in list(ipywidgets.Widget.widgets.values()))
+    try:
+        pending = len(nb_module("nb_elicit._runtime.pending", "nb_elicit._pending").PENDING)
+    except Exception:  # noqa: BLE001 - reported as unknown
+        pending = None
+    try:
+        history_ = nb_module("nb_elicit._core.history", "nb_elicit._history").HISTORY
+        history = len(history_.entries) if hasattr(history_, "entries") else len(history_)
+    except Exception:  # noqa: BLE001 - reported as unknown
+        history = None
+
+    def reach(roots, seen):
+        todo = list(roots)
+        while todo:
+            w = todo.pop()
+            if id(w) in seen or not isinstance(w, ipywidgets.Widget):
+                continue
+            seen.add(id(w))
+            todo += [getattr(w, "layout", None), getattr(w, "style", None)]
+            todo += list(getattr(w, "children", None) or ())
+        return seen
+
+    live = list(ipywidgets.Widget.widgets.values())
+    used = set()
+    for w in live:
+        used.update(id(x) for x in (getattr(w, "layout", None), getattr(w, "style", None)))
+    orphans = sum(1 for w in live if id(w) not in used
+                  and (isinstance(w, ipywidgets.Layout) or type(w).__name__.endswith("Style")))
+    in_forms = reach([w for w in live if type(w).__name__ == "ElicitationForm"], set())
+    in_views = reach([w for w in live if type(w).__name__ == "CallView"], set(in_forms))
+    return {"widgets": sum(names.values()), "forms": names.get("ElicitationForm", 0),
+            "views": names.get("CallView", 0), "pending": pending,
+            "in_forms": len(in_forms), "in_views": len(in_views) - len(in_forms),
+            "orphans": orphans, "history": history, "by_type": dict(names.most_common(12))}
+
+
+def unlimited(names: list[str]) -> dict[str, str]:
+    """Turn off the rate limit (how often a server may ask) of these connections, where
+    connections have one: it would decline most of the hundreds of questions the benchmarks
+    ask within seconds. Returns each connection's limit before, as text."""
+    import nb_elicit
+
+    before = {}
+    for name in names:
+        conn = nb_elicit.connections[name]
+        if hasattr(type(conn), "rate_limit"):
+            before[name] = str(conn.rate_limit)
+            conn.rate_limit = None
+    return before
+
+
+# ---------------------------------------------------------------------------------- floor
+
+_floor: dict[str, Any] = {}
+
+
+async def start_floor(py: str, args: list[str]):
+    """Start a plain SDK Client in the kernel, whose elicitation callback accepts at once;
+    return it once it is connected (:func:`stop_floor` closes it)."""
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def accept(context, params):
+        return types.ElicitResult(action="accept", content={})
+
+    stop = asyncio.Event()
+
+    async def run(ready):
+        with open(os.devnull, "w") as errlog:
+            params = StdioServerParameters(command=py, args=args)
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+                              elicitation_callback=accept) as client:
+                ready.set_result(client)
+                await stop.wait()
+
+    ready = asyncio.get_running_loop().create_future()
+    _floor.update(stop=stop, task=asyncio.create_task(run(ready)))
+    return await asyncio.wait_for(ready, 60)
+
+
+async def stop_floor() -> None:
+    _floor["stop"].set()
+    await asyncio.wait_for(_floor.pop("task"), 10)
+
+
+# ---------------------------------------------------------------------------------- startup
+
+_clock: list[float] = []
+
+
+def tick() -> None:
+    """Start the clock (the next line of the cell is the one measured)."""
+    _clock[:] = [time.perf_counter()]
+
+
+def lap(name: str) -> dict:
+    """Seconds since :func:`tick`, and whether the SDK and ipywidgets are imported by now."""
+    return {name: time.perf_counter() - _clock[0], "sdk": "mcp" in sys.modules,
+            "widgets": "ipywidgets" in sys.modules}
+
+
+# ---------------------------------------------------------------------------------- end
+
+
+async def close_connections() -> None:
+    """Close every nb_elicit connection of this kernel (and so stop its servers)."""
+    import nb_elicit
+
+    for conn in list(nb_elicit.connections.values()):
+        await conn.close()

@@ -1,0 +1,126 @@
+"""4. Kernel RSS and live widget models before and after many answered elicitations, next to
+a plain SDK Client in the same kernel that accepts at once."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+
+from ..common import CELL, PY, BenchError, Section, Target, log, rss_mb
+from ..harness import Journal, Kernel, answer_form, server_command, wait_shown
+
+TITLE = "4. Memory over many elicitations"
+
+
+def run(opts, sec: Section) -> None:
+    n = opts.memory_rounds or (100 if opts.quick else 1000)
+    warm = 10
+    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
+    journal, floor_journal = Journal(tmp / "memory.jsonl"), Journal(tmp / "floor.jsonl")
+    with Kernel(opts) as kernel:
+        fe = kernel.fe
+        kernel.connect("conn", journal.path)
+        _, *args = server_command(floor_journal.path)
+        kernel.run(f"import in_kernel as _bench; "
+                   f"floor_client = await _bench.start_floor({PY!r}, {args!r})")
+
+        def one_round(tag: str) -> None:
+            fe.mark()
+            cell = fe.execute(f"await conn.call_tool('ask', {{'tag': {tag!r}, "
+                              f"'kind': 'click'}});")
+            answer_form(fe, wait_shown(fe, 1, kernel, cell)[0], "nb-elicit-submit")
+            reply = fe.wait_reply(cell, CELL)
+            if reply["status"] != "ok":
+                raise BenchError(f"round {tag} failed: {kernel.cell_text(cell)}")
+
+        def floor_round(tag: str) -> None:
+            kernel.run(f"await floor_client.call_tool('ask', {{'tag': {tag!r}, "
+                       f"'kind': 'click'}});")
+
+        for i in range(warm):
+            one_round(f"warm-{i}")
+            floor_round(f"warm-{i}")
+        before = kernel.call("stats")
+        rss_start = rss_mb(kernel.pid)
+        log(f"  memory: {n} elicitations answered by a plain SDK client in the kernel (floor)")
+        for i in range(n):
+            floor_round(f"f{i}")
+        kernel.call("stats")  # the same gc.collect() as before and after
+        rss_before = rss_mb(kernel.pid)
+        open_before = sum(not m.closed for m in fe.models.values())
+        log(f"  memory: {n} elicitations answered with Submit in nb_elicit forms")
+        started = time.monotonic()
+        checkpoints = []
+        for i in range(n):
+            one_round(f"m{i}")
+            if (i + 1) % max(1, n // 5) == 0:
+                checkpoints.append((i + 1, rss_mb(kernel.pid)))
+                log(f"    {i + 1}/{n}, kernel RSS {checkpoints[-1][1]:.1f} MB")
+        elapsed = time.monotonic() - started
+        after = kernel.call("stats")
+        rss_after = rss_mb(kernel.pid)
+        open_after = sum(not m.closed for m in fe.models.values())
+        kernel.call("stop_floor", awaited=True)
+    entries, floor_entries = journal.poll(), floor_journal.poll()
+    got = [entries.get(f"m{i}", {}).get("action") for i in range(n)]
+    if got.count("accept") != n:
+        raise BenchError(f"only {got.count('accept')} of {n} answers reached the server as "
+                         f"accept: {[g for g in got if g != 'accept'][:5]}")
+    floor_got = sum(1 for i in range(n) if floor_entries.get(f"f{i}", {}).get("action")
+                    == "accept")
+    if floor_got != n:
+        raise BenchError(f"only {floor_got} of {n} floor answers reached the server")
+    growth, floor_growth = rss_after - rss_before, rss_before - rss_start
+    sec.table(f"Kernel RSS over {n} elicitations each (after {warm} warm-up rounds of both; "
+              "gc.collect() before each reading)",
+              ["", "RSS growth", "per elicitation"],
+              [["floor: plain SDK Client in the kernel, accepting at once",
+                f"{floor_growth:+.1f} MB", f"{1024 * floor_growth / n:.1f} kB"],
+               ["nb_elicit: a form per elicitation, answered with Submit",
+                f"{growth:+.1f} MB", f"{1024 * growth / n:.1f} kB"]])
+    kept = ""
+    with contextlib.suppress(Exception):
+        from ..in_kernel import nb_module
+
+        history = nb_module("nb_elicit._core.history", "nb_elicit._history").HISTORY
+        kept = f" (nb_elicit's history keeps the last {history.limit:,} entries)"
+    sec.table(f"Kernel before and after the {n} nb_elicit elicitations{kept}",
+              ["", "kernel RSS", "live widget models (kernel)", "ElicitationForm",
+               "CallView", "open models (frontend)", "history entries"],
+              [["before", f"{rss_before:.1f} MB", before["widgets"], before["forms"],
+                before["views"], open_before, before["history"]],
+               ["after", f"{rss_after:.1f} MB", after["widgets"], after["forms"],
+                after["views"], open_after, after["history"]],
+               ["per elicitation", f"{1024 * growth / n:.1f} kB",
+                f"{(after['widgets'] - before['widgets']) / n:.1f}",
+                f"{(after['forms'] - before['forms']) / n:.2f}",
+                f"{(after['views'] - before['views']) / n:.2f}",
+                f"{(open_after - open_before) / n:.1f}",
+                f"{(after['history'] - before['history']) / n:.2f}"
+                if before["history"] is not None else "-"]])
+    grown = {k: after["by_type"].get(k, 0) - before["by_type"].get(k, 0)
+             for k in after["by_type"]}
+    top = ", ".join(f"{k} {v:+d}" for k, v in sorted(grown.items(), key=lambda kv: -kv[1])
+                    if v)
+    per_form = (after["in_forms"] - before["in_forms"]) / n
+    per_view = (after["in_views"] - before["in_views"]) / n
+    orphans = (after["orphans"] - before["orphans"]) / n
+    sec.notes.append(f"Widget models added (the most common types): {top or 'none'}. Per "
+                     f"elicitation, {per_form:.0f} models of the answered form (its children, "
+                     f"layouts and styles) and {per_view:.0f} more of the call's output view "
+                     "(waiting line, result) are still alive after the call ended, and "
+                     f"{orphans:.0f} layout or style models that no live widget uses any more "
+                     "(replaced, but never closed).")
+    sec.notes.append("Kernel RSS along the way (no gc.collect()): "
+                     + ", ".join(f"{rss:.1f} MB after {i}" for i, rss in checkpoints)
+                     + f" (from {rss_before:.1f} MB).")
+    sec.notes.append(f"The {n} nb_elicit rounds took {elapsed:.1f} s ({1000 * elapsed / n:.0f} "
+                     "ms each: run a cell, wait for the form, click Submit, wait for the cell "
+                     "to end). The form has one optional checkbox, so Submit needs no typing.")
+    sec.targets.append(Target(f"Kernel RSS growth over {n} elicitations", "< 10 MB",
+                              f"{growth:+.1f} MB (floor {floor_growth:+.1f} MB)", growth < 10))
+    sec.targets.append(Target(f"Live widget models after {n} elicitations", "back to baseline",
+                              f"{before['widgets']} -> {after['widgets']}",
+                              after["widgets"] <= before["widgets"]))

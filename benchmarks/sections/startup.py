@@ -1,0 +1,85 @@
+"""6. Start-up: %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
+Python that imports the SDK and connects a plain Client to the demo server."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+from ..common import HERE, PY, REPO, BenchError, Section, Target, log, median, ms
+from ..harness import Kernel
+
+TITLE = "6. Start-up"
+
+
+def fresh_python(opts, call: str) -> dict:
+    """Run ``fresh_python.<call>`` in a fresh Python; the JSON it printed. It runs in the
+    directory of the nb_elicit measured, so that it (and the demo server) import that one."""
+    code = f"import sys; sys.path.append({str(HERE)!r}); import fresh_python; fresh_python.{call}"
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=opts.nb_elicit or REPO)
+    if proc.returncode != 0:
+        raise BenchError(f"{call} failed in a fresh Python: {proc.stderr[-500:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run(opts, sec: Section) -> None:
+    kernels = opts.kernels or (2 if opts.quick else 5)
+    loads, connects, imported = [], [], []
+    env = f" --env PYTHONPATH={shlex.quote(opts.nb_elicit)}" if opts.nb_elicit else ""
+    for k in range(kernels):
+        log(f"  startup: fresh kernel {k + 1}/{kernels}")
+        with Kernel(opts, check=False) as kernel:
+            kernel.run("import in_kernel as _bench")  # nothing of nb_elicit yet
+            out = kernel.json("_bench.tick()\n"
+                              "%load_ext nb_elicit\n"
+                              "_bench.emit(_bench.lap('load'))")
+            loads.append(out["load"] * 1000)
+            imported.append(out)
+            out = kernel.json("_bench.tick()\n"
+                              f"%mcp connect demo{env} -- {shlex.quote(PY)} -m nb_elicit.demo\n"
+                              "_bench.emit(_bench.lap('connect'))", timeout=120)
+            connects.append(out["connect"] * 1000)
+            kernel.check_code()
+    floor_imports, floor_connects = [], []
+    for _ in range(kernels):
+        out = fresh_python(opts, "floor_connect()")
+        floor_imports.append(out["import"] * 1000)
+        floor_connects.append(out["connect"] * 1000)
+    layered = (Path(opts.nb_elicit or REPO) / "nb_elicit" / "_runtime").is_dir()
+    connection = "nb_elicit._runtime.connection" if layered else "nb_elicit._connection"
+    steps: dict[str, list[float]] = {}
+    for _ in range(kernels):
+        for name, value in fresh_python(opts, f"imports({connection!r})").items():
+            steps.setdefault(name, []).append(value)
+    floor_total = [a + b for a, b in zip(floor_imports, floor_connects, strict=True)]
+    sec.table(f"Fresh kernels: {kernels} (median, max)", ["step", "median", "max"],
+              [["%load_ext nb_elicit", ms(median(loads), 0), ms(max(loads), 0)],
+               ["first %mcp connect demo (imports the SDK, starts the server, handshake)",
+                ms(median(connects), 0), ms(max(connects), 0)],
+               ["floor: fresh Python, import mcp", ms(median(floor_imports), 0),
+                ms(max(floor_imports), 0)],
+               ["floor: then a plain Client connects to the demo server",
+                ms(median(floor_connects), 0), ms(max(floor_connects), 0)],
+               ["floor: import + connect", ms(median(floor_total), 0), "-"]])
+    sec.table("What the first connect imports: a fresh Python imports these one after the "
+              "other (median)", ["import", "time"],
+              [[f"`{name}`" + (" (the rest of nb_elicit)" if name.startswith("nb_") else ""),
+                ms(1000 * median(values), 0)]
+               for name, values in steps.items() if name != "rfc3987_syntax"])
+    if steps.get("rfc3987_syntax", [False])[0]:
+        sec.notes.append(
+            "`import jsonschema` also imports `rfc3987_syntax` when it is installed (it comes "
+            "with `jsonschema[format-nongpl]`, which jupyter-events, and so every Jupyter "
+            "server install, requires), and that module builds a grammar when imported.")
+    first = imported[0]
+    sec.notes.append(f"After %load_ext: the SDK imported: {first['sdk']}; ipywidgets imported: "
+                     f"{first['widgets']}.")
+    load = median(loads)
+    sec.targets.append(Target("%load_ext nb_elicit in a fresh kernel", "< 0.3 s",
+                              ms(load, 0), load < 300))
+    sec.targets.append(Target("First %mcp connect to the demo server", "(info)",
+                              f"{ms(median(connects), 0)} (SDK floor: "
+                              f"{ms(median(floor_total), 0)})", None))

@@ -1,0 +1,175 @@
+"""The benchmark suite as a package: its section registry, --only/--skip, and the RESULTS.md
+writer on made-up numbers. No kernel is started."""
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
+from benchmarks.common import Section, Target  # noqa: E402
+from benchmarks.sections import build  # noqa: E402
+
+ORDER = ["build", "latency", "idle", "memory", "scale", "startup"]
+
+
+def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
+    assert list(sections.SECTIONS) == ORDER
+    assert list(sections.RUNNERS) == ORDER
+    for number, name in enumerate(ORDER, 1):
+        title, runner = sections.RUNNERS[name]
+        assert title.startswith(f"{number}. ")
+        assert callable(runner)
+        assert runner is sections.MODULES[name].run
+    assert sections.RUNNERS["scale"][0] == "5. Scale: 10 servers x 20 concurrent forms"
+
+
+@pytest.mark.parametrize(("only", "skip", "expected"), [
+    (None, None, ORDER),
+    ("latency,idle", None, ["latency", "idle"]),
+    ("idle, build ,", None, ["idle", "build"]),
+    (None, "scale,startup", ["build", "latency", "idle", "memory"]),
+    ("build,latency,idle", "latency", ["build", "idle"]),
+    (None, "nothing-of-ours", ORDER),
+])
+def test_only_and_skip_choose_sections(only, skip, expected):
+    assert sections.choose(only, skip) == expected
+
+
+def test_an_unknown_section_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown section.*lat3ncy; choose from build, latency"):
+        sections.choose("build,lat3ncy")
+
+
+def test_the_command_line_refuses_an_unknown_section_before_measuring_anything(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--quick", "--only", "memroy"])
+    assert exit_.value.code == 2
+    assert "unknown section(s) memroy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("entry", [["benchmarks/run.py"], ["-m", "benchmarks"]])
+def test_both_entry_points_run_the_same_command_line(entry):
+    # Without PYTHONPATH, as the README runs it: the script finds its package by itself.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, *entry, "--skip", "startup", "--only", "idel"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown section(s) idel" in proc.stderr
+
+
+def test_the_report_goes_to_results_md_only_for_a_full_run():
+    opts = argparse.Namespace(quick=False, out=None)
+    assert cli.default_out(opts, ORDER) == common.HERE / "RESULTS.md"
+    assert cli.default_out(opts, ["build"]) == common.HERE / "RESULTS-quick.md"
+    assert cli.default_out(argparse.Namespace(quick=True, out=None), ORDER).name == \
+        "RESULTS-quick.md"
+    assert cli.default_out(argparse.Namespace(quick=True, out=Path("x.md")), ORDER) == \
+        Path("x.md")
+
+
+def test_percentiles_and_medians():
+    assert common.median([3.0, 1.0, 2.0]) == 2.0
+    assert common.pct([10.0, 20.0, 30.0, 40.0, 50.0], 95) == pytest.approx(48.0)
+    assert common.pct([], 50) != common.pct([], 50)  # nan
+    assert common.ms(1.234) == "1.2 ms" and common.ms(1.234, 0) == "1 ms"
+
+
+def test_schemas_of_each_kind():
+    schema = in_kernel.make_schema("string email", 5)
+    assert list(schema["properties"]) == ["f0", "f1", "f2", "f3", "f4"]
+    assert schema["required"] == ["f0", "f2", "f4"]
+    assert schema["properties"]["f3"] == {"type": "string", "format": "email", "title": "Email 3"}
+    assert in_kernel.make_schema("boolean", 4)["required"] == []
+
+
+def test_the_build_section_reports_made_up_builds():
+    # ElicitationForm takes 0.5 ms per field + 2 ms; the floor half of that.
+    rows = [{"kind": "string", "n": n, "parse": n / 100, "form": 0.5 * n + 2, "widgets": 3 * n,
+             "floor": (0.5 * n + 2) / 2, "refused": "too many" if n > 100 else None}
+            for n in build.SIZES]
+    rows.append({"kind": "enum", "n": 20, "parse": 0.1, "form": 12.0, "widgets": 70,
+                 "floor": None, "refused": None})
+    sec = Section("build", "1. Form build")
+    build.report(sec, rows, [{"n": 200, "form": 160.0, "floor": 90.0}])
+    caption, headers, table = sec.tables[0]
+    assert headers[:4] == ["fields", "widgets", "parse_schema", "ElicitationForm"]
+    assert table[-1] == ["200", "600", "2.00 ms", "102.0 ms", "0.51", "51.0 ms", "2.0x",
+                         "160.0 ms", "90.0 ms"]
+    assert table[0][-2:] == ["-", "-"]
+    assert sec.tables[1][2] == [["enum", "70", "12.0 ms", "0.60"]]
+    assert "0.50 ms per field + 2.0 ms fixed (R² = 1.0000)" in sec.notes[0]
+    assert "refuses a form of 200 fields (too many)" in sec.notes[1]
+    assert [(t.measured, t.passed) for t in sec.targets] == [("102.0 ms", True),
+                                                             ("160.0 ms", None)]
+
+
+def test_results_md_from_made_up_numbers(tmp_path, monkeypatch):
+    monkeypatch.setattr(common, "NOTICES", set())
+    monkeypatch.setattr(report, "NOTICES", {"Rate limits were turned off."})
+    ok = Section("latency", "2. End-to-end added latency per elicitation", seconds=12.4,
+                 machine_busy=0.5, others=0.25)
+    ok.targets += [Target("Added latency, median", "< 15 ms", "7.5 ms", True),
+                   Target("Added latency, p95", "< 50 ms", "61.0 ms", False),
+                   Target("Kernel wake-ups", "(info)", "12/s", None)]
+    ok.table("Per elicitation", ["leg", "median"], [["(a)", 1.5], ["(b)", "2.0 ms"]])
+    ok.notes.append("Times are Unix times.")
+    failed = Section("scale", "5. Scale: 10 servers x 20 concurrent forms", seconds=3,
+                     machine_busy=0.1, others=0.0, error="BenchError: only 3 of 200 forms\n")
+    info = {"command": "python benchmarks/run.py --quick", "date": "2026-12-01 10:00 UTC",
+            "source": "nb_elicit from /somewhere", "load_before": "0.50 0.40 0.30",
+            "load_after": "0.90 0.50 0.30", "elapsed": 15.2, "ours": 1.1, "other": 0.2}
+    info["load_note"] = report.load_note(info, [ok, failed])
+    out = tmp_path / "RESULTS.md"
+    report.write_report(out, argparse.Namespace(quick=True), [ok, failed], info)
+    text = out.read_text(encoding="utf-8")
+    lines = text.splitlines()
+
+    assert lines[0] == "# nb_elicit benchmark results"
+    assert lines[2] == ("Written by `python benchmarks/run.py --quick` on 2026-12-01 10:00 UTC "
+                        "(quick mode: small sizes, for development).")
+    assert "| Code | nb_elicit from /somewhere |" in lines
+    assert "| Load average (1, 5, 15 min) | before: 0.50 0.40 0.30; after: 0.90 0.50 0.30 |" \
+        in lines
+    assert "| Run time | 15 s |" in lines
+    assert any(line.startswith("| Python | ") for line in lines)
+    assert "**Note: the machine was not idle.** Other processes used 0.20 cores" in text
+    assert "Rate limits were turned off." in lines
+
+    results = lines.index("| section | measure | target | measured | result |")
+    assert lines[results + 2: results + 6] == [
+        "| 2. End-to-end added latency per elicitation | Added latency, median | < 15 ms | "
+        "7.5 ms | pass |",
+        "| 2. End-to-end added latency per elicitation | Added latency, p95 | < 50 ms | "
+        "61.0 ms | **miss** |",
+        "| 2. End-to-end added latency per elicitation | Kernel wake-ups | (info) | 12/s | - |",
+        "| 5. Scale: 10 servers x 20 concurrent forms | (section failed) | | see below | ERROR |",
+    ]
+    assert "in cores): latency 0.25; scale 0.00. Whole run: this run 1.10 cores" in text
+
+    section = lines.index("## 2. End-to-end added latency per elicitation")
+    assert lines[section + 2] == "(12 s; other processes used 0.25 cores on average)"
+    table = lines.index("Per elicitation:")
+    assert lines[table + 2: table + 6] == ["| leg | median |", "|---|---|", "| (a) | 1.5 |",
+                                           "| (b) | 2.0 ms |"]
+    assert "- Times are Unix times." in lines
+    scale = lines.index("## 5. Scale: 10 servers x 20 concurrent forms")
+    assert lines[scale + 4: scale + 9] == ["**The section failed:**", "", "```",
+                                           "BenchError: only 3 of 200 forms", "```"]
+
+
+def test_a_quiet_machine_is_said_to_be_quiet_unless_one_section_was_busy():
+    info = {"load_before": "0.00 0.00 0.00", "other": 0.01}
+    quiet = Section("idle", "3. Idle", others=0.02)
+    assert report.load_note(info, [quiet]).startswith("The machine was otherwise quiet")
+    busy = Section("memory", "4. Memory", others=0.7)
+    note = report.load_note(info, [quiet, busy])
+    assert note.startswith("**Note: the machine was not idle throughout.**")
+    assert "during these sections: memory (0.70 cores)" in note
