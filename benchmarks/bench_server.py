@@ -1,7 +1,8 @@
-"""The benchmark's MCP server (stdio): it records when it sends each elicitation and when the
-answer arrives, both with ``time.time()``, so that latencies can be measured across processes.
+"""The benchmark's MCP server (stdio): its journal notes when it sends each elicitation and
+when the answer arrives, both with ``time.time()``, so that latencies can be measured across
+processes.
 
-    python benchmarks/bench_server.py --record FILE
+    python benchmarks/bench_server.py --journal FILE
 
 Every answered elicitation appends one JSON line to FILE:
 ``{"tag", "sent", "answered", "action", "content"}`` (``sent`` is taken just before the request
@@ -36,12 +37,12 @@ SCHEMAS = {
     },
 }
 
-RECORD = os.environ.get("NB_ELICIT_BENCH_RECORD", "")
+JOURNAL = os.environ.get("NB_ELICIT_BENCH_JOURNAL", "")
 
 
 def _write(entry: dict) -> None:
-    if RECORD:
-        with open(RECORD, "a", encoding="utf-8") as out:
+    if JOURNAL:
+        with open(JOURNAL, "a", encoding="utf-8") as out:
             out.write(json.dumps(entry) + "\n")
 
 
@@ -78,11 +79,11 @@ async def ask_many(ctx: Context, count: int = 20, tag: str = "", kind: str = "cl
 
 
 def main() -> None:
-    global RECORD
+    global JOURNAL
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--record", metavar="FILE", required=True)
+    parser.add_argument("--journal", metavar="FILE", required=True)
     args = parser.parse_args()
-    RECORD = os.path.abspath(args.record)
+    JOURNAL = os.path.abspath(args.journal)
     server.run("stdio")
 
 

@@ -55,7 +55,7 @@ class Journal:
 
 def server_command(journal: Path) -> list[str]:
     """The command that starts the bench server, writing its answers to ``journal``."""
-    return [PY, str(SERVER), "--record", str(journal)]
+    return [PY, str(SERVER), "--journal", str(journal)]
 
 
 def header_time(msg: dict) -> float:
