@@ -23,7 +23,7 @@ from .common import CELL, HERE, NOTICES, PY, REPO, SERVER, BenchError
 if str(REPO / "tests") not in sys.path:
     sys.path.insert(0, str(REPO / "tests"))
 
-from frontend import Frontend  # noqa: E402
+from helpers.frontend import Frontend  # noqa: E402
 
 
 class Journal:
