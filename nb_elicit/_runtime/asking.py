@@ -1,12 +1,15 @@
-"""Answering one elicitation: by the guard, by the respond policy, or by the person.
+"""Answering one elicitation: by the guard, a recording, the respond policy, or the person.
 
 In order: a muted connection answers ``cancel``; a malformed or oversized request is refused
-with a JSON-RPC error; a form that asks for secrets is refused if the connection says so; the
-respond policy answers; and what is left for the person (a form, or a URL consent card) is
-declined if the server asks more often than its rate limit allows, or shown and waited for.
-The widget goes into the view of the call that asked, waits (in the pending registry), and is
-closed with a reason when the request goes away. Every outcome is written to the history.
-Where no widget frontend is attached, a request answers ``cancel`` after a bounded wait.
+with a JSON-RPC error; a form that asks for secrets is refused if the connection says so; a
+recording (``%mcp replay``) answers if it has a fitting answer; the respond policy answers; and
+what is left for the person (a form, or a URL consent card) is declined if the server asks more
+often than its rate limit allows, or shown and waited for. Where no widget frontend is attached,
+a request answers ``cancel`` after a bounded wait.
+
+Each of those ways returns an :class:`~nb_elicit._core.outcome.Outcome`, and
+:func:`write_outcome` is the one place that turns it into the cell's notice, the history entry
+and, for a person's answer, the recording.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .._core.errors import InvalidRequest, SchemaError
 from .._core.history import HISTORY
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
+from .._core.outcome import Counted, Outcome
 from .._core.policy import POLICIES, Policy, headless_wait
 from .._core.recording import TAPE, Mismatch
 from .._core.schema import FormSpec, parse_schema
@@ -36,7 +40,7 @@ from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["ask", "check_message", "wait_for_person"]
+__all__ = ["ask", "check_message", "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
@@ -44,46 +48,49 @@ MODES = ("form", "url")
 async def ask(server: str, request: ElicitationRequest, call: Call | None, view: CallView,
               gone: Callable[[], bool], guard: Guard) -> Answer:
     """Answer ``request`` from ``server``; ``gone()`` tells whether the server went away."""
-    if guard.muted:
-        guard.count_notice("muted", view, lambda n: (
-            f"{server} is muted: nb_elicit answered cancel to {_requests(n)}. "
-            f"To see its requests again: %mcp unmute {server}"))
-        HISTORY.add(server, _text(request.message), "cancel", None, "muted")
-        return Answer("cancel")
-    guard.forget_notice("muted")
+    spec = None
     try:
-        check_message(request)
-        if request.mode == "url":
-            return await _answer_url(server, request, call, view, gone, guard)
-        spec = parse_schema(request.requested_schema)
+        outcome = _muted(server, request, guard)
+        if outcome is None:
+            check_message(request)
+            if request.mode == "url":
+                outcome = await _answer_url(server, request, call, view, gone, guard)
+            else:
+                spec = parse_schema(request.requested_schema)
+                outcome = await _answer_form(server, request, spec, call, view, gone, guard)
     except (SchemaError, InvalidRequest) as error:
         what = "a form" if isinstance(error, SchemaError) else "a request"
-        view.notice(f"{server} sent {what} nb_elicit cannot show, so it answered with an "
-                    f"error. {error}")
-        HISTORY.add(server, _text(request.message), "error", None, "refused")
-        raise
-    secrets = secret_fields(spec)
-    if secrets and guard.secret_forms == "refuse":
-        view.notice(f"{server} asked for what looks like a secret ({', '.join(secrets)}) in a "
-                    f"form. This connection refuses such forms, so nb_elicit declined.")
-        HISTORY.add(server, request.message, "decline", None, "refused secrets")
-        return Answer("decline")
-    replayed = _answer_from_recording(server, request, spec, view)
-    if replayed is not None:
-        return replayed
-    policy = POLICIES.for_connection(server)
-    if policy.action != "ask":
-        return _answer_by_policy(server, policy, request, spec, view)
-    if not _within_rate_limit(server, request, view, guard):
-        return Answer("decline")
-    form = ElicitationForm(request.message, request.requested_schema, server=server)
-    answer = await wait_for_person(server, form, call, view, gone)
-    HISTORY.add(server, request.message, answer.action, answer.content, form.answered_by,
-                request.requested_schema)
-    if TAPE.recorder is not None and form.answered_by == "person":
-        TAPE.recorder.add(server, view.what, request.requested_schema, request.message,
-                          answer.action, answer.content)
-    return answer
+        outcome = Outcome(None, "refused", error=error, notice=(
+            f"{server} sent {what} nb_elicit cannot show, so it answered with an error. {error}"))
+    write_outcome(server, request.message, view, guard, outcome, spec=spec,
+                  schema=request.requested_schema if request.mode == "form" else None)
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.answer
+
+
+def write_outcome(server: str, message: object, view: CallView | None, guard: Guard | None,
+                  outcome: Outcome, spec: FormSpec | None = None, schema: object = None) -> None:
+    """The one place an outcome is told: the cell's notice, the history, the recording."""
+    if view is not None:
+        for note in outcome.notes:
+            view.notice(note)
+        if outcome.counted is not None and guard is not None:
+            guard.count_notice(outcome.counted.kind, view, outcome.counted.text)
+        elif outcome.status is not None:
+            content = outcome.answer.content if outcome.answer is not None else None
+            view.notice(f"{server} asked: {message} {outcome.status}", asked=Asked(
+                server, _text(message, limit=None), outcome.status, outcome.action, outcome.by,
+                shown_fields(spec, content) if spec is not None else ()))
+        elif outcome.notice is not None:
+            view.notice(outcome.notice)
+    content = outcome.answer.content if outcome.answer is not None else None
+    HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema)
+    recorder = TAPE.recorder
+    if (recorder is not None and outcome.by_person and outcome.answer is not None
+            and schema is not None and view is not None):
+        recorder.add(server, view.what, schema, _text(message, limit=None),
+                     outcome.answer.action, content)
 
 
 def check_message(request: ElicitationRequest) -> None:
@@ -98,29 +105,123 @@ def check_message(request: ElicitationRequest) -> None:
                              f"is {MAX_MESSAGE:,}")
 
 
+# -- each way of answering returns an Outcome ------------------------------------------------------
+
+def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | None:
+    if not guard.muted:
+        guard.forget_notice("muted")
+        return None
+    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: (
+        f"{server} is muted: nb_elicit answered cancel to {_requests(n)}. "
+        f"To see its requests again: %mcp unmute {server}")))
+
+
+async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
+                       call: Call | None, view: CallView, gone: Callable[[], bool],
+                       guard: Guard) -> Outcome:
+    secrets = secret_fields(spec)
+    if secrets and guard.secret_forms == "refuse":
+        return Outcome(Answer("decline"), "refused secrets", notice=(
+            f"{server} asked for what looks like a secret ({', '.join(secrets)}) in a form. "
+            "This connection refuses such forms, so nb_elicit declined."))
+    replayed = _from_recording(server, request, spec, view)
+    if isinstance(replayed, Outcome):
+        return replayed
+    notes = (replayed,) if replayed else ()
+    policy = POLICIES.for_connection(server)
+    if policy.action != "ask":
+        return _by_policy(server, request.message, policy, spec).noting(*notes)
+    limited = _rate_limited(server, guard)
+    if limited is not None:
+        return limited.noting(*notes)
+    form = ElicitationForm(request.message, request.requested_schema, server=server)
+    return (await _by_person(server, form, call, view, gone)).noting(*notes)
+
+
 async def _answer_url(server: str, request: ElicitationRequest, call: Call | None,
-                      view: CallView, gone: Callable[[], bool], guard: Guard) -> Answer:
+                      view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
     url = check_url(request.url)
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
-        view.notice(f"{server} asked you to open {url.url}. Answered {policy.action} by the "
-                    f"respond policy ({policy.source}).")
-        HISTORY.add(server, request.message, policy.action, None, "policy")
-        return Answer(policy.action)
+        return Outcome(Answer(policy.action), "policy", notice=(
+            f"{server} asked you to open {url.url}. Answered {policy.action} by the respond "
+            f"policy ({policy.source})."))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them.
-        view.notice(f"{server} asked you to open {url.url}. A respond policy never consents "
-                    f"to a web page, so nb_elicit declined.")
-        HISTORY.add(server, request.message, "decline", None, "policy (URL needs a person)")
-        return Answer("decline")
-    if not _within_rate_limit(server, request, view, guard):
-        return Answer("decline")
+        return Outcome(Answer("decline"), "policy (URL needs a person)", notice=(
+            f"{server} asked you to open {url.url}. A respond policy never consents to a web "
+            "page, so nb_elicit declined."))
+    limited = _rate_limited(server, guard)
+    if limited is not None:
+        return limited
     card = UrlConsentCard(request.message, url, server=server,
                           elicitation_id=request.elicitation_id)
     guard.remember_card(request.elicitation_id, card)
-    answer = await wait_for_person(server, card, call, view, gone)
-    HISTORY.add(server, request.message, answer.action, None, card.answered_by)
-    return answer
+    return await _by_person(server, card, call, view, gone)
+
+
+def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
+                    view: CallView) -> Outcome | str | None:
+    """The recorded answer to this request, if ``%mcp replay`` has one that fits; else why
+    not (a line for the cell), or None when there is nothing to replay."""
+    replayer = TAPE.replayer
+    if replayer is None:
+        return None
+    found = replayer.find(server, view.what, request.requested_schema)
+    name = replayer.path.name
+    if found is None:
+        return None
+    if isinstance(found, Mismatch):
+        return (f"{server} · {view.what} asked with a form that changed since {name} was "
+                f"recorded (schema {found.recorded} then, {found.asked} now), so nb_elicit "
+                "did not answer from the recording; the respond policy answers instead.")
+    content = None
+    if found.action == "accept":
+        content = dict(found.content or {})
+        detail = _misfit(spec, content)
+        if detail:
+            return (f"The answer recorded in {name} for {server} · {view.what} does not "
+                    f"fit the form ({detail}), so the respond policy answers instead.")
+    return Outcome(Answer(found.action, content), "replay",
+                   status=f"Answered {found.action} from the recording {name}.")
+
+
+def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Outcome:
+    if policy.action != "accept":
+        return Outcome(Answer(policy.action), "policy",
+                       status=f"Answered {policy.action} by the respond policy ({policy.source}).")
+    names = {field.name for field in spec}
+    content = {k: v for k, v in (policy.content or {}).items() if k in names}
+    detail = _misfit(spec, content)
+    if detail:
+        return Outcome(Answer("cancel"), "policy did not fit", notice=(
+            f"{server} asked: {message} The respond policy's answer does not fit this form "
+            f"({detail}), so nb_elicit answered cancel."))
+    return Outcome(Answer("accept", content), "policy",
+                   status=f"Answered accept by the respond policy ({policy.source}).")
+
+
+def _rate_limited(server: str, guard: Guard) -> Outcome | None:
+    """None if one more request may be shown to the person; else the outcome that says so."""
+    if guard.allow():
+        return None
+    return Outcome(Answer("decline"), "rate limit", counted=Counted("limited", lambda n: (
+        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit declined "
+        f"{_requests(n)} without showing them. It shows the next one in "
+        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE.")))
+
+
+async def _by_person(server: str, prompt: PromptWidget, call: Call | None, view: CallView,
+                     gone: Callable[[], bool]) -> Outcome:
+    answer = await wait_for_person(server, prompt, call, view, gone)
+    notice = None
+    if prompt.answered_by == "no frontend":
+        notice = (f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
+                  f"widgets), so nb_elicit answered cancel after {headless_wait():g} s. To "
+                  f"answer without a person, set a policy: %mcp respond {server} "
+                  f"decline|cancel|accept JSON, nb_elicit.respond(...), or the environment "
+                  f"variable NB_ELICIT_RESPOND.")
+    return Outcome(answer, prompt.answered_by, notice=notice)
 
 
 async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
@@ -131,8 +232,7 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
     loop = asyncio.get_running_loop()
     timer = None
     if not widget_frontend_attached():
-        wait = headless_wait()
-        timer = loop.call_later(wait, _no_frontend, server, prompt, view, wait)
+        timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
     if call is not None:
         call.begin_asking()
     try:
@@ -149,104 +249,23 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
             call.end_asking()
 
 
-def _answer_from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
-                           view: CallView) -> Answer | None:
-    """The recorded answer to this request, if ``%mcp replay`` has one that fits."""
-    replayer = TAPE.replayer
-    if replayer is None:
-        return None
-    found = replayer.find(server, view.what, request.requested_schema)
-    name = replayer.path.name
-    if found is None:
-        return None
-    if isinstance(found, Mismatch):
-        view.notice(f"{server} · {view.what} asked with a form that changed since {name} was "
-                    f"recorded (schema {found.recorded} then, {found.asked} now), so nb_elicit "
-                    "did not answer from the recording; the respond policy answers instead.")
-        return None
-    content = found.content if found.action == "accept" else None
-    if found.action == "accept":
-        detail = _misfit(spec, content or {})
-        if detail:
-            view.notice(f"The answer recorded in {name} for {server} · {view.what} does not "
-                        f"fit the form ({detail}), so the respond policy answers instead.")
-            return None
-        content = dict(content or {})
-    answer = Answer(found.action, content)
-    status = f"Answered {answer.action} from the recording {name}."
-    view.notice(f"{server} asked: {request.message} {status}",
-                asked=Asked(server, request.message, status, answer.action, "replay",
-                            shown_fields(spec, answer.content)))
-    HISTORY.add(server, request.message, answer.action, answer.content, "replay",
-                request.requested_schema)
-    return answer
-
-
-def _within_rate_limit(server: str, request: ElicitationRequest, view: CallView,
-                       guard: Guard) -> bool:
-    """Whether one more request may be shown to the person; if not, say so (once, counted)."""
-    if guard.allow():
-        return True
-    guard.count_notice("limited", view, lambda n: (
-        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit declined "
-        f"{_requests(n)} without showing them. It shows the next one in "
-        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE."))
-    HISTORY.add(server, _text(request.message), "decline", None, "rate limit")
-    return False
-
-
-def _answer_by_policy(server: str, policy: Policy, request: ElicitationRequest, spec: FormSpec,
-                      view: CallView) -> Answer:
-    if policy.action == "accept":
-        names = {field.name for field in spec}
-        content = {k: v for k, v in (policy.content or {}).items() if k in names}
-        detail = _misfit(spec, content)
-        if detail:
-            view.notice(f"{server} asked: {request.message} The respond policy's answer "
-                        f"does not fit this form ({detail}), so nb_elicit answered cancel.")
-            HISTORY.add(server, request.message, "cancel", None, "policy did not fit")
-            return Answer("cancel")
-        answer = Answer("accept", content)
-    else:
-        answer = Answer(policy.action)
-    status = f"Answered {answer.action} by the respond policy ({policy.source})."
-    view.notice(f"{server} asked: {request.message} {status}",
-                asked=Asked(server, request.message, status, answer.action, "policy",
-                            shown_fields(spec, answer.content)))
-    HISTORY.add(server, request.message, answer.action, answer.content, "policy",
-                request.requested_schema)
-    return answer
-
-
 def _misfit(spec: FormSpec, content: dict) -> str:
     """Why an answer given without a person does not fit the form ("" when it does)."""
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
-
-
-def _no_frontend(server: str, prompt: PromptWidget, view: CallView, wait: float) -> None:
-    if prompt.answer.done():
-        return
-    prompt.answered_by = "no frontend"
-    if prompt.dismiss():
-        view.notice(
-            f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
-            f"widgets), so nb_elicit answered cancel after {wait:g} s. To answer without a "
-            f"person, set a policy: %mcp respond {server} decline|cancel|accept JSON, "
-            f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")
 
 
 def _withdrawn(server: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
     disconnected = gone()
     if prompt.abandon(t("disconnected", server=server) if disconnected else
                       t("withdrew", server=server)):
-        HISTORY.add(server, prompt.message, "none", None,
-                    "disconnected" if disconnected else "withdrawn")
+        write_outcome(server, prompt.message, None, None,
+                      Outcome(None, "disconnected" if disconnected else "withdrawn"))
 
 
 def _requests(count: int) -> str:
     return "1 request" if count == 1 else f"{count:,} requests"
 
 
-def _text(message: object) -> str:
+def _text(message: object, limit: int | None = 200) -> str:
     text = message if isinstance(message, str) else repr(message)
-    return text if len(text) <= 200 else text[:199] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"

@@ -54,12 +54,7 @@ class PendingForms:
     def dismiss(self, connection: str | None = None, call: object | None = None,
                 by: str = "interrupt") -> int:
         """Answer ``cancel`` for waiting forms on the person's behalf (``by`` says why)."""
-        count = 0
-        for form in self.forms(connection, call):
-            if not form.answer.done():
-                form.answered_by = by
-            count += form.dismiss()
-        return count
+        return sum(form.dismiss(by=by) for form in self.forms(connection, call))
 
     def __len__(self) -> int:
         with self._lock:

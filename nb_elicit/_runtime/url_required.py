@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._core.errors import InvalidRequest, UrlElicitationRequired
-from .._core.history import HISTORY
+from .._core.outcome import Outcome
 from .._core.url import check_url
 from .._ui.call_view import CallView
 from .._ui.url_card import RetryPanel, UrlConsentCard
-from .asking import check_message, wait_for_person
+from .asking import check_message, wait_for_person, write_outcome
 from .calls import Call
 from .guard import Guard
 
@@ -47,6 +47,6 @@ async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired
         answer = await wait_for_person(server, panel, call, view, gone)
     finally:
         stop()
-    HISTORY.add(server, error.message, "retry" if answer.action == "accept" else answer.action,
-                None, panel.answered_by)
+    write_outcome(server, error.message, None, guard, Outcome(
+        answer, panel.answered_by, label="retry" if answer.action == "accept" else None))
     return answer.action == "accept"

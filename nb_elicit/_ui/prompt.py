@@ -37,8 +37,7 @@ class PromptWidget(widgets.VBox):
         self.message = message
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
-        #: Who answered: "person", or what answered for them ("policy", "interrupt", ...).
-        self.answered_by = "person"
+        self._answered_by = "person"
         self._lock = threading.Lock()
         #: Layout and style models its widgets share (see _controls.Kit).
         self.kit = kit = Kit()
@@ -77,9 +76,15 @@ class PromptWidget(widgets.VBox):
         """Answer ``decline``: the person explicitly said no."""
         return self._answer_without_content("decline")
 
-    def dismiss(self) -> bool:
-        """Answer ``cancel``: the person closed the request without choosing."""
-        return self._answer_without_content("cancel")
+    def dismiss(self, by: str = "person") -> bool:
+        """Answer ``cancel``: the person closed the request without choosing, or ``by`` (an
+        interrupt, no frontend, ...) answered for them. False if it was already answered."""
+        return self._answer_without_content("cancel", by)
+
+    @property
+    def answered_by(self) -> str:
+        """Who answered: "person", or what answered for them ("interrupt", "no frontend")."""
+        return self._answered_by
 
     def abandon(self, reason: str) -> bool:
         """Close without an answer (the request is gone), showing ``reason``."""
@@ -135,10 +140,13 @@ class PromptWidget(widgets.VBox):
     def _lock_body(self) -> None:
         """Lock what the subclass added (fields)."""
 
-    def _answer_without_content(self, action: str) -> bool:
+    def _answer_without_content(self, action: str, by: str = "person") -> bool:
         with self._lock:
             if self.answer.done():
                 return False
+            # Decided under the lock: a click handled on another thread at this moment either
+            # answers first (and this returns False) or finds the request answered.
+            self._answered_by = by
             self._finish(Answer(action))
             return True
 

@@ -1,0 +1,144 @@
+"""One outcome path: every way an elicitation is answered is a value (the answer, who answered,
+the notice), and one place writes the notice, the history entry and the recording."""
+
+import threading
+
+import pytest
+from helpers.fill import fill
+
+from nb_elicit import ElicitationForm
+from nb_elicit._runtime.pending import PendingForms
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def test_a_click_that_wins_the_race_with_an_interrupt_is_the_persons_answer():
+    """The person's Submit lands (on another thread) between the interrupt's decision and its
+    dismiss: the answer is the person's, and it is labelled so."""
+    form = ElicitationForm("Who?", SCHEMA, server="demo")
+    fill(form, {"name": "Ada"})
+    pending = PendingForms()
+    original = form.dismiss
+
+    def dismiss_after_a_click(*args, **kwargs):
+        click = threading.Thread(target=form.submit_button.click)
+        click.start()
+        click.join()
+        return original(*args, **kwargs)
+
+    form.dismiss = dismiss_after_a_click
+    with pending.track(form, "demo", None):
+        assert pending.dismiss("demo") == 0
+    assert form.answer.result().action == "accept"
+    assert form.answered_by == "person"
+    assert form.outcome().answered_by == "person"
+
+
+def test_an_interrupt_that_answers_is_labelled_as_the_interrupt():
+    form = ElicitationForm("Who?", SCHEMA, server="demo")
+    pending = PendingForms()
+    with pending.track(form, "demo", None):
+        assert pending.dismiss("demo", by="interrupt") == 1
+    assert form.answer.result().action == "cancel"
+    assert form.answered_by == "interrupt"
+
+
+def test_who_answered_is_not_set_from_outside_the_prompt():
+    form = ElicitationForm("Who?", SCHEMA, server="demo")
+    with pytest.raises(AttributeError):
+        form.answered_by = "someone else"
+
+
+# -- the one place that writes an outcome ---------------------------------------------------------
+
+from nb_elicit import Answer  # noqa: E402
+from nb_elicit._core.history import History  # noqa: E402
+from nb_elicit._core.outcome import Counted, Outcome  # noqa: E402
+from nb_elicit._core.recording import TAPE, Recorder  # noqa: E402
+from nb_elicit._core.schema import parse_schema  # noqa: E402
+from nb_elicit._runtime import asking  # noqa: E402
+from nb_elicit._runtime.guard import Guard  # noqa: E402
+
+
+class FakeView:
+    """Collects what a call's view would show (the widgets are tested elsewhere)."""
+
+    what = "tool"
+
+    def __init__(self):
+        self.lines, self.asked = [], []
+
+    def notice(self, text, kind="warning", asked=None):
+        self.lines.append(text)
+        if asked is not None:
+            self.asked.append(asked)
+        return len(self.lines) - 1
+
+    def update_notice(self, line, text):
+        self.lines[line] = text
+
+
+@pytest.fixture
+def history(monkeypatch):
+    fresh = History()
+    monkeypatch.setattr(asking, "HISTORY", fresh)
+    return fresh
+
+
+def test_an_outcome_with_a_status_is_told_as_the_request_with_the_fields_it_sent(history):
+    view, spec = FakeView(), parse_schema(SCHEMA)
+    outcome = Outcome(Answer("accept", {"name": "Ada"}), "policy", status="Answered accept.")
+    asking.write_outcome("demo", "Who?", view, Guard(), outcome, spec=spec, schema=SCHEMA)
+    assert view.lines == ["demo asked: Who? Answered accept."]
+    (asked,) = view.asked
+    assert (asked.action, asked.answered_by, asked.fields) == ("accept", "policy", (("name", "Ada"),))
+    (entry,) = history.entries
+    assert (entry.action, entry.how, entry.content) == ("accept", "policy", {"name": "Ada"})
+
+
+def test_counted_outcomes_share_one_line_per_call(history):
+    view, guard = FakeView(), Guard()
+    for _ in range(3):
+        asking.write_outcome("demo", "Who?", view, guard, Outcome(
+            Answer("cancel"), "muted", counted=Counted("muted", lambda n: f"{n} muted")))
+    assert view.lines == ["3 muted"]
+    assert [e.how for e in history.entries] == ["muted"] * 3
+
+
+def test_notes_come_before_the_outcomes_own_line(history):
+    view = FakeView()
+    outcome = Outcome(Answer("decline"), "policy", notice="Declined.").noting("Why not replayed.")
+    asking.write_outcome("demo", "Who?", view, Guard(), outcome)
+    assert view.lines == ["Why not replayed.", "Declined."]
+
+
+def test_only_a_persons_form_answer_goes_into_the_recording(history, tmp_path, monkeypatch):
+    recorder = Recorder(tmp_path / "answers.json")
+    monkeypatch.setattr(TAPE, "recorder", recorder)
+    view = FakeView()
+    for by in ("person", "policy", "replay", "interrupt"):
+        asking.write_outcome("demo", "Who?", view, Guard(),
+                             Outcome(Answer("accept", {"name": by}), by), schema=SCHEMA)
+    asking.write_outcome("demo", "Open?", view, Guard(), Outcome(Answer("accept"), "person"))
+    assert [a.content for a in recorder.answers] == [{"name": "person"}]
+    assert len(history.entries) == 5
+
+
+def test_an_error_outcome_is_history_with_the_action_error(history):
+    outcome = Outcome(None, "refused", error=ValueError("bad"), notice="refused")
+    asking.write_outcome("demo", 42, FakeView(), Guard(), outcome)
+    (entry,) = history.entries
+    assert (entry.action, entry.how, entry.message) == ("error", "refused", "42")
+
+
+def test_each_way_of_answering_returns_an_outcome_and_none_writes_history_itself():
+    """The answerers only decide; ``write_outcome`` alone talks to the history."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(asking))
+    writers = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+               and any(isinstance(n, ast.Attribute) and n.attr == "add"
+                       and isinstance(n.value, ast.Name) and n.value.id == "HISTORY"
+                       for n in ast.walk(node))}
+    assert writers == {"write_outcome"}
