@@ -59,6 +59,7 @@ _GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResou
 ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
 CompleteHandler = Callable[[str], None]
 ProgressHandler = Callable[[float, "float | None", "str | None"], None]
+EndHandler = Callable[[], None]
 
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
@@ -81,33 +82,44 @@ class ServerSession:
     """One open SDK client to one server, in one protocol era (``legacy`` or ``auto``)."""
 
     def __init__(self, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
-                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None):
+                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
+                 on_end: EndHandler | None = None):
         self.target = target
         self.mode = mode
         self._handler = handler
         self._on_complete = on_complete
+        self._on_end = on_end
         self._errlog = errlog
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task | None = None
+        #: The client has ended (closed, or its server exited).
         self.closed = False
+        #: A request found the server gone; the client may still be winding down.
+        self.lost = False
 
     @classmethod
     async def open(cls, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
-                   on_complete: CompleteHandler | None = None) -> ServerSession:
+                   on_complete: CompleteHandler | None = None,
+                   on_end: EndHandler | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
         ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
-        ``notifications/elicitation/complete``.
+        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended.
         """
-        session = cls(target, mode, handler, errlog, on_complete)
+        session = cls(target, mode, handler, errlog, on_complete, on_end)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = asyncio.create_task(session._run(ready), name=f"nb_elicit:{target}")
         await ready
         return session
 
     # -- what the server is ---------------------------------------------------------------
+
+    @property
+    def usable(self) -> bool:
+        """Whether requests can go out on this session."""
+        return not self.closed and not self.lost
 
     @property
     def protocol_version(self) -> str | None:
@@ -177,9 +189,12 @@ class ServerSession:
         try:
             return await method(*args)
         except MCPError as exc:
-            raise _from_mcp_error(exc) from None
+            error = _from_mcp_error(exc)
         except _GONE as exc:
-            raise ServerDisconnected(f"the server went away ({_describe(exc)})") from None
+            error = ServerDisconnected(f"the server went away ({_describe(exc)})")
+        if isinstance(error, ServerDisconnected):
+            self.lost = True
+        raise error
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
@@ -207,6 +222,8 @@ class ServerSession:
             if http is not None:
                 with contextlib.suppress(Exception):
                     await http.aclose()
+            if self._on_end is not None:
+                self._on_end()
 
     def _stdio_transport(self):
         command, *args = self.target.command

@@ -14,6 +14,7 @@ session in that era, which is then remembered for that tool. See ``_mcp.needs_ot
 from __future__ import annotations
 
 import asyncio
+import enum
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -92,6 +93,24 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     return connection
 
 
+class State(enum.Enum):
+    """Where a connection is; :attr:`Connection.status` is its public name."""
+
+    CONNECTING = "connecting"  # the first handshake is under way
+    READY = "connected"  # a session is up, requests go out
+    DISCONNECTED = "disconnected"  # the server went away; the next request starts it again
+    CLOSED = "closed"  # for good: close() was called (or the first handshake failed)
+
+
+#: Every change of state a connection may make; any other is ignored (closed stays closed).
+_TRANSITIONS: dict[State, frozenset[State]] = {
+    State.CONNECTING: frozenset({State.READY, State.CLOSED}),
+    State.READY: frozenset({State.DISCONNECTED, State.CLOSED}),
+    State.DISCONNECTED: frozenset({State.READY, State.CLOSED}),
+    State.CLOSED: frozenset(),
+}
+
+
 class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
@@ -107,8 +126,7 @@ class Connection:
         self._primary = LEGACY
         self._tool_modes: dict[str, str] = {}
         self._calls: list[Call] = []
-        self._disconnected = False
-        self._closed = False
+        self._state = State.CONNECTING
         self._session_lock = asyncio.Lock()
         self.log_path: str | None = None
         if isinstance(target, StdioTarget):
@@ -123,11 +141,20 @@ class Connection:
 
     @property
     def status(self) -> str:
-        if self._closed:
-            return "closed"
-        if self._disconnected or all(s.closed for s in self._sessions.values()):
-            return "disconnected"
-        return "connected"
+        """``connecting``, ``connected``, ``disconnected`` (the next request reconnects) or
+        ``closed``."""
+        return self._state.value
+
+    def _to(self, state: State) -> bool:
+        """Move to ``state`` if that is a change a connection may make; whether it moved.
+
+        The one place where the state changes: a session came up (ready), a request found the
+        server gone or every session ended (disconnected), close() (closed).
+        """
+        if state not in _TRANSITIONS[self._state]:
+            return False
+        self._state = state
+        return True
 
     @property
     def server_name(self) -> str | None:
@@ -205,9 +232,8 @@ class Connection:
 
     async def close(self) -> None:
         """Close the connection: waiting forms close with a reason; a stdio server stops."""
-        if self._closed:
+        if not self._to(State.CLOSED):
             return
-        self._closed = True
         PENDING.abandon("The connection was closed.", self.name)
         for session in list(self._sessions.values()):
             await session.close()
@@ -233,6 +259,7 @@ class Connection:
                 await self.close()
                 raise self._connect_error(legacy_error) from None
             self._primary = MODERN
+        self._to(State.READY)
 
     def _connect_error(self, error: ConnectError) -> ConnectError:
         where = " ".join(self.target.command) if isinstance(self.target, StdioTarget) else (
@@ -244,14 +271,23 @@ class Connection:
         return ConnectError(text)
 
     async def _session(self, mode: str) -> ServerSession:
+        """The session of this era, (re)opened if there is none or it lost its server."""
         async with self._session_lock:
+            if self._state is State.CLOSED:
+                raise ServerDisconnected(f"the connection {self.name!r} is closed")
             session = self._sessions.get(mode)
-            if session is None or session.closed:
-                if self._closed:
-                    raise ServerDisconnected(f"the connection {self.name!r} is closed")
+            if session is None or not session.usable:
+                if session is not None:
+                    await session.close()  # gone already, or going: let it finish
                 session = await ServerSession.open(self.target, mode, self._on_elicit,
-                                                   self._errlog, self.guard.complete)
+                                                   self._errlog, self.guard.complete,
+                                                   self._session_ended)
+                if self._state is State.CLOSED:  # closed while the handshake ran
+                    await session.close()
+                    raise ServerDisconnected(f"the connection {self.name!r} is closed")
                 self._sessions[mode] = session
+            if self._state is not State.CONNECTING:  # (connect() says when the first is up)
+                self._to(State.READY)
             return session
 
     async def _call_tool_and_retry(self, tool: str, arguments: dict | None) -> ToolResult:
@@ -289,7 +325,7 @@ class Connection:
     # -- internals: calls and their views --------------------------------------------------
 
     def _view(self, what: str, show_waiting: bool) -> CallView:
-        if self._closed:
+        if self._state is State.CLOSED:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting, timeout=self.timeout)
         if show_waiting or widget_frontend_attached():
@@ -311,11 +347,16 @@ class Connection:
                               interruptible=interruptible, on_disconnect=self._mark_disconnected)
 
     def _mark_disconnected(self) -> None:
-        self._disconnected = True
+        """A request found the server gone."""
+        self._to(State.DISCONNECTED)
+
+    def _session_ended(self) -> None:
+        """A session ended (its server exited, or it was closed)."""
+        if not any(s.usable for s in self._sessions.values()):
+            self._to(State.DISCONNECTED)
 
     def _gone(self) -> bool:
-        return (self._disconnected or self._closed
-                or all(s.closed for s in self._sessions.values()))
+        return self._state in (State.DISCONNECTED, State.CLOSED)
 
     # -- internals: elicitation --------------------------------------------------------------
 
