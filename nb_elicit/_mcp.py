@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import sys
 from collections.abc import Awaitable, Callable
 from typing import IO, Any
@@ -110,7 +111,7 @@ class ServerSession:
         """
         session = cls(target, mode, handler, errlog, on_complete, on_end)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
-        session._task = asyncio.create_task(session._run(ready), name=f"nb_elicit:{target}")
+        session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
         return session
 
@@ -249,6 +250,19 @@ class ServerSession:
         except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
             return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
         return types.ElicitResult(**answer.to_result())
+
+
+def _task_of_its_own(coro, name: str) -> asyncio.Task:
+    """A task that starts from an empty context, not a copy of the caller's.
+
+    A session outlives the request that opened it (a reconnect, or a second protocol era, is
+    opened inside a tool call); it must not carry that call's context variables along, or
+    requests it hears later would take the finished call for the current one.
+    """
+    if sys.version_info >= (3, 11):
+        return asyncio.get_running_loop().create_task(coro, name=name,
+                                                      context=contextvars.Context())
+    return contextvars.Context().run(asyncio.create_task, coro, name=name)
 
 
 def _request_of(params) -> ElicitationRequest:

@@ -4,8 +4,14 @@ Real servers over stdio; the display is replaced by handles that keep every tran
 static record a finished call leaves in its cell), so tests can read what a cell would keep.
 """
 
+import asyncio
+import contextvars
+import json
+import sys
+import types
+
 import pytest
-from conftest import demo_command, drive
+from conftest import SERVERS, demo_command, drive, free_port, hostile_command, start_http_server
 
 import nb_elicit
 from nb_elicit._ui.call_view import CallView
@@ -57,3 +63,88 @@ def test_a_call_awaited_inside_an_except_block_shows_its_result_in_the_transcrip
     (view,) = shown
     assert view.frozen
     assert view.display_handle.transcript.splitlines()[:2] == ["[demo · hello]", "Hello, world!"]
+
+
+# -- which call a form belongs to --------------------------------------------------------------
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+async def ask(conn, message: str) -> dict:
+    """The hostile server asks ``message`` with a name field; what came back to it."""
+    result = await conn.call_tool("ask", {"schema_json": json.dumps(NAME_FORM),
+                                          "message": message})
+    return json.loads(result.text)
+
+
+def answered(name: str) -> dict:
+    return {"result": {"action": "accept", "content": {"name": name}}}
+
+
+def test_a_session_reopened_during_a_call_shows_later_forms_in_the_later_call(shown):
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", hostile_command(), rate_limit=None)
+        with pytest.raises(nb_elicit.ServerDisconnected):
+            await conn.call_tool("crash", {"after": 0.3})
+        person.will("accept", {"name": "Ada"}).will("accept", {"name": "Bob"})
+        first = await ask(conn, "First")  # the server is started again inside this call
+        second = await ask(conn, "Second")
+        return first, second
+
+    first, second = drive(scenario)
+    assert (first, second) == (answered("Ada"), answered("Bob"))
+    crashed, first_view, second_view = shown
+    assert [form.message for form in first_view.forms.children] == ["First"]
+    assert [form.message for form in second_view.forms.children] == ["Second"]
+    assert "Second" in second_view.display_handle.transcript
+    assert "Second" not in first_view.display_handle.transcript
+
+
+@pytest.fixture
+def http_hostile(tmp_path):
+    """The hostile test server over streamable HTTP on 127.0.0.1; yields its URL."""
+    port = free_port()
+    process = start_http_server([sys.executable, str(SERVERS / "hostile_server.py"), "http",
+                                 str(port)], port, tmp_path / "http-hostile.log")
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.kill()
+    process.wait(10)
+
+
+def test_two_background_calls_on_one_connection_each_show_their_own_form(http_hostile, shown):
+    # Over HTTP a request the server makes during a call comes back on that call's own stream,
+    # so it can be told which call it belongs to. (Over stdio nothing in the protocol says so:
+    # a form goes to the latest call in flight.)
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", url=http_hostile, rate_limit=None)
+        calls = [conn.start_tool("ask", {"schema_json": json.dumps(NAME_FORM),
+                                         "message": message}) for message in ("One", "Two")]
+        forms = [await person.wait_for_form(1), await person.wait_for_form(2)]
+        for form in forms:
+            person._act(form, "accept", {"name": form.message})
+        return [json.loads((await call).text) for call in calls]
+
+    results = drive(scenario)
+    assert results == [answered("One"), answered("Two")]
+    one, two = shown
+    assert (one.what, two.what) == ("ask", "ask")
+    assert [form.message for form in one.forms.children] == ["One"]
+    assert [form.message for form in two.forms.children] == ["Two"]
+
+
+@pytest.mark.parametrize("python", ["3.11+", "3.10"])
+def test_session_tasks_start_without_the_callers_context_variables(monkeypatch, python):
+    from nb_elicit import _mcp
+
+    if python == "3.10":  # no context= argument there: the task is made inside a fresh Context
+        monkeypatch.setattr(_mcp, "sys", types.SimpleNamespace(version_info=(3, 10, 0)))
+    marker = contextvars.ContextVar("marker", default="unset")
+
+    async def seen() -> str:
+        return marker.get()
+
+    async def main():
+        marker.set("the caller's")
+        return await _mcp._task_of_its_own(seen(), name="probe"), marker.get()
+
+    assert asyncio.run(main()) == ("unset", "the caller's")
