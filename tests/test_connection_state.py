@@ -9,7 +9,7 @@ import html
 import json
 
 import pytest
-from conftest import drive, hostile_command
+from conftest import demo_command, drive, hostile_command
 
 import nb_elicit
 from nb_elicit._core.history import HISTORY
@@ -44,3 +44,21 @@ def test_a_connection_that_reconnects_is_connected_again_and_withdrawals_say_so(
     assert form.message == "Going away"
     assert html.unescape(form.status.value).count("hostile withdrew this request.") == 1
     assert HISTORY.entries[-1].how == "withdrawn"
+
+
+@pytest.mark.parametrize("bad", [
+    {"timeout": 0}, {"timeout": "soon"}, {"timeout": float("nan")}, {"env": {"LEVEL": 3}},
+    {"secret_forms": "sometimes"}, {"rate_limit": "lots"}, {"command": "python server.py"},
+    {"command": None, "url": "http://127.0.0.1:1/mcp", "headers": {"X-Token": None}},
+], ids=lambda bad: ",".join(f"{k}={v!r}" for k, v in bad.items() if v is not None))
+def test_a_bad_argument_to_connect_leaves_the_live_connection_of_that_name_alone(record, bad):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(record))
+        with pytest.raises((ValueError, TypeError)):
+            await nb_elicit.connect("demo", **{"command": demo_command(record), **bad})
+        still = nb_elicit.connections.get("demo") is conn, conn.status
+        return still, (await conn.call_tool("hello")).text
+
+    still, text = drive(scenario)
+    assert still == (True, "connected")
+    assert text == "Hello, world!"

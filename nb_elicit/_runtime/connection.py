@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import numbers
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -71,22 +72,27 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
     ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
     """
+    # Every argument is checked before anything happens: a bad one leaves a live connection of
+    # the same name as it was.
     if (command is None) == (url is None):
         raise ValueError("give either command=[...] for a stdio server or url=... for HTTP")
     if command is not None:
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list, like [sys.executable, 'server.py']")
         target: StdioTarget | HttpTarget = StdioTarget(
-            tuple(str(c) for c in command), dict(env) if env else None,
+            tuple(str(c) for c in command), _strings(env, "env") or None,
             os.fspath(cwd) if cwd is not None else None)
     else:
-        target = HttpTarget(url, dict(headers or {}))
+        if not isinstance(url, str):
+            raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
+        target = HttpTarget(url, _strings(headers, "headers"))
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
+                                or not timeout > 0):
+        raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if name in connections:
         await connections.pop(name).close()
-    if timeout is not None and not timeout > 0:
-        raise ValueError("timeout must be a number of seconds above 0 (or None)")
     connection = Connection(name, target, guard, timeout)
     await connection._open()
     connections[name] = connection
@@ -375,6 +381,16 @@ class Connection:
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""
         return self._view("a request of its own", show_waiting=False)
+
+
+def _strings(mapping: Any, what: str) -> dict[str, str]:
+    """``mapping`` (env or headers) as a new dict of strings; TypeError if it is not one."""
+    if mapping is None:
+        return {}
+    if not hasattr(mapping, "items") or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise TypeError(f"{what} must be a dict of strings to strings")
+    return dict(mapping)
 
 
 def _safe(name: str) -> str:
