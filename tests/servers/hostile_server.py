@@ -1,8 +1,9 @@
 """A deliberately hostile MCP server (SDK 2.x) for the test suite.
 
 It can send any raw ``elicitation/create`` params, flood the client, crash mid-form, withdraw a
-request, never answer after the client did, and drive URL mode (completion notifications and
-the -32042 error). Every tool returns what came back, as JSON, so tests can assert on it.
+request, never answer after the client did, drive URL mode (completion notifications and
+the -32042 error), and return broken images. Every tool returns what came back, as JSON, so
+tests can assert on it.
 
     python hostile_server.py              # stdio
     python hostile_server.py http PORT    # streamable HTTP on 127.0.0.1
@@ -163,6 +164,15 @@ async def ask(ctx: Context, schema_json: str, message: str = "Please answer") ->
     """A normal form request with this schema; what came back."""
     return json.dumps(await send_raw(ctx, {"message": message,
                                            "requestedSchema": json.loads(schema_json)}))
+
+
+@server.tool()
+async def image(data: str, mime_type: str = "image/png") -> types.CallToolResult:
+    """An image block with exactly this data and mimeType, between two text blocks."""
+    return types.CallToolResult(content=[
+        types.TextContent(type="text", text="before"),
+        types.ImageContent(type="image", data=data, mime_type=mime_type),
+        types.TextContent(type="text", text="after")])
 
 
 def _schema(properties: dict) -> dict:
