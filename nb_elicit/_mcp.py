@@ -172,12 +172,30 @@ class ServerSession:
     async def read_resource(self, uri: str) -> dict:
         return _plain(await self._request(self._live().read_resource, uri))
 
-    async def close(self) -> None:
-        """Close the client (and stop a stdio server); idempotent."""
+    def stop(self) -> None:
+        """Ask the client to close (and a stdio server to stop), without waiting for it."""
         self._stop.set()
-        if self._task is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.shield(self._task)
+
+    async def close(self) -> None:
+        """Close the client (and stop a stdio server), and wait until it has; idempotent.
+
+        A caller cancelled while it waits is cancelled (the close goes on without it); only
+        what the close itself raised is kept quiet.
+        """
+        self.stop()
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            cancelling = getattr(current, "cancelling", None)  # (3.11+)
+            if not task.done() or (cancelling is not None and cancelling()):
+                raise  # the caller's own cancellation
+            # else the session's task itself was cancelled: it has ended all the same
+        except Exception:  # noqa: BLE001, S110 - the session's failure; it has ended either way
+            pass
 
     # -- internals ------------------------------------------------------------------------
 

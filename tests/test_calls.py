@@ -65,6 +65,30 @@ def test_a_call_awaited_inside_an_except_block_shows_its_result_in_the_transcrip
     assert view.display_handle.transcript.splitlines()[:2] == ["[demo · hello]", "Hello, world!"]
 
 
+# -- closing -----------------------------------------------------------------------------------
+
+def test_cancelling_a_task_that_waits_for_a_slow_close_cancels_it():
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", hostile_command())
+        await conn.call_tool("linger", {"seconds": 1.5})  # the server takes 1.5 s to exit
+        closing = asyncio.ensure_future(conn.close())
+        await asyncio.sleep(0.3)
+        slow = not closing.done()
+        closing.cancel()
+        ended = await asyncio.wait({closing}, timeout=0.5)
+        for _ in range(100):  # the close goes on without the task that gave up waiting
+            if "lingered 1.5 s" in conn.log_tail():
+                break
+            await asyncio.sleep(0.05)
+        return slow, bool(ended[0]), closing.cancelled(), conn.status, conn.log_tail()
+
+    slow, ended, cancelled, status, log = drive(scenario)
+    assert slow and ended
+    assert cancelled
+    assert status == "closed" and "hostile" not in nb_elicit.connections
+    assert "lingered 1.5 s" in log
+
+
 # -- which call a form belongs to --------------------------------------------------------------
 
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}}

@@ -241,12 +241,17 @@ class Connection:
         if not self._to(State.CLOSED):
             return
         PENDING.abandon("The connection was closed.", self.name)
-        for session in list(self._sessions.values()):
-            await session.close()
         if connections.get(self.name) is self:
             del connections[self.name]
-        if self._errlog is not None:
-            self._errlog.close()
+        sessions = list(self._sessions.values())
+        for session in sessions:
+            session.stop()  # all at once: a caller that stops waiting leaves none running
+        try:
+            for session in sessions:
+                await session.close()
+        finally:
+            if self._errlog is not None:
+                self._errlog.close()
 
     # -- internals: sessions --------------------------------------------------------------
 

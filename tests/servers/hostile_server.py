@@ -2,7 +2,7 @@
 
 It can send any raw ``elicitation/create`` params, flood the client, crash mid-form, withdraw a
 request, never answer after the client did, drive URL mode (completion notifications and
-the -32042 error), and return broken images. Every tool returns what came back, as JSON, so
+the -32042 error), return broken images, and be slow to exit. Every tool returns what came back, as JSON, so
 tests can assert on it.
 
     python hostile_server.py              # stdio
@@ -12,6 +12,7 @@ tests can assert on it.
 import json
 import os
 import sys
+import time
 
 import anyio
 import mcp_types as types
@@ -175,6 +176,17 @@ async def image(data: str, mime_type: str = "image/png") -> types.CallToolResult
         types.TextContent(type="text", text="after")])
 
 
+#: Seconds the process takes to exit once the client closed its stdin (see ``linger``).
+LINGER = [0.0]
+
+
+@server.tool()
+async def linger(seconds: float) -> str:
+    """From now on, take ``seconds`` to exit when the client closes the connection."""
+    LINGER[0] = seconds
+    return "lingering"
+
+
 def _schema(properties: dict) -> dict:
     return {"type": "object", "properties": properties}
 
@@ -184,3 +196,6 @@ if __name__ == "__main__":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
+        if LINGER[0]:
+            time.sleep(LINGER[0])
+            print(f"lingered {LINGER[0]:g} s", file=sys.stderr, flush=True)
