@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import sys
 from collections.abc import Awaitable, Callable
 from typing import IO, Any
@@ -59,6 +60,7 @@ _GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResou
 ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
 CompleteHandler = Callable[[str], None]
 ProgressHandler = Callable[[float, "float | None", "str | None"], None]
+EndHandler = Callable[[], None]
 
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
@@ -81,33 +83,44 @@ class ServerSession:
     """One open SDK client to one server, in one protocol era (``legacy`` or ``auto``)."""
 
     def __init__(self, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
-                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None):
+                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
+                 on_end: EndHandler | None = None):
         self.target = target
         self.mode = mode
         self._handler = handler
         self._on_complete = on_complete
+        self._on_end = on_end
         self._errlog = errlog
         self._client: Client | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task | None = None
+        #: The client has ended (closed, or its server exited).
         self.closed = False
+        #: A request found the server gone; the client may still be winding down.
+        self.lost = False
 
     @classmethod
     async def open(cls, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
-                   on_complete: CompleteHandler | None = None) -> ServerSession:
+                   on_complete: CompleteHandler | None = None,
+                   on_end: EndHandler | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
         ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
-        ``notifications/elicitation/complete``.
+        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended.
         """
-        session = cls(target, mode, handler, errlog, on_complete)
+        session = cls(target, mode, handler, errlog, on_complete, on_end)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
-        session._task = asyncio.create_task(session._run(ready), name=f"nb_elicit:{target}")
+        session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
         return session
 
     # -- what the server is ---------------------------------------------------------------
+
+    @property
+    def usable(self) -> bool:
+        """Whether requests can go out on this session."""
+        return not self.closed and not self.lost
 
     @property
     def protocol_version(self) -> str | None:
@@ -159,12 +172,30 @@ class ServerSession:
     async def read_resource(self, uri: str) -> dict:
         return _plain(await self._request(self._live().read_resource, uri))
 
-    async def close(self) -> None:
-        """Close the client (and stop a stdio server); idempotent."""
+    def stop(self) -> None:
+        """Ask the client to close (and a stdio server to stop), without waiting for it."""
         self._stop.set()
-        if self._task is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.shield(self._task)
+
+    async def close(self) -> None:
+        """Close the client (and stop a stdio server), and wait until it has; idempotent.
+
+        A caller cancelled while it waits is cancelled (the close goes on without it); only
+        what the close itself raised is kept quiet.
+        """
+        self.stop()
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            cancelling = getattr(current, "cancelling", None)  # (3.11+)
+            if not task.done() or (cancelling is not None and cancelling()):
+                raise  # the caller's own cancellation
+            # else the session's task itself was cancelled: it has ended all the same
+        except Exception:  # noqa: BLE001, S110 - the session's failure; it has ended either way
+            pass
 
     # -- internals ------------------------------------------------------------------------
 
@@ -177,9 +208,12 @@ class ServerSession:
         try:
             return await method(*args)
         except MCPError as exc:
-            raise _from_mcp_error(exc) from None
+            error = _from_mcp_error(exc)
         except _GONE as exc:
-            raise ServerDisconnected(f"the server went away ({_describe(exc)})") from None
+            error = ServerDisconnected(f"the server went away ({_describe(exc)})")
+        if isinstance(error, ServerDisconnected):
+            self.lost = True
+        raise error
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
@@ -207,6 +241,8 @@ class ServerSession:
             if http is not None:
                 with contextlib.suppress(Exception):
                     await http.aclose()
+            if self._on_end is not None:
+                self._on_end()
 
     def _stdio_transport(self):
         command, *args = self.target.command
@@ -232,6 +268,19 @@ class ServerSession:
         except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
             return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
         return types.ElicitResult(**answer.to_result())
+
+
+def _task_of_its_own(coro, name: str) -> asyncio.Task:
+    """A task that starts from an empty context, not a copy of the caller's.
+
+    A session outlives the request that opened it (a reconnect, or a second protocol era, is
+    opened inside a tool call); it must not carry that call's context variables along, or
+    requests it hears later would take the finished call for the current one.
+    """
+    if sys.version_info >= (3, 11):
+        return asyncio.get_running_loop().create_task(coro, name=name,
+                                                      context=contextvars.Context())
+    return contextvars.Context().run(asyncio.create_task, coro, name=name)
 
 
 def _request_of(params) -> ElicitationRequest:

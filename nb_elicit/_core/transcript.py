@@ -10,15 +10,19 @@ Pure: no ipywidgets, no mcp.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .i18n import t
 from .secrets import MASK, secret_fields
 
-__all__ = ["Asked", "Transcript", "block_text", "link_html", "transcript_bundle", "shown_fields"]
+__all__ = ["Asked", "Transcript", "block_text", "image_problem", "link_html", "shown_fields",
+           "transcript_bundle"]
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def _result_html(transcript: Transcript) -> str:
         kind = block.get("type")
         if kind == "text":
             parts.append(f'<div style="white-space: pre-wrap">{_e(block.get("text", ""))}</div>')
-        elif kind == "image" and str(block.get("mimeType", "")).startswith("image/"):
+        elif kind == "image" and image_problem(block) is None:
             alt = t("transcript_image", server=transcript.server)
             parts.append(f'<img alt="{_e(alt)}" src="data:'
                          f'{_e(block["mimeType"])};base64,{_e(block.get("data", ""))}">')
@@ -165,7 +169,11 @@ def _text(transcript: Transcript) -> str:
 
 
 def block_text(block: dict) -> str:
+    """A content block as one plain text (a bad image: the notice that stands in for it)."""
     kind = block.get("type")
+    if kind == "image":
+        problem = image_problem(block)
+        return f"[An image was not shown: {problem}.]" if problem else "[image content]"
     if kind == "text":
         return str(block.get("text", ""))
     if kind == "resource_link":
@@ -175,6 +183,36 @@ def block_text(block: dict) -> str:
         text = resource.get("text")
         return str(text) if text is not None else f"Resource: {resource.get('uri')}"
     return f"[{kind} content]"
+
+
+_IMAGE_TYPE = re.compile(r"image/[A-Za-z0-9][A-Za-z0-9.+-]{0,100}")
+
+
+def image_problem(block: dict) -> str | None:
+    """Why an image block from a server cannot be shown (None: it can).
+
+    Every part of it is the server's: the data must be text in strict base64, and the
+    mimeType an image type (``image/png``, ``image/svg+xml``, ...), nothing else.
+    """
+    data, mime = block.get("data"), block.get("mimeType")
+    if not isinstance(mime, str):
+        return "it has no mimeType"
+    if not _IMAGE_TYPE.fullmatch(mime):
+        return f"its type {_short(mime)!r} is not an image type"
+    if not isinstance(data, str):
+        return "its data is not text"
+    if not data:
+        return "it has no data"
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return "its data is not valid base64"
+    return None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())  # one line
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _e(value: Any) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import sys
 from collections.abc import Awaitable, Callable
 
 from .._core.errors import NbElicitError, ServerDisconnected
@@ -63,12 +62,14 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     calls.append(call)
     token = current_call.set(call)
     task = asyncio.ensure_future(work)
+    succeeded = False
     try:
         if interruptible:
             # Wake up now and then: Kernel > Interrupt only lands while we are awake.
             while not task.done():
                 await asyncio.wait({task}, timeout=WAKE)
         result = await task
+        succeeded = True
     except asyncio.CancelledError:
         # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
         # (the SDK tells the server). The answers go first, so that the server hears them.
@@ -91,7 +92,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         view.finish()
         if not show:
             _print_for_headless(view)
-        if sys.exc_info()[0] is not None:
+        if not succeeded:
             view.freeze_when_answered()
     if show:
         view.show_result(result)

@@ -14,6 +14,8 @@ session in that era, which is then remembered for that tool. See ``_mcp.needs_ot
 from __future__ import annotations
 
 import asyncio
+import enum
+import numbers
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -70,26 +72,49 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
     ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
     """
+    # Every argument is checked before anything happens: a bad one leaves a live connection of
+    # the same name as it was.
     if (command is None) == (url is None):
         raise ValueError("give either command=[...] for a stdio server or url=... for HTTP")
     if command is not None:
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list, like [sys.executable, 'server.py']")
         target: StdioTarget | HttpTarget = StdioTarget(
-            tuple(str(c) for c in command), dict(env) if env else None,
+            tuple(str(c) for c in command), _strings(env, "env") or None,
             os.fspath(cwd) if cwd is not None else None)
     else:
-        target = HttpTarget(url, dict(headers or {}))
+        if not isinstance(url, str):
+            raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
+        target = HttpTarget(url, _strings(headers, "headers"))
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
+                                or not timeout > 0):
+        raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if name in connections:
         await connections.pop(name).close()
-    if timeout is not None and not timeout > 0:
-        raise ValueError("timeout must be a number of seconds above 0 (or None)")
     connection = Connection(name, target, guard, timeout)
     await connection._open()
     connections[name] = connection
     return connection
+
+
+class State(enum.Enum):
+    """Where a connection is; :attr:`Connection.status` is its public name."""
+
+    CONNECTING = "connecting"  # the first handshake is under way
+    READY = "connected"  # a session is up, requests go out
+    DISCONNECTED = "disconnected"  # the server went away; the next request starts it again
+    CLOSED = "closed"  # for good: close() was called (or the first handshake failed)
+
+
+#: Every change of state a connection may make; any other is ignored (closed stays closed).
+_TRANSITIONS: dict[State, frozenset[State]] = {
+    State.CONNECTING: frozenset({State.READY, State.CLOSED}),
+    State.READY: frozenset({State.DISCONNECTED, State.CLOSED}),
+    State.DISCONNECTED: frozenset({State.READY, State.CLOSED}),
+    State.CLOSED: frozenset(),
+}
 
 
 class Connection:
@@ -107,8 +132,7 @@ class Connection:
         self._primary = LEGACY
         self._tool_modes: dict[str, str] = {}
         self._calls: list[Call] = []
-        self._disconnected = False
-        self._closed = False
+        self._state = State.CONNECTING
         self._session_lock = asyncio.Lock()
         self.log_path: str | None = None
         if isinstance(target, StdioTarget):
@@ -123,11 +147,20 @@ class Connection:
 
     @property
     def status(self) -> str:
-        if self._closed:
-            return "closed"
-        if self._disconnected or all(s.closed for s in self._sessions.values()):
-            return "disconnected"
-        return "connected"
+        """``connecting``, ``connected``, ``disconnected`` (the next request reconnects) or
+        ``closed``."""
+        return self._state.value
+
+    def _to(self, state: State) -> bool:
+        """Move to ``state`` if that is a change a connection may make; whether it moved.
+
+        The one place where the state changes: a session came up (ready), a request found the
+        server gone or every session ended (disconnected), close() (closed).
+        """
+        if state not in _TRANSITIONS[self._state]:
+            return False
+        self._state = state
+        return True
 
     @property
     def server_name(self) -> str | None:
@@ -205,16 +238,20 @@ class Connection:
 
     async def close(self) -> None:
         """Close the connection: waiting forms close with a reason; a stdio server stops."""
-        if self._closed:
+        if not self._to(State.CLOSED):
             return
-        self._closed = True
         PENDING.abandon("The connection was closed.", self.name)
-        for session in list(self._sessions.values()):
-            await session.close()
         if connections.get(self.name) is self:
             del connections[self.name]
-        if self._errlog is not None:
-            self._errlog.close()
+        sessions = list(self._sessions.values())
+        for session in sessions:
+            session.stop()  # all at once: a caller that stops waiting leaves none running
+        try:
+            for session in sessions:
+                await session.close()
+        finally:
+            if self._errlog is not None:
+                self._errlog.close()
 
     # -- internals: sessions --------------------------------------------------------------
 
@@ -233,6 +270,7 @@ class Connection:
                 await self.close()
                 raise self._connect_error(legacy_error) from None
             self._primary = MODERN
+        self._to(State.READY)
 
     def _connect_error(self, error: ConnectError) -> ConnectError:
         where = " ".join(self.target.command) if isinstance(self.target, StdioTarget) else (
@@ -244,14 +282,23 @@ class Connection:
         return ConnectError(text)
 
     async def _session(self, mode: str) -> ServerSession:
+        """The session of this era, (re)opened if there is none or it lost its server."""
         async with self._session_lock:
+            if self._state is State.CLOSED:
+                raise ServerDisconnected(f"the connection {self.name!r} is closed")
             session = self._sessions.get(mode)
-            if session is None or session.closed:
-                if self._closed:
-                    raise ServerDisconnected(f"the connection {self.name!r} is closed")
+            if session is None or not session.usable:
+                if session is not None:
+                    await session.close()  # gone already, or going: let it finish
                 session = await ServerSession.open(self.target, mode, self._on_elicit,
-                                                   self._errlog, self.guard.complete)
+                                                   self._errlog, self.guard.complete,
+                                                   self._session_ended)
+                if self._state is State.CLOSED:  # closed while the handshake ran
+                    await session.close()
+                    raise ServerDisconnected(f"the connection {self.name!r} is closed")
                 self._sessions[mode] = session
+            if self._state is not State.CONNECTING:  # (connect() says when the first is up)
+                self._to(State.READY)
             return session
 
     async def _call_tool_and_retry(self, tool: str, arguments: dict | None) -> ToolResult:
@@ -289,7 +336,7 @@ class Connection:
     # -- internals: calls and their views --------------------------------------------------
 
     def _view(self, what: str, show_waiting: bool) -> CallView:
-        if self._closed:
+        if self._state is State.CLOSED:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting, timeout=self.timeout)
         if show_waiting or widget_frontend_attached():
@@ -311,11 +358,16 @@ class Connection:
                               interruptible=interruptible, on_disconnect=self._mark_disconnected)
 
     def _mark_disconnected(self) -> None:
-        self._disconnected = True
+        """A request found the server gone."""
+        self._to(State.DISCONNECTED)
+
+    def _session_ended(self) -> None:
+        """A session ended (its server exited, or it was closed)."""
+        if not any(s.usable for s in self._sessions.values()):
+            self._to(State.DISCONNECTED)
 
     def _gone(self) -> bool:
-        return (self._disconnected or self._closed
-                or all(s.closed for s in self._sessions.values()))
+        return self._state in (State.DISCONNECTED, State.CLOSED)
 
     # -- internals: elicitation --------------------------------------------------------------
 
@@ -334,6 +386,16 @@ class Connection:
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""
         return self._view("a request of its own", show_waiting=False)
+
+
+def _strings(mapping: Any, what: str) -> dict[str, str]:
+    """``mapping`` (env or headers) as a new dict of strings; TypeError if it is not one."""
+    if mapping is None:
+        return {}
+    if not hasattr(mapping, "items") or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise TypeError(f"{what} must be a dict of strings to strings")
+    return dict(mapping)
 
 
 def _safe(name: str) -> str:

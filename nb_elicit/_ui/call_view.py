@@ -20,7 +20,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
-from .._core.transcript import Asked, Transcript, block_text, transcript_bundle
+from .._core.transcript import Asked, Transcript, block_text, image_problem, transcript_bundle
 from .._core.types import ToolResult
 from .controls import text_html
 from .keyboard import keyboard_script
@@ -305,7 +305,12 @@ def _render_block(block: dict) -> widgets.Widget:
     kind = block.get("type")
     if kind == "text":
         return widgets.HTML(text_html(block.get("text", "")))
-    if kind == "image" and block.get("mimeType", "").startswith("image/"):
-        data = base64.b64decode(block.get("data", ""), validate=False)
-        return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
+    if kind == "image":
+        if image_problem(block) is None:
+            data = base64.b64decode(block["data"], validate=True)
+            return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
+        notice = widgets.HTML(text_html(block_text(block)))  # one line in the image's place
+        notice.add_class("nb-elicit-notice")
+        notice.add_class("nb-elicit-notice-warning")
+        return notice
     return widgets.HTML(text_html(block_text(block)))

@@ -1,8 +1,9 @@
 """A deliberately hostile MCP server (SDK 2.x) for the test suite.
 
 It can send any raw ``elicitation/create`` params, flood the client, crash mid-form, withdraw a
-request, never answer after the client did, and drive URL mode (completion notifications and
-the -32042 error). Every tool returns what came back, as JSON, so tests can assert on it.
+request, never answer after the client did, drive URL mode (completion notifications and
+the -32042 error), return broken images, and be slow to exit. Every tool returns what came back, as JSON, so
+tests can assert on it.
 
     python hostile_server.py              # stdio
     python hostile_server.py http PORT    # streamable HTTP on 127.0.0.1
@@ -11,6 +12,7 @@ the -32042 error). Every tool returns what came back, as JSON, so tests can asse
 import json
 import os
 import sys
+import time
 
 import anyio
 import mcp_types as types
@@ -165,6 +167,26 @@ async def ask(ctx: Context, schema_json: str, message: str = "Please answer") ->
                                            "requestedSchema": json.loads(schema_json)}))
 
 
+@server.tool()
+async def image(data: str, mime_type: str = "image/png") -> types.CallToolResult:
+    """An image block with exactly this data and mimeType, between two text blocks."""
+    return types.CallToolResult(content=[
+        types.TextContent(type="text", text="before"),
+        types.ImageContent(type="image", data=data, mime_type=mime_type),
+        types.TextContent(type="text", text="after")])
+
+
+#: Seconds the process takes to exit once the client closed its stdin (see ``linger``).
+LINGER = [0.0]
+
+
+@server.tool()
+async def linger(seconds: float) -> str:
+    """From now on, take ``seconds`` to exit when the client closes the connection."""
+    LINGER[0] = seconds
+    return "lingering"
+
+
 def _schema(properties: dict) -> dict:
     return {"type": "object", "properties": properties}
 
@@ -174,3 +196,6 @@ if __name__ == "__main__":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run()
+        if LINGER[0]:
+            time.sleep(LINGER[0])
+            print(f"lingered {LINGER[0]:g} s", file=sys.stderr, flush=True)
