@@ -17,6 +17,7 @@ import contextlib
 import contextvars
 import sys
 from collections.abc import Awaitable, Callable
+from enum import Enum
 from typing import IO, Any
 
 import anyio
@@ -46,9 +47,19 @@ from ._core.errors import (
 )
 from ._core.types import ElicitationRequest, HttpTarget, StdioTarget, ToolResult
 
-__all__ = ["ElicitationRequest", "HttpTarget", "ServerSession", "StdioTarget", "ToolResult"]
+__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "StdioTarget", "ToolResult"]
 
-LEGACY, MODERN = "legacy", "auto"
+
+
+class Era(str, Enum):
+    """A session's protocol era, by the value the SDK's ``Client(mode=...)`` takes for it."""
+
+    #: The handshake era (2025-06-18, 2025-11-25): ``initialize`` first, then a session in
+    #: which the server may send its own requests (``ctx.elicit``) at any time.
+    HANDSHAKE = "legacy"
+    #: The 2026-07-28 era: the SDK's "auto" mode tries it first, and falls back to the
+    #: handshake only where the server does not speak it.
+    V2026 = "auto"
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
@@ -66,7 +77,7 @@ EndHandler = Callable[[], None]
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
 
 
-def needs_other_mode(error: ServerError, mode: str) -> bool:
+def needs_other_mode(error: ServerError, mode: Era) -> bool:
     """Whether a call that failed this way would work on a session of the other protocol era.
 
     SDK 2.x servers that call ``ctx.elicit`` need a legacy session (the 2026-07-28 protocol has
@@ -75,18 +86,18 @@ def needs_other_mode(error: ServerError, mode: str) -> bool:
     """
     if error.code == INVALID_REQUEST and "no back-channel" in error.message:
         return True
-    return (mode == LEGACY and error.code == INTERNAL_ERROR
+    return (mode == Era.HANDSHAKE and error.code == INTERNAL_ERROR
             and error.message == "Handler returned an invalid result")
 
 
 class ServerSession:
-    """One open SDK client to one server, in one protocol era (``legacy`` or ``auto``)."""
+    """One open SDK client to one server, in one protocol era (:class:`Era`)."""
 
-    def __init__(self, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
+    def __init__(self, target: StdioTarget | HttpTarget, mode: Era, handler: ElicitHandler,
                  errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
                  on_end: EndHandler | None = None):
         self.target = target
-        self.mode = mode
+        self.mode = Era(mode)
         self._handler = handler
         self._on_complete = on_complete
         self._on_end = on_end
@@ -100,7 +111,7 @@ class ServerSession:
         self.lost = False
 
     @classmethod
-    async def open(cls, target: StdioTarget | HttpTarget, mode: str, handler: ElicitHandler,
+    async def open(cls, target: StdioTarget | HttpTarget, mode: Era, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
                    on_complete: CompleteHandler | None = None,
                    on_end: EndHandler | None = None) -> ServerSession:
@@ -224,7 +235,7 @@ class ServerSession:
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
-            async with Client(transport, mode=self.mode, elicitation_callback=self._on_elicit,
+            async with Client(transport, mode=self.mode.value, elicitation_callback=self._on_elicit,
                               message_handler=self._on_message) as client:
                 self._client = client
                 ready.set_result(None)

@@ -13,6 +13,7 @@ from helpers.servers import SERVERS, demo_command, drive, sdk2_command
 
 import nb_elicit
 from nb_elicit import Answer, ConnectError, ServerDisconnected
+from nb_elicit._mcp import Era
 
 CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
 
@@ -85,12 +86,12 @@ def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(journal
         conn = await nb_elicit.connect("demo", demo_command(journal))
         booked = await conn.call_tool("book_table")
         again = await conn.call_tool("book_table")
-        return booked, again, dict(conn._tool_modes), conn._sessions["auto"].protocol_version
+        return booked, again, dict(conn._tool_modes), conn._sessions[Era.V2026].protocol_version
 
     booked, again, modes, modern = drive(scenario)
     assert booked.text == "Booked for 4."
     assert again.text == "Not booked: you chose decline."
-    assert modes == {"book_table": "auto"} and modern == "2026-07-28"
+    assert modes == {"book_table": Era.V2026} and modern == "2026-07-28"
     assert [(e["action"], e["content"]) for e in journal.entries()] == [
         ("accept", {"people": 4}), ("decline", None)]
 

@@ -144,6 +144,24 @@ def test_the_complete_notification_marks_the_card_and_unknown_ids_are_ignored(vi
     assert card.completed and "reports this is done" in card.status.value
 
 
+def test_a_completion_after_the_call_ended_goes_into_that_calls_transcript(views):
+    async def scenario(person):
+        person.will("accept")
+        conn = await nb_elicit.connect("hostile", HOSTILE)
+        await conn.call_tool("url", {"url": "https://auth.example.com/x",
+                                     "elicitation_id": "late"})
+        assert views[0].frozen
+        await conn.call_tool("finish_page", {"elicitation_id": "late"})
+        await asyncio.sleep(0.3)
+
+    drive(scenario)
+    (card,) = [w for w in views[0].forms.children if isinstance(w, UrlConsentCard)]
+    assert card.completed
+    assert "nb-elicit-url-done" not in card._dom_classes  # its widgets were already closed
+    (asked,) = [item for item in views[0].transcript().items if not isinstance(item, str)]
+    assert "reports this is done" in asked.status
+
+
 def test_url_required_error_shows_the_pages_and_retries_once_they_are_done(views):
     async def scenario(person):
         conn = await nb_elicit.connect("hostile", HOSTILE)
@@ -211,12 +229,12 @@ def test_a_url_request_on_a_protocol_without_url_mode_gets_invalid_params():
     """On 2025-06-18 nb_elicit cannot have declared URL mode, so such a request is refused."""
     import mcp_types as types
 
-    from nb_elicit._mcp import ServerSession, StdioTarget
+    from nb_elicit._mcp import Era, ServerSession, StdioTarget
 
     async def never(request):  # pragma: no cover - must not be reached
         raise AssertionError("the handler must not see an undeclared mode")
 
-    session = ServerSession(StdioTarget(("x",)), "legacy", never)
+    session = ServerSession(StdioTarget(("x",)), Era.HANDSHAKE, never)
     session._client = type("Client", (), {"protocol_version": "2025-06-18"})()
     params = types.ElicitRequestURLParams(message="m", url="https://a.example",
                                           elicitation_id="1")

@@ -32,9 +32,8 @@ from .._core.errors import (
 )
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._mcp import (
-    LEGACY,
-    MODERN,
     ElicitationRequest,
+    Era,
     HttpTarget,
     ServerSession,
     StdioTarget,
@@ -129,8 +128,8 @@ class Connection:
         #: Rate limit, mute and the secret-form rule of this connection.
         self.guard = guard or Guard()
         self._sessions: dict[str, ServerSession] = {}
-        self._primary = LEGACY
-        self._tool_modes: dict[str, str] = {}
+        self._primary = Era.HANDSHAKE
+        self._tool_modes: dict[str, Era] = {}
         self._calls: list[Call] = []
         self._state = State.CONNECTING
         self._session_lock = asyncio.Lock()
@@ -261,15 +260,15 @@ class Connection:
 
     async def _open(self) -> None:
         try:
-            await self._session(LEGACY)
+            await self._session(Era.HANDSHAKE)
         except ConnectError as legacy_error:
             # A server that speaks only the 2026-07-28 protocol refuses the handshake.
             try:
-                await self._session(MODERN)
+                await self._session(Era.V2026)
             except ConnectError:
                 await self.close()
                 raise self._connect_error(legacy_error) from None
-            self._primary = MODERN
+            self._primary = Era.V2026
         self._to(State.READY)
 
     def _connect_error(self, error: ConnectError) -> ConnectError:
@@ -281,7 +280,7 @@ class Connection:
             text += "\nThe server's last words (stderr):\n" + tail
         return ConnectError(text)
 
-    async def _session(self, mode: str) -> ServerSession:
+    async def _session(self, mode: Era) -> ServerSession:
         """The session of this era, (re)opened if there is none or it lost its server."""
         async with self._session_lock:
             if self._state is State.CLOSED:
@@ -325,7 +324,7 @@ class Connection:
         except ServerError as error:
             if not needs_other_mode(error, mode):
                 raise
-            other = MODERN if mode == LEGACY else LEGACY
+            other = Era.V2026 if mode == Era.HANDSHAKE else Era.HANDSHAKE
             try:
                 session = await self._session(other)
             except ConnectError:

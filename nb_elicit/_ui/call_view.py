@@ -88,7 +88,7 @@ class CallView(widgets.VBox):
                                           display_id=True)
 
     def add_form(self, form: widgets.Widget) -> None:
-        form.shown_in = self
+        form.on_late_change(self._late_change)
         self.forms.children = (*self.forms.children, form)
         form.show_waited(self.deadline)
         if self._ticker is None and not self.frozen:
@@ -183,7 +183,7 @@ class CallView(widgets.VBox):
     def finish(self) -> None:
         """Stop the clock (a call without a displayed result, such as list_tools)."""
         self._stop_ticking()
-        if self.status.value and "nb-elicit-failed" not in self.status._dom_classes:
+        if self.status.value and self._failure is None:
             self.status.value = ""
             self.status.layout.display = "none"
 
@@ -209,10 +209,14 @@ class CallView(widgets.VBox):
         close_tree(self)
         return True
 
-    def refresh_transcript(self) -> None:
-        """Something shown here changed after the view was frozen (a URL page reported done)."""
-        if self.frozen and self.display_handle is not None:
+    def _late_change(self) -> bool:
+        """A request shown here changed after its answer (a URL page reported done): once the
+        view is frozen, its transcript is drawn again. True if the transcript took it."""
+        if not self.frozen:
+            return False
+        if self.display_handle is not None:
             self.display_handle.update(_Static(self.transcript()))
+        return True
 
     def freeze_when_answered(self) -> None:
         """:meth:`freeze` now, or as soon as the last request shown here is answered."""
@@ -255,7 +259,7 @@ class CallView(widgets.VBox):
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(_TICK)
-            if self.status.value and "nb-elicit-failed" not in self.status._dom_classes:
+            if self.status.value and self._failure is None:
                 self._show_waiting()
             for prompt in self._prompts():
                 if not prompt.answer.done():

@@ -13,6 +13,7 @@ through :func:`text_html`, which escapes them.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import html
 from collections.abc import Callable
 from urllib.parse import quote, unquote
@@ -31,10 +32,25 @@ from .._core.schema import (
 from .._core.secrets import looks_secret
 from .._core.validate import read_number
 
-__all__ = ["MISSING", "FieldControl", "Kit", "field_class", "make_control", "property_of_class",
-           "text_html"]
+__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "make_control",
+           "property_of_class", "text_html"]
 
-MISSING = type("Missing", (), {"__repr__": lambda self: "MISSING", "__bool__": lambda s: False})()
+
+
+class Missing(enum.Enum):
+    """The type of :data:`MISSING`: one value, falsy, that no field can hold."""
+
+    MISSING = "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: "The person gave nothing here": what a control reads back when it has no value.
+MISSING = Missing.MISSING
 
 _FIELD_CLASS = "nb-elicit-field-"
 _STYLE = {"description_width": "initial"}

@@ -16,6 +16,7 @@ import html
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
 import ipywidgets as widgets
 
@@ -38,6 +39,7 @@ class PromptWidget(widgets.VBox):
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
         self._answered_by = "person"
+        self._late_listeners: list[Callable[[], bool]] = []
         self._lock = threading.Lock()
         #: Layout and style models its widgets share (see _controls.Kit).
         self.kit = kit = Kit()
@@ -80,6 +82,15 @@ class PromptWidget(widgets.VBox):
         """Answer ``cancel``: the person closed the request without choosing, or ``by`` (an
         interrupt, no frontend, ...) answered for them. False if it was already answered."""
         return self._answer_without_content("cancel", by)
+
+    def on_late_change(self, listener: Callable[[], bool]) -> None:
+        """Call ``listener()`` when this request changes after its answer (a URL page reported
+        done); it returns True when it showed the change itself (a call's transcript)."""
+        self._late_listeners.append(listener)
+
+    def tell_late_change(self) -> bool:
+        """Tell the listeners of a change after the answer; True if one of them showed it."""
+        return any([listener() for listener in self._late_listeners])
 
     @property
     def answered_by(self) -> str:

@@ -85,10 +85,7 @@ class UrlConsentCard(PromptWidget):
             return False
         self.completed = True
         self._set_status(t("page_done", server=self.server))
-        view = getattr(self, "shown_in", None)
-        if view is not None and view.frozen:
-            view.refresh_transcript()  # the call ended before the news came
-        else:
+        if not self.tell_late_change():  # (the call's transcript took it: its widgets are closed)
             self.add_class("nb-elicit-url-done")
         return True
 
