@@ -10,7 +10,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m nb_elicit.demo", description=__doc__)
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
-    parser.add_argument("--journal", "--record", metavar="FILE", dest="journal",
+    parser.add_argument("--journal", metavar="FILE",
                         help="append every answer received to FILE (the server's journal), "
                              "one JSON object per line")
     args = parser.parse_args(argv)
