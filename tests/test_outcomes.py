@@ -142,3 +142,82 @@ def test_each_way_of_answering_returns_an_outcome_and_none_writes_history_itself
                        and isinstance(n.value, ast.Name) and n.value.id == "HISTORY"
                        for n in ast.walk(node))}
     assert writers == {"write_outcome"}
+
+
+# -- an answer without a person is Submit on the form as shown ------------------------------------
+
+import json  # noqa: E402
+import sys  # noqa: E402
+
+from helpers.servers import drive  # noqa: E402
+
+import nb_elicit  # noqa: E402
+from nb_elicit._core.policy import POLICIES  # noqa: E402
+from nb_elicit._core.prefill import as_submitted, prefilled  # noqa: E402
+
+#: Five defaults and nothing required, like the conformance suite's SEP-1034 scenario.
+DEFAULTS = {"type": "object", "properties": {
+    "name": {"type": "string", "default": "John Doe"},
+    "age": {"type": "integer", "default": 30},
+    "score": {"type": "number", "default": 95.5},
+    "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+    "verified": {"type": "boolean", "default": True},
+    "note": {"type": "string"},
+}}
+ALL_DEFAULTS = {"name": "John Doe", "age": 30, "score": 95.5, "status": "active",
+                "verified": True}
+
+
+def test_prefilled_is_what_submit_sends_from_an_untouched_form():
+    for schema in (DEFAULTS, SCHEMA, {"type": "object", "properties": {
+            "user": {"type": "string", "default": "ada"},
+            "password": {"type": "string", "default": "hunter2"}}}):
+        form = ElicitationForm("?", schema, server="demo")
+        assert prefilled(form.spec) == form.content
+
+
+def test_given_values_are_laid_over_the_defaults_and_unknown_names_left_out():
+    spec = parse_schema(DEFAULTS)
+    assert as_submitted(spec, {}) == ALL_DEFAULTS
+    assert as_submitted(spec, {"age": 41, "note": "hi", "bogus": 1}) == {
+        **ALL_DEFAULTS, "age": 41, "note": "hi"}
+
+
+@pytest.fixture
+def clean_answers():
+    yield
+    POLICIES.clear()
+    TAPE.recorder = TAPE.replayer = None
+
+
+def custom_form(schema):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", [sys.executable, "-m", "nb_elicit.demo"])
+        result = await conn.call_tool("custom_form", {"message": "Settings?",
+                                                      "requested_schema": schema})
+        return json.loads(result.text)
+    return drive(scenario)
+
+
+@pytest.mark.parametrize("given, sent", [
+    ({}, ALL_DEFAULTS),
+    ({"age": 41, "note": "hi"}, {**ALL_DEFAULTS, "age": 41, "note": "hi"}),
+])
+def test_an_accept_policy_sends_the_form_as_shown_with_its_values_over_it(
+        clean_answers, views, given, sent):
+    nb_elicit.respond("accept", given, connection="demo")
+    assert custom_form(DEFAULTS) == {"action": "accept", "content": sent}
+
+
+def test_an_accept_policy_that_breaks_the_form_still_answers_cancel(clean_answers, views):
+    nb_elicit.respond("accept", {"age": "old"}, connection="demo")
+    assert custom_form(DEFAULTS) == {"action": "cancel", "content": None}
+
+
+def test_a_replayed_answer_that_leaves_out_a_defaulted_field_sends_its_default(
+        clean_answers, views, tmp_path):
+    path = tmp_path / "answers.json"
+    Recorder(path).add("demo", "custom_form", DEFAULTS, "Settings?", "accept", {"age": 41})
+    nb_elicit.replay(path)
+    nb_elicit.respond("decline", connection="demo")  # not used: the recording answers
+    assert custom_form(DEFAULTS) == {"action": "accept", "content": {**ALL_DEFAULTS, "age": 41}}

@@ -24,6 +24,7 @@ from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
 from .._core.outcome import Counted, Outcome
 from .._core.policy import POLICIES, Policy, headless_wait
+from .._core.prefill import as_submitted
 from .._core.recording import TAPE, Mismatch
 from .._core.schema import FormSpec, parse_schema
 from .._core.secrets import secret_fields
@@ -177,7 +178,7 @@ def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
                 "did not answer from the recording; the respond policy answers instead.")
     content = None
     if found.action == "accept":
-        content = dict(found.content or {})
+        content = as_submitted(spec, found.content or {})
         detail = _misfit(spec, content)
         if detail:
             return (f"The answer recorded in {name} for {server} · {view.what} does not "
@@ -190,8 +191,7 @@ def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Out
     if policy.action != "accept":
         return Outcome(Answer(policy.action), "policy",
                        status=f"Answered {policy.action} by the respond policy ({policy.source}).")
-    names = {field.name for field in spec}
-    content = {k: v for k, v in (policy.content or {}).items() if k in names}
+    content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
         return Outcome(Answer("cancel"), "policy did not fit", notice=(

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
+from .._core.prefill import prefilled
 from .._core.schema import FormSpec, parse_schema
 from .._core.secrets import secret_fields
 from .._core.transcript import shown_fields
@@ -35,19 +36,21 @@ class ElicitationForm(PromptWidget):
     are shown as plain text. Raises :class:`SchemaError` for a schema outside the subset.
 
     Fields that look like they ask for a secret (password, API key, card number, ...) get a
-    warning at the top of the form, masked input, and no prefilled value anywhere in the form.
+    warning at the top of the form, masked input, and no prefilled value (other fields keep
+    their defaults).
     """
 
     def __init__(self, message: str, requested_schema: dict, *, server: str = "MCP server",
                  **kwargs):
         self.spec: FormSpec = parse_schema(requested_schema)
         super().__init__(message, server, t("asks", server=server), **kwargs)
-        #: Names of the fields that look like secrets (then nothing is prefilled).
+        #: Names of the fields that look like secrets (they start empty and masked).
         self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
         kit = self.kit
+        shown = prefilled(self.spec)
         for field in self.spec:
-            if self.secret_fields and field.default is not None:
+            if field.default is not None and field.name not in shown:
                 field = dataclasses.replace(field, default=None)
             control = make_control(field, kit)
             control.on_change(lambda c: c.show_error(None))
