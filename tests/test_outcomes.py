@@ -221,3 +221,15 @@ def test_a_replayed_answer_that_leaves_out_a_defaulted_field_sends_its_default(
     nb_elicit.replay(path)
     nb_elicit.respond("decline", connection="demo")  # not used: the recording answers
     assert custom_form(DEFAULTS) == {"action": "accept", "content": {**ALL_DEFAULTS, "age": 41}}
+
+
+def test_the_history_names_the_tool_that_asked(clean_answers, views):
+    from nb_elicit._core.history import HISTORY
+
+    HISTORY.clear()
+    nb_elicit.respond("decline", connection="demo")
+    custom_form(DEFAULTS)
+    (entry,) = HISTORY.entries
+    assert (entry.server, entry.tool, entry.action) == ("demo", "custom_form", "decline")
+    assert "demo · custom_form" in HISTORY.as_text()
+    assert "<td>custom_form</td>" in HISTORY.as_html()

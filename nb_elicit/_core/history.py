@@ -24,6 +24,7 @@ class HistoryEntry:
     action: str
     content: dict[str, Any] | None
     how: str  # "person", "policy", "no frontend", "withdrawn", "interrupted", "error"
+    tool: str = ""  # what the server was doing when it asked (the tool called), if known
 
 
 @dataclass
@@ -32,8 +33,9 @@ class History:
     limit: int = 1000
 
     def add(self, server: str, message: str, action: str, content: dict | None, how: str,
-            schema: Any = None) -> HistoryEntry:
-        entry = HistoryEntry(time.time(), server, message, action, masked(content, schema), how)
+            schema: Any = None, tool: str = "") -> HistoryEntry:
+        entry = HistoryEntry(time.time(), server, message, action, masked(content, schema), how,
+                             tool)
         self.entries.append(entry)
         del self.entries[:-self.limit]
         return entry
@@ -47,7 +49,7 @@ class History:
         lines = []
         for e in self.entries:
             sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "-"
-            lines.append(f"{_clock(e.at)}  {e.server}  {e.action} ({e.how})  "
+            lines.append(f"{_clock(e.at)}  {_asker(e)}  {e.action} ({e.how})  "
                          f"{_short(e.message)}  {sent}")
         return "\n".join(lines)
 
@@ -57,11 +59,17 @@ class History:
         rows = []
         for e in self.entries:
             sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "–"
-            cells = (_clock(e.at), e.server, _short(e.message, 80), f"{e.action} ({e.how})", sent)
+            cells = (_clock(e.at), e.server, e.tool or "–", _short(e.message, 80),
+                     f"{e.action} ({e.how})", sent)
             rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-        head = "".join(f"<th>{h}</th>" for h in ("time", "server", "message", "action", "sent"))
+        head = "".join(f"<th>{h}</th>" for h in ("time", "server", "tool", "message", "action",
+                                                 "sent"))
         return (f'<table class="nb-elicit-history"><thead><tr>{head}</tr></thead>'
                 f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _asker(entry: HistoryEntry) -> str:
+    return f"{entry.server} · {entry.tool}" if entry.tool else entry.server
 
 
 def _clock(at: float) -> str:

@@ -71,8 +71,13 @@ async def ask(server: str, request: ElicitationRequest, call: Call | None, view:
 
 
 def write_outcome(server: str, message: object, view: CallView | None, guard: Guard | None,
-                  outcome: Outcome, spec: FormSpec | None = None, schema: object = None) -> None:
-    """The one place an outcome is told: the cell's notice, the history, the recording."""
+                  outcome: Outcome, spec: FormSpec | None = None, schema: object = None,
+                  tool: str | None = None) -> None:
+    """The one place an outcome is told: the cell's notice, the history, the recording.
+
+    ``tool`` is what the server was doing when it asked; by default, the view's call."""
+    if tool is None:
+        tool = view.what if view is not None else ""
     if view is not None:
         for note in outcome.notes:
             view.notice(note)
@@ -86,7 +91,7 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         elif outcome.notice is not None:
             view.notice(outcome.notice)
     content = outcome.answer.content if outcome.answer is not None else None
-    HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema)
+    HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema, tool)
     recorder = TAPE.recorder
     if (recorder is not None and outcome.by_person and outcome.answer is not None
             and schema is not None and view is not None):
@@ -240,7 +245,7 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
             return await prompt.wait()
     except asyncio.CancelledError:
         # The server withdrew the request, or went away: look a moment later which it was.
-        loop.call_later(SETTLE, _withdrawn, server, prompt, gone)
+        loop.call_later(SETTLE, _withdrawn, server, view.what, prompt, gone)
         raise
     finally:
         if timer is not None:
@@ -254,12 +259,12 @@ def _misfit(spec: FormSpec, content: dict) -> str:
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 
 
-def _withdrawn(server: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
+def _withdrawn(server: str, tool: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
     disconnected = gone()
     if prompt.abandon(t("disconnected", server=server) if disconnected else
                       t("withdrew", server=server)):
         write_outcome(server, prompt.message, None, None,
-                      Outcome(None, "disconnected" if disconnected else "withdrawn"))
+                      Outcome(None, "disconnected" if disconnected else "withdrawn"), tool=tool)
 
 
 def _requests(count: int) -> str:

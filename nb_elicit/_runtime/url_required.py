@@ -48,5 +48,6 @@ async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired
     finally:
         stop()
     write_outcome(server, error.message, None, guard, Outcome(
-        answer, panel.answered_by, label="retry" if answer.action == "accept" else None))
+        answer, panel.answered_by, label="retry" if answer.action == "accept" else None),
+        tool=what)
     return answer.action == "accept"
