@@ -11,6 +11,7 @@ import json
 
 import ipywidgets as widgets
 import pytest
+from helpers.fill import fill
 from helpers.servers import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
@@ -180,28 +181,67 @@ def _all_text(widget) -> tuple[list[str], list[str]]:
 
 # -- flood, rate limit and mute -----------------------------------------------------------------
 
-def test_a_flood_of_200_is_held_by_the_rate_limit_with_one_notice(views):
+def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answers_all(views):
+    """Three forms at a time, 100 waiting in order, the rest cancelled with one notice: the
+    person answers every form shown, and nothing is declined on their behalf."""
     async def send(conn, person):
         before = len(widget_module._instances)
         call = asyncio.ensure_future(conn.call_tool("flood", {"count": 200}))
-        await person.wait_for_form(5)
+        await person.wait_for_form(3)
         await asyncio.sleep(0.5)
-        shown = len(PENDING)
+        shown, waiting = len(PENDING), conn.guard.backlog.waiting
+        line = views[-1].backlog_text
         growth = len(widget_module._instances) - before
+        for _ in range(100):
+            person.will("accept", {"name": "Ada"})
+        for form in PENDING.forms():  # the three shown before the person had a script
+            fill(form, {"name": "Ada"})
+            form.submit_button.click()
+        counts = json.loads((await call).text)
+        return counts, shown, waiting, line, growth, conn.guard.backlog.most_open
+
+    counts, shown, waiting, line, growth, most_open = run_case(send)
+    assert (shown, waiting, most_open) == (3, 100, 3)
+    assert line == "100 more requests from hostile are waiting."
+    assert counts == {"accept": 103, "cancel": 97}
+    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    assert len(notices) == 1 and "answered cancel to 97 requests" in notices[0]
+    assert views[0].backlog_text == ""  # nothing waits any more
+    assert growth < 3 * 60  # widgets for 3 forms and one line, not 200 forms
+
+
+def test_the_person_can_cancel_every_waiting_request_at_once(views):
+    async def send(conn, person):
+        call = asyncio.ensure_future(conn.call_tool("flood", {"count": 20}))
+        await person.wait_for_form(3)
+        await asyncio.sleep(0.3)
+        cancel = [w for w in views[-1].children if "nb-elicit-backlog" in w._dom_classes]
+        (button,) = [b for b in cancel[0].children if "nb-elicit-cancel-waiting" in b._dom_classes]
+        button.click()
+        await asyncio.sleep(0.3)
         for form in PENDING.forms():
             form.dismiss_button.click()
-        counts = json.loads((await call).text)
-        await asyncio.sleep(1.2)  # the limit lets one more through each second
-        return counts, shown, growth
+        return json.loads((await call).text)
 
-    counts, shown, growth = run_case(send, rate_limit="60/min burst 5")
-    assert shown == 5  # the burst
-    assert counts == {"cancel": 5, "decline": 195}
-    flood_view = views[0]
-    notices = [w for w in flood_view.forms.children if "asks too often" in getattr(w, "value", "")]
-    assert len(notices) == 1
-    assert "declined 195 requests" in notices[0].value
-    assert growth < 5 * 60  # widgets for 5 forms, not 200
+    assert run_case(send) == {"cancel": 20}
+    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    assert any("You cancelled 17 requests from hostile" in n for n in notices)
+    assert [e.how for e in HISTORY.entries if e.how == "cancelled while waiting"] == [
+        "cancelled while waiting"] * 17
+
+
+def test_an_optional_rate_limit_answers_cancel_never_decline(views):
+    async def send(conn, person):
+        for _ in range(5):
+            person.will("accept", {"name": "Ada"})
+        counts = json.loads((await conn.call_tool("flood", {"count": 10})).text)
+        await asyncio.sleep(1.2)  # the limit lets one more through each second
+        return counts
+
+    counts = run_case(send, rate_limit="60/min burst 5")
+    assert counts == {"accept": 5, "cancel": 5}
+    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    assert len(notices) == 1 and "answered cancel to 5 requests" in notices[0]
 
 
 def test_a_flood_answered_by_a_policy_keeps_the_cell_bounded(views):

@@ -111,13 +111,13 @@ def test_quickstart_finishes_headless_without_a_policy():
     elapsed = time.monotonic() - started
     assert_no_errors(nb)
     contact = code_cell(nb, "%mcp call demo contact_info")
-    assert "answered cancel after 2 s" in stdout(contact)
+    assert "answered cancel to 1 request after 2 s" in stdout(contact)
     assert "%mcp respond demo" in stdout(contact)
     assert received(contact) == {"action": "cancel", "content": None}
     python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
     assert result(python_api) == "'No username: you chose cancel.'"
     sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
-    assert "answered cancel after 2 s" in sign_in and "You chose cancel." in sign_in
+    assert "answered cancel to 1 request after 2 s" in sign_in and "You chose cancel." in sign_in
     assert result(code_cell(nb, "%mcp history")).count("cancel (no frontend)") == 3
     assert elapsed >= 6  # two forms and a consent card, each given its 2 s
 

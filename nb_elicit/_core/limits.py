@@ -1,8 +1,9 @@
 """How much of anything a server may send: sizes, and how often it may ask.
 
 Servers are untrusted. A request past one of these sizes is refused with a JSON-RPC error
-that names the limit; a server that asks too often is declined by the rate limit. Pure: no
-ipywidgets, no mcp.
+that names the limit. How many requests of one connection are shown at once and how many may
+wait is here too; an optional time-based rate limit (off unless set) answers ``cancel`` to a
+server that asks too often. Pure: no ipywidgets, no mcp.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import time
 from dataclasses import dataclass
 
 __all__ = [
+    "DEFAULT_RATE_LIMIT",
     "MAX_CHOICES",
     "MAX_MESSAGE",
     "MAX_PATTERN",
     "MAX_PROPERTIES",
     "MAX_TEXT",
     "MAX_URL",
+    "MAX_WAITING",
+    "OPEN_AT_ONCE",
     "RateLimit",
     "RateLimiter",
     "parse_rate_limit",
@@ -56,7 +60,12 @@ class RateLimit:
         return f"{rate}, burst {self.burst}"
 
 
-DEFAULT_RATE_LIMIT = RateLimit()
+#: No time-based limit unless one is asked for: a flood is held by backpressure instead.
+DEFAULT_RATE_LIMIT: RateLimit | None = None
+#: How many of one connection's forms and cards are open at once; the rest wait in order.
+OPEN_AT_ONCE = 3
+#: How many requests of one connection may wait; past that nb_elicit answers cancel.
+MAX_WAITING = 100
 
 
 def _whole(value: float) -> bool:
@@ -80,7 +89,7 @@ def parse_rate_limit(text: str) -> RateLimit | None:
     if count <= 0:
         raise ValueError("a rate limit needs a count above 0 (or write off)")
     per_minute = count * 60 / _SECONDS[unit]
-    default_burst = max(1, min(int(count), DEFAULT_RATE_LIMIT.burst))
+    default_burst = max(1, min(int(count), RateLimit().burst))
     burst_count = int(burst) if burst is not None else default_burst
     if burst_count < 1:
         raise ValueError("burst must be at least 1")

@@ -77,7 +77,7 @@ COMMANDS: tuple[Subcommand, ...] = (
          "%mcp connect NAME --url URL [--header 'K: V']..."),
         "start a stdio server, or reach a server over HTTP",
         handlers.connect, awaited=True, opens_connection=True,
-        more=("    either form also takes --rate-limit RATE (default 10/min, burst 5; or off)",
+        more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
               "cards...)")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
@@ -110,7 +110,7 @@ COMMANDS: tuple[Subcommand, ...] = (
     Subcommand("unmute", ("%mcp unmute NAME",), "show NAME's requests again",
                handlers.unmute, needs_name=True),
     Subcommand("limit", ("%mcp limit NAME [RATE]",),
-               "how often NAME may ask: 10/min, 2/s burst 4, or off",
+               "how often NAME may ask (off by default): 10/min, 2/s burst 4, or off",
                handlers.limit, needs_name=True),
     Subcommand("log", ("%mcp log NAME",), "the last lines a stdio server wrote to stderr",
                handlers.log, needs_name=True),

@@ -3,9 +3,10 @@
 In order: a muted connection answers ``cancel``; a malformed or oversized request is refused
 with a JSON-RPC error; a form that asks for secrets is refused if the connection says so; a
 recording (``%mcp replay``) answers if it has a fitting answer; the respond policy answers; and
-what is left for the person (a form, or a URL consent card) is declined if the server asks more
-often than its rate limit allows, or shown and waited for. Where no widget frontend is attached,
-a request answers ``cancel`` after a bounded wait.
+what is left for the person (a form, or a URL consent card) waits for its turn in the
+connection's backlog (a few are shown at once), then is shown and waited for. nb_elicit answers
+``cancel`` by itself only past the backlog's cap, past an optional rate limit, or where no
+widget frontend is attached (after a bounded wait). Only the person ever declines.
 
 Each of those ways returns an :class:`~nb_elicit._core.outcome.Outcome`, and
 :func:`write_outcome` is the one place that turns it into the cell's notice, the history entry
@@ -36,6 +37,7 @@ from .._ui.call_view import CallView
 from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
 from .._ui.url_card import UrlConsentCard
+from .backlog import Turn
 from .calls import SETTLE, Call
 from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
@@ -140,8 +142,9 @@ async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited.noting(*notes)
-    form = ElicitationForm(request.message, request.requested_schema, server=server)
-    return (await _by_person(server, form, call, view, gone)).noting(*notes)
+    outcome = await _by_person(server, lambda: ElicitationForm(
+        request.message, request.requested_schema, server=server), call, view, gone, guard)
+    return outcome.noting(*notes)
 
 
 async def _answer_url(server: str, request: ElicitationRequest, call: Call | None,
@@ -160,10 +163,14 @@ async def _answer_url(server: str, request: ElicitationRequest, call: Call | Non
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
-    card = UrlConsentCard(request.message, url, server=server,
-                          elicitation_id=request.elicitation_id)
-    guard.remember_card(request.elicitation_id, card)
-    return await _by_person(server, card, call, view, gone)
+
+    def card() -> UrlConsentCard:
+        made = UrlConsentCard(request.message, url, server=server,
+                              elicitation_id=request.elicitation_id)
+        guard.remember_card(request.elicitation_id, made)
+        return made
+
+    return await _by_person(server, card, call, view, gone, guard)
 
 
 def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
@@ -210,23 +217,44 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     """None if one more request may be shown to the person; else the outcome that says so."""
     if guard.allow():
         return None
-    return Outcome(Answer("decline"), "rate limit", counted=Counted("limited", lambda n: (
-        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit declined "
+    return Outcome(Answer("cancel"), "rate limit", counted=Counted("limited", lambda n: (
+        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit answered cancel to "
         f"{_requests(n)} without showing them. It shows the next one in "
-        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE.")))
+        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE|off.")))
 
 
-async def _by_person(server: str, prompt: PromptWidget, call: Call | None, view: CallView,
-                     gone: Callable[[], bool]) -> Outcome:
-    answer = await wait_for_person(server, prompt, call, view, gone)
-    notice = None
+async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call: Call | None,
+                     view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
+    """Wait for this request's turn in the backlog, then show it (made only then: a waiting
+    request costs no widgets) and wait for the person."""
+    backlog = guard.backlog
+    wait = None if widget_frontend_attached() else headless_wait()
+    turn = await backlog.turn(view, wait)
+    if turn is Turn.FULL:
+        return Outcome(Answer("cancel"), "backlog full", counted=Counted("full", lambda n: (
+            f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} requests "
+            f"already waited), so it answered cancel to {_requests(n)} without showing them.")))
+    if turn is Turn.CANCELLED:
+        return Outcome(Answer("cancel"), "cancelled while waiting", counted=Counted(
+            "cancelled", lambda n: f"You cancelled {_requests(n)} from {server} that waited."))
+    if turn is Turn.TIMED_OUT:
+        return _no_frontend(server)
+    try:
+        prompt = make_prompt()
+        answer = await wait_for_person(server, prompt, call, view, gone)
+    finally:
+        backlog.done()
     if prompt.answered_by == "no frontend":
-        notice = (f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
-                  f"widgets), so nb_elicit answered cancel after {headless_wait():g} s. To "
-                  f"answer without a person, set a policy: %mcp respond {server} "
-                  f"decline|cancel|accept JSON, nb_elicit.respond(...), or the environment "
-                  f"variable NB_ELICIT_RESPOND.")
-    return Outcome(answer, prompt.answered_by, notice=notice)
+        return _no_frontend(server)
+    return Outcome(answer, prompt.answered_by)
+
+
+def _no_frontend(server: str) -> Outcome:
+    return Outcome(Answer("cancel"), "no frontend", counted=Counted("no frontend", lambda n: (
+        f"No widget frontend is attached (nbclient, nbconvert and papermill show no widgets), "
+        f"so nb_elicit answered cancel to {_requests(n)} after {headless_wait():g} s. To answer "
+        f"without a person, set a policy: %mcp respond {server} decline|cancel|accept JSON, "
+        f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")))
 
 
 async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,

@@ -65,10 +65,12 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
     every HTTP request. An existing connection of the same name is closed first.
 
-    ``rate_limit`` caps how often the server may ask (``"10/min"``, ``"2/s burst 4"``, or None
-    for no limit; the default is 10 a minute with a burst of 5): requests past it are declined
-    with one notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a
-    secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
+    At most three of the server's forms are open at once; further requests wait in order and
+    are shown as earlier ones are answered (past 100 waiting, nb_elicit answers ``cancel``).
+    ``rate_limit`` optionally caps how often the server may ask (``"10/min"``, ``"2/s burst
+    4"``; the default, None, is no limit): requests past it are answered ``cancel`` with one
+    notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a secret; the
+    default, ``"warn"``, shows them with a warning, the secret field masked and empty.
     ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
@@ -86,7 +88,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
             raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
         target = HttpTarget(url, _strings(headers, "headers"))
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
-                  secret_forms)
+                  secret_forms, server=name)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
                                 or not timeout > 0):
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
@@ -125,8 +127,8 @@ class Connection:
         self.target = target
         #: Seconds a tool call may take (None: no limit).
         self.timeout = timeout
-        #: Rate limit, mute and the secret-form rule of this connection.
-        self.guard = guard or Guard()
+        #: Backpressure, mute, rate limit and the secret-form rule of this connection.
+        self.guard = guard or Guard(server=name)
         self._sessions: dict[str, ServerSession] = {}
         self._primary = Era.HANDSHAKE
         self._tool_modes: dict[str, Era] = {}

@@ -1,9 +1,11 @@
-"""What protects the person from one connection's server: rate limit, mute and secret forms.
+"""What protects the person from one connection's server: backpressure, mute, an optional
+rate limit, and the secret-form rule.
 
-Each :class:`~nb_elicit.Connection` has one :class:`Guard`. It decides, before anything is
-shown, whether a request is muted (answered ``cancel``) or over the rate limit (answered
-``decline``), and keeps the one notice that says so up to date instead of adding a line per
-request. It also remembers URL consent cards by elicitation id, so that a
+Each :class:`~nb_elicit.Connection` has one :class:`Guard`. It holds the connection's
+:class:`~nb_elicit._runtime.backlog.Backlog` (a few requests shown at once, the rest waiting in
+order), says whether a request is muted or over the rate limit (both answered ``cancel``: only
+the person declines), and keeps the one notice that counts such requests up to date instead of
+adding a line per request. It also remembers URL consent cards by elicitation id, so that a
 ``notifications/elicitation/complete`` finds its card.
 """
 
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, RateLimiter
+from .backlog import Backlog
 
 __all__ = ["SECRET_FORM_RULES", "Guard"]
 
@@ -23,8 +26,9 @@ _REMEMBERED_CARDS = 200
 
 class Guard:
     def __init__(self, rate_limit: RateLimit | None = DEFAULT_RATE_LIMIT,
-                 secret_forms: str = "warn"):
+                 secret_forms: str = "warn", server: str = "MCP server"):
         self.muted = False
+        self.backlog = Backlog(server)
         self.set_rate_limit(rate_limit)
         self.secret_forms = secret_forms
         self._notices: dict[str, tuple[Any, Any, int]] = {}  # kind -> (view, line, count)

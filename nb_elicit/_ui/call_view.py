@@ -63,6 +63,9 @@ class CallView(widgets.VBox):
         self.lines: list[str] = []
         self._progress_box = widgets.HBox()
         self._progress_box.add_class("nb-elicit-progress")
+        #: "N more requests from SERVER are waiting", made when the first request waits.
+        self._backlog: widgets.HBox | None = None
+        self._cancel_backlog = None
         super().__init__([self.status, self._progress_box, self.forms, self.result])
         self.add_class("nb-elicit-call")
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
@@ -93,6 +96,39 @@ class CallView(widgets.VBox):
         form.show_waited(self.deadline)
         if self._ticker is None and not self.frozen:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
+
+    def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
+        """How many more requests of ``server`` wait to be shown (0: none; the line hides),
+        with a button that cancels them all (``cancel_all()``, safe from any thread). Returns
+        the line, once it exists."""
+        if self.frozen:
+            return None
+        self._cancel_backlog = cancel_all
+        if self._backlog is None:
+            if not count:
+                return None
+            button = widgets.Button(description=t("cancel_waiting"),
+                                    tooltip=t("cancel_waiting.tip"))
+            button.add_class("nb-elicit-cancel-waiting")
+            button.on_click(lambda _: self._cancel_backlog and self._cancel_backlog())
+            line = widgets.HTML()
+            line.add_class("nb-elicit-backlog-text")
+            self._backlog = widgets.HBox([line, button])
+            self._backlog.add_class("nb-elicit-backlog")
+            self.children = (self.status, self._progress_box, self.forms, self._backlog,
+                             self.result)
+        line = self._backlog.children[0]
+        line.value = text_html(t("backlog_one", server=server) if count == 1 else
+                               t("backlog_many", n=count, server=server)) if count else ""
+        self._backlog.layout.display = None if count else "none"
+        return self._backlog
+
+    @property
+    def backlog_text(self) -> str:
+        """The waiting line's text ("" when nothing waits), for tests and plain-text runs."""
+        if self._backlog is None or self._backlog.layout.display == "none":
+            return ""
+        return html.unescape(re.sub(r"<[^>]+>", "", self._backlog.children[0].value))
 
     def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress notification of the call: a bar (when there is a total) and its message."""

@@ -1,0 +1,129 @@
+"""Backpressure: a few of one connection's requests are shown at once, the rest wait in order.
+
+A server may ask many questions at once. Instead of refusing some on the person's behalf,
+:class:`Backlog` shows at most ``open_at_once`` of a connection's forms and cards at a time and
+keeps the others waiting, first come first served; each one is shown as soon as an earlier one
+is answered, so a person who keeps up is never refused. The cells with waiting requests say how
+many wait, with a button that cancels them all (the person's ``cancel``). Only past
+``max_waiting`` does nb_elicit answer by itself: ``cancel``, with one counted notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .._core.limits import MAX_WAITING, OPEN_AT_ONCE
+from .kernel_compat import keep_widget_messages_flowing
+
+__all__ = ["Backlog", "Turn"]
+
+
+class Turn(Enum):
+    """How a request's wait for its turn ended."""
+
+    SHOWN = "shown"  # it holds a place: show it, then call Backlog.done()
+    FULL = "full"  # too many were already waiting
+    CANCELLED = "cancelled"  # the person cancelled the waiting requests
+    TIMED_OUT = "timed out"  # nobody could see it (no frontend) for the bounded wait
+
+
+@dataclass(eq=False)
+class _Waiter:
+    future: asyncio.Future
+    view: object  # the CallView of the call that asked (shows the count)
+    loop: asyncio.AbstractEventLoop = field(repr=False, default=None)
+
+
+class Backlog:
+    def __init__(self, server: str, open_at_once: int = OPEN_AT_ONCE,
+                 max_waiting: int = MAX_WAITING):
+        if open_at_once < 1 or max_waiting < 0:
+            raise ValueError("open_at_once must be at least 1 and max_waiting at least 0")
+        self.server = server
+        self.open_at_once, self.max_waiting = open_at_once, max_waiting
+        self.open = 0
+        self.most_open = 0  # the most ever open at once (for benchmarks and tests)
+        self._waiting: deque[_Waiter] = deque()
+        self._shown_in: set = set()  # views that show a waiting count now
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    async def turn(self, view, timeout: float | None = None) -> Turn:
+        """Wait until this request may be shown (or cannot be); ``timeout`` bounds the wait."""
+        if self.open < self.open_at_once and not self._waiting:
+            self._take()
+            return Turn.SHOWN
+        if len(self._waiting) >= self.max_waiting:
+            return Turn.FULL
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(loop.create_future(), view, loop)
+        self._waiting.append(waiter)
+        self._show_counts()
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
+        except asyncio.TimeoutError:
+            return self._leave(waiter, Turn.TIMED_OUT)
+        except asyncio.CancelledError:  # the request was withdrawn while it waited
+            self._leave(waiter, None)
+            raise
+
+    def done(self) -> None:
+        """A shown request was answered (or went away): the next waiting one is shown."""
+        self.open -= 1
+        while self._waiting and self.open < self.open_at_once:
+            waiter = self._waiting.popleft()
+            if not waiter.future.done():
+                self._take()
+                waiter.future.set_result(Turn.SHOWN)
+        self._show_counts()
+
+    def cancel_waiting(self) -> int:
+        """The person cancels every waiting request (they answer ``cancel``); how many."""
+        cancelled = 0
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.future.done():
+                waiter.future.set_result(Turn.CANCELLED)
+                cancelled += 1
+        self._show_counts()
+        return cancelled
+
+    def cancel_waiting_soon(self) -> None:
+        """:meth:`cancel_waiting` from any thread (a click may arrive on a subshell thread)."""
+        loops = {w.loop for w in self._waiting}
+        for loop in loops:
+            with contextlib.suppress(RuntimeError):  # that loop is closed
+                loop.call_soon_threadsafe(self.cancel_waiting)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _take(self) -> None:
+        self.open += 1
+        self.most_open = max(self.most_open, self.open)
+
+    def _leave(self, waiter: _Waiter, turn: Turn | None) -> Turn | None:
+        """A waiter stops waiting by itself; a place it was just given passes on."""
+        with contextlib.suppress(ValueError):
+            self._waiting.remove(waiter)
+        if waiter.future.done() and waiter.future.result() is Turn.SHOWN:
+            self.done()
+        elif not waiter.future.done():
+            waiter.future.cancel()
+        self._show_counts()
+        return turn
+
+    def _show_counts(self) -> None:
+        now = {w.view for w in self._waiting}
+        for view in now | self._shown_in:
+            line = view.show_backlog(self.server, self.waiting if view in now else 0,
+                                     self.cancel_waiting_soon)
+            if line is not None:
+                keep_widget_messages_flowing(line)  # its button is clicked while cells wait
+        self._shown_in = now
+
