@@ -6,9 +6,11 @@ records (or tool results) show what reached them.
 
 import asyncio
 import html
+import json
 import sys
 
 import pytest
+from helpers.fill import fill
 from helpers.servers import SERVERS, demo_command, drive, sdk2_command
 
 import nb_elicit
@@ -346,7 +348,7 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
     (value, text, waited), view, result = drive(scenario)
     assert result == "Imported 4 rows (overwrote row 4)."
     assert 0 < value < 1 and "Importing row 3 of 4" in text
-    assert "waiting 0 s" in waited and "left" in waited  # the connection has a timeout
+    assert "waiting 0 s" in waited and "timeout paused" in waited  # the connection has a timeout
     assert view.progress.value == 1.0 and "Import finished (100%)" in view.progress_text.value
 
 
@@ -381,3 +383,35 @@ def test_finished_calls_leave_no_widget_models_alive(journal, views):
     before, after = drive(scenario)
     assert after == before
     assert len(views) == 5 and all(v.frozen for v in views)
+
+
+def test_the_timeout_stands_still_while_a_form_is_open_and_the_form_says_so(journal, views):
+    """A person who takes longer than the connection's timeout to answer is not cut off."""
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal), timeout=1)
+        call = asyncio.ensure_future(conn.call_tool("contact_info"))
+        form = await person.wait_for_form()
+        await asyncio.sleep(2.5)  # longer than the timeout, with the form open
+        waited = form.waited.value
+        line = views[-1].status.value
+        fill(form, {"name": "Ada", "email": "ada@example.com"})
+        form.submit_button.click()
+        return await call, waited, line
+
+    result, waited, line = drive(scenario)
+    assert json.loads(result.text)["action"] == "accept"
+    assert "timeout paused while you answer" in waited
+    assert "timeout paused while you answer" in line
+    assert [e["action"] for e in journal.entries()] == ["accept"]
+
+
+def test_the_timeout_still_ends_a_call_that_runs_long_after_its_form(journal, views):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal), timeout=1.5)
+        person.will("accept", {"overwrite": True})
+        with pytest.raises(nb_elicit.ServerError) as error:
+            await conn.call_tool("import_rows", {"rows": 6, "delay": 0.4})
+        return error.value
+
+    error = drive(scenario)
+    assert error.code == -32001 and "timeout of 1.5 s" in error.message

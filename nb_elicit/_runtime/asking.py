@@ -229,7 +229,13 @@ async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call:
     request costs no widgets) and wait for the person."""
     backlog = guard.backlog
     wait = None if widget_frontend_attached() else headless_wait()
-    turn = await backlog.turn(view, wait)
+    if call is not None:
+        call.begin_asking()  # waiting for the person, shown or not: the call's timeout pauses
+    try:
+        turn = await backlog.turn(view, wait)
+    finally:
+        if call is not None:
+            call.end_asking()
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), "backlog full", counted=Counted("full", lambda n: (
             f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} requests "
@@ -261,14 +267,14 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
                           view: CallView, gone: Callable[[], bool]) -> Answer:
     """Show ``prompt`` in ``view`` and wait for its answer (bounded where nobody can see it)."""
     keep_widget_messages_flowing(prompt)
-    view.add_form(prompt)
+    if call is not None:
+        call.begin_asking()  # (first: the form shows at once that the call's timeout is paused)
     loop = asyncio.get_running_loop()
     timer = None
-    if not widget_frontend_attached():
-        timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
-    if call is not None:
-        call.begin_asking()
     try:
+        view.add_form(prompt)
+        if not widget_frontend_attached():
+            timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
         with PENDING.track(prompt, server, call):
             return await prompt.wait()
     except asyncio.CancelledError:

@@ -2,7 +2,8 @@
 
 A call displays its view in the cell that made it, records itself as the current call (so that
 forms the server asks for during it land in that view), and waits with light wake-ups so that
-Kernel > Interrupt ends it promptly.
+Kernel > Interrupt ends it promptly. A connection's ``timeout`` counts only the time nobody is
+answering one of the call's forms: a person who is typing is never cut off.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import time
 from collections.abc import Awaitable, Callable
 
-from .._core.errors import NbElicitError, ServerDisconnected
+from .._core.errors import NbElicitError, ServerDisconnected, ServerError
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
@@ -24,6 +26,8 @@ __all__ = ["SETTLE", "Call", "ToolCall", "current_call", "run_call"]
 WAKE = 0.2
 #: A short moment: for answers to go out, or to see whether a server is gone.
 SETTLE = 0.05
+#: JSON-RPC's "request timed out" (what the SDK raises for a request past its timeout).
+REQUEST_TIMEOUT = -32001
 
 current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
     "nb_elicit_call", default=None)
@@ -32,13 +36,20 @@ current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
 class Call:
     """One request in flight on a connection, with the view in the cell that made it."""
 
-    def __init__(self, view: CallView):
+    def __init__(self, view: CallView, timeout: float | None = None):
         self.view = view
+        #: Seconds the call may run while nobody is answering one of its forms (None: no limit).
+        self.timeout = timeout
         self._asking = 0  # elicitations of this call still being answered
         self._settled = asyncio.Event()
         self._settled.set()
+        self._started = time.monotonic()
+        self._paused_at: float | None = None
+        self._paused_for = 0.0
 
     def begin_asking(self) -> None:
+        if not self._asking:
+            self._paused_at = time.monotonic()
         self._asking += 1
         self._settled.clear()
 
@@ -46,6 +57,22 @@ class Call:
         self._asking -= 1
         if not self._asking:
             self._settled.set()
+            if self._paused_at is not None:
+                self._paused_for += time.monotonic() - self._paused_at
+                self._paused_at = None
+
+    @property
+    def paused(self) -> bool:
+        """Whether the timeout is paused: one of this call's forms is open."""
+        return self._asking > 0
+
+    def time_left(self) -> float | None:
+        """Seconds left before the timeout ends the call (None: no timeout)."""
+        if self.timeout is None:
+            return None
+        now = time.monotonic()
+        paused = self._paused_for + (now - self._paused_at if self._paused_at is not None else 0)
+        return self.timeout - (now - self._started - paused)
 
     async def let_answers_out(self, timeout: float) -> None:
         """Give answers just given (a dismissal on interrupt) time to reach the server."""
@@ -55,19 +82,31 @@ class Call:
 
 
 async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
-                   show: bool, interruptible: bool = True,
+                   show: bool, interruptible: bool = True, timeout: float | None = None,
                    on_disconnect: Callable[[], None] = lambda: None):
-    """Run ``work`` as a call of ``server`` shown in ``view``; return its result."""
-    call = Call(view)
+    """Run ``work`` as a call of ``server`` shown in ``view``; return its result.
+
+    ``timeout`` ends the call once it has run that long with none of its forms open."""
+    call = Call(view, timeout)
+    view.follow(call)
     calls.append(call)
     token = current_call.set(call)
     task = asyncio.ensure_future(work)
     succeeded = False
     try:
-        if interruptible:
-            # Wake up now and then: Kernel > Interrupt only lands while we are awake.
+        if interruptible or timeout is not None:
+            # Wake up now and then: Kernel > Interrupt only lands while we are awake, and the
+            # timeout is checked (it stands still while a form is open).
             while not task.done():
                 await asyncio.wait({task}, timeout=WAKE)
+                left = call.time_left()
+                if left is not None and left <= 0 and not task.done():
+                    task.cancel()  # the SDK tells the server
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    raise ServerError(REQUEST_TIMEOUT, (
+                        f"{view.what} took longer than the connection's timeout of "
+                        f"{timeout:g} s, so it was cancelled"))
         result = await task
         succeeded = True
     except asyncio.CancelledError:

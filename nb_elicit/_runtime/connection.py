@@ -71,7 +71,8 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     4"``; the default, None, is no limit): requests past it are answered ``cancel`` with one
     notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a secret; the
     default, ``"warn"``, shows them with a warning, the secret field masked and empty.
-    ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
+    ``timeout`` (seconds) ends a tool call that takes longer; the time a form of the call is
+    open does not count (a person who is answering is never cut off), and the form says so.
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
@@ -212,14 +213,15 @@ class Connection:
         """Call a tool and wait; its forms and then its result appear in this cell."""
         check_blocking_supported()
         view = self._view(f"{tool}", show_waiting=True)
-        return await self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True)
+        return await self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True,
+                                   timeout=self.timeout)
 
     def start_tool(self, tool: str, arguments: dict | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self._view(tool, show_waiting=True)
         task = asyncio.get_running_loop().create_task(
             self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True,
-                          interruptible=False))
+                          interruptible=False, timeout=self.timeout))
         return ToolCall(task, self.name, tool)
 
     async def list_tools(self) -> list[dict]:
@@ -321,8 +323,7 @@ class Connection:
         call = current_call.get()
         progress = call.view.show_progress if call is not None else None
         try:
-            return await (await self._session(mode)).call_tool(tool, arguments, self.timeout,
-                                                               progress)
+            return await (await self._session(mode)).call_tool(tool, arguments, None, progress)
         except ServerError as error:
             if not needs_other_mode(error, mode):
                 raise
@@ -332,14 +333,14 @@ class Connection:
             except ConnectError:
                 raise error from None
             self._tool_modes[tool] = other
-            return await session.call_tool(tool, arguments, self.timeout, progress)
+            return await session.call_tool(tool, arguments, None, progress)
 
     # -- internals: calls and their views --------------------------------------------------
 
     def _view(self, what: str, show_waiting: bool) -> CallView:
         if self._state is State.CLOSED:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
-        view = CallView(self.name, what, show_waiting=show_waiting, timeout=self.timeout)
+        view = CallView(self.name, what, show_waiting=show_waiting)
         if show_waiting or widget_frontend_attached():
             # (a quiet request shows nothing unless a form may come)
             view.show(keyboard=widget_frontend_attached())
@@ -354,9 +355,10 @@ class Connection:
         return await self._in_call(view, run(), show=False)
 
     async def _in_call(self, view: CallView, work: Awaitable, *, show: bool,
-                       interruptible: bool = True):
+                       interruptible: bool = True, timeout: float | None = None):
         return await run_call(self.name, view, work, self._calls, show=show,
-                              interruptible=interruptible, on_disconnect=self._mark_disconnected)
+                              interruptible=interruptible, timeout=timeout,
+                              on_disconnect=self._mark_disconnected)
 
     def _mark_disconnected(self) -> None:
         """A request found the server gone."""

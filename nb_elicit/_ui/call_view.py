@@ -36,12 +36,11 @@ MAX_NOTICES = 50
 class CallView(widgets.VBox):
     """Shows "waiting for SERVER · TOOL (12 s)", then the forms, then the tool's result."""
 
-    def __init__(self, server: str, what: str, *, show_waiting: bool = True,
-                 timeout: float | None = None):
+    def __init__(self, server: str, what: str, *, show_waiting: bool = True):
         self.server, self.what = server, what
         self.started = time.monotonic()
-        #: When the call times out (monotonic seconds), if the connection has a timeout.
-        self.deadline = self.started + timeout if timeout else None
+        #: The call's timeout clock (``time_left()``, ``paused``), once a call follows it.
+        self._clock = None
         self.status = widgets.HTML()
         self.status.add_class("nb-elicit-call-status")
         self.progress: widgets.FloatProgress | None = None
@@ -93,7 +92,7 @@ class CallView(widgets.VBox):
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
         self.forms.children = (*self.forms.children, form)
-        form.show_waited(self.deadline)
+        form.show_waited(*self._timeout())
         if self._ticker is None and not self.frozen:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
@@ -285,9 +284,20 @@ class CallView(widgets.VBox):
     def _prompts(self) -> list:
         return [c for c in self.forms.children if hasattr(c, "answer")]
 
+    def follow(self, clock) -> None:
+        """Show the time left of ``clock`` (a call: ``time_left()`` and ``paused``)."""
+        self._clock = clock
+
+    def _timeout(self) -> tuple[float | None, bool]:
+        """Seconds left before the call's timeout (None: none), and whether it is paused."""
+        if self._clock is None:
+            return None, False
+        return self._clock.time_left(), self._clock.paused
+
     def _show_waiting(self) -> None:
-        left = (t("left_suffix", time=duration(max(0.0, self.deadline - time.monotonic())))
-                if self.deadline is not None else "")
+        left, paused = self._timeout()
+        left = ("" if left is None else ", " + t("timeout_paused") if paused else
+                t("left_suffix", time=duration(max(0.0, left))))
         self.status.value = text_html(t("waiting_call", server=self.server, what=self.what,
                                         elapsed=duration(time.monotonic() - self.started),
                                         left=left))
@@ -299,7 +309,7 @@ class CallView(widgets.VBox):
                 self._show_waiting()
             for prompt in self._prompts():
                 if not prompt.answer.done():
-                    prompt.show_waited(self.deadline)
+                    prompt.show_waited(*self._timeout())
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:

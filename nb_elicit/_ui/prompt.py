@@ -133,12 +133,13 @@ class PromptWidget(widgets.VBox):
         self.answer.add_done_callback(wake)
         return await waiter
 
-    def show_waited(self, deadline: float | None = None) -> None:
-        """How long this request has waited, and the time left when the call has a deadline."""
-        now = time.monotonic()
-        text = t("waiting", time=duration(now - self.started))
-        if deadline is not None:
-            text += " · " + t("left", time=duration(max(0.0, deadline - now)))
+    def show_waited(self, left: float | None = None, paused: bool = False) -> None:
+        """How long this request has waited, and, when its call has a timeout, the time left
+        (``left`` seconds) or that the timeout is paused while the person answers."""
+        text = t("waiting", time=duration(time.monotonic() - self.started))
+        if left is not None:
+            text += " · " + (t("timeout_paused") if paused else
+                             t("left", time=duration(max(0.0, left))))
         self.waited.value = (f'<span style="color: var(--jp-content-font-color2)">'
                              f"{html.escape(text)}</span>")
 
