@@ -68,7 +68,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     ``rate_limit`` caps how often the server may ask (``"10/min"``, ``"2/s burst 4"``, or None
     for no limit; the default is 10 a minute with a burst of 5): requests past it are declined
     with one notice. ``secret_forms="refuse"`` declines forms that ask for what looks like a
-    secret; the default, ``"warn"``, shows them with a warning and nothing prefilled.
+    secret; the default, ``"warn"``, shows them with a warning, the secret fields masked and empty.
     ``timeout`` (seconds) ends a tool call that takes longer; its forms show the time left.
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
