@@ -5,7 +5,7 @@ import threading
 import ipywidgets as widgets
 import pytest
 from helpers.fill import fill
-from helpers.schemas import SPEC_EXAMPLES, load_example
+from helpers.schemas import EVERYTHING, SPEC_EXAMPLES, load_example
 
 from nb_elicit import Answer, ElicitationForm, SchemaError, validate_content
 from nb_elicit._ui.controls import (
@@ -127,6 +127,61 @@ def test_defaults_are_prefilled_and_sent_verbatim():
     assert answer(form).content == {"s": "hello", "n": 2.5, "i": 7, "b": False,
                                     "d": "2024-03-15", "t": "2024-03-15T10:00:00Z",
                                     "e": "y", "m": ["x"]}
+
+
+SETTINGS = {"type": "object", "properties": {
+    "max_tokens": {"type": "integer", "title": "Max tokens", "minimum": 1, "default": 1024},
+    "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7},
+    "api_key": {"type": "string", "title": "API key", "default": "sk-from-the-server"},
+}, "required": ["api_key"]}
+
+
+def test_only_the_secret_field_is_masked_and_empty_and_the_rest_keep_their_defaults():
+    form = make(SETTINGS)
+    assert form.secret_fields == ["api_key"]
+    assert form.controls["max_tokens"].widget.value == "1024"
+    assert form.controls["temperature"].widget.value == "0.7"
+    assert type(form.controls["max_tokens"].widget) is widgets.Text
+    key = form.controls["api_key"].widget
+    assert isinstance(key, widgets.Password) and key.value == ""
+    warning = [c for c in form.children if "nb-elicit-secret-warning" in c._dom_classes]
+    assert len(warning) == 1 and "API key" in warning[0].value
+    assert "Max tokens" not in warning[0].value
+
+
+def test_submit_after_typing_the_secret_sends_it_with_the_prefilled_defaults():
+    form = make(SETTINGS)
+    form.submit_button.click()
+    assert not form.answer.done()  # the required key is empty: nothing was invented for it
+    fill(form, {"api_key": "sk-typed"})
+    form.submit_button.click()
+    assert answer(form) == Answer("accept", {"max_tokens": 1024, "temperature": 0.7,
+                                             "api_key": "sk-typed"})
+
+
+def test_a_secret_number_field_is_masked_too():
+    form = make({"type": "object", "properties": {"pin": {"type": "integer", "default": 1234},
+                                                  "count": {"type": "integer", "default": 3}}})
+    assert isinstance(form.controls["pin"].widget, widgets.Password)
+    assert form.controls["pin"].widget.value == "" and form.controls["count"].widget.value == "3"
+    fill(form, {"pin": 4321})
+    form.submit_button.click()
+    assert answer(form).content == {"pin": 4321, "count": 3}
+
+
+def test_the_everything_servers_form_shows_all_eight_defaults_and_masks_nothing():
+    schema = EVERYTHING["requestedSchema"]
+    form = ElicitationForm(EVERYTHING["message"], schema, server="everything")
+    assert form.secret_fields == []
+    assert not [c for c in form.children if "nb-elicit-secret-warning" in c._dom_classes]
+    assert not [c for c in form.controls.values() if isinstance(c.widget, widgets.Password)]
+    assert form.controls["integer"].widget.value == "42"
+    defaults = {name: prop["default"] for name, prop in schema["properties"].items()
+                if "default" in prop}
+    assert len(defaults) == 8
+    fill(form, {"name": "Ada Lovelace"})
+    form.submit_button.click()
+    assert answer(form) == Answer("accept", {"name": "Ada Lovelace", **defaults})
 
 
 def test_a_required_boolean_without_default_must_be_chosen():

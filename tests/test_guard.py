@@ -100,15 +100,15 @@ SECRET_FORM = {"type": "object", "properties": {
 }}
 
 
-def test_a_form_that_asks_for_a_secret_warns_masks_and_leaves_only_the_secret_empty():
+def test_a_form_that_asks_for_a_secret_warns_and_masks_only_that_field():
     form = ElicitationForm("Log in", SECRET_FORM, server="demo")
     assert form.secret_fields == ["password"]
     warning = [c for c in form.children if "nb-elicit-secret-warning" in c._dom_classes]
     assert len(warning) == 1 and "password" in warning[0].value
     assert isinstance(form.controls["password"].widget, widgets.Password)
-    assert form.controls["user"].widget.value == "ada"  # other fields keep their defaults
+    assert form.controls["user"].widget.value == "ada"
     assert form.controls["password"].widget.value == ""
-    assert form.content == {"user": "ada", "plan": "b"}
+    assert form.content == {"user": "ada", "plan": "b"}  # the secret's default is never sent
 
 
 def test_an_ordinary_form_has_no_warning_and_keeps_its_defaults():

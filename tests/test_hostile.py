@@ -12,6 +12,7 @@ import json
 import ipywidgets as widgets
 import pytest
 from helpers.fill import fill
+from helpers.schemas import EVERYTHING
 from helpers.servers import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
@@ -321,7 +322,8 @@ def test_a_server_that_never_answers_after_submit_can_still_be_cancelled():
 
 # -- forms that ask for secrets -----------------------------------------------------------------
 
-SECRET = {"type": "object", "properties": {"api_key": {"type": "string", "default": "sk-123"}}}
+SECRET = {"type": "object", "properties": {"api_key": {"type": "string", "default": "sk-123"},
+                                           "max_tokens": {"type": "integer", "default": 512}}}
 
 
 def test_a_connection_can_refuse_forms_that_ask_for_secrets(views):
@@ -332,7 +334,7 @@ def test_a_connection_can_refuse_forms_that_ask_for_secrets(views):
     assert "refuses such forms" in views[0].forms.children[0].value
 
 
-def test_by_default_a_secret_form_shows_with_a_warning_and_nothing_prefilled(views):
+def test_by_default_a_secret_form_shows_with_a_warning_and_the_secret_not_prefilled(views):
     async def send(conn, person):
         call = asyncio.ensure_future(raw(conn, {"message": "Your key", "requestedSchema": SECRET}))
         form = await person.wait_for_form()
@@ -343,4 +345,28 @@ def test_by_default_a_secret_form_shows_with_a_warning_and_nothing_prefilled(vie
 
     outcome, warned, content = run_case(send)
     assert outcome == {"result": {"action": "cancel"}}
-    assert warned == ["api_key"] and content == {}
+    assert warned == ["api_key"] and content == {"max_tokens": 512}
+
+
+def test_a_connection_that_refuses_secret_forms_still_answers_forms_without_one(views):
+    # The "everything" server's form warns against a PIN in a description, and a settings form
+    # asks for max_tokens: neither asks for a secret, so neither is refused, and every default
+    # the person saw is sent.
+    settings = {"type": "object", "properties": {
+        "max_tokens": {"type": "integer", "default": 1024},
+        "temperature": {"type": "number", "default": 0.7}}}
+
+    async def send(conn, person):
+        person.will("accept", {"name": "Ada"}).will("accept", {})
+        first = await raw(conn, {"message": EVERYTHING["message"],
+                                 "requestedSchema": EVERYTHING["requestedSchema"]})
+        second = await raw(conn, {"message": "Settings", "requestedSchema": settings})
+        return first, second
+
+    first, second = run_case(send, secret_forms="refuse")
+    defaults = {name: prop["default"]
+                for name, prop in EVERYTHING["requestedSchema"]["properties"].items()
+                if "default" in prop}
+    assert first == {"result": {"action": "accept", "content": {"name": "Ada", **defaults}}}
+    assert second == {"result": {"action": "accept",
+                                 "content": {"max_tokens": 1024, "temperature": 0.7}}}

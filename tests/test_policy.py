@@ -59,9 +59,10 @@ def test_ordinary_names_are_not_secret(text):
 def test_history_masks_secret_looking_values():
     schema = {"type": "object", "properties": {
         "user": {"type": "string"}, "pw": {"type": "string", "title": "Password"},
-        "k": {"type": "string", "description": "Your API key"}}}
-    assert masked({"user": "ada", "pw": "hunter2", "k": "sk-1"}, schema) == {
-        "user": "ada", "pw": MASK, "k": MASK}
+        "k": {"type": "string", "title": "API key"},
+        "n": {"type": "integer", "description": "Not your PIN"}}}  # a description never counts
+    assert masked({"user": "ada", "pw": "hunter2", "k": "sk-1", "n": 7}, schema) == {
+        "user": "ada", "pw": MASK, "k": MASK, "n": 7}
     history = History()
     history.add("demo", "Log in", "accept", {"user": "ada", "pw": "hunter2"}, "person", schema)
     assert "hunter2" not in history.as_text() and "hunter2" not in history.as_html()

@@ -75,9 +75,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "secret_warning": (
         "⚠ This form seems to ask for a secret ({labels}). MCP servers must not ask for "
         "passwords, keys or payment details in a form; a trustworthy server sends you to its "
-        "own web page instead. Decline unless you are sure. Nothing here is prefilled.",
+        "own web page instead. Decline unless you are sure. What you type there is hidden and "
+        "never prefilled.",
         "⚠ 此表单似乎在索取机密信息（{labels}）。MCP 服务器不得通过表单索取密码、密钥或支付信息；"
-        "可信的服务器会引导您前往它自己的网页。除非您确定，否则请拒绝。此处没有预先填写任何内容。"),
+        "可信的服务器会引导您前往它自己的网页。除非您确定，否则请拒绝。您在该处输入的内容会被隐藏，"
+        "且从不预先填写。"),
     "required": ("Required.", "必填。"),
     # URL warnings
     "warn_userinfo": ("The link has text before an @ ({before!r}); it really goes to {host}.",

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .secrets import looks_secret
+from .secrets import secret_property
 
 __all__ = ["FORMAT", "TAPE", "Mismatch", "RecordedAnswer", "Recorder", "Replayer", "record",
            "replay", "schema_hash"]
@@ -93,8 +93,7 @@ class Recorder:
         if content is not None:
             kept = {}
             for name, value in content.items():
-                prop = properties.get(name) if isinstance(properties.get(name), dict) else {}
-                if looks_secret(name, prop.get("title"), prop.get("description")):
+                if secret_property(name, properties.get(name)):
                     omitted.append(name)
                 else:
                     kept[name] = value

@@ -29,7 +29,7 @@ from .._core.schema import (
     NumberField,
     TextField,
 )
-from .._core.secrets import looks_secret
+from .._core.secrets import is_secret
 from .._core.validate import read_number
 
 __all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "make_control",
@@ -200,7 +200,7 @@ class TextControl(FieldControl):
 
 
 class SecretTextControl(TextControl):
-    """A text field that looks like it asks for a secret: typed characters are masked."""
+    """A text field that asks for a secret: typed characters are masked."""
 
     _WIDGET = widgets.Password
 
@@ -243,10 +243,12 @@ class NumberControl(FieldControl):
     would invent a value the person never typed.)
     """
 
+    _WIDGET: type[widgets.Text] = widgets.Text
+
     def __init__(self, field: NumberField, kit: Kit):
         default = "" if field.default is None else str(field.default)
-        text = widgets.Text(value=default, description=field.label,
-                            placeholder=_number_hint(field), style=kit.described(widgets.Text),
+        text = self._WIDGET(value=default, description=field.label,
+                            placeholder=_number_hint(field), style=kit.described(self._WIDGET),
                             layout=kit.wide)
         super().__init__(field, text, kit)
 
@@ -256,6 +258,12 @@ class NumberControl(FieldControl):
         if not self.touched and self.field.default is not None:
             return self.field.default
         return read_number(self.field, self.widget.value)
+
+
+class SecretNumberControl(NumberControl):
+    """A number field that asks for a secret (a PIN, a CVV): typed digits are masked."""
+
+    _WIDGET = widgets.Password
 
 
 class CheckboxControl(FieldControl):
@@ -351,9 +359,9 @@ def make_control(field: Field, kit: Kit | None = None) -> FieldControl:
 _CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field, Kit], FieldControl]]] = [
     (lambda f: isinstance(f, TextField) and f.format == "date", DateControl),
     (lambda f: isinstance(f, TextField) and f.format == "date-time", DateTimeControl),
-    (lambda f: isinstance(f, TextField) and f.format is None
-     and looks_secret(f.name, f.title, f.description), SecretTextControl),
+    (lambda f: isinstance(f, TextField) and is_secret(f), SecretTextControl),
     (lambda f: isinstance(f, TextField), TextControl),
+    (lambda f: isinstance(f, NumberField) and is_secret(f), SecretNumberControl),
     (lambda f: isinstance(f, NumberField), NumberControl),
     (lambda f: isinstance(f, BooleanField) and f.required and f.default is None, YesNoControl),
     (lambda f: isinstance(f, BooleanField), CheckboxControl),

@@ -35,16 +35,16 @@ class ElicitationForm(PromptWidget):
     ``message``, ``server`` and everything in ``requested_schema`` come from an MCP server and
     are shown as plain text. Raises :class:`SchemaError` for a schema outside the subset.
 
-    Fields that look like they ask for a secret (password, API key, card number, ...) get a
-    warning at the top of the form, masked input, and no prefilled value (other fields keep
-    their defaults).
+    A field that asks for a secret (password, API key, card number, ...; see
+    :mod:`nb_elicit._core.secrets`) gets masked input and no prefilled value, and the form
+    warns at the top, naming it. Every other field keeps its default.
     """
 
     def __init__(self, message: str, requested_schema: dict, *, server: str = "MCP server",
                  **kwargs):
         self.spec: FormSpec = parse_schema(requested_schema)
         super().__init__(message, server, t("asks", server=server), **kwargs)
-        #: Names of the fields that look like secrets (they start empty and masked).
+        #: Names of the fields that ask for a secret: masked, and never prefilled.
         self.secret_fields = secret_fields(self.spec)
         self.controls: dict[str, FieldControl] = {}
         kit = self.kit

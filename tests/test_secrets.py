@@ -1,0 +1,177 @@
+"""Which fields count as secrets: real field names, both ways, and what the rule ignores."""
+
+import pytest
+from helpers.schemas import EVERYTHING
+
+from nb_elicit._core.history import History
+from nb_elicit._core.recording import Recorder
+from nb_elicit._core.schema import parse_schema
+from nb_elicit._core.secrets import (
+    MASK,
+    looks_secret,
+    masked,
+    secret_fields,
+    secret_property,
+    words,
+)
+
+# Field names (and a few titles) that real servers, SDKs and APIs use for secrets.
+SECRETS = [
+    "password",                      # PostgreSQL / MySQL connection forms
+    "PGPASSWORD",                    # libpq environment
+    "MYSQL_ROOT_PASSWORD",           # MySQL image
+    "db_password",
+    "redis_pass",
+    "passphrase",                    # SSH key passphrase
+    "api_key",                       # OpenAI / Anthropic clients
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "x-api-key",                     # Anthropic's header
+    "apiKey",                        # Brave search / many TS servers
+    "BRAVE_API_KEY",
+    "GITHUB_PERSONAL_ACCESS_TOKEN",  # GitHub MCP server
+    "SLACK_BOT_TOKEN",               # Slack MCP server
+    "SLACK_SIGNING_SECRET",
+    "STRIPE_SECRET_KEY",             # Stripe
+    "webhook_secret",
+    "card_number",                   # Stripe card[number]
+    "cardNumber",
+    "cvc",                           # Stripe card[cvc]
+    "cvv",
+    "client_secret",                 # OAuth
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "HF_TOKEN",                      # Hugging Face
+    "SENTRY_AUTH_TOKEN",
+    "TWILIO_AUTH_TOKEN",
+    "private_key",
+    "license_key",
+    "pin",
+    "pin_code",
+    "otp",
+    "mfa_code",
+    "2FA code",
+    "ssn",
+    "Social Security number",
+    "iban",
+    "security_code",
+    "credit_card_number",
+    "one-time code",
+    "API Key",                       # titles
+    "Personal access token",
+    "密码",
+]
+
+# Field names that look a bit like secrets but are not.
+NOT_SECRETS = [
+    # token counts and limits (OpenAI, Anthropic, Gemini, Hugging Face, usage reports)
+    "max_tokens", "maxTokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens",
+    "max_new_tokens", "max_tokens_to_sample", "budget_tokens", "prompt_tokens",
+    "completion_tokens", "total_tokens", "input_tokens", "output_tokens",
+    "cache_read_input_tokens", "reasoning_tokens", "num_tokens", "token_limit", "token_count",
+    "tokens_used", "token_budget", "tokens_per_minute", "cost_per_token", "Number of tokens",
+    # a model's special tokens and page cursors
+    "pad_token_id", "eos_token_id", "skip_special_tokens", "stop_token", "pageToken",
+    "nextPageToken", "NextToken",
+    # about a secret, not the secret
+    "token_type", "token_url", "secret_name", "password_min_length", "private_key_path",
+    "aws_access_key_id",
+    # other settings
+    "temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty", "seed", "stop",
+    "model", "user", "username", "host", "port", "database", "sslmode", "owner", "repo",
+    "per_page", "channel_id", "customer", "currency", "cardholder_name",
+    # keys that are not credentials, and words that only contain a secret word
+    "sort_key", "primary_key", "partition_key", "idempotency_key", "keyboard_layout",
+    "pass_rate", "passed", "score_to_pass", "passport_number", "pinned", "pin_to_top",
+    "spinner", "tokenizer", "compass",
+    # the official "everything" server's 13 fields (names and titles)
+    *EVERYTHING["requestedSchema"]["properties"],
+    *(p.get("title") for p in EVERYTHING["requestedSchema"]["properties"].values()),
+]
+
+
+def test_the_tables_are_big_enough():
+    assert len(SECRETS) >= 20 and len(set(NOT_SECRETS)) >= 20
+
+
+@pytest.mark.parametrize("name", SECRETS)
+def test_secret_names(name):
+    assert looks_secret(name)
+
+
+@pytest.mark.parametrize("name", NOT_SECRETS)
+def test_names_that_are_not_secrets(name):
+    assert not looks_secret(name)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("userAPIKey", ["user", "api", "key"]),
+    ("x-api-key", ["x", "api", "key"]),
+    ("db.pass", ["db", "pass"]),
+    ("MAX_TOKENS", ["max", "tokens"]),
+    ("2FACode", ["2fa", "code"]),
+    ("Card number", ["card", "number"]),
+])
+def test_names_are_read_as_words(text, expected):
+    assert words(text) == expected
+
+
+def test_a_title_alone_can_make_a_field_secret():
+    assert looks_secret("k", "API key") and looks_secret("value", "Password")
+    assert not looks_secret("k", "Max tokens")
+
+
+def test_a_description_that_warns_against_a_secret_does_not_make_a_field_secret():
+    schema = {"type": "object", "properties": {
+        "integer": {"type": "integer", "title": "Integer", "default": 42, "description":
+                    "Your favorite integer (do not give us your phone number, pin, or other "
+                    "sensitive info)"},
+        "note": {"type": "string", "description": "Never paste your API key or password here"}}}
+    assert secret_fields(parse_schema(schema)) == []
+    assert masked({"integer": 7, "note": "hi"}, schema) == {"integer": 7, "note": "hi"}
+
+
+def test_only_fields_one_types_into_can_be_secret():
+    schema = {"type": "object", "properties": {
+        "pin": {"type": "integer"},
+        "password": {"type": "string"},
+        "remember_password": {"type": "boolean"},
+        "token": {"type": "string", "enum": ["github", "gitlab"]},
+        "api_key": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "password_changed": {"type": "string", "format": "date"}}}
+    assert secret_fields(parse_schema(schema)) == ["pin", "password"]
+    props = schema["properties"]
+    assert [n for n in props if secret_property(n, props[n])] == ["pin", "password"]
+
+
+def test_the_everything_servers_form_has_no_secret():
+    schema = EVERYTHING["requestedSchema"]
+    assert secret_fields(parse_schema(schema)) == []
+    props = schema["properties"]
+    assert not [n for n in props if secret_property(n, props[n])]
+
+
+def test_history_masks_only_secret_values():
+    schema = {"type": "object", "properties": {
+        "max_tokens": {"type": "integer"}, "api_key": {"type": "string"},
+        "k": {"type": "string", "title": "Secret key"}}}
+    content = {"max_tokens": 1024, "api_key": "sk-1", "k": "sk-2"}
+    assert masked(content, schema) == {"max_tokens": 1024, "api_key": MASK, "k": MASK}
+    history = History()
+    history.add("demo", "Settings", "accept", content, "person", schema)
+    assert "sk-1" not in history.as_text() and "1024" in history.as_text()
+
+
+def test_a_recording_omits_only_secret_values(tmp_path):
+    schema = {"type": "object", "properties": {
+        "max_tokens": {"type": "integer"}, "api_key": {"type": "string"},
+        "integer": {"type": "integer", "description": "do not give us your pin"}}}
+    recorder = Recorder(tmp_path / "answers.json")
+    answer = recorder.add("demo", "settings", schema, "Settings", "accept",
+                          {"max_tokens": 1024, "api_key": "sk-1", "integer": 7})
+    assert answer.content == {"max_tokens": 1024, "integer": 7}
+    assert answer.omitted == ["api_key"]
+    assert "sk-1" not in (tmp_path / "answers.json").read_text(encoding="utf-8")
