@@ -84,9 +84,15 @@ class TextField(Field):
 
 @dataclass(frozen=True)
 class NumberField(Field):
+    """A number or integer. Of a lower bound, only the one that decides is kept: ``minimum``
+    (inclusive) or ``exclusive_minimum``; likewise for the upper bound."""
+
     integer: bool = False
     minimum: int | float | None = None
     maximum: int | float | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    multiple_of: int | float | None = None
 
     kind: ClassVar[str] = "number"
 
@@ -136,13 +142,15 @@ class FormSpec:
         raise KeyError(name)
 
 
-_TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description"})
+_TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description",
+                           "$defs", "additionalProperties"})
 _COMMON = frozenset({"type", "title", "description", "default"}) | ANNOTATION_KEYWORDS
 _ALLOWED = {
     "text": _COMMON | {"minLength", "maxLength", "format", "pattern"},
-    "enum": _COMMON | {"enum", "enumNames"},
+    "enum": _COMMON | {"enum", "enumNames", "const"},
     "oneOf": _COMMON | {"oneOf"},
-    "number": _COMMON | {"minimum", "maximum"},
+    "number": _COMMON | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                         "multipleOf"},
     "boolean": _COMMON,
     "array": _COMMON | {"items", "minItems", "maxItems", "uniqueItems"},
 }
@@ -178,6 +186,14 @@ def parse_schema(requested_schema: Any) -> FormSpec:
         if key not in _TOP_KEYWORDS and key not in ANNOTATION_KEYWORDS:
             problems.add(key, "is not supported in an elicitation schema")
 
+    additional = requested_schema.get("additionalProperties", False)
+    if not isinstance(additional, bool):
+        problems.add("additionalProperties", "only true or false is supported")
+    defs = requested_schema.get("$defs", {})
+    if not isinstance(defs, dict):
+        problems.add("$defs", "must be an object mapping names to schemas")
+        defs = {}
+
     properties = requested_schema.get("properties")
     if not isinstance(properties, dict):
         problems.add("properties", "must be an object mapping names to field schemas")
@@ -189,16 +205,87 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     for name in properties:
         if len(name) > MAX_TEXT:
             problems.add(f"properties.{name[:40]}…", _too_long(name, MAX_TEXT, "a name"))
-    properties = {name: unwrap_nullable(prop) for name, prop in properties.items()}
+    properties = {name: _flatten(prop, defs, f"properties.{name}", problems)
+                  for name, prop in properties.items()}
     required = _parse_required(requested_schema, properties, problems)
     fields = []
     for name, prop in properties.items():
+        if prop is _UNRESOLVED:
+            continue
         field = _parse_property(name, prop, name in required, problems)
         if field is not None:
             fields.append(field)
     if problems.items:
         raise SchemaError(problems.items)
     return FormSpec(fields=tuple(fields), schema={**requested_schema, "properties": properties})
+
+
+_UNRESOLVED: Any = object()  # a property whose $ref could not be resolved (already reported)
+_LOCAL_REF = "#/$defs/"
+
+
+def _flatten(prop: Any, defs: dict, path: str, problems: _Problems) -> Any:
+    """The flat form of a property that a framework wrote in a roundabout way.
+
+    Each step has exactly one meaning: a nullable wrapper (:func:`unwrap_nullable`), a local
+    ``$ref`` to a flat schema in ``$defs`` (pydantic writes an ``Enum`` field that way), and
+    the draft-4 boolean ``exclusiveMinimum``/``exclusiveMaximum`` next to a bound.
+    """
+    prop = unwrap_nullable(prop)
+    if isinstance(prop, dict) and "$ref" in prop:
+        prop = _resolve_ref(prop, defs, path, problems, drop=("title",))
+        if prop is _UNRESOLVED:
+            return prop
+    if isinstance(prop, dict) and isinstance(prop.get("items"), dict) and "$ref" in prop["items"]:
+        items = _resolve_ref(prop["items"], defs, f"{path}.items", problems,
+                             drop=("title", "description"))
+        if items is _UNRESOLVED:
+            return items
+        prop = {**prop, "items": items}
+    if isinstance(prop, dict) and prop.get("type") in ("number", "integer"):
+        prop = _draft4_bounds(prop)
+    return prop
+
+
+def _resolve_ref(prop: dict, defs: dict, path: str, problems: _Problems,
+                 drop: tuple[str, ...]) -> Any:
+    """``{"$ref": "#/$defs/NAME", ...}`` with NAME's schema in its place (one level only).
+
+    The target's ``title`` names the type (``Color``), not the field, so it is dropped; the
+    keywords beside the ``$ref`` (``default``, ``description``, ...) win over the target's.
+    Anything that is not flat is left for the parser to refuse.
+    """
+    ref = prop["$ref"]
+    if not isinstance(ref, str) or not ref.startswith(_LOCAL_REF) or "/" in ref[len(_LOCAL_REF):]:
+        problems.add(f"{path}.$ref", "only a local #/$defs/NAME reference is supported")
+        return _UNRESOLVED
+    name = ref[len(_LOCAL_REF):].replace("~1", "/").replace("~0", "~")
+    target = defs.get(name)
+    if not isinstance(target, dict):
+        problems.add(f"{path}.$ref", f"names {name[:40]!r}, which is not a schema in $defs")
+        return _UNRESOLVED
+    if "$ref" in target:
+        problems.add(f"{path}.$ref", f"names {name[:40]!r}, which is itself a $ref")
+        return _UNRESOLVED
+    inline = {k: v for k, v in target.items() if k not in drop}
+    return {**inline, **{k: v for k, v in prop.items() if k != "$ref"}}
+
+
+def _draft4_bounds(prop: dict) -> dict:
+    """Draft 4's ``"minimum": 0, "exclusiveMinimum": true`` as today's ``"exclusiveMinimum": 0``.
+
+    ``false`` only restates the inclusive bound. A ``true`` with no bound beside it has no
+    meaning and is left for the parser to refuse.
+    """
+    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = prop.get(exclusive)
+        if flag is False:
+            prop = {k: v for k, v in prop.items() if k != exclusive}
+        elif flag is True and bound in prop:
+            value = prop[bound]
+            prop = {k: v for k, v in prop.items() if k != bound}
+            prop[exclusive] = value
+    return prop
 
 
 def unwrap_nullable(prop: Any) -> Any:
@@ -282,12 +369,14 @@ def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
         if key in prop:
             problems.add(f"{path}.{key}", f"{key} is not supported in an elicitation schema")
             return None
+    if "type" not in prop and "oneOf" in prop:
+        return "oneOf"  # titled choices say their type themselves (older FastMCP writes this)
     if "type" not in prop:
         problems.add(f"{path}.type", "is missing")
         return None
     t = prop["type"]
     if t == "string":
-        if "enum" in prop:
+        if "enum" in prop or "const" in prop:
             return "enum"
         return "oneOf" if "oneOf" in prop else "text"
     if t in ("number", "integer"):
@@ -341,13 +430,37 @@ def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Fie
     maximum = _number(prop, "maximum", path, problems)
     if minimum is not None and maximum is not None and minimum > maximum:
         problems.add(f"{path}.minimum", f"{minimum} is greater than maximum {maximum}")
+    above = _exclusive(prop, "exclusiveMinimum", "minimum", path, problems)
+    below = _exclusive(prop, "exclusiveMaximum", "maximum", path, problems)
+    # Of two lower bounds only the stricter one matters (likewise for upper bounds).
+    if above is not None and minimum is not None:
+        minimum, above = (None, above) if above >= minimum else (minimum, None)
+    if below is not None and maximum is not None:
+        maximum, below = (None, below) if below <= maximum else (maximum, None)
+    if above is not None or below is not None:
+        lo_key, lo = ("exclusiveMinimum", above) if above is not None else ("minimum", minimum)
+        hi_key, hi = ("exclusiveMaximum", below) if below is not None else ("maximum", maximum)
+        if lo is not None and hi is not None and lo >= hi:
+            problems.add(f"{path}.{lo_key}", f"{lo} leaves no number up to {hi_key} {hi}")
+    multiple_of = _number(prop, "multipleOf", path, problems)
+    if multiple_of is not None and multiple_of <= 0:
+        problems.add(f"{path}.multipleOf", f"must be greater than 0, not {multiple_of}")
     default = _number(prop, "default", path, problems)
     if integer and default is not None:
         if float(default).is_integer():
             default = int(default)
         else:
             problems.add(f"{path}.default", f"{default} is not a whole number")
-    return NumberField(**base, default=default, integer=integer, minimum=minimum, maximum=maximum)
+    return NumberField(**base, default=default, integer=integer, minimum=minimum, maximum=maximum,
+                       exclusive_minimum=above, exclusive_maximum=below, multiple_of=multiple_of)
+
+
+def _exclusive(prop: dict, key: str, bound: str, path: str,
+               problems: _Problems) -> int | float | None:
+    if prop.get(key) is True:  # draft 4's form with no bound beside it (see _draft4_bounds)
+        problems.add(f"{path}.{key}", f"true needs a {bound} beside it")
+        return None
+    return _number(prop, key, path, problems)
 
 
 def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
@@ -358,6 +471,18 @@ def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Fi
 
 
 def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    if "const" in prop:  # pydantic's Literal["only"]: a choice of one
+        if "enum" in prop or "enumNames" in prop:
+            problems.add(f"{path}.const", "cannot stand beside enum")
+            return ChoiceField(**base, default=None)
+        const = prop["const"]
+        if not isinstance(const, str):
+            problems.add(f"{path}.const", f"must be a string, not {_json_type(const)}")
+        elif len(const) > MAX_TEXT:
+            problems.add(f"{path}.const", _too_long(const, MAX_TEXT))
+        options = (Option(const, const),) if isinstance(const, str) else ()
+        return ChoiceField(**base, options=options,
+                           default=_choice_default(prop, path, options, problems))
     values = _string_list(prop.get("enum"), f"{path}.enum", problems, what="enum values")
     labels = values
     if "enumNames" in prop:
@@ -388,11 +513,11 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
     elif items.get("type") == "object" or "properties" in items:
         problems.add(ipath, "arrays of objects are not supported")
     elif "enum" in items:
-        _check_items(items, ipath, problems, {"type", "enum"}, needs_type=True)
+        _check_items(items, ipath, problems, {"type", "enum"})
         values = _string_list(items["enum"], f"{ipath}.enum", problems, what="enum values")
         options = tuple(Option(v, v) for v in values)
     elif "anyOf" in items:
-        _check_items(items, ipath, problems, {"type", "anyOf"}, needs_type=False)
+        _check_items(items, ipath, problems, {"type", "anyOf"})
         options = _titled_options(items["anyOf"], f"{ipath}.anyOf", problems)
     else:
         problems.add(ipath, "must list its choices with enum or anyOf")
@@ -421,9 +546,9 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
                             default=default)
 
 
-def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str],
-                 needs_type: bool) -> None:
-    if items.get("type", None if needs_type else "string") != "string":
+def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str]) -> None:
+    # No "type" is fine: the choices are strings either way (FastMCP leaves it out).
+    if items.get("type", "string") != "string":
         problems.add(f"{path}.type", 'must be "string"')
     for key in items:
         if key not in allowed and key not in ANNOTATION_KEYWORDS:
