@@ -6,7 +6,8 @@ This module is pure: it imports neither ipywidgets nor mcp, and is tested with p
     >>> spec.fields[0]
     TextField(name='name', title=None, description=None, required=False, default=None, ...)
 
-Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted.
+Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted, and so
+are the shapes frameworks write that have one flat meaning (:mod:`.shapes`, docs/schemas.md).
 Anything else raises :class:`SchemaError`, naming every offending path at once.
 """
 
