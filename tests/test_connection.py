@@ -415,3 +415,37 @@ def test_the_timeout_still_ends_a_call_that_runs_long_after_its_form(journal, vi
 
     error = drive(scenario)
     assert error.code == -32001 and "timeout of 1.5 s" in error.message
+
+
+def test_a_pydantic_schema_with_bounds_steps_and_an_enum_reaches_the_server_typed():
+    """pydantic's own model_json_schema() (exclusive bounds, multipleOf, extra="forbid", Literal,
+    an Enum behind $defs/$ref, a set): a wrong answer is held back on the form, the fixed one
+    reaches the server, and its model reads it into typed values."""
+
+    async def scenario(person):
+        person.will("wait").will("accept", {"quantity": 10, "weight": 2.5, "size": "S"})
+        conn = await nb_elicit.connect("sdk2", sdk2_command())
+        call = asyncio.ensure_future(conn.call_tool("ask_order"))
+        form = await person.wait_for_form()
+        fill(form, {"quantity": 12, "weight": 0, "size": "L", "colour": "blue",
+                    "extras": ["rush", "gift"]})
+        form.submit_button.click()
+        refused = {name: html.unescape(c.error.value) for name, c in form.controls.items()
+                   if c.error.value}
+        assert not form.answer.done()
+        fill(form, {"quantity": 15, "weight": 0.3})
+        form.submit_button.click()
+        first = await call
+        second = await conn.call_tool("ask_sdk_order")
+        return refused, first.text, second.text
+
+    refused, first, second = drive(scenario)
+    assert "Enter a multiple of 5." in refused.pop("quantity")
+    assert "Enter a number greater than 0." in refused.pop("weight")
+    assert not refused
+    assert json.loads(first) == {
+        "quantity": ["int", 15], "weight": ["float", 0.3], "size": ["str", "L"],
+        "colour": ["Colour", "blue"], "extras": ["set", ["gift", "rush"]]}
+    assert json.loads(second) == {
+        "quantity": ["int", 10], "weight": ["float", 2.5], "size": ["str", "S"],
+        "extras": ["set", []]}

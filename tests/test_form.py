@@ -1,13 +1,16 @@
 import asyncio
 import datetime as dt
+import enum
 import threading
+from typing import Literal
 
 import ipywidgets as widgets
 import pytest
 from helpers.fill import fill
 from helpers.schemas import EVERYTHING, SPEC_EXAMPLES, load_example
+from pydantic import BaseModel, ConfigDict, Field
 
-from nb_elicit import Answer, ElicitationForm, SchemaError, validate_content
+from nb_elicit import Answer, ElicitationForm, SchemaError, set_language, validate_content
 from nb_elicit._ui.controls import (
     CheckboxControl,
     ChoiceControl,
@@ -393,3 +396,85 @@ def test_every_spec_example_renders_and_round_trips(path):
     fill(form, example["answer"])
     form.submit_button.click()
     assert answer(form) == Answer("accept", expected)
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Order(BaseModel):
+    """What a pydantic-based server asks for: bounds, steps, no extra keys, an Enum, a set."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    quantity: int = Field(gt=0, lt=100, multiple_of=5)
+    weight: float = Field(gt=0, le=2.5, multiple_of=0.1)
+    size: Literal["S", "M", "L"]
+    colour: Colour = Colour.RED
+    extras: set[Literal["gift", "rush"]] = set()
+
+
+def test_a_pydantic_form_shows_hints_refuses_then_accepts():
+    form = make(Order.model_json_schema())
+    assert form.controls["quantity"].widget.placeholder == (
+        "whole number, more than 0 and less than 100, a multiple of 5")
+    assert form.controls["weight"].widget.placeholder == (
+        "number, more than 0 and at most 2.5, a multiple of 0.1")
+    assert [o.value for o in form.controls["colour"].field.options] == ["red", "green"]
+    assert form.controls["colour"].widget.value == "red"
+    assert isinstance(form.controls["extras"], MultiChoiceControl)
+
+    fill(form, {"quantity": 7, "weight": 0, "size": "M", "extras": ["rush"]})
+    form.submit_button.click()
+    assert not form.answer.done()
+    assert "Enter a multiple of 5." in form.controls["quantity"].error.value
+    assert "Enter a number greater than 0." in form.controls["weight"].error.value
+    assert "Please fix 2 fields; nothing was sent." in form.status.value
+
+    fill(form, {"quantity": 95, "weight": 0.3})
+    form.submit_button.click()
+    content = answer(form).content
+    assert content == {"quantity": 95, "weight": 0.3, "size": "M", "colour": "red",
+                       "extras": ["rush"]}
+    assert Order.model_validate(content).colour is Colour.RED  # what the server will read
+
+
+def test_fastmcp_shaped_multi_select_and_titled_choice_render_and_submit():
+    form = make({"type": "object", "properties": {
+        "tags": {"type": "array", "uniqueItems": True, "items": {"enum": ["a", "b", "c"]}},
+        "level": {"oneOf": [{"const": "lo", "title": "Low"}, {"const": "hi", "title": "High"}]},
+    }, "required": ["level"]})
+    assert [b.description for b in form.controls["tags"].boxes] == ["a", "b", "c"]
+    assert form.controls["level"].widget.options == (("Low", "lo"), ("High", "hi"))
+    fill(form, {"tags": ["c", "a"], "level": "hi"})
+    form.submit_button.click()
+    assert answer(form).content == {"tags": ["a", "c"], "level": "hi"}
+
+
+@pytest.mark.parametrize(("prop", "hint"), [
+    ({"type": "number", "exclusiveMinimum": 0}, "number, more than 0"),
+    ({"type": "integer", "exclusiveMaximum": 10}, "whole number, less than 10"),
+    ({"type": "integer", "multipleOf": 5}, "whole number, a multiple of 5"),
+    ({"type": "number", "minimum": 1, "exclusiveMaximum": 2}, "number, at least 1 and less than 2"),
+    ({"type": "integer", "minimum": 18, "maximum": 130}, "whole number, 18 to 130"),
+    ({"type": "number", "minimum": 0, "exclusiveMinimum": True}, "number, more than 0"),
+])
+def test_number_hints(prop, hint):
+    form = make({"type": "object", "properties": {"n": prop}})
+    assert form.controls["n"].widget.placeholder == hint
+
+
+def test_number_hints_in_chinese():
+    set_language("zh")
+    try:
+        form = make({"type": "object", "properties": {"n": {
+            "type": "integer", "exclusiveMinimum": 0, "maximum": 10, "multipleOf": 5}}})
+        hint = form.controls["n"].widget.placeholder
+        fill(form, {"n": 3})
+        form.submit_button.click()
+        error = form.controls["n"].error.value
+    finally:
+        set_language(None)
+    assert hint == "整数，大于 0 且至多 10，5 的倍数"
+    assert "请输入 5 的倍数。" in error

@@ -1,9 +1,12 @@
+import enum
 import time
+from typing import Literal
 
 import pytest
 from helpers.schemas import SPEC_EXAMPLES, load_example
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from nb_elicit import NumberField, SchemaError, validate_content
+from nb_elicit import NumberField, SchemaError, set_language, validate_content
 from nb_elicit._core.validate import read_number
 
 
@@ -150,3 +153,107 @@ def test_read_number_types_what_was_typed(field, text, value):
 def test_read_number_refuses_what_is_not_a_number(field, text):
     with pytest.raises(ValueError, match="Enter a"):
         read_number(field, text)
+
+
+@pytest.mark.parametrize(("prop", "value", "message"), [
+    ({"type": "number", "exclusiveMinimum": 0}, 0, "Enter a number greater than 0."),
+    ({"type": "number", "exclusiveMinimum": 0}, -0.5, "Enter a number greater than 0."),
+    ({"type": "integer", "exclusiveMaximum": 10}, 10, "Enter a number less than 10."),
+    ({"type": "number", "exclusiveMaximum": 2.5}, 2.5, "Enter a number less than 2.5."),
+    ({"type": "number", "minimum": 0, "exclusiveMinimum": True}, 0, "Enter a number greater than 0."),
+    ({"type": "number", "maximum": 1, "exclusiveMaximum": True}, 1, "Enter a number less than 1."),
+    ({"type": "integer", "multipleOf": 5}, 7, "Enter a multiple of 5."),
+    ({"type": "number", "multipleOf": 0.1}, 0.35, "Enter a multiple of 0.1."),
+    ({"type": "number", "multipleOf": 0.25}, 0.3, "Enter a multiple of 0.25."),
+    ({"type": "array", "items": {"enum": ["a", "b"]}}, ["c"], "Choose only listed options."),
+    ({"type": "array", "uniqueItems": True, "items": {"enum": ["a", "b"]}}, ["a", "a"],
+     "Choose each option only once."),
+    ({"oneOf": [{"const": "a", "title": "A"}]}, "b", "Choose one of the listed options."),
+    ({"type": "string", "const": "v1"}, "v2", "Choose one of the listed options."),
+])
+def test_the_constraints_frameworks_write_get_a_plain_message(prop, value, message):
+    assert validate_content(one(prop), {"x": value}) == {"x": message}
+
+
+@pytest.mark.parametrize(("prop", "value"), [
+    ({"type": "number", "exclusiveMinimum": 0}, 1e-9),
+    ({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 100}, 99),
+    ({"type": "number", "minimum": 0, "exclusiveMinimum": False}, 0),
+    ({"type": "number", "multipleOf": 0.1}, 0.3),
+    ({"type": "number", "multipleOf": 0.1}, 0.7),
+    ({"type": "number", "multipleOf": 0.1}, 12.3),
+    ({"type": "number", "multipleOf": 0.01}, 19.99),
+    ({"type": "number", "multipleOf": 0.1}, 3),
+    ({"type": "integer", "multipleOf": 5}, -15),
+    ({"type": "integer", "multipleOf": 5}, 10**30),
+    ({"type": "integer", "multipleOf": 0.5}, 3),
+    ({"type": "number", "multipleOf": 1e-300}, 1e300),
+    ({"type": "array", "items": {"enum": ["a", "b"]}}, ["b", "a"]),
+    ({"oneOf": [{"const": "a", "title": "A"}]}, "a"),
+    ({"type": "string", "const": "v1"}, "v1"),
+])
+def test_values_the_framework_constraints_allow_pass(prop, value):
+    assert validate_content(one(prop), {"x": value}) == {}
+
+
+def test_unknown_keys_are_refused_whatever_additional_properties_says():
+    for additional in (True, False):
+        schema = {**one({"type": "string"}), "additionalProperties": additional}
+        assert validate_content(schema, {"x": "a", "y": 1}) == {
+            "y": "This is not a field of the form."}
+
+
+@pytest.mark.parametrize("step", [0.1, 0.05, 0.25, 0.5, 5])
+def test_multiple_of_agrees_with_pydantic_on_what_people_type(step):
+    class Model(BaseModel):
+        x: float = Field(multiple_of=step)
+
+    schema = Model.model_json_schema()
+    typed = [round(i * 0.01, 2) for i in range(-300, 3000, 7)]
+    for value in typed:
+        try:
+            Model(x=value)
+            server_takes_it = True
+        except ValidationError:
+            server_takes_it = False
+        assert (validate_content(schema, {"x": value}) == {}) == server_takes_it, value
+
+
+def test_a_pydantic_model_is_enforced_like_pydantic_would():
+    class Colour(str, enum.Enum):
+        RED = "red"
+        GREEN = "green"
+
+    class Order(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        quantity: int = Field(gt=0, multiple_of=5)
+        colour: Colour
+        extras: set[Literal["gift", "rush"]] = set()
+
+    schema = Order.model_json_schema()
+    bad = {"quantity": 0, "colour": "blue", "extras": ["gift", "gift"], "other": 1}
+    assert validate_content(schema, bad) == {
+        "quantity": "Enter a number greater than 0.",
+        "colour": "Choose one of the listed options.",
+        "extras": "Choose each option only once.",
+        "other": "This is not a field of the form.",
+    }
+    with pytest.raises(ValidationError):
+        Order.model_validate(bad)
+    good = {"quantity": 15, "colour": "green", "extras": ["rush"]}
+    assert validate_content(schema, good) == {}
+    assert Order.model_validate(good).colour is Colour.GREEN
+
+
+def test_the_new_messages_in_chinese():
+    set_language("zh")
+    try:
+        problems = validate_content(
+            {"type": "object", "properties": {
+                "a": {"type": "number", "exclusiveMinimum": 0},
+                "b": {"type": "number", "exclusiveMaximum": 1},
+                "c": {"type": "integer", "multipleOf": 5}}},
+            {"a": 0, "b": 1, "c": 7})
+    finally:
+        set_language(None)
+    assert problems == {"a": "请输入大于 0 的数字。", "b": "请输入小于 1 的数字。", "c": "请输入 5 的倍数。"}

@@ -6,7 +6,8 @@ This module is pure: it imports neither ipywidgets nor mcp, and is tested with p
     >>> spec.fields[0]
     TextField(name='name', title=None, description=None, required=False, default=None, ...)
 
-Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted.
+Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted, and so
+are the shapes frameworks write that have one flat meaning (:mod:`.shapes`, docs/schemas.md).
 Anything else raises :class:`SchemaError`, naming every offending path at once.
 """
 
@@ -21,6 +22,7 @@ import regex
 from .errors import SchemaError
 from .formats import is_date, is_date_time
 from .limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
+from .shapes import UNRESOLVED, flatten
 
 __all__ = [
     "ANNOTATION_KEYWORDS",
@@ -84,9 +86,15 @@ class TextField(Field):
 
 @dataclass(frozen=True)
 class NumberField(Field):
+    """A number or integer. Of a lower bound, only the one that decides is kept: ``minimum``
+    (inclusive) or ``exclusive_minimum``; likewise for the upper bound."""
+
     integer: bool = False
     minimum: int | float | None = None
     maximum: int | float | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    multiple_of: int | float | None = None
 
     kind: ClassVar[str] = "number"
 
@@ -136,13 +144,15 @@ class FormSpec:
         raise KeyError(name)
 
 
-_TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description"})
+_TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description",
+                           "$defs", "additionalProperties"})
 _COMMON = frozenset({"type", "title", "description", "default"}) | ANNOTATION_KEYWORDS
 _ALLOWED = {
     "text": _COMMON | {"minLength", "maxLength", "format", "pattern"},
-    "enum": _COMMON | {"enum", "enumNames"},
+    "enum": _COMMON | {"enum", "enumNames", "const"},
     "oneOf": _COMMON | {"oneOf"},
-    "number": _COMMON | {"minimum", "maximum"},
+    "number": _COMMON | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                         "multipleOf"},
     "boolean": _COMMON,
     "array": _COMMON | {"items", "minItems", "maxItems", "uniqueItems"},
 }
@@ -178,6 +188,14 @@ def parse_schema(requested_schema: Any) -> FormSpec:
         if key not in _TOP_KEYWORDS and key not in ANNOTATION_KEYWORDS:
             problems.add(key, "is not supported in an elicitation schema")
 
+    additional = requested_schema.get("additionalProperties", False)
+    if not isinstance(additional, bool):
+        problems.add("additionalProperties", "only true or false is supported")
+    defs = requested_schema.get("$defs", {})
+    if not isinstance(defs, dict):
+        problems.add("$defs", "must be an object mapping names to schemas")
+        defs = {}
+
     properties = requested_schema.get("properties")
     if not isinstance(properties, dict):
         problems.add("properties", "must be an object mapping names to field schemas")
@@ -189,41 +207,19 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     for name in properties:
         if len(name) > MAX_TEXT:
             problems.add(f"properties.{name[:40]}…", _too_long(name, MAX_TEXT, "a name"))
-    properties = {name: unwrap_nullable(prop) for name, prop in properties.items()}
+    properties = {name: flatten(prop, defs, f"properties.{name}", problems)
+                  for name, prop in properties.items()}
     required = _parse_required(requested_schema, properties, problems)
     fields = []
     for name, prop in properties.items():
+        if prop is UNRESOLVED:
+            continue
         field = _parse_property(name, prop, name in required, problems)
         if field is not None:
             fields.append(field)
     if problems.items:
         raise SchemaError(problems.items)
     return FormSpec(fields=tuple(fields), schema={**requested_schema, "properties": properties})
-
-
-def unwrap_nullable(prop: Any) -> Any:
-    """A property that is "T or null" as plain T: the form never sends null anyway.
-
-    SDK 1.x servers (pydantic) write ``Optional[int]`` as ``anyOf: [{"type": "integer"},
-    {"type": "null"}]`` with ``default: null``; others write ``type: ["integer", "null"]``.
-    Anything else is returned unchanged (and judged by the parser).
-    """
-    if not isinstance(prop, dict):
-        return prop
-    if "anyOf" in prop and "type" not in prop and isinstance(prop["anyOf"], list):
-        branches = prop["anyOf"]
-        others = [b for b in branches if b != {"type": "null"}]
-        if len(branches) == 2 and len(others) == 1 and isinstance(others[0], dict):
-            outer = {k: v for k, v in prop.items() if k != "anyOf"}
-            prop = {**others[0], **outer}
-    elif isinstance(prop.get("type"), list):
-        types = prop["type"]
-        others = [t for t in types if t != "null"]
-        if len(types) == 2 and len(others) == 1 and isinstance(others[0], str):
-            prop = {**prop, "type": others[0]}
-    if "default" in prop and prop["default"] is None:
-        prop = {k: v for k, v in prop.items() if k != "default"}
-    return prop
 
 
 def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[str]:
@@ -282,12 +278,14 @@ def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
         if key in prop:
             problems.add(f"{path}.{key}", f"{key} is not supported in an elicitation schema")
             return None
+    if "type" not in prop and "oneOf" in prop:
+        return "oneOf"  # titled choices say their type themselves (older FastMCP writes this)
     if "type" not in prop:
         problems.add(f"{path}.type", "is missing")
         return None
     t = prop["type"]
     if t == "string":
-        if "enum" in prop:
+        if "enum" in prop or "const" in prop:
             return "enum"
         return "oneOf" if "oneOf" in prop else "text"
     if t in ("number", "integer"):
@@ -341,13 +339,37 @@ def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Fie
     maximum = _number(prop, "maximum", path, problems)
     if minimum is not None and maximum is not None and minimum > maximum:
         problems.add(f"{path}.minimum", f"{minimum} is greater than maximum {maximum}")
+    above = _exclusive(prop, "exclusiveMinimum", "minimum", path, problems)
+    below = _exclusive(prop, "exclusiveMaximum", "maximum", path, problems)
+    # Of two lower bounds only the stricter one matters (likewise for upper bounds).
+    if above is not None and minimum is not None:
+        minimum, above = (None, above) if above >= minimum else (minimum, None)
+    if below is not None and maximum is not None:
+        maximum, below = (None, below) if below <= maximum else (maximum, None)
+    if above is not None or below is not None:
+        lo_key, lo = ("exclusiveMinimum", above) if above is not None else ("minimum", minimum)
+        hi_key, hi = ("exclusiveMaximum", below) if below is not None else ("maximum", maximum)
+        if lo is not None and hi is not None and lo >= hi:
+            problems.add(f"{path}.{lo_key}", f"{lo} leaves no number up to {hi_key} {hi}")
+    multiple_of = _number(prop, "multipleOf", path, problems)
+    if multiple_of is not None and multiple_of <= 0:
+        problems.add(f"{path}.multipleOf", f"must be greater than 0, not {multiple_of}")
     default = _number(prop, "default", path, problems)
     if integer and default is not None:
         if float(default).is_integer():
             default = int(default)
         else:
             problems.add(f"{path}.default", f"{default} is not a whole number")
-    return NumberField(**base, default=default, integer=integer, minimum=minimum, maximum=maximum)
+    return NumberField(**base, default=default, integer=integer, minimum=minimum, maximum=maximum,
+                       exclusive_minimum=above, exclusive_maximum=below, multiple_of=multiple_of)
+
+
+def _exclusive(prop: dict, key: str, bound: str, path: str,
+               problems: _Problems) -> int | float | None:
+    if prop.get(key) is True:  # draft 4's form with no bound beside it (see _draft4_bounds)
+        problems.add(f"{path}.{key}", f"true needs a {bound} beside it")
+        return None
+    return _number(prop, key, path, problems)
 
 
 def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
@@ -358,6 +380,18 @@ def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Fi
 
 
 def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+    if "const" in prop:  # pydantic's Literal["only"]: a choice of one
+        if "enum" in prop or "enumNames" in prop:
+            problems.add(f"{path}.const", "cannot stand beside enum")
+            return ChoiceField(**base, default=None)
+        const = prop["const"]
+        if not isinstance(const, str):
+            problems.add(f"{path}.const", f"must be a string, not {_json_type(const)}")
+        elif len(const) > MAX_TEXT:
+            problems.add(f"{path}.const", _too_long(const, MAX_TEXT))
+        options = (Option(const, const),) if isinstance(const, str) else ()
+        return ChoiceField(**base, options=options,
+                           default=_choice_default(prop, path, options, problems))
     values = _string_list(prop.get("enum"), f"{path}.enum", problems, what="enum values")
     labels = values
     if "enumNames" in prop:
@@ -388,11 +422,11 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
     elif items.get("type") == "object" or "properties" in items:
         problems.add(ipath, "arrays of objects are not supported")
     elif "enum" in items:
-        _check_items(items, ipath, problems, {"type", "enum"}, needs_type=True)
+        _check_items(items, ipath, problems, {"type", "enum"})
         values = _string_list(items["enum"], f"{ipath}.enum", problems, what="enum values")
         options = tuple(Option(v, v) for v in values)
     elif "anyOf" in items:
-        _check_items(items, ipath, problems, {"type", "anyOf"}, needs_type=False)
+        _check_items(items, ipath, problems, {"type", "anyOf"})
         options = _titled_options(items["anyOf"], f"{ipath}.anyOf", problems)
     else:
         problems.add(ipath, "must list its choices with enum or anyOf")
@@ -421,9 +455,9 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
                             default=default)
 
 
-def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str],
-                 needs_type: bool) -> None:
-    if items.get("type", None if needs_type else "string") != "string":
+def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str]) -> None:
+    # No "type" is fine: the choices are strings either way (FastMCP leaves it out).
+    if items.get("type", "string") != "string":
         problems.add(f"{path}.type", 'must be "string"')
     for key in items:
         if key not in allowed and key not in ANNOTATION_KEYWORDS:

@@ -1,8 +1,9 @@
 """Check answer content against its ``requestedSchema``, in plain language per field.
 
-Pure: no ipywidgets, no mcp. jsonschema does the checking, with three changes that a form needs:
-real format checks (``_formats``), server patterns matched with a timeout, and strict types (an
-integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never an answer).
+Pure: no ipywidgets, no mcp. jsonschema does the checking, with four changes that a form needs:
+real format checks (``_formats``), server patterns matched with a timeout, strict types (an
+integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never an answer), and
+``multipleOf`` judged on the decimal numbers people type (0.3 is a multiple of 0.1).
 
     >>> validate_content({"type": "object", "properties": {"age": {"type": "integer"}}},
     ...                  {"age": 2.5})
@@ -14,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import jsonschema
@@ -23,7 +25,7 @@ from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, se
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["read_number", "validate_content", "validate_spec"]
+__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec"]
 
 _FORMATS = FormatChecker(formats=())
 for _name, _check in (("email", is_email), ("uri", is_uri), ("date", is_date),
@@ -49,8 +51,25 @@ def _bounded_pattern(validator, pattern, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def is_multiple_of(value: int | float, step: int | float) -> bool:
+    """Whether ``value`` is a whole number of ``step``s, in decimal as written: 0.3 is a
+    multiple of 0.1 (in binary floating point 0.3 / 0.1 is 2.9999999999999996)."""
+    return (_decimal(value) / _decimal(step)).denominator == 1
+
+
+def _decimal(number: int | float) -> Fraction:
+    # repr is the shortest text that reads back as the same float: the number as typed
+    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+
+
+def _exact_multiple_of(validator, step, instance, schema):
+    if validator.is_type(instance, "number") and not is_multiple_of(instance, step):
+        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {step!r}")
+
+
 _Validator = jsonschema.validators.extend(
-    Draft202012Validator, validators={"pattern": _bounded_pattern}, type_checker=_TYPES,
+    Draft202012Validator, type_checker=_TYPES,
+    validators={"pattern": _bounded_pattern, "multipleOf": _exact_multiple_of},
 )
 
 _FORMAT_HINTS = {"email": "v_email", "uri": "v_uri", "date": "v_date", "date-time": "v_date_time"}
@@ -95,7 +114,7 @@ def _checkable(spec: FormSpec) -> dict:
     """
     properties = {}
     for name, prop in spec.schema.get("properties", {}).items():
-        properties[name] = {**prop, "uniqueItems": True} if prop["type"] == "array" else prop
+        properties[name] = {**prop, "uniqueItems": True} if prop.get("type") == "array" else prop
     return {"type": "object", "properties": properties}
 
 
@@ -123,7 +142,9 @@ def _message(spec: FormSpec, error: jsonschema.ValidationError) -> str:
 
 
 _COUNTS = {"minLength": "v_min_length", "maxLength": "v_max_length", "minimum": "v_minimum",
-           "maximum": "v_maximum", "minItems": "v_min_items", "maxItems": "v_max_items"}
+           "maximum": "v_maximum", "minItems": "v_min_items", "maxItems": "v_max_items",
+           "exclusiveMinimum": "v_more_than", "exclusiveMaximum": "v_less_than",
+           "multipleOf": "v_multiple_of"}
 
 
 def read_number(field: NumberField, text: str) -> int | float:

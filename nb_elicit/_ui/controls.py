@@ -371,15 +371,25 @@ _CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field, Kit], FieldContro
 
 
 def _number_hint(field: NumberField) -> str:
-    word = t("hint_whole") if field.integer else t("hint_number")
-    lo, hi = field.minimum, field.maximum
-    if lo is not None and hi is not None:
-        return t("hint_range", word=word, lo=lo, hi=hi)
-    if lo is not None:
-        return t("hint_min", word=word, lo=lo)
-    if hi is not None:
-        return t("hint_max", word=word, hi=hi)
-    return word
+    """What the box takes, e.g. "whole number, more than 0, a multiple of 5"."""
+    hint = t("hint_whole") if field.integer else t("hint_number")
+    lower = (t("hint_min", lo=field.minimum) if field.minimum is not None else
+             t("hint_more", lo=field.exclusive_minimum)
+             if field.exclusive_minimum is not None else None)
+    upper = (t("hint_max", hi=field.maximum) if field.maximum is not None else
+             t("hint_less", hi=field.exclusive_maximum)
+             if field.exclusive_maximum is not None else None)
+    if field.minimum is not None and field.maximum is not None:
+        bounds = t("hint_range", lo=field.minimum, hi=field.maximum)
+    elif lower and upper:
+        bounds = t("hint_both", lower=lower, upper=upper)
+    else:
+        bounds = lower or upper
+    if bounds:
+        hint = t("hint_then", first=hint, then=bounds)
+    if field.multiple_of is not None:
+        hint = t("hint_then", first=hint, then=t("hint_multiple", step=field.multiple_of))
+    return hint
 
 
 def _parse_date_time(text: str) -> dt.datetime:
