@@ -41,7 +41,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .schema import NumberField, TextField, unwrap_nullable
+from .schema import NumberField, TextField
+from .shapes import unwrap_nullable
 
 __all__ = ["MASK", "is_secret", "looks_secret", "masked", "secret_fields", "secret_property",
            "words"]
