@@ -1,0 +1,107 @@
+"""The official MCP conformance suite against a client built on nb_elicit's public API.
+
+The suite (npm ``@modelcontextprotocol/conformance``, pinned below) starts each scenario's
+server, runs ``tests/conformance/client.py <server-url>`` and checks what the client did. Each
+case must end ``OVERALL: PASSED``, unless ``tests/conformance/expected-failures.json`` lists it
+with its reason; then it must still fail (the suite calls a listed scenario that passes stale).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.node import node, node_env, npm_package
+from helpers.servers import REPO
+
+pytestmark = pytest.mark.timeout(900)  # the first run installs the suite from npm
+
+SUITE = ("@modelcontextprotocol/conformance", "0.1.16")
+CLIENT = Path(__file__).parent / "conformance" / "client.py"
+BASELINE = Path(__file__).parent / "conformance" / "expected-failures.json"
+#: How long the suite gives the client (it kills it then), and how long we give the suite.
+CLIENT_TIMEOUT_MS = 90_000
+SUITE_TIMEOUT_S = 240
+
+#: Each case: (scenario, who answers elicitations, how many checks the scenario makes).
+CASES = {
+    "initialize": ("initialize", "person", 1),
+    "tools_call": ("tools_call", "person", 1),
+    "elicitation-sep1034-client-defaults:person": (
+        "elicitation-sep1034-client-defaults", "person", 5),
+    "elicitation-sep1034-client-defaults:policy": (
+        "elicitation-sep1034-client-defaults", "policy", 5),
+    "sse-retry": ("sse-retry", "person", 3),
+}
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def expected_failures() -> dict[str, str]:
+    """The baseline: case -> why it is known to fail."""
+    return json.loads(BASELINE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def suite() -> Path:
+    return npm_package(*SUITE) / "dist" / "index.js"
+
+
+def run_scenario(suite: Path, scenario: str, answer: str, listed: bool, tmp_path: Path):
+    """Run the suite on one scenario; returns (exit status, its output, its checks)."""
+    command = f"exec {sys.executable} {CLIENT}"
+    # The suite splits the command at spaces before it runs it through a shell.
+    assert " " not in f"{sys.executable}{CLIENT}", f"a path has a space: {command}"
+    baseline = tmp_path / "baseline.yml"
+    baseline.write_text(f"client:\n  - {scenario}\n" if listed else "client: []\n")
+    results = tmp_path / "results"
+    env = {k: v for k, v in node_env().items() if not k.startswith("NB_ELICIT_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["NB_ELICIT_CONFORMANCE_ANSWER"] = answer
+    env["NO_COLOR"] = "1"
+    done = subprocess.run(
+        [node(), str(suite), "client", "--command", command, "--scenario", scenario,
+         "--timeout", str(CLIENT_TIMEOUT_MS), "--expected-failures", str(baseline),
+         "--output-dir", str(results)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S)
+    output = ANSI.sub("", done.stdout + done.stderr)
+    (checks_file,) = results.glob("*/checks.json")
+    checks = json.loads(checks_file.read_text(encoding="utf-8"))
+    return done.returncode, output, checks
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_official_conformance_suite_passes(case, suite, tmp_path):
+    scenario, answer, count = CASES[case]
+    reason = expected_failures().get(case)
+    status, output, checks = run_scenario(suite, scenario, answer, reason is not None, tmp_path)
+    scored = [c for c in checks if c["status"] in ("SUCCESS", "FAILURE", "WARNING")]
+    passed = [c for c in scored if c["status"] == "SUCCESS"]
+    summary = f"{case}: {len(passed)}/{len(scored)} checks passed\n{output}"
+    if reason is not None:
+        # A known failure (listed with its reason) must still fail; the suite exits 0 for it.
+        assert "OVERALL: FAILED" in output, f"listed as failing ({reason}) but passed: {summary}"
+        assert status == 0, summary
+        return
+    assert "OVERALL: PASSED" in output, summary
+    assert status == 0, summary
+    assert len(scored) == count and len(passed) == count, summary
+
+
+def test_the_baseline_names_only_cases_that_exist_each_with_its_reason():
+    baseline = expected_failures()
+    assert isinstance(baseline, dict)
+    assert set(baseline) <= set(CASES), f"unknown cases: {sorted(set(baseline) - set(CASES))}"
+    assert all(isinstance(why, str) and why.strip() for why in baseline.values())
+
+
+def test_the_client_refuses_a_scenario_it_does_not_know():
+    env = {**os.environ, "MCP_CONFORMANCE_SCENARIO": "no-such-scenario",
+           "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(CLIENT), "http://127.0.0.1:9/mcp"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "unknown scenario 'no-such-scenario'" in done.stderr
