@@ -22,6 +22,9 @@ scale     10 stdio servers, each asking 20 questions at once (200 forms); the fr
           Submit or Decline on every one; all 200 answers must reach the servers.
 startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
           Python that imports the SDK and connects a plain Client to the demo server.
+flood     One tool asks 200 questions at once in a real kernel; the frontend presses Submit on
+          each form as it appears while small cells run: forms open at most, requests waiting,
+          cancelled, the kernel's reply time, RSS and widget models before and after.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).

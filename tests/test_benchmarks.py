@@ -17,7 +17,7 @@ from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
 from benchmarks.sections import build  # noqa: E402
 
-ORDER = ["build", "latency", "idle", "memory", "scale", "startup"]
+ORDER = ["build", "latency", "idle", "memory", "scale", "startup", "flood"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -35,7 +35,7 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
     (None, None, ORDER),
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
-    (None, "scale,startup", ["build", "latency", "idle", "memory"]),
+    (None, "scale,startup", ["build", "latency", "idle", "memory", "flood"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])

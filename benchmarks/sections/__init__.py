@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from . import build, idle, latency, memory, scale, startup
+from . import build, flood, idle, latency, memory, scale, startup
 
 MODULES: dict[str, ModuleType] = {
     "build": build,
@@ -15,6 +15,7 @@ MODULES: dict[str, ModuleType] = {
     "memory": memory,
     "scale": scale,
     "startup": startup,
+    "flood": flood,
 }
 SECTIONS = tuple(MODULES)
 RUNNERS: dict[str, tuple[str, Callable]] = {name: (module.TITLE, module.run)

@@ -1,0 +1,88 @@
+"""7. A flood: one tool asks 200 questions at once, in a real kernel. The person keeps up
+(Submit on every form as it appears) while the kernel runs small cells throughout; the section
+measures backpressure (forms open at once, requests waiting, requests cancelled), whether the
+kernel stays responsive, and kernel memory and widget models before and after."""
+
+from __future__ import annotations
+
+import collections
+import tempfile
+import time
+from pathlib import Path
+
+from ..common import CELL, BenchError, Section, Target, log, ms, pct, rss_mb
+from ..harness import Journal, Kernel
+
+TITLE = "7. A flood of 200 requests at once"
+
+PROBE = ("import json as _j; _b = conn.guard.backlog; "
+         "print(_j.dumps([_b.open, _b.waiting, flood.done()]))")
+
+
+def run(opts, sec: Section) -> None:
+    n = 200
+    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
+    journal = Journal(tmp / "flood.jsonl")
+    with Kernel(opts) as kernel:
+        fe = kernel.fe
+        kernel.connect("conn", journal.path)
+        before = kernel.call("stats")
+        rss_before = rss_mb(kernel.pid)
+        # Started without waiting, so that the kernel takes other cells while the flood runs.
+        kernel.run(f"flood = conn.start_tool('ask_many', {{'count': {n}, 'tag': 'flood', "
+                   f"'kind': 'click'}})")
+        clicked: set[str] = set()
+        probes: list[float] = []
+        states: list[list] = []
+        deadline = time.monotonic() + 4 * CELL
+        log(f"  flood: {n} requests at once; Submit on each form as it appears")
+        while True:
+            for button in fe.find("nb-elicit-submit"):
+                if button not in clicked:
+                    clicked.add(button)
+                    fe.click(button)
+            started = time.perf_counter()
+            state = kernel.json(PROBE)  # a small cell: how long the kernel takes to answer
+            probes.append(1000 * (time.perf_counter() - started))  # ms
+            states.append(state)
+            if state[2]:
+                break
+            if time.monotonic() > deadline:
+                raise BenchError(f"the flood did not end within {4 * CELL:g} s: {state}")
+        # (the tool's list comes back as one text block per action)
+        actions = kernel.json("import json as _j; print(_j.dumps(flood.result().text.split()))")
+        most_open = kernel.json("print(conn.guard.backlog.most_open)")
+        time.sleep(0.5)  # the call's view turns into its transcript and closes its models
+        after = kernel.call("stats")
+        rss_after = rss_mb(kernel.pid)
+    counts = collections.Counter(actions)
+    most_waiting = max(s[1] for s in states)
+    shown = len(clicked)
+    if sum(counts.values()) != n:
+        raise BenchError(f"the server got {sum(counts.values())} answers of {n}: {counts}")
+    if counts.get("decline"):
+        raise BenchError(f"{counts['decline']} requests were declined: only a person declines")
+    sec.table(f"One tool asks {n} questions at once; the person presses Submit on each form "
+              "as it appears",
+              ["forms open at most", "requests waiting at most", "forms shown (and answered)",
+               "answered accept", "answered cancel (past the 100 waiting)", "declined"],
+              [[most_open, most_waiting, shown, counts.get("accept", 0),
+                counts.get("cancel", 0), counts.get("decline", 0)]])
+    sec.table("The kernel and its memory",
+              ["", "kernel RSS", "live widget models", "forms pending"],
+              [["before the flood", f"{rss_before:.1f} MB", before["widgets"], before["pending"]],
+               ["after it ended", f"{rss_after:.1f} MB", after["widgets"], after["pending"]]])
+    sec.table(f"Small cells run while the flood was on ({len(probes)} of them)",
+              ["median", "p95", "max"],
+              [[ms(pct(probes, 50)), ms(pct(probes, 95)), ms(max(probes))]])
+    sec.notes.append("Each small cell reads the connection's backlog (open, waiting) and is "
+                     "timed from execute_request to its reply, through the scripted frontend.")
+    sec.targets.append(Target("Flood of 200: forms open at once", "<= 3", str(most_open),
+                              most_open <= 3))
+    sec.targets.append(Target("Flood of 200: nothing declined for the person", "0 declined",
+                              f"{counts.get('decline', 0)} declined", not counts.get("decline")))
+    sec.targets.append(Target("Flood of 200: live widget models after", "back to baseline",
+                              f"{before['widgets']} -> {after['widgets']}",
+                              after["widgets"] <= before["widgets"]))
+    sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max", "<= 50 ms",
+                              ms(max(probes)), max(probes) <= 50))
