@@ -197,3 +197,13 @@ def test_table_subcommands_reads_only_the_first_column_of_that_table():
             "| `%mcp connect NAME` | see `%mcp log` |\n| `%mcp list` | x |\n"
             "## Next\n| `%mcp after` | x |\n")
     assert table_subcommands(text) == {"connect", "list"}
+
+
+
+def test_the_architecture_page_names_every_module_of_the_package():
+    package = ROOT / "nb_elicit"
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = [p for p in sorted(package.rglob("*.py"))
+               if p.name != "__init__.py" and "demo" not in p.parts]
+    assert modules
+    assert [str(p.relative_to(package)) for p in modules if f"`{p.name}`" not in page] == []
