@@ -164,12 +164,18 @@ DEFAULTS = {"type": "object", "properties": {
     "verified": {"type": "boolean", "default": True},
     "note": {"type": "string"},
 }}
+#: The same with a multi-select default (kept as a tuple in the spec, sent as a list).
+WITH_CHOICES = {"type": "object", "properties": {
+    **DEFAULTS["properties"],
+    "days": {"type": "array", "items": {"type": "string", "enum": ["mon", "tue", "wed"]},
+             "default": ["mon", "wed"]},
+}}
 ALL_DEFAULTS = {"name": "John Doe", "age": 30, "score": 95.5, "status": "active",
                 "verified": True}
 
 
 def test_prefilled_is_what_submit_sends_from_an_untouched_form():
-    for schema in (DEFAULTS, SCHEMA, {"type": "object", "properties": {
+    for schema in (DEFAULTS, WITH_CHOICES, SCHEMA, {"type": "object", "properties": {
             "user": {"type": "string", "default": "ada"},
             "password": {"type": "string", "default": "hunter2"}}}):
         form = ElicitationForm("?", schema, server="demo")
@@ -207,6 +213,12 @@ def test_an_accept_policy_sends_the_form_as_shown_with_its_values_over_it(
         clean_answers, views, given, sent):
     nb_elicit.respond("accept", given, connection="demo")
     assert custom_form(DEFAULTS) == {"action": "accept", "content": sent}
+
+
+def test_an_accept_policy_sends_a_multi_select_default_as_a_list(clean_answers, views):
+    nb_elicit.respond("accept", {}, connection="demo")
+    assert custom_form(WITH_CHOICES) == {"action": "accept", "content": {
+        **ALL_DEFAULTS, "days": ["mon", "wed"]}}
 
 
 def test_an_accept_policy_that_breaks_the_form_still_answers_cancel(clean_answers, views):

@@ -19,7 +19,9 @@ __all__ = ["as_submitted", "prefilled"]
 def prefilled(spec: FormSpec) -> dict[str, Any]:
     """Each field's default as the form shows it; secret-looking fields start empty."""
     secrets = set(secret_fields(spec))
-    return {f.name: f.default for f in spec if f.default is not None and f.name not in secrets}
+    # (a multi-select's default is kept as a tuple in the frozen spec; it is sent as a list)
+    return {f.name: list(f.default) if isinstance(f.default, tuple) else f.default
+            for f in spec if f.default is not None and f.name not in secrets}
 
 
 def as_submitted(spec: FormSpec, given: dict[str, Any]) -> dict[str, Any]:
