@@ -81,6 +81,9 @@ class InputSpec(BaseModel):
     password: bool = False
     default: str | None = None
     options: list[str] | None = None
+    #: (a ``command`` input's VS Code command: read, so that it is not "unknown", but not run)
+    command: str | None = None
+    args: Any = None
 
 
 class ConfigDocument(BaseModel):
