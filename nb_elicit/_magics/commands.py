@@ -82,11 +82,11 @@ COMMANDS: tuple[Subcommand, ...] = (
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
               "cards...)")),
+    Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
+               handlers.list_connections),
     Subcommand("servers", ("%mcp servers",),
                "the servers of the MCP config files here (.vscode/mcp.json, .mcp.json, ...)",
                handlers.servers),
-    Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
-               handlers.list_connections),
     Subcommand("tools", ("%mcp tools NAME",),
                "the server's tools, with descriptions and input schemas",
                handlers.tools, awaited=True, needs_name=True),
