@@ -13,6 +13,7 @@ the cell that made the call, and answers with exactly what the person entered.
 from ._core.answer import Answer
 from ._core.errors import (
     BlockingNotSupported,
+    ConfigError,
     ConnectError,
     InvalidRequest,
     NbElicitError,
@@ -44,6 +45,7 @@ __version__ = "0.1.0"
 # `%load_ext nb_elicit` stay quick, and the schema engine works without ipywidgets.
 _LAZY = {
     "validate_content": "._core.validate",
+    "configured_servers": "._core.configs",
     "ElicitationForm": "._ui.form",
     "Connection": "._runtime.connection",
     "ToolCall": "._runtime.connection",
@@ -70,6 +72,7 @@ __all__ = [
     "BlockingNotSupported",
     "BooleanField",
     "ChoiceField",
+    "ConfigError",
     "ConnectError",
     "Connection",
     "ElicitationForm",
@@ -88,6 +91,7 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "UrlElicitationRequired",
+    "configured_servers",
     "connect",
     "connections",
     "parse_schema",

@@ -24,6 +24,7 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import (
@@ -45,9 +46,10 @@ from ._core.errors import (
     ServerError,
     UrlElicitationRequired,
 )
-from ._core.types import ElicitationRequest, HttpTarget, StdioTarget, ToolResult
+from ._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 
-__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "StdioTarget", "ToolResult"]
+__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
+           "ToolResult"]
 
 
 
@@ -229,7 +231,11 @@ class ServerSession:
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
         try:
-            if isinstance(self.target, HttpTarget):
+            if isinstance(self.target, SseTarget):
+                # HTTP+SSE: no read timeout on the event stream (a form may stay open long).
+                transport = sse_client(self.target.url, headers=self.target.headers,
+                                       timeout=30, sse_read_timeout=None)
+            elif isinstance(self.target, HttpTarget):
                 http = httpx2.AsyncClient(headers=self.target.headers,
                                           timeout=httpx2.Timeout(30, read=None))
                 transport = streamable_http_client(self.target.url, http_client=http)

@@ -1,4 +1,5 @@
-"""Write the server notebooks: quickstart, field-gallery and remote-http (outputs stripped).
+"""Write the server notebooks: quickstart, field-gallery, remote-http and configs (outputs
+stripped).
 
     python notebooks/make_notebooks.py           # (re)write them next to this file
     python notebooks/make_notebooks.py --check   # exit 1 if a written notebook is out of date
@@ -483,10 +484,54 @@ print("The demo server has stopped.")
 """),
 ]
 
+# -- servers from config files ------------------------------------------------------------------
+
+CONFIGS = [
+    md("""
+# Servers from your config files
+
+If you keep MCP servers in `.vscode/mcp.json`, `.mcp.json`, `.cursor/mcp.json`, Claude Desktop's
+or Jupyter AI's config, nb_elicit finds them by name: no command to type. This folder has a
+`.vscode/mcp.json` that names the demo server:
+
+```json
+{"servers": {"demo": {"type": "stdio", "command": "${env:NB_ELICIT_PYTHON}",
+                      "args": ["-m", "nb_elicit.demo"]}}}
+```
+
+`${env:NB_ELICIT_PYTHON}` is the Python that runs this kernel (unless you set that variable), so
+the server starts with the interpreter that has nb_elicit, whichever `python` is on the `PATH`.
+Where nb_elicit looks, and in which order: [Server configs](../docs/configs.md).
+"""),
+    code("%load_ext nb_elicit"),
+    md("""
+## Every configured server
+
+The file and key each one came from, its transport, and whether it is connected. (Your own
+user-level configs, such as `~/.cursor/mcp.json`, are listed too.)
+"""),
+    code("%mcp servers"),
+    md("""
+## Connect by name
+
+A config's `${input:...}` values (a password, say) would be asked for right here, in a form;
+the demo server needs none.
+"""),
+    code("%mcp connect demo"),
+    md("""
+## Call a tool
+
+`github_username` asks for a username: type one, press **Submit**, and the server greets you.
+"""),
+    code("%mcp call demo github_username"),
+    code("%mcp disconnect demo"),
+]
+
 NOTEBOOKS = {
     "quickstart": QUICKSTART,
     "field-gallery": FIELD_GALLERY,
     "remote-http": REMOTE_HTTP,
+    "configs": CONFIGS,
 }
 
 

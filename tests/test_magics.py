@@ -49,11 +49,12 @@ def run(ip, cell: str):
                                   "enclosed in double quotes at column 2)"),
     ("%mcp call demo hello [1]", "the arguments must be a JSON object"),
     ("%mcp connect", "%mcp connect needs a name"),
-    ("%mcp connect demo", "give either a command or a URL: %mcp connect demo -- COMMAND"),
+    ("%mcp connect demo --config /no/such/mcp.json", "/no/such/mcp.json: no such file"),
     ("%mcp connect demo --", "nothing after --"),
     ("%mcp connect demo --bogus 1 -- x", "unknown option --bogus for %mcp connect"),
-    ("%mcp connect demo --url http://x -- cmd", "give either a command or a URL"),
-    ("%mcp connect demo --header 'X: 1' -- cmd", "--header is for --url servers"),
+    ("%mcp connect demo --url http://x -- cmd", "give one of a command, --url, --sse or "
+                                                "--config: %mcp connect demo -- COMMAND"),
+    ("%mcp connect demo --header 'X: 1' -- cmd", "--header is for --url and --sse servers"),
     ("%mcp connect demo --env NOEQUALS -- cmd", "cannot read 'NOEQUALS'; write it like --env "
                                                 "KEY=VALUE"),
     ("%mcp connect nope -- /no/such/server", "could not connect to 'nope' (/no/such/server): "

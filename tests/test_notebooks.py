@@ -73,7 +73,7 @@ def test_the_server_notebooks_are_what_make_notebooks_writes():
     done = subprocess.run([sys.executable, str(NOTEBOOKS / "make_notebooks.py"), "--check"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("quickstart", "field-gallery", "remote-http"):
+    for name in ("quickstart", "field-gallery", "remote-http", "configs"):
         nbformat.validate(nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4))
 
 
@@ -204,6 +204,23 @@ def test_remote_http_runs_headless_and_stops_its_server():
     assert "The demo server has stopped." in stdout(code_cell(nb, "server.wait(timeout=10)"))
     with socket.socket() as probe:  # nothing listens there any more
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+# -- servers from config files ----------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_configs_connects_the_demo_server_by_name(tmp_path):
+    home = tmp_path / "home"  # no user-level configs: only notebooks/.vscode/mcp.json
+    home.mkdir()
+    env = kernel_env(respond='accept {"name": "octocat"}') | {
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    nb = run("configs.ipynb", env)
+    assert_no_errors(nb)
+    listed = result(code_cell(nb, "%mcp servers"))
+    assert "demo  .vscode/mcp.json  servers.demo  stdio      no" in listed
+    assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
+    assert "Hello, @octocat!" in stdout(code_cell(nb, "%mcp call demo github_username"))
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
 
 
 # -- the transcript a call leaves -----------------------------------------------------------

@@ -6,12 +6,12 @@ import nb_elicit
 
 def test_public_names():
     assert sorted(nb_elicit.__all__) == [
-        "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConnectError",
-        "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
+        "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConfigError",
+        "ConnectError", "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "connect", "connections", "parse_schema", "record", "replay",
-        "respond", "set_language", "validate_content",
+        "UrlElicitationRequired", "configured_servers", "connect", "connections", "parse_schema",
+        "record", "replay", "respond", "set_language", "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

@@ -67,11 +67,21 @@ def test_replay_goes_in_recorded_order_then_repeats_the_last(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ("not json", "is not JSON"),
+    ("not json", "bad.json: not JSON (Expecting value at line 1, column 1)"),
     ('{"answers": []}', "is not an nb_elicit recording"),
-    ('{"format": "nb_elicit answers", "version": 9, "answers": []}', "version 9"),
+    ('{"format": "nb_elicit answers", "version": 9, "answers": []}',
+     "bad.json: version: this answers file was written by a newer nb_elicit (version 9); this "
+     "one reads version 1, so upgrade nb_elicit to replay it"),
+    ('{"format": "nb_elicit answers", "version": "1", "answers": []}',
+     "bad.json: version: expected 1"),
     ('{"format": "nb_elicit answers", "version": 1, "answers": [{"x": 1}]}',
-     "answer 0 does not have the recorded fields"),
+     "bad.json: answers[0].server: missing (it is required) (and 4 more problems)"),
+    ('{"format": "nb_elicit answers", "version": 1, "answers": [{"server": "s", "tool": "t", '
+     '"schema": "h", "message": "m", "action": "maybe"}]}',
+     "bad.json: answers[0].action: expected 'accept', 'decline' or 'cancel'"),
+    ('{"format": "nb_elicit answers", "version": 1, "answers": [{"server": "s", "tool": "t", '
+     '"schema": "h", "message": "m", "action": "accept", "content": ["a"]}]}',
+     "bad.json: answers[0].content: expected an object"),
 ])
 def test_a_broken_recording_is_refused_in_one_line(tmp_path, text, why):
     path = tmp_path / "bad.json"
@@ -79,6 +89,20 @@ def test_a_broken_recording_is_refused_in_one_line(tmp_path, text, why):
     with pytest.raises(ValueError) as error:
         Replayer(path)
     assert why in str(error.value) and "\n" not in str(error.value)
+    assert isinstance(error.value, nb_elicit.ConfigError)
+
+
+def test_unknown_keys_of_a_recording_are_warnings(tmp_path):
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({"format": FORMAT, "version": 1, "extra": True, "answers": [
+        {"server": "demo", "tool": "t", "schema": "sha256:x", "message": "m",
+         "action": "decline", "note": "by hand"}]}), encoding="utf-8")
+    with pytest.warns(UserWarning) as caught:
+        replayer = Replayer(path)
+    assert [a.action for a in replayer.answers] == ["decline"]
+    assert sorted(str(w.message) for w in caught) == [
+        f"{path}: answers[0].note: unknown key, ignored",
+        f"{path}: extra: unknown key, ignored"]
 
 
 # -- against the demo server ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 __all__ = [
     "BlockingNotSupported",
+    "ConfigError",
     "ConnectError",
     "InvalidRequest",
     "NbElicitError",
@@ -62,6 +63,11 @@ class InvalidRequest(NbElicitError, ValueError):
 
 class ConnectError(NbElicitError):
     """A server could not be started or reached; the message says why, with its last words."""
+
+
+class ConfigError(NbElicitError, ValueError):
+    """A file nb_elicit reads (a server config, an answers file) is wrong, or a server is not in
+    any config; one line that names the file, the key path and what was expected."""
 
 
 class ServerDisconnected(NbElicitError):

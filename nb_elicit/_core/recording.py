@@ -143,31 +143,29 @@ class Replayer:
 
 
 def load(path: Path) -> list[RecordedAnswer]:
-    """The answers in a recording; ``ValueError`` says, in one line, what is wrong with it."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"no recording at {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read {path}: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON ({error.msg} at line {error.lineno})") from None
+    """The answers in a recording; :class:`~nb_elicit.ConfigError` (a ValueError) says, in one
+    line, what is wrong with it. Unknown keys are warnings; a file of a newer version says so."""
+    from .answers_model import AnswersDocument
+    from .errors import ConfigError
+    from .filecheck import check, read_json, warn_unknown
+
+    shown = str(path)
+    if not path.exists():
+        raise ConfigError(f"no recording at {path}")
+    document = read_json(path, shown)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ValueError(f'{path} is not an nb_elicit recording (no "format": "{FORMAT}")')
-    if document.get("version") != VERSION:
-        raise ValueError(f"{path} is a version {document.get('version')!r} recording; this "
-                         f"nb_elicit reads version {VERSION}")
-    answers = []
-    for i, entry in enumerate(document.get("answers", [])):
-        try:
-            answer = RecordedAnswer(**entry)
-        except TypeError:
-            raise ValueError(f"{path}: answer {i} does not have the recorded fields") from None
-        if answer.action not in ("accept", "decline", "cancel") or (
-                answer.content is not None and not isinstance(answer.content, dict)):
-            raise ValueError(f"{path}: answer {i} has an unknown action or content")
-        answers.append(answer)
-    return answers
+        raise ConfigError(f'{path} is not an nb_elicit recording (no "format": "{FORMAT}")')
+    version = document.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise ConfigError(f"{path}: version: this answers file was written by a newer nb_elicit "
+                          f"(version {version}); this one reads version {VERSION}, so upgrade "
+                          "nb_elicit to replay it")
+    if version != VERSION:
+        raise ConfigError(f"{path}: version: expected {VERSION}")
+    checked = check(AnswersDocument, document, shown)
+    warn_unknown(checked, shown)
+    return [RecordedAnswer(e.server, e.tool, e.schema_hash, e.message, e.action, e.content,
+                           list(e.omitted), e.at) for e in checked.answers]
 
 
 class Tape:

@@ -8,24 +8,60 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ElicitationRequest", "HttpTarget", "StdioTarget", "ToolResult"]
+__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
 
 
-@dataclass(frozen=True)
+MASK = "••••••"
+
+
+def hide(text: str, hidden: frozenset[str]) -> str:
+    """``text`` with every value of ``hidden`` replaced by :data:`MASK`."""
+    for value in sorted(hidden, key=len, reverse=True):
+        if value:
+            text = text.replace(value, MASK)
+    return text
+
+
+@dataclass(frozen=True, repr=False)
 class StdioTarget:
-    """A server started as a subprocess that speaks MCP on its stdin and stdout."""
+    """A server started as a subprocess that speaks MCP on its stdin and stdout.
+
+    Its repr and :meth:`where` name the environment's keys only, and hide ``hidden`` (values
+    given as a config's inputs) wherever they appear in the command."""
 
     command: tuple[str, ...]
     env: dict[str, str] | None = None
     cwd: str | None = None
+    hidden: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def where(self) -> str:
+        return hide(" ".join(self.command), self.hidden)
+
+    def __repr__(self) -> str:
+        env = f", env keys={sorted(self.env)}" if self.env else ""
+        cwd = f", cwd={self.cwd!r}" if self.cwd else ""
+        return f"StdioTarget({self.where()!r}{env}{cwd})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class HttpTarget:
-    """A server reached over streamable HTTP."""
+    """A server reached over streamable HTTP. Its repr names the headers, not their values."""
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
+    hidden: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def where(self) -> str:
+        return hide(self.url, self.hidden)
+
+    def __repr__(self) -> str:
+        headers = f", header names={sorted(self.headers)}" if self.headers else ""
+        return f"{type(self).__name__}({self.where()!r}{headers})"
+
+
+@dataclass(frozen=True, repr=False)
+class SseTarget(HttpTarget):
+    """A server reached over the older HTTP+SSE transport (GET an event stream, POST messages)."""
 
 
 @dataclass(frozen=True)

@@ -74,14 +74,19 @@ COMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         "connect",
         ("%mcp connect NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
-         "%mcp connect NAME --url URL [--header 'K: V']..."),
-        "start a stdio server, or reach a server over HTTP",
+         "%mcp connect NAME --url URL [--header 'K: V']...",
+         "%mcp connect NAME --sse URL [--header 'K: V']...",
+         "%mcp connect [--config PATH] NAME"),
+        "start a stdio server, reach one over HTTP, or one the MCP config files name",
         handlers.connect, awaited=True, opens_connection=True,
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
               "cards...)")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
                handlers.list_connections),
+    Subcommand("servers", ("%mcp servers",),
+               "the servers of the MCP config files here (.vscode/mcp.json, .mcp.json, ...)",
+               handlers.servers),
     Subcommand("tools", ("%mcp tools NAME",),
                "the server's tools, with descriptions and input schemas",
                handlers.tools, awaited=True, needs_name=True),
@@ -147,6 +152,16 @@ def parse(line: str) -> tuple[Subcommand, str]:
     return command, rest
 
 
+def _connection_name(rest: str) -> str:
+    """The name a ``%mcp connect`` line connects (its first word if it cannot be read)."""
+    from .options import parse_connect
+
+    try:
+        return parse_connect(rest).name
+    except UsageError:
+        return rest.split()[0]
+
+
 @magics_class
 class McpMagics(Magics):
     def __init__(self, shell=None, **kwargs):
@@ -168,7 +183,7 @@ class McpMagics(Magics):
             raise UsageError("run %mcp in a cell after the one with %load_ext nb_elicit") from None
         task = loop.create_task(self._in_background(self._dispatch(line)))
         if command.opens_connection and rest.split():
-            self.connecting[rest.split()[0]] = task
+            self.connecting[_connection_name(rest)] = task
         return None
 
     async def _dispatch(self, line: str):

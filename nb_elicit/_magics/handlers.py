@@ -26,6 +26,7 @@ def runtime():
         connect = staticmethod(_connection.connect)
         connections = _connection.connections
         ConnectError = _errors.ConnectError
+        ConfigError = _errors.ConfigError
         NbElicitError = _errors.NbElicitError
         BlockingNotSupported = _errors.BlockingNotSupported
         check_blocking_supported = staticmethod(_kernel_compat.check_blocking_supported)
@@ -37,18 +38,39 @@ async def connect(magic, rest: str):
     options = parse_connect(rest)
     name, guard, rt = options.name, options.guard, runtime()
     try:
-        if options.url is not None:
-            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard)
-        else:
+        if options.url is not None or options.sse is not None:
+            conn = await rt.connect(name, url=options.url, sse=options.sse,
+                                    headers=options.headers, **guard)
+        elif options.command is not None:
             conn = await rt.connect(name, options.command, env=options.env or None,
                                     cwd=options.cwd, **guard)
-    except rt.ConnectError as error:
+        else:
+            conn = await rt.connect(name, config=options.config, **guard)
+    except (rt.ConnectError, rt.ConfigError) as error:
         first, *more = str(error).splitlines()
         if more:
             print("\n".join(more))
         raise UsageError(first) from None
     return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
                 f" (protocol {conn.protocol_version}).")
+
+
+def servers(magic, rest: str):
+    from .._core.configs import configured_servers
+    from .._core.errors import ConfigError
+
+    try:
+        found = configured_servers()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    live = runtime().connections if found else {}
+    rows = [[s.name, s.file, s.key, s.transport,
+             ("no (an earlier file has this name)" if not s.active else
+              live[s.name].status if s.name in live else "no")]
+            for s in found]
+    return Table(["name", "file", "key", "transport", "connected"], rows,
+                 "No MCP servers are configured here (.vscode/mcp.json, .mcp.json, "
+                 ".cursor/mcp.json, ... ; see docs/configs.md).")
 
 
 def list_connections(magic, rest: str):

@@ -20,12 +20,15 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--env", action="append", metavar="K=V", help="an environment variable (stdio)")
 @argument("--cwd", metavar="DIR", help="the server's working directory (stdio)")
 @argument("--url", metavar="URL", help="reach the server over HTTP instead")
+@argument("--sse", metavar="URL", help="reach the server over HTTP+SSE (the older transport)")
+@argument("--config", metavar="PATH", help="the config file to find NAME in (no command, URL)")
 @argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
 @argument("--rate-limit", metavar="RATE", help="how often the server may ask")
 @argument("--secret-forms", metavar="warn|refuse", default="warn",
           help="refuse: decline forms that ask for secrets")
 def connect_flags():
-    """The flags of %mcp connect NAME, before the ``-- COMMAND [ARGS...]`` tail."""
+    """The flags of %mcp connect NAME, before the ``-- COMMAND [ARGS...]`` tail (with neither a
+    command nor a URL, NAME is a server of the MCP config files)."""
 
 
 #: The parser, strict about spelling: ``--rate`` is not taken for ``--rate-limit``.
@@ -40,6 +43,8 @@ class ConnectOptions:
     name: str
     command: list[str] | None = None
     url: str | None = None
+    sse: str | None = None
+    config: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -53,14 +58,17 @@ def parse_connect(rest: str) -> ConnectOptions:
         words = shlex.split(options)
     except ValueError as error:
         raise UsageError(f"cannot read the options: {error}") from None
-    if not words or words[0].startswith("-"):
-        raise UsageError(f"%mcp connect needs a name: {_COMMAND_USAGE} or %mcp connect NAME "
-                         "--url URL")
-    name = words[0]
     try:
-        flags, extra = PARSER.parse_known_args(words[1:])
+        flags, extra = PARSER.parse_known_args(words)
     except UsageError as error:
         raise UsageError(_what_to_type(str(error))) from None
+    if not extra or extra[0].startswith("-"):
+        if extra:  # an unknown option, and no name
+            raise UsageError(f"unknown option {extra[0].partition('=')[0]} for %mcp connect; "
+                             "see %mcp help")
+        raise UsageError(f"%mcp connect needs a name: {_COMMAND_USAGE}, %mcp connect NAME "
+                         "--url URL, or %mcp connect NAME (a server of the MCP config files)")
+    name, extra = extra[0], extra[1:]
     if extra:
         word = extra[0]
         if word.startswith("--"):
@@ -76,14 +84,18 @@ def parse_connect(rest: str) -> ConnectOptions:
         raise UsageError("--secret-forms takes warn or refuse")
     if flags.rate_limit is not None:
         guard["rate_limit"] = rate_limit(flags.rate_limit)
-    if (flags.url is None) == (command is None):
-        raise UsageError(f"give either a command or a URL: %mcp connect {name} -- COMMAND "
-                         f"[ARGS...], or %mcp connect {name} --url URL")
-    if flags.url is not None and (env or flags.cwd):
-        raise UsageError("--env and --cwd are for stdio servers, not --url")
-    if command is not None and headers:
-        raise UsageError("--header is for --url servers, not stdio commands")
-    return ConnectOptions(name, command, flags.url, headers, env, flags.cwd, guard)
+    given = [what for what in (command, flags.url, flags.sse, flags.config) if what is not None]
+    if len(given) > 1:
+        raise UsageError(f"give one of a command, --url, --sse or --config: %mcp connect {name} "
+                         f"-- COMMAND [ARGS...], %mcp connect {name} --url URL, or %mcp connect "
+                         f"{name} (a server of the MCP config files)")
+    if command is None and (env or flags.cwd):
+        raise UsageError("--env and --cwd are for stdio commands (after --), not --url, --sse "
+                         "or a configured server")
+    if (command is not None or flags.config is not None or not given) and headers:
+        raise UsageError("--header is for --url and --sse servers")
+    return ConnectOptions(name, command, flags.url, flags.sse, flags.config, headers, env,
+                          flags.cwd, guard)
 
 
 def rate_limit(text: str):

@@ -31,11 +31,13 @@ from .._core.errors import (
     UrlElicitationRequired,
 )
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
+from .._core.types import hide
 from .._mcp import (
     ElicitationRequest,
     Era,
     HttpTarget,
     ServerSession,
+    SseTarget,
     StdioTarget,
     ToolResult,
     needs_other_mode,
@@ -43,6 +45,7 @@ from .._mcp import (
 from .._ui.call_view import CallView
 from .asking import ask
 from .calls import Call, ToolCall, current_call, run_call
+from .configured import configured_target
 from .guard import Guard
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
@@ -58,8 +61,12 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   headers: dict[str, str] | None = None, env: dict[str, str] | None = None,
                   cwd: str | os.PathLike | None = None,
                   rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
-                  secret_forms: str = "warn", timeout: float | None = None) -> Connection:
-    """Start a stdio server (``command``) or reach one over streamable HTTP (``url``).
+                  secret_forms: str = "warn", timeout: float | None = None,
+                  sse: str | None = None, config: str | os.PathLike | None = None
+                  ) -> Connection:
+    """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
+    older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
+    files (``.vscode/mcp.json``, ``.mcp.json``, ...; or only ``config``), its inputs asked for.
 
     A stdio server gets the SDK's safe default environment (HOME, LOGNAME, PATH, SHELL, TERM,
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
@@ -76,23 +83,33 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
-    if (command is None) == (url is None):
-        raise ValueError("give either command=[...] for a stdio server or url=... for HTTP")
-    if command is not None:
+    given = [what for what in (command, url, sse) if what is not None]
+    if len(given) > 1 or (config is not None and given):
+        raise ValueError("give one of command=[...] (stdio), url=... (HTTP), sse=... (HTTP+SSE), "
+                         "or only a name (a configured server)")
+    if not given:
+        if env or cwd is not None or headers:
+            raise ValueError("env, cwd and headers come from the config file when connecting "
+                             "by name")
+        target: StdioTarget | HttpTarget | None = None  # read from the config files later
+    elif command is not None:
         if isinstance(command, str) or not command:
             raise ValueError("command must be a non-empty list, like [sys.executable, 'server.py']")
-        target: StdioTarget | HttpTarget = StdioTarget(
+        target = StdioTarget(
             tuple(str(c) for c in command), _strings(env, "env") or None,
             os.fspath(cwd) if cwd is not None else None)
     else:
-        if not isinstance(url, str):
+        if not isinstance(url or sse, str):
             raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
-        target = HttpTarget(url, _strings(headers, "headers"))
+        kind = SseTarget if sse is not None else HttpTarget
+        target = kind(url or sse, _strings(headers, "headers"))
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms, server=name)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
                                 or not timeout > 0):
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
+    if target is None:
+        target = await configured_target(name, config)
     if name in connections:
         await connections.pop(name).close()
     connection = Connection(name, target, guard, timeout)
@@ -276,13 +293,11 @@ class Connection:
         self._to(State.READY)
 
     def _connect_error(self, error: ConnectError) -> ConnectError:
-        where = " ".join(self.target.command) if isinstance(self.target, StdioTarget) else (
-            self.target.url)
-        text = f"could not connect to {self.name!r} ({where}): {error}"
+        text = f"could not connect to {self.name!r} ({self.target.where()}): {error}"
         tail = self.log_tail(10).strip()
         if tail:
             text += "\nThe server's last words (stderr):\n" + tail
-        return ConnectError(text)
+        return ConnectError(hide(text, self.target.hidden))
 
     async def _session(self, mode: Era) -> ServerSession:
         """The session of this era, (re)opened if there is none or it lost its server."""

@@ -1,4 +1,4 @@
-"""Run the demo MCP server over stdio, or over streamable HTTP on 127.0.0.1."""
+"""Run the demo MCP server over stdio, or over streamable HTTP (or HTTP+SSE) on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m nb_elicit.demo", description=__doc__)
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    parser.add_argument("--sse", type=int, metavar="PORT",
+                        help="serve the older HTTP+SSE transport on http://127.0.0.1:PORT/sse")
     parser.add_argument("--journal", metavar="FILE",
                         help="append every answer received to FILE (the server's journal), "
                              "one JSON object per line")
@@ -19,10 +21,14 @@ def main(argv: list[str] | None = None) -> None:
 
     from .server import server
 
-    if args.http is None:
-        server.run("stdio")
-    else:
+    if args.http is not None and args.sse is not None:
+        parser.error("give --http or --sse, not both")
+    if args.http is not None:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
+    elif args.sse is not None:
+        server.run("sse", host="127.0.0.1", port=args.sse)
+    else:
+        server.run("stdio")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python -m nb_elicit.demo                    # stdio
     python -m nb_elicit.demo --http 8765        # streamable HTTP on http://127.0.0.1:8765/mcp
+    python -m nb_elicit.demo --sse 8765         # HTTP+SSE on http://127.0.0.1:8765/sse
     python -m nb_elicit.demo --journal out.jsonl # also append every answer it receives to a file
 
 Every tool that asks returns what it received, and ``--journal`` (or the environment variable

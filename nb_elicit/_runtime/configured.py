@@ -1,0 +1,120 @@
+"""Connecting by name: the server a config file names, with its ``${input:...}`` values asked for.
+
+An input (VS Code's ``inputs``) is asked for in the calling cell with nb_elicit's own form, a
+one-field :class:`~nb_elicit.ElicitationForm` shown and awaited like a server's form (masked
+when it is a password; Decline and ✕ end the connect). Where no widget frontend is attached, it
+comes from the environment variable ``NB_ELICIT_INPUT_<ID>`` (which the error names). A value
+asked for is kept in memory for the kernel's life, and never reaches an output, the transcript,
+the history, the answers file or a log: the form is replaced by a line that does not quote it,
+and no outcome is written for it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._core.configs import (
+    ConfiguredServer,
+    InputSpec,
+    expand,
+    find_server,
+    input_env_name,
+    inputs_needed,
+)
+from .._core.errors import ConnectError
+from .._core.types import HttpTarget, SseTarget, StdioTarget
+from .._ui.call_view import CallView, close_tree
+from .._ui.form import ElicitationForm
+from .asking import wait_for_person
+from .kernel_compat import check_blocking_supported, widget_frontend_attached
+
+__all__ = ["configured_target", "forget_inputs"]
+
+#: Input values asked for, by (config file, input id), for this kernel's life.
+_REMEMBERED: dict[tuple[str, str], str] = {}
+
+
+def forget_inputs() -> None:
+    """Forget every input value given so far (the next connect asks again)."""
+    _REMEMBERED.clear()
+
+
+async def configured_target(name: str, config: str | os.PathLike | None = None
+                            ) -> StdioTarget | HttpTarget | SseTarget:
+    """The target of the configured server ``name``, its inputs asked for."""
+    server = find_server(name, config=config)
+    answers = {spec.id: await _input_value(server, spec) for spec in inputs_needed(server)}
+    resolved = expand(server, answers)
+    hidden = frozenset(value for value in answers.values() if value)
+    if resolved.transport == "stdio":
+        return StdioTarget(resolved.command, resolved.env or None, resolved.cwd, hidden)
+    kind = SseTarget if resolved.transport == "sse" else HttpTarget
+    return kind(resolved.url or "", dict(resolved.headers), hidden)
+
+
+async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
+    key = (str(server.path), spec.id)
+    if key in _REMEMBERED:
+        return _REMEMBERED[key]
+    variable = input_env_name(spec.id)
+    if variable in os.environ:
+        return os.environ[variable]
+    if not widget_frontend_attached():
+        if spec.default is not None and not spec.password:
+            return spec.default
+        raise ConnectError(f"{server.name!r} needs the input {spec.id!r} of {server.file}, and "
+                           f"no widget frontend is attached to ask for it: set {variable} in "
+                           "the kernel's environment")
+    value = await _ask(server, spec)
+    _REMEMBERED[key] = value
+    return value
+
+
+async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
+    check_blocking_supported()
+    field = "password" if spec.password else "value"
+    prop: dict = {"type": "string", "title": spec.description or spec.id}
+    if spec.type == "pickString":
+        prop["enum"] = list(spec.options or [])
+    if spec.default is not None and not spec.password:
+        prop["default"] = spec.default
+    schema = {"type": "object", "properties": {field: prop}, "required": [field]}
+    message = f"{server.name} needs {spec.description or spec.id} (${{input:{spec.id}}})"
+    form = ElicitationForm(message, schema, server=server.file)
+    # The form's warning is about servers that ask for secrets; here nb_elicit asks for its own
+    # config's input, so it would only mislead.
+    form.children = tuple(c for c in form.children
+                          if "nb-elicit-secret-warning" not in getattr(c, "_dom_classes", ()))
+    view = CallView(server.name, f"input {spec.id}", show_waiting=False)
+    view.show(keyboard=True)
+    answer = None
+    try:
+        answer = await wait_for_person(server.name, form, None, view, lambda: False)
+    finally:
+        _forget_view(view, spec, answer.action if answer is not None else None)
+    if answer.action != "accept" or not answer.content or field not in answer.content:
+        raise ConnectError(f"connecting {server.name!r} stopped: the input {spec.id!r} was "
+                           f"{_GIVEN[answer.action]}")
+    return str(answer.content[field])
+
+
+_GIVEN = {"accept": "given", "decline": "declined", "cancel": "cancelled", None: "not given"}
+
+
+def _forget_view(view: CallView, spec: InputSpec, action: str | None) -> None:
+    """Replace the form by a line that does not quote its value; close its widgets."""
+    view.frozen = True
+    if view.display_handle is not None:
+        view.display_handle.update(_Line(
+            f"{view.server}: the input {spec.id} was {_GIVEN.get(action, 'not given')}."))
+    if view._script_handle is not None:
+        view._script_handle.update(_Line(""))
+    close_tree(view)
+
+
+class _Line:
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_mimebundle_(self, **kwargs):
+        return {"text/plain": self.text}
