@@ -19,6 +19,7 @@ from ._core.errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
+    SignInError,
     UrlElicitationRequired,
 )
 from ._core.i18n import set_language
@@ -49,6 +50,7 @@ _LAZY = {
     "ToolCall": "._runtime.connection",
     "connect": "._runtime.connection",
     "connections": "._runtime.connection",
+    "logout": "._runtime.connection",
 }
 
 
@@ -84,12 +86,14 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "SignInError",
     "TextField",
     "ToolCall",
     "ToolResult",
     "UrlElicitationRequired",
     "connect",
     "connections",
+    "logout",
     "parse_schema",
     "record",
     "replay",

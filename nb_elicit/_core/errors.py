@@ -6,6 +6,7 @@ The tree::
     ├── SchemaError               a requestedSchema outside the elicitation subset
     ├── InvalidRequest            any other elicitation request nb_elicit cannot show
     ├── ConnectError              a server could not be started or reached
+    │   └── SignInError           ... signing in to it failed (the step is named)
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
@@ -25,6 +26,7 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "SignInError",
     "UrlElicitationRequired",
 ]
 
@@ -62,6 +64,15 @@ class InvalidRequest(NbElicitError, ValueError):
 
 class ConnectError(NbElicitError):
     """A server could not be started or reached; the message says why, with its last words."""
+
+
+class SignInError(ConnectError):
+    """Signing in to a server failed: one line naming the server and the step (``step``:
+    discovery, registration, cancelled, state, token, scope, refused, no person, ...)."""
+
+    def __init__(self, message: str, step: str = ""):
+        super().__init__(message)
+        self.step = step
 
 
 class ServerDisconnected(NbElicitError):
