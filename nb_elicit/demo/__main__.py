@@ -10,6 +10,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m nb_elicit.demo", description=__doc__)
     parser.add_argument("--http", type=int, metavar="PORT",
                         help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    parser.add_argument("--auth", action="store_true",
+                        help="require sign-in: serve a local OAuth authorization server too "
+                             "(on the same address; implies --http 8765 unless given)")
     parser.add_argument("--journal", metavar="FILE",
                         help="append every answer received to FILE (the server's journal), "
                              "one JSON object per line")
@@ -19,7 +22,13 @@ def main(argv: list[str] | None = None) -> None:
 
     from .server import server
 
-    if args.http is None:
+    if args.auth:
+        from .auth import server_with_sign_in
+
+        port = args.http or 8765
+        print(f"nb_elicit demo with sign-in: http://127.0.0.1:{port}/mcp", flush=True)
+        server_with_sign_in(port).run("streamable-http", host="127.0.0.1", port=port)
+    elif args.http is None:
         server.run("stdio")
     else:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
