@@ -394,3 +394,39 @@ def test_the_client_metadata_document_is_valid_json_with_a_url_client_id():
     assert document["token_endpoint_auth_method"] == "none"
     assert all(uri.startswith("http://127.0.0.1") for uri in document["redirect_uris"])
     assert os.path.basename(path) == "client-metadata.json"
+
+
+# -- %mcp ---------------------------------------------------------------------------------------------
+
+def test_the_connect_magic_takes_the_sign_in_options():
+    from IPython.core.error import UsageError
+
+    from nb_elicit._magics.options import parse_connect
+
+    options = parse_connect("corp --url https://h/mcp --client-id app --client-secret-env "
+                            "CORP_SECRET --token-store memory")
+    assert options.auth == {"client_id": "app", "client_secret_env": "CORP_SECRET",
+                            "token_store": "memory"}
+    assert parse_connect("a --url https://h/mcp --auth off").auth == {"auth": "off"}
+    assert parse_connect("a --url https://h/mcp").auth == {}
+    for bad, says in (("a --url https://h/mcp --auth maybe", "--auth takes"),
+                      ("a --url https://h/mcp --client-id x --client-secret-env S=hunter2",
+                       "never the secret"),
+                      ("a --client-id x -- python server.py", "for --url servers")):
+        with pytest.raises(UsageError, match=says):
+            parse_connect(bad)
+
+
+def test_logout_is_in_the_table_and_the_readme():
+    from nb_elicit._magics.commands import COMMANDS, help_text
+
+    logout = next(c for c in COMMANDS if c.name == "logout")
+    assert logout.needs_name and "%mcp logout NAME" in help_text()
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "| `%mcp logout NAME` |" in readme
+
+
+def test_logout_of_an_unknown_name_says_what_to_give():
+    with pytest.raises(ValueError, match="give its name or the server's URL"):
+        asyncio.run(nb_elicit.logout("nobody"))
+    assert asyncio.run(nb_elicit.logout("https://never.example.com/mcp")) is False

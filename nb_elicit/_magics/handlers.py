@@ -24,6 +24,7 @@ def runtime():
 
     class Runtime:
         connect = staticmethod(_connection.connect)
+        logout = staticmethod(_connection.logout)
         connections = _connection.connections
         ConnectError = _errors.ConnectError
         NbElicitError = _errors.NbElicitError
@@ -38,10 +39,13 @@ async def connect(magic, rest: str):
     name, guard, rt = options.name, options.guard, runtime()
     try:
         if options.url is not None:
-            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard)
+            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard,
+                                    **options.auth)
         else:
             conn = await rt.connect(name, options.command, env=options.env or None,
                                     cwd=options.cwd, **guard)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     except rt.ConnectError as error:
         first, *more = str(error).splitlines()
         if more:
@@ -213,3 +217,16 @@ def log(magic, rest: str):
     if not conn.log_path:
         return Text(f"{rest!r} is reached over HTTP; it has no stderr here.")
     return Text(conn.log_tail(40).rstrip() or f"{rest!r} has written nothing to stderr.")
+
+
+async def logout(magic, rest: str):
+    name = rest.split()[0]
+    runtime_ = runtime()
+    if name in magic.connecting:
+        await magic.ready(name)
+    try:
+        found = await runtime_.logout(name)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return Text(f"Signed out of {name}: its tokens are forgotten; the next request signs in "
+                "again." if found else f"No sign-in was kept for {name}.")

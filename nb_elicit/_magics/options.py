@@ -21,6 +21,14 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--cwd", metavar="DIR", help="the server's working directory (stdio)")
 @argument("--url", metavar="URL", help="reach the server over HTTP instead")
 @argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
+@argument("--auth", metavar="auto|oauth|client_credentials|off",
+          help="signing in (--url): auto (when the server answers 401), off, ...")
+@argument("--client-id", metavar="ID", help="a pre-registered OAuth client (--url)")
+@argument("--client-secret-env", metavar="VAR",
+          help="the environment variable that holds the client secret (never the secret)")
+@argument("--client-metadata-url", metavar="URL",
+          help="an https URL to use as the client ID (Client ID Metadata Document)")
+@argument("--token-store", metavar="disk|memory", help="where sign-in tokens are kept")
 @argument("--rate-limit", metavar="RATE", help="how often the server may ask")
 @argument("--secret-forms", metavar="warn|refuse", default="warn",
           help="refuse: decline forms that ask for secrets")
@@ -44,6 +52,8 @@ class ConnectOptions:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     guard: dict = field(default_factory=dict)
+    #: Sign-in options for connect() (auth, client_id, ...), only those given.
+    auth: dict = field(default_factory=dict)
 
 
 def parse_connect(rest: str) -> ConnectOptions:
@@ -83,7 +93,20 @@ def parse_connect(rest: str) -> ConnectOptions:
         raise UsageError("--env and --cwd are for stdio servers, not --url")
     if command is not None and headers:
         raise UsageError("--header is for --url servers, not stdio commands")
-    return ConnectOptions(name, command, flags.url, headers, env, flags.cwd, guard)
+    auth = {key: getattr(flags, key) for key in ("auth", "client_id", "client_secret_env",
+                                                 "client_metadata_url", "token_store")
+            if getattr(flags, key) is not None}
+    if auth and command is not None:
+        raise UsageError("--auth, --client-id and the other sign-in options are for --url "
+                         "servers")
+    if auth.get("auth") not in (None, "auto", "oauth", "client_credentials", "off"):
+        raise UsageError("--auth takes auto, oauth, client_credentials or off")
+    if auth.get("token_store") not in (None, "disk", "memory"):
+        raise UsageError("--token-store takes disk or memory")
+    if auth.get("client_secret_env") and "=" in auth["client_secret_env"]:
+        raise UsageError("--client-secret-env takes the NAME of an environment variable that "
+                         "holds the secret, never the secret itself")
+    return ConnectOptions(name, command, flags.url, headers, env, flags.cwd, guard, auth)
 
 
 def rate_limit(text: str):
