@@ -9,8 +9,8 @@ def test_public_names():
         "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConnectError",
         "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
-        "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "connect", "connections", "parse_schema", "record", "replay",
+        "ServerDisconnected", "ServerError", "SignInError", "TextField", "ToolCall", "ToolResult",
+        "UrlElicitationRequired", "connect", "connections", "logout", "parse_schema", "record", "replay",
         "respond", "set_language", "validate_content",
     ]
     for name in nb_elicit.__all__:
