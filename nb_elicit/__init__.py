@@ -20,6 +20,7 @@ from ._core.errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
+    SignInError,
     UrlElicitationRequired,
 )
 from ._core.i18n import set_language
@@ -51,6 +52,7 @@ _LAZY = {
     "ToolCall": "._runtime.connection",
     "connect": "._runtime.connection",
     "connections": "._runtime.connection",
+    "logout": "._runtime.connection",
 }
 
 
@@ -87,6 +89,7 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "SignInError",
     "TextField",
     "ToolCall",
     "ToolResult",
@@ -94,6 +97,7 @@ __all__ = [
     "configured_servers",
     "connect",
     "connections",
+    "logout",
     "parse_schema",
     "record",
     "replay",

@@ -15,7 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import json
+import logging
 import sys
+import time
+import warnings
 from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import IO, Any
@@ -24,9 +28,23 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.auth import (
+    AuthorizationCodeResult,
+    OAuthClientProvider,
+    OAuthRegistrationError,
+    OAuthTokenError,
+)
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
 from mcp_types import (
     CONNECTION_CLOSED,
     INTERNAL_ERROR,
@@ -37,6 +55,7 @@ from mcp_types import (
 )
 
 from ._core.answer import Answer
+from ._core.auth import sign_in_error
 from ._core.errors import (
     ConnectError,
     InvalidRequest,
@@ -44,6 +63,7 @@ from ._core.errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
+    SignInError,
     UrlElicitationRequired,
 )
 from ._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
@@ -69,6 +89,11 @@ if sys.version_info < (3, 11):
 _GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError,
          anyio.EndOfStream)
 
+
+# The SDK logs an OAuth failure with its traceback; with no logging configured Python would
+# print it into the cell. nb_elicit reports it as one line instead (a configured handler
+# still receives it).
+logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
 
 ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
 CompleteHandler = Callable[[str], None]
@@ -97,8 +122,12 @@ class ServerSession:
 
     def __init__(self, target: StdioTarget | HttpTarget, mode: Era, handler: ElicitHandler,
                  errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None):
+                 on_end: EndHandler | None = None, auth: Any = None):
         self.target = target
+        #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
+        self.auth = auth
+        #: Why the last request failed to sign in (the transport only says "error").
+        self._auth_failure: SignInError | None = None
         self.mode = Era(mode)
         self._handler = handler
         self._on_complete = on_complete
@@ -116,13 +145,15 @@ class ServerSession:
     async def open(cls, target: StdioTarget | HttpTarget, mode: Era, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
                    on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None) -> ServerSession:
+                   on_end: EndHandler | None = None, auth: Any = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
         ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
-        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended.
+        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended;
+        ``auth`` (a :class:`~nb_elicit._runtime.signin.SignIn`) signs in to an HTTP server
+        that asks for it.
         """
-        session = cls(target, mode, handler, errlog, on_complete, on_end)
+        session = cls(target, mode, handler, errlog, on_complete, on_end, auth)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
@@ -218,10 +249,11 @@ class ServerSession:
         return self._client
 
     async def _request(self, method, *args):
+        self._auth_failure = None
         try:
             return await method(*args)
         except MCPError as exc:
-            error = _from_mcp_error(exc)
+            error = self._take_auth_failure() or _from_mcp_error(exc)
         except _GONE as exc:
             error = ServerDisconnected(f"the server went away ({_describe(exc)})")
         if isinstance(error, ServerDisconnected):
@@ -236,8 +268,9 @@ class ServerSession:
                 transport = sse_client(self.target.url, headers=self.target.headers,
                                        timeout=30, sse_read_timeout=None)
             elif isinstance(self.target, HttpTarget):
-                http = httpx2.AsyncClient(headers=self.target.headers,
-                                          timeout=httpx2.Timeout(30, read=None))
+                http = _SigningClient(self, headers=self.target.headers,
+                                      timeout=httpx2.Timeout(30, read=None),
+                                      auth=_oauth_provider(self.target.url, self.auth))
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
@@ -248,7 +281,7 @@ class ServerSession:
                 await self._stop.wait()
         except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`
             if not ready.done():
-                ready.set_exception(ConnectError(_describe(exc)))
+                ready.set_exception(self._take_auth_failure() or ConnectError(_describe(exc)))
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
@@ -260,6 +293,10 @@ class ServerSession:
                     await http.aclose()
             if self._on_end is not None:
                 self._on_end()
+
+    def _take_auth_failure(self) -> SignInError | None:
+        failure, self._auth_failure = self._auth_failure, None
+        return failure
 
     def _stdio_transport(self):
         command, *args = self.target.command
@@ -285,6 +322,210 @@ class ServerSession:
         except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
             return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
         return types.ElicitResult(**answer.to_result())
+
+
+# -- signing in (MCP authorization: the SDK's OAuth 2.1 client) ---------------------------------
+
+class _SigningClient(httpx2.AsyncClient):
+    """The HTTP client of a session: the SDK's OAuth provider as its ``auth``, and a sign-in
+    that fails turned into one line (the transport would otherwise say only "error", or lose
+    the request).
+
+    A failure inside the provider becomes a JSON-RPC error response to the request that
+    triggered it; the session keeps the real reason (:class:`SignInError`) and raises that.
+    """
+
+    def __init__(self, session: ServerSession, **kwargs):
+        super().__init__(**kwargs)
+        self._session = session
+
+    def __repr__(self) -> str:
+        return f"<nb_elicit HTTP client for {self._session.target.url}>"
+
+    async def send(self, request: httpx2.Request, **kwargs) -> httpx2.Response:
+        session = self._session
+        name = session.auth.name if session.auth is not None else str(session.target.url)
+        saved = session.auth.tokens_saved if session.auth is not None else 0
+        try:
+            response = await super().send(request, **kwargs)
+        except SignInError as error:
+            return self._failed(request, error)
+        except (httpx2.HTTPError, OSError):
+            raise  # the server went away: as without sign-in
+        except Exception as error:  # noqa: BLE001 - the SDK's OAuth failed: say at which step
+            if session.auth is None:
+                raise
+            return self._failed(request, _sign_in_failure(name, error))
+        if session.auth is None or not session.auth.config.enabled:
+            if response.status_code == 401 and _bearer(response):
+                session._auth_failure = SignInError(
+                    f"could not connect to {name}: the server asks for sign-in (401) and this "
+                    "connection's auth is off", "config")
+            return response
+        if response.status_code == 403 and _www_auth_error(response) == "insufficient_scope":
+            self._note(sign_in_error(name, "scope", _www_auth_field(response, "scope")))
+        elif response.status_code == 401 and session.auth.tokens_saved > saved:
+            self._note(sign_in_error(name, "refused", "401 with a fresh token"))
+        return response
+
+    def _note(self, error: SignInError) -> None:
+        self._session._auth_failure = error
+        if self._session.auth is not None:
+            self._session.auth.failed(error)
+
+    def _failed(self, request: httpx2.Request, error: SignInError) -> httpx2.Response:
+        self._note(error)
+        body = {"jsonrpc": "2.0", "id": None,
+                "error": {"code": INTERNAL_ERROR, "message": "sign-in failed"}}
+        return httpx2.Response(401, headers={"content-type": "application/json"},
+                               content=json.dumps(body).encode(), request=request)
+
+
+def _bearer(response: httpx2.Response) -> bool:
+    return response.headers.get("www-authenticate", "").lower().startswith("bearer")
+
+
+def _www_auth_field(response: httpx2.Response, name: str) -> str | None:
+    import re
+
+    found = re.search(rf'{name}="([^"]*)"', response.headers.get("www-authenticate", ""))
+    return found.group(1) if found else None
+
+
+def _www_auth_error(response: httpx2.Response) -> str | None:
+    return _www_auth_field(response, "error")
+
+
+def _sign_in_failure(name: str, error: Exception) -> SignInError:
+    """The SDK's OAuth error, as the step it failed at."""
+    text = str(error)
+    if isinstance(error, OAuthRegistrationError) or "registration" in text.lower():
+        return sign_in_error(name, "registration", text)
+    if "State parameter mismatch" in text:
+        return sign_in_error(name, "state")
+    if isinstance(error, OAuthTokenError) or text.startswith("Token exchange failed"):
+        return sign_in_error(name, "token", text)
+    return sign_in_error(name, "discovery", text)
+
+
+class _Storage:
+    """The SDK's ``TokenStorage`` over nb_elicit's :class:`~nb_elicit._core.tokens.TokenStore`
+    (tokens with when they expire and where they came from; the registered client)."""
+
+    def __init__(self, auth, provider_context=None):
+        self._auth = auth
+        self.context = provider_context
+
+    def __repr__(self) -> str:
+        return f"<nb_elicit token storage for {self._auth.server_url}>"
+
+    def saved_state(self) -> dict:
+        return self._auth.store.load("tokens") or {}
+
+    async def get_tokens(self) -> OAuthToken | None:
+        data = self.saved_state().get("token")
+        try:
+            return OAuthToken.model_validate(data) if data else None
+        except ValueError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        entry: dict[str, Any] = {"token": tokens.model_dump(mode="json", exclude_none=True)}
+        if tokens.expires_in is not None:
+            entry["expires_at"] = time.time() + tokens.expires_in
+        context = self.context
+        if context is not None:
+            for key in ("oauth_metadata", "protected_resource_metadata"):
+                value = getattr(context, key, None)
+                if value is not None:
+                    entry[key] = value.model_dump(mode="json", exclude_none=True)
+            if context.auth_server_url:
+                entry["auth_server_url"] = context.auth_server_url
+        self._auth.store.save("tokens", entry)
+        self._auth.saved()
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        config = self._auth.config
+        if config.client_id and config.mode != "client_credentials":  # pre-registered
+            secret = self._auth.secret()
+            method = config.token_auth or ("client_secret_basic" if secret else "none")
+            return OAuthClientInformationFull(
+                client_id=config.client_id, client_secret=secret,
+                token_endpoint_auth_method=method, redirect_uris=[self._auth.redirect_uri])
+        data = self._auth.store.load("client")
+        try:
+            return OAuthClientInformationFull.model_validate(data) if data else None
+        except ValueError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if not self._auth.config.client_id:
+            self._auth.store.save("client", client_info.model_dump(mode="json",
+                                                                   exclude_none=True))
+
+
+class _Restoring:
+    """Mixed into the SDK's providers: what was stored comes back with its expiry and its
+    authorization server, so an expired token is refreshed silently after a restart."""
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        state = self._nb_storage.saved_state()
+        context = self.context  # type: ignore[attr-defined]
+        with contextlib.suppress(ValueError, TypeError):
+            if "expires_at" in state:
+                context.token_expiry_time = float(state["expires_at"])
+            if state.get("oauth_metadata") and context.oauth_metadata is None:
+                context.oauth_metadata = OAuthMetadata.model_validate(state["oauth_metadata"])
+            if (state.get("protected_resource_metadata")
+                    and context.protected_resource_metadata is None):
+                context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    state["protected_resource_metadata"])
+            if state.get("auth_server_url") and not context.auth_server_url:
+                context.auth_server_url = state["auth_server_url"]
+
+
+class _SignInProvider(_Restoring, OAuthClientProvider):
+    pass
+
+
+class _CredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
+    pass
+
+
+def _oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
+    """The SDK's OAuth provider for a connection's :class:`SignIn` (None: auth is off)."""
+    if auth is None or not auth.config.enabled:
+        return None
+    config = auth.config
+    storage = _Storage(auth)
+    if config.mode == "client_credentials":
+        secret = auth.secret()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (no issuer: the SDK warns it will be required)
+            provider = _CredentialsProvider(
+                server_url, storage, config.client_id, secret,
+                token_endpoint_auth_method=config.token_auth or "client_secret_basic",
+                scope=config.scope, issuer=config.issuer)
+    else:
+        pending: dict[str, str] = {}
+
+        async def redirect(url: str) -> None:
+            pending["url"] = url  # (shown on the card; nothing opens it but the person)
+
+        async def callback() -> AuthorizationCodeResult:
+            result = await auth.authorize(pending.pop("url"))
+            return AuthorizationCodeResult(code=result.code, state=result.state, iss=result.iss)
+
+        metadata = OAuthClientMetadata(
+            client_name="nb_elicit", redirect_uris=[auth.redirect_uri],
+            grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+            token_endpoint_auth_method=config.token_auth, scope=config.scope)
+        provider = _SignInProvider(server_url, metadata, storage, redirect, callback,
+                                   client_metadata_url=config.metadata_url)
+    provider._nb_storage = storage
+    storage.context = provider.context
+    return provider
 
 
 def _task_of_its_own(coro, name: str) -> asyncio.Task:

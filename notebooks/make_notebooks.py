@@ -1,4 +1,4 @@
-"""Write the server notebooks: quickstart, field-gallery, remote-http and configs (outputs
+"""Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in (outputs
 stripped).
 
     python notebooks/make_notebooks.py           # (re)write them next to this file
@@ -200,6 +200,7 @@ This closes the connection and stops the demo server.
 - [field-gallery.ipynb](field-gallery.ipynb): every kind of field a server may ask for, and what
   it receives.
 - [remote-http.ipynb](remote-http.ipynb): a server reached over HTTP instead of a subprocess.
+- [sign-in.ipynb](sign-in.ipynb): a server that asks you to sign in first.
 - [form-gallery.ipynb](form-gallery.ipynb): the forms on their own, without any server.
 """),
 ]
@@ -527,11 +528,95 @@ the demo server needs none.
     code("%mcp disconnect demo"),
 ]
 
+# -- signing in ---------------------------------------------------------------------------------
+
+SIGN_IN = [
+    md("""
+# Signing in to a server
+
+Remote MCP servers often want to know who you are: they answer `401` until you sign in at their
+authorization server (MCP authorization, OAuth 2.1). nb_elicit notices, and shows a **sign-in
+card** in the cell that connected: which server asks, which authorization server will see you
+(its host in large type) and the full address. Nothing opens until you click **Sign in**; then
+the page opens in a new tab, and when you are done the card says so and the cell goes on.
+
+This notebook starts the demo server with a small local authorization server on `127.0.0.1`
+(`python -m nb_elicit.demo --http PORT --auth`), so everything stays on this machine.
+"""),
+    code("""
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+%load_ext nb_elicit
+"""),
+    md("""
+## Start the server with its authorization server
+"""),
+    code("""
+with socket.socket() as probe:  # the operating system picks a free port
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+
+log_file = Path(tempfile.gettempdir()) / f"nb-elicit-demo-auth-{port}.log"
+with open(log_file, "w") as log:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nb_elicit.demo", "--http", str(port), "--auth"],
+        stdout=log, stderr=subprocess.STDOUT)
+
+deadline = time.monotonic() + 30
+while True:
+    if server.poll() is not None:
+        raise RuntimeError(f"the demo server exited early:\\n{log_file.read_text()}")
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            server.terminate()
+            raise TimeoutError(f"the demo server did not listen on port {port}") from None
+        time.sleep(0.2)
+
+url = f"http://127.0.0.1:{port}/mcp"
+print("The demo server (sign-in required) is listening at", url)
+"""),
+    md("""
+## Connect, and sign in
+
+The server answers `401`, so the sign-in card appears below. Click **Sign in**, then
+**Sign in as the demo user** on the page that opens. If that page cannot come back to the
+notebook (a remote notebook, Binder, JupyterHub), paste the address it landed on into the box on
+the card.
+
+The tokens are kept per server under the Jupyter data directory (owner-only files) and
+refreshed by themselves; `--token-store memory` keeps them for this kernel only.
+"""),
+    code("%mcp connect secured --url {url}"),
+    code('%mcp call secured hello {"name": "signed-in notebook"}'),
+    md("""
+## Sign out
+
+`%mcp logout` forgets the tokens; the next request asks you to sign in again.
+"""),
+    code("%mcp logout secured"),
+    code("%mcp disconnect secured"),
+    code("""
+server.terminate()
+server.wait(timeout=10)
+log_file.unlink()
+print("The demo server has stopped.")
+"""),
+]
+
 NOTEBOOKS = {
     "quickstart": QUICKSTART,
     "field-gallery": FIELD_GALLERY,
     "remote-http": REMOTE_HTTP,
     "configs": CONFIGS,
+    "sign-in": SIGN_IN,
 }
 
 

@@ -9,9 +9,9 @@ def test_public_names():
         "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConfigError",
         "ConnectError", "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
-        "ServerDisconnected", "ServerError", "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "configured_servers", "connect", "connections", "parse_schema",
-        "record", "replay", "respond", "set_language", "validate_content",
+        "ServerDisconnected", "ServerError", "SignInError", "TextField", "ToolCall", "ToolResult",
+        "UrlElicitationRequired", "configured_servers", "connect", "connections", "logout",
+        "parse_schema", "record", "replay", "respond", "set_language", "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

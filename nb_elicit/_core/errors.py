@@ -6,6 +6,7 @@ The tree::
     ├── SchemaError               a requestedSchema outside the elicitation subset
     ├── InvalidRequest            any other elicitation request nb_elicit cannot show
     ├── ConnectError              a server could not be started or reached
+    │   └── SignInError           ... signing in to it failed (the step is named)
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
@@ -26,6 +27,7 @@ __all__ = [
     "SchemaError",
     "ServerDisconnected",
     "ServerError",
+    "SignInError",
     "UrlElicitationRequired",
 ]
 
@@ -68,6 +70,15 @@ class ConnectError(NbElicitError):
 class ConfigError(NbElicitError, ValueError):
     """A file nb_elicit reads (a server config, an answers file) is wrong, or a server is not in
     any config; one line that names the file, the key path and what was expected."""
+
+
+class SignInError(ConnectError):
+    """Signing in to a server failed: one line naming the server and the step (``step``:
+    discovery, registration, cancelled, state, token, scope, refused, no person, ...)."""
+
+    def __init__(self, message: str, step: str = ""):
+        super().__init__(message)
+        self.step = step
 
 
 class ServerDisconnected(NbElicitError):

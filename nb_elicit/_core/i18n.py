@@ -81,6 +81,37 @@ TEXTS: dict[str, tuple[str, str]] = {
         "可信的服务器会引导您前往它自己的网页。除非您确定，否则请拒绝。您在该处输入的内容会被隐藏，"
         "且从不预先填写。"),
     "required": ("Required.", "必填。"),
+    # the sign-in card
+    "asks_signin": ("{server} asks you to sign in:", "{server} 请求您登录："),
+    "signin_message": ("To use {server}, sign in at {host}. nb_elicit opens nothing until you "
+                       "click Sign in.",
+                       "要使用 {server}，请在 {host} 登录。"
+                       "在您点击“登录”之前，nb_elicit 不会打开任何内容。"),
+    "signin_sees": ("The authorization server that will see you:", "将会看到您的授权服务器："),
+    "sign_in": ("Sign in", "登录"),
+    "sign_in.tip": ("Open the sign-in page of {host} in a new tab",
+                    "在新标签页中打开 {host} 的登录页面"),
+    "signin_cancel": ("Cancel", "取消"),
+    "signin_cancel.tip": ("Do not sign in", "不登录"),
+    "signin_open": ("Sign in at {host} in a new tab ↗", "在新标签页中登录 {host} ↗"),
+    "signin_waiting": ("Waiting for you to finish signing in at {host}…",
+                       "正在等待您在 {host} 完成登录…"),
+    "signin_paste": ("If the page you land on cannot load (a remote notebook), paste its "
+                     "address here:",
+                     "如果登录后打开的页面无法加载（远程笔记本），请将其地址粘贴到这里："),
+    "signin_paste_button": ("Finish sign-in", "完成登录"),
+    "signin_paste_bad": ("That address carries no sign-in answer (no code= in it).",
+                         "该地址不含登录结果（其中没有 code=）。"),
+    "signin_paste_late": ("This sign-in is already over.", "此次登录已经结束。"),
+    "signed_in": ("✓ Signed in to {server}.", "✓ 已登录 {server}。"),
+    "signin_cancelled": ("Sign-in cancelled.", "已取消登录。"),
+    "signin_failed": ("Sign-in failed: {reason}", "登录失败：{reason}"),
+    "signin_page_done": ("Signed in to {server}. You can close this tab.",
+                         "已登录 {server}。您可以关闭此标签页。"),
+    "signin_page_bad": ("This is not a sign-in answer nb_elicit is waiting for.",
+                        "这不是 nb_elicit 正在等待的登录结果。"),
+    "signin_page_late": ("This sign-in is already over. You can close this tab.",
+                         "此次登录已经结束。您可以关闭此标签页。"),
     # URL warnings
     "warn_userinfo": ("The link has text before an @ ({before!r}); it really goes to {host}.",
                       "链接中 @ 前面有文字（{before!r}）；它实际指向 {host}。"),

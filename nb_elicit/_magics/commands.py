@@ -74,14 +74,18 @@ COMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         "connect",
         ("%mcp connect NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
-         "%mcp connect NAME --url URL [--header 'K: V']...",
+         "%mcp connect NAME --url URL [--header 'K: V']... [--auth MODE] [--client-id ID]",
          "%mcp connect NAME --sse URL [--header 'K: V']...",
          "%mcp connect [--config PATH] NAME"),
         "start a stdio server, reach one over HTTP, or one the MCP config files name",
         handlers.connect, awaited=True, opens_connection=True,
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
-              "cards...)")),
+              "cards...)",
+              "    --url also takes --auth auto|oauth|client_credentials|off (default auto: "
+              "sign in when asked),",
+              "    --client-id ID --client-secret-env VAR, --client-metadata-url URL, "
+              "--token-store disk|memory")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
                handlers.list_connections),
     Subcommand("servers", ("%mcp servers",),
@@ -119,6 +123,9 @@ COMMANDS: tuple[Subcommand, ...] = (
                handlers.limit, needs_name=True),
     Subcommand("log", ("%mcp log NAME",), "the last lines a stdio server wrote to stderr",
                handlers.log, needs_name=True),
+    Subcommand("logout", ("%mcp logout NAME",),
+               "forget NAME's sign-in tokens; its next request signs in again",
+               handlers.logout, awaited=True, needs_name=True),
     Subcommand("help", ("%mcp help",), "this text", show_help),
 )
 

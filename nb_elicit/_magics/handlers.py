@@ -24,6 +24,7 @@ def runtime():
 
     class Runtime:
         connect = staticmethod(_connection.connect)
+        logout = staticmethod(_connection.logout)
         connections = _connection.connections
         ConnectError = _errors.ConnectError
         ConfigError = _errors.ConfigError
@@ -38,9 +39,11 @@ async def connect(magic, rest: str):
     options = parse_connect(rest)
     name, guard, rt = options.name, options.guard, runtime()
     try:
-        if options.url is not None or options.sse is not None:
-            conn = await rt.connect(name, url=options.url, sse=options.sse,
-                                    headers=options.headers, **guard)
+        if options.url is not None:
+            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard,
+                                    **options.auth)
+        elif options.sse is not None:
+            conn = await rt.connect(name, sse=options.sse, headers=options.headers, **guard)
         elif options.command is not None:
             conn = await rt.connect(name, options.command, env=options.env or None,
                                     cwd=options.cwd, **guard)
@@ -51,6 +54,8 @@ async def connect(magic, rest: str):
         if more:
             print("\n".join(more))
         raise UsageError(first) from None
+    except ValueError as error:  # (after ConfigError, which is one too)
+        raise UsageError(str(error)) from None
     return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
                 f" (protocol {conn.protocol_version}).")
 
@@ -235,3 +240,16 @@ def log(magic, rest: str):
     if not conn.log_path:
         return Text(f"{rest!r} is reached over HTTP; it has no stderr here.")
     return Text(conn.log_tail(40).rstrip() or f"{rest!r} has written nothing to stderr.")
+
+
+async def logout(magic, rest: str):
+    name = rest.split()[0]
+    runtime_ = runtime()
+    if name in magic.connecting:
+        await magic.ready(name)
+    try:
+        found = await runtime_.logout(name)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return Text(f"Signed out of {name}: its tokens are forgotten; the next request signs in "
+                "again." if found else f"No sign-in was kept for {name}.")

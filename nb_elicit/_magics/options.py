@@ -23,6 +23,14 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--sse", metavar="URL", help="reach the server over HTTP+SSE (the older transport)")
 @argument("--config", metavar="PATH", help="the config file to find NAME in (no command, URL)")
 @argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
+@argument("--auth", metavar="auto|oauth|client_credentials|off",
+          help="signing in (--url): auto (when the server answers 401), off, ...")
+@argument("--client-id", metavar="ID", help="a pre-registered OAuth client (--url)")
+@argument("--client-secret-env", metavar="VAR",
+          help="the environment variable that holds the client secret (never the secret)")
+@argument("--client-metadata-url", metavar="URL",
+          help="an https URL to use as the client ID (Client ID Metadata Document)")
+@argument("--token-store", metavar="disk|memory", help="where sign-in tokens are kept")
 @argument("--rate-limit", metavar="RATE", help="how often the server may ask")
 @argument("--secret-forms", metavar="warn|refuse", default="warn",
           help="refuse: decline forms that ask for secrets")
@@ -49,6 +57,8 @@ class ConnectOptions:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     guard: dict = field(default_factory=dict)
+    #: Sign-in options for connect() (auth, client_id, ...), only those given.
+    auth: dict = field(default_factory=dict)
 
 
 def parse_connect(rest: str) -> ConnectOptions:
@@ -94,8 +104,21 @@ def parse_connect(rest: str) -> ConnectOptions:
                          "or a configured server")
     if (command is not None or flags.config is not None or not given) and headers:
         raise UsageError("--header is for --url and --sse servers")
+    auth = {key: getattr(flags, key) for key in ("auth", "client_id", "client_secret_env",
+                                                 "client_metadata_url", "token_store")
+            if getattr(flags, key) is not None}
+    if auth and flags.url is None:
+        raise UsageError("--auth, --client-id and the other sign-in options are for --url "
+                         "servers")
+    if auth.get("auth") not in (None, "auto", "oauth", "client_credentials", "off"):
+        raise UsageError("--auth takes auto, oauth, client_credentials or off")
+    if auth.get("token_store") not in (None, "disk", "memory"):
+        raise UsageError("--token-store takes disk or memory")
+    if auth.get("client_secret_env") and "=" in auth["client_secret_env"]:
+        raise UsageError("--client-secret-env takes the NAME of an environment variable that "
+                         "holds the secret, never the secret itself")
     return ConnectOptions(name, command, flags.url, flags.sse, flags.config, headers, env,
-                          flags.cwd, guard)
+                          flags.cwd, guard, auth)
 
 
 def rate_limit(text: str):

@@ -22,15 +22,18 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .._core.answer import Answer
+from .._core.auth import AuthConfig, parse_auth
 from .._core.errors import (
     ConnectError,
     InvalidRequest,
     SchemaError,
     ServerDisconnected,
     ServerError,
+    SignInError,
     UrlElicitationRequired,
 )
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
+from .._core.tokens import forget_server
 from .._core.types import hide
 from .._mcp import (
     ElicitationRequest,
@@ -49,9 +52,10 @@ from .configured import configured_target
 from .guard import Guard
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
+from .signin import SignIn
 from .url_required import ask_before_retry
 
-__all__ = ["Connection", "ToolCall", "connect", "connections"]
+__all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
 
 #: Live connections by name, as made by :func:`connect` (and ``%mcp connect``).
 connections: dict[str, Connection] = {}
@@ -62,8 +66,10 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   cwd: str | os.PathLike | None = None,
                   rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
                   secret_forms: str = "warn", timeout: float | None = None,
-                  sse: str | None = None, config: str | os.PathLike | None = None
-                  ) -> Connection:
+                  sse: str | None = None, config: str | os.PathLike | None = None,
+                  auth: str | dict | AuthConfig | None = None, client_id: str | None = None,
+                  client_secret_env: str | None = None, client_metadata_url: str | None = None,
+                  token_store: str | None = None) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
     older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
     files (``.vscode/mcp.json``, ``.mcp.json``, ...; or only ``config``), its inputs asked for.
@@ -80,6 +86,14 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     default, ``"warn"``, shows them with a warning, the secret field masked and empty.
     ``timeout`` (seconds) ends a tool call that takes longer; the time a form of the call is
     open does not count (a person who is answering is never cut off), and the form says so.
+
+    Sign-in (HTTP): a server that answers 401 starts it by itself (``auth="auto"``); a card
+    in this cell asks the person to sign in, and the tokens are kept (``token_store="disk"``,
+    owner-only files under the Jupyter data directory, or ``"memory"``) and refreshed.
+    ``client_id`` (with ``client_secret_env``, the NAME of the environment variable holding
+    the secret) uses a pre-registered client; ``auth="client_credentials"`` signs in without a
+    person; ``client_metadata_url`` is the client ID where the authorization server supports
+    Client ID Metadata Documents; ``auth="off"`` never signs in. See docs/sign-in.md.
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
@@ -103,6 +117,8 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
             raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
         kind = SseTarget if sse is not None else HttpTarget
         target = kind(url or sse, _strings(headers, "headers"))
+    auth_config = parse_auth(auth, client_id=client_id, client_secret_env=client_secret_env,
+                             client_metadata_url=client_metadata_url, store=token_store)
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms, server=name)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
@@ -112,10 +128,22 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
         target = await configured_target(name, config)
     if name in connections:
         await connections.pop(name).close()
-    connection = Connection(name, target, guard, timeout)
+    connection = Connection(name, target, guard, timeout, auth=auth_config)
     await connection._open()
     connections[name] = connection
     return connection
+
+
+async def logout(name: str) -> bool:
+    """Forget the sign-in tokens of connection ``name`` (or of the server at URL ``name``);
+    whether any were kept. The connection stays; its next request signs in again."""
+    if name in connections:
+        return await connections[name].logout()
+    if name.startswith(("http://", "https://")):
+        return forget_server(name)
+    known = ", ".join(connections) or "none"
+    raise ValueError(f"no connection named {name!r} (connections: {known}); give its name or "
+                     "the server's URL")
 
 
 class State(enum.Enum):
@@ -140,9 +168,13 @@ class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
     def __init__(self, name: str, target: StdioTarget | HttpTarget, guard: Guard | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, auth: AuthConfig | None = None):
         self.name = name
         self.target = target
+        #: How this connection signs in (HTTP only; None for stdio).
+        self.sign_in: SignIn | None = None
+        if isinstance(target, HttpTarget):
+            self.sign_in = SignIn(name, target.url, auth or AuthConfig(), self._signin_where)
         #: Seconds a tool call may take (None: no limit).
         self.timeout = timeout
         #: Backpressure, mute, rate limit and the secret-form rule of this connection.
@@ -256,6 +288,22 @@ class Connection:
     async def read_resource(self, uri: str) -> dict:
         return await self._quiet(f"resource {uri}", lambda s: s.read_resource(uri))
 
+    async def logout(self) -> bool:
+        """Forget the tokens and client registrations kept for this server (every client, on
+        disk and in memory); the next request signs in again. Whether there were any."""
+        if self.sign_in is None:
+            return False
+        found = forget_server(self.sign_in.server_url)
+        sessions = list(self._sessions.values())
+        self._sessions.clear()  # (their providers hold the tokens in memory)
+        for session in sessions:
+            session.stop()
+        for session in sessions:
+            await session.close()
+        if self._state is State.READY:
+            self._to(State.DISCONNECTED)
+        return found
+
     async def close(self) -> None:
         """Close the connection: waiting forms close with a reason; a stdio server stops."""
         if not self._to(State.CLOSED):
@@ -282,6 +330,9 @@ class Connection:
     async def _open(self) -> None:
         try:
             await self._session(Era.HANDSHAKE)
+        except SignInError:
+            await self.close()
+            raise
         except ConnectError as legacy_error:
             # A server that speaks only the 2026-07-28 protocol refuses the handshake.
             try:
@@ -310,7 +361,7 @@ class Connection:
                     await session.close()  # gone already, or going: let it finish
                 session = await ServerSession.open(self.target, mode, self._on_elicit,
                                                    self._errlog, self.guard.complete,
-                                                   self._session_ended)
+                                                   self._session_ended, auth=self.sign_in)
                 if self._state is State.CLOSED:  # closed while the handshake ran
                     await session.close()
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
@@ -400,6 +451,12 @@ class Connection:
             view.notice(f"nb_elicit failed while showing a request from {self.name}: {error!r}",
                         "error")
             raise
+
+    def _signin_where(self) -> tuple:
+        """Where a sign-in card is shown: the call under way (or the last one), else here."""
+        call = current_call.get() or (self._calls[-1] if self._calls else None)
+        view = call.view if call is not None else self._stray_view()
+        return call, view, self._gone
 
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""

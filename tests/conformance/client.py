@@ -11,6 +11,13 @@ Elicitations are answered one of two ways, chosen by ``--answer`` (or
   shown, defaults prefilled and nothing typed;
 - ``policy``: nobody is there, and the respond policy ``accept {}`` answers.
 
+In the ``auth/*`` scenarios the person clicks **Sign in** on each sign-in card, and then
+"follows the link": the client GETs the authorization URL shown on the card without following
+redirects and takes the ``Location`` the authorization server sends the browser to, to the
+loopback callback (``--deliver loopback``, the default) or pasted into the card's box
+(``--deliver paste``). ``auth/pre-registration`` passes its client ID, and the secret by the
+name of an environment variable, from ``MCP_CONFORMANCE_CONTEXT``.
+
     MCP_CONFORMANCE_SCENARIO=tools_call python tests/conformance/client.py http://localhost:PORT/mcp
 """
 
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -25,11 +33,29 @@ from pathlib import Path
 # The scripted person lives with the other test helpers, in tests/helpers.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import httpx2  # noqa: E402
 from helpers.person import Person  # noqa: E402
 
 import nb_elicit  # noqa: E402
 
 ANSWERS = ("person", "policy")
+DELIVERIES = ("loopback", "paste")
+#: The client ID the suite expects where the authorization server supports Client ID
+#: Metadata Documents (nb_elicit's own document is docs/client-metadata.json).
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+SECRET_ENV = "NB_ELICIT_CONFORMANCE_CLIENT_SECRET"
+
+#: The dated auth scenarios: each signs in, lists the tools and calls "test-tool".
+AUTH = ("metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd",
+        "scope-from-www-authenticate", "scope-from-scopes-supported",
+        "scope-omitted-when-undefined", "scope-step-up", "scope-retry-limit",
+        "token-endpoint-auth-basic", "token-endpoint-auth-post", "token-endpoint-auth-none",
+        "pre-registration", "2025-03-26-oauth-metadata-backcompat",
+        "2025-03-26-oauth-endpoint-fallback")
+#: Per auth scenario: the sign-ins the person must have been asked for (default 1).
+SIGN_INS = {"auth/scope-step-up": 2}
+#: Auth scenarios whose server never lets the client through: the step the sign-in must fail at.
+MUST_FAIL = {"auth/scope-retry-limit": "scope"}
 
 #: Per scenario: the calls to make, as (tool, arguments, what the result's text must contain).
 CALLS: dict[str, list[tuple[str, dict, str]]] = {
@@ -38,6 +64,7 @@ CALLS: dict[str, list[tuple[str, dict, str]]] = {
     "elicitation-sep1034-client-defaults": [
         ("test_client_elicitation_defaults", {}, "Elicitation completed")],
     "sse-retry": [("test_reconnection", {}, "Reconnection test completed successfully")],
+    **{f"auth/{name}": [("test-tool", {}, "test")] for name in AUTH},
 }
 
 #: Per scenario: how many forms the person must have been shown.
@@ -48,11 +75,46 @@ class Failed(Exception):
     """What the client saw that it did not expect."""
 
 
-async def run(scenario: str, url: str, answer: str) -> None:
+async def follow_links(person: Person, deliver: str, followed: list) -> None:
+    """What the person's browser does after Sign in: it opens the page; the authorization
+    server redirects it to the loopback (or the person pastes where it landed)."""
+    async with httpx2.AsyncClient(follow_redirects=False, timeout=10) as browser:
+        while True:
+            for card in list(person.seen):
+                if (getattr(card, "paste_box", None) is None or card in followed
+                        or card.final_answer() is None):
+                    continue
+                followed.append(card)
+                page = await browser.get(card.url.url)
+                landed = page.headers.get("location")
+                if not landed:
+                    raise Failed(f"the authorization server did not redirect ({page.status_code})")
+                if deliver == "paste":
+                    card.paste_text.value = landed
+                    card.paste_button.click()
+                else:
+                    await browser.get(landed)
+            await asyncio.sleep(0.01)
+
+
+def auth_options(scenario: str) -> dict:
+    if not scenario.startswith("auth/"):
+        return {}
+    options = {"client_metadata_url": CIMD_URL, "token_store": "memory"}
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if context.get("client_id"):
+        os.environ[SECRET_ENV] = context.get("client_secret", "")
+        options = {"client_id": context["client_id"], "client_secret_env": SECRET_ENV,
+                   "token_store": "memory"}
+    return options
+
+
+async def run(scenario: str, url: str, answer: str, deliver: str = "loopback") -> None:
     if scenario not in CALLS:
         raise Failed(f"unknown scenario {scenario!r}; this client knows {', '.join(CALLS)}")
     person = Person()
-    robot = None
+    robot = follower = None
+    followed: list = []
     if answer == "policy":
         nb_elicit.respond("accept", {})
     else:
@@ -63,9 +125,15 @@ async def run(scenario: str, url: str, answer: str) -> None:
         # Every form that appears: Submit pressed as shown (nothing filled in).
         for _ in range(FORMS.get(scenario, 0)):
             person.will("accept", {})
+    if scenario.startswith("auth/"):
+        for _ in range(SIGN_INS.get(scenario, 1)):
+            person.will("accept")  # Sign in
+        follower = asyncio.create_task(follow_links(person, deliver, followed))
+    if person.script:
         robot = asyncio.create_task(person.run())
-    conn = await nb_elicit.connect("conformance", url=url)
+    conn = None
     try:
+        conn = await nb_elicit.connect("conformance", url=url, **auth_options(scenario))
         tools = {tool["name"] for tool in await conn.list_tools()}
         for tool, arguments, expected in CALLS[scenario]:
             if tool not in tools:
@@ -74,14 +142,27 @@ async def run(scenario: str, url: str, answer: str) -> None:
             print(f"{tool}: {result.text}")
             if result.is_error or expected not in (result.text or ""):
                 raise Failed(f"{tool} answered {result.text!r}; expected {expected!r} in it")
+    except nb_elicit.SignInError as error:
+        if MUST_FAIL.get(scenario) != error.step:
+            raise Failed(f"sign-in failed: {error}") from None
+        print(f"as expected: {error}")
+    else:
+        if scenario in MUST_FAIL:
+            raise Failed("the server let the client through; it should not have")
     finally:
-        if robot is not None:
-            robot.cancel()
-        await conn.close()
+        for task in (robot, follower):
+            if task is not None:
+                task.cancel()
+        if follower is not None and follower.done() and not follower.cancelled():
+            follower.result()  # (what went wrong while following a link)
+        if conn is not None:
+            await conn.close()
     shown = len(person.seen)
     wanted = FORMS.get(scenario, 0) if answer == "person" else 0
+    if scenario.startswith("auth/"):
+        wanted = SIGN_INS.get(scenario, 1)
     if shown != wanted:
-        raise Failed(f"the person was shown {shown} form(s); expected {wanted}")
+        raise Failed(f"the person was shown {shown} form(s) or card(s); expected {wanted}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,10 +172,15 @@ def main(argv: list[str] | None = None) -> int:
                         default=os.environ.get("NB_ELICIT_CONFORMANCE_ANSWER", "person"),
                         help="who answers elicitations: a person pressing Submit on the form "
                              "as shown, or the respond policy accept {}")
+    parser.add_argument("--deliver", choices=DELIVERIES,
+                        default=os.environ.get("NB_ELICIT_CONFORMANCE_DELIVER", "loopback"),
+                        help="how the sign-in answer comes back: the browser reaches the "
+                             "loopback callback, or the person pastes the address")
     args = parser.parse_args(argv)
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     try:
-        asyncio.run(asyncio.wait_for(run(scenario, args.url, args.answer), timeout=60))
+        asyncio.run(asyncio.wait_for(run(scenario, args.url, args.answer, args.deliver),
+                                     timeout=60))
     except Failed as error:
         print(f"conformance client: {error}", file=sys.stderr)
         return 1

@@ -1,0 +1,132 @@
+"""Where sign-in tokens are kept: per server and client, owner-only files, or memory only.
+
+    <jupyter data dir>/nb_elicit/tokens/<server>/<client>/tokens.json   (mode 0600, dirs 0700)
+    <jupyter data dir>/nb_elicit/tokens/<server>/<client>/client.json   (the registered client)
+
+``<server>`` is the server's host and port plus a hash of its URL; ``<client>`` a hash of which
+client signed in (see :attr:`~nb_elicit._core.auth.AuthConfig.client_key`). The store holds
+plain dicts (the SDK's models are made in ``_mcp.py``); no repr and no error shows what is in
+them. Pure: no ipywidgets, no mcp.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+__all__ = ["KINDS", "TokenStore", "forget_server", "tokens_root"]
+
+KINDS = ("tokens", "client")
+#: Tokens kept in memory only, by (server URL, client key): they last as long as the kernel.
+_MEMORY: dict[tuple[str, str], dict[str, dict]] = {}
+_LOCK = threading.Lock()
+
+
+def tokens_root() -> Path:
+    """``<jupyter data dir>/nb_elicit/tokens`` (JUPYTER_DATA_DIR moves it)."""
+    from jupyter_core.paths import jupyter_data_dir
+
+    return Path(jupyter_data_dir()) / "nb_elicit" / "tokens"
+
+
+def _digest(text: str, n: int = 16) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def _server_dir_name(url: str) -> str:
+    parts = urlsplit(url)
+    where = f"{parts.hostname or 'server'}_{parts.port or ''}".rstrip("_")
+    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in where)[:60]
+    return f"{safe}-{_digest(url)}"
+
+
+class TokenStore:
+    """The tokens and client registration of one client at one server."""
+
+    def __init__(self, server_url: str, client_key: str, memory: bool = False,
+                 root: Path | None = None):
+        self.server_url = server_url
+        self.client_key = client_key
+        self.memory = memory
+        self._root = root
+
+    @property
+    def folder(self) -> Path:
+        root = self._root if self._root is not None else tokens_root()
+        return root / _server_dir_name(self.server_url) / _digest(self.client_key)
+
+    def __repr__(self) -> str:
+        where = "memory" if self.memory else str(self.folder)
+        return f"<nb_elicit TokenStore for {self.server_url} ({where})>"
+
+    def load(self, kind: str) -> dict | None:
+        """What was stored of ``kind`` (tokens or client), or None."""
+        _check(kind)
+        if self.memory:
+            with _LOCK:
+                found = _MEMORY.get((self.server_url, self.client_key), {}).get(kind)
+            return dict(found) if found is not None else None
+        path = self.folder / f"{kind}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save(self, kind: str, data: dict) -> None:
+        """Keep ``data`` (owner-only: the folders 0700, the file 0600, written atomically)."""
+        _check(kind)
+        if self.memory:
+            with _LOCK:
+                _MEMORY.setdefault((self.server_url, self.client_key), {})[kind] = dict(data)
+            return
+        folder = self.folder
+        for part in (folder.parent.parent.parent, folder.parent.parent, folder.parent, folder):
+            part.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for part in (folder.parent.parent, folder.parent, folder):
+            os.chmod(part, 0o700)
+        path = folder / f"{kind}.json"
+        temporary = folder / f".{kind}.{os.getpid()}.{threading.get_ident()}.tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                json.dump(data, file)
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+
+    def forget(self) -> None:
+        """Drop what this client holds at this server."""
+        if self.memory:
+            with _LOCK:
+                _MEMORY.pop((self.server_url, self.client_key), None)
+            return
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def forget_server(server_url: str, root: Path | None = None) -> bool:
+    """Drop every token and registration kept for ``server_url`` (all clients, disk and
+    memory); whether there was anything."""
+    found = False
+    with _LOCK:
+        for key in [k for k in _MEMORY if k[0] == server_url]:
+            del _MEMORY[key]
+            found = True
+    folder = (root if root is not None else tokens_root()) / _server_dir_name(server_url)
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        found = True
+    return found
+
+
+def _check(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind is one of {KINDS}")

@@ -1,0 +1,185 @@
+"""The sign-in card: a server needs the person to sign in at an authorization server.
+
+It follows the URL card's consent rules. The card names the server that asks and the
+authorization server that will see the person (its host in large type), with the full address
+as text and warnings about look-alike addresses. Nothing is a link and nothing is fetched until
+the person clicks **Sign in**; then the page opens from a link in a new tab with
+``rel="noopener noreferrer"``, and the card waits for the sign-in to come back to the notebook.
+
+* **Sign in** answers ``accept`` (consent); **Cancel** and ✕ answer ``decline`` / ``cancel``
+  before it, and end the attempt after it (:attr:`SignInCard.stopped`).
+* Where the browser cannot reach the kernel's loopback address, the person pastes the address
+  the browser landed on into the box under the link (``on_paste`` hears it).
+* :meth:`mark_signed_in`, :meth:`mark_failed` and :meth:`mark_cancelled` say how it ended.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+from .._core.answer import Answer
+from .._core.i18n import t
+from .._core.url import CheckedUrl
+from .controls import text_html
+from .prompt import PromptWidget, make_button
+
+__all__ = ["SignInCard", "looks_like_answer"]
+
+
+def looks_like_answer(address: str) -> bool:
+    """Whether a pasted address carries an authorization response at all."""
+    from urllib.parse import parse_qs, urlsplit
+
+    params = parse_qs(urlsplit(address.strip()).query)
+    return "code" in params or "error" in params
+
+
+class SignInCard(PromptWidget):
+    """Asks the person to sign in at ``url`` (a :class:`~nb_elicit._core.url.CheckedUrl`)."""
+
+    def __init__(self, url: CheckedUrl, *, server: str = "MCP server",
+                 on_paste: Callable[[str], None] | None = None, **kwargs):
+        super().__init__(t("signin_message", server=server, host=url.host), server,
+                         t("asks_signin", server=server), **kwargs)
+        self.url = url
+        self.on_paste = on_paste
+        #: Resolved (with True) when the person ends the attempt after consenting.
+        self.stopped: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        self._consented = False
+        self._ended = False
+        self.open_button = make_button(t("sign_in"), "nb-elicit-open",
+                                       t("sign_in.tip", host=url.host), style="primary",
+                                       kit=self.kit)
+        self.open_button.add_class("nb-elicit-signin-open")
+        self.open_button.on_click(lambda _: self._guarded(self.consent))
+        self.decline_button.description = t("signin_cancel")
+        self.decline_button.tooltip = t("signin_cancel.tip")
+        sees = self.html(text_html(t("signin_sees")))
+        host = self.html(f'<div style="font-size: 1.4em; font-weight: bold">'
+                         f'{html.escape(url.host)}</div>')
+        host.add_class("nb-elicit-url-host")
+        full = self.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
+                         f'{html.escape(url.url)}</code>')
+        full.add_class("nb-elicit-url-full")
+        self.link = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.link.add_class("nb-elicit-url-link-box")
+        self.paste_text = widgets.Text(placeholder="http://127.0.0.1:…/callback?code=…",
+                                       layout=widgets.Layout(width="100%"))
+        self.paste_text.add_class("nb-elicit-signin-paste")
+        self.paste_button = make_button(t("signin_paste_button"), "nb-elicit-signin-finish",
+                                        t("signin_paste_button"), kit=self.kit)
+        self.paste_button.on_click(lambda _: self._guarded(self.paste))
+        self.paste_note = self.html()
+        self.paste_note.add_class("nb-elicit-signin-paste-note")
+        self.paste_box = widgets.VBox(
+            [self.html(text_html(t("signin_paste"))),
+             widgets.HBox([self.paste_text, self.paste_button]), self.paste_note],
+            layout=widgets.Layout(display="none"))
+        children = [self.header, self.message_line, sees, host, full]
+        for warning in url.warnings:
+            line = self.html(f'<div style="color: var(--jp-warn-color0)">'
+                             f'{text_html("⚠ " + warning)}</div>')
+            line.add_class("nb-elicit-url-warning")
+            children.append(line)
+        children += [self.row([self.open_button, self.decline_button]), self.link,
+                     self.paste_box, self.status]
+        self.children = children
+        self.add_class("nb-elicit-signin")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = f"[{self.server} asks you to sign in at {self.url.host}]"
+        return bundle
+
+    # -- what the person does -------------------------------------------------------------------
+
+    def consent(self) -> bool:
+        """Answer ``accept`` (the person agrees to sign in) and show the link and paste box."""
+        with self._lock:
+            if self.answer.done():
+                return False
+            self._consented = True
+            self.link.value = _link_html(self.url.url, self.url.host)
+            self.link.layout.display = None
+            self.paste_box.layout.display = None
+            self._finish(Answer("accept"), t("signin_waiting", host=self.url.host))
+            return True
+
+    def decline(self) -> bool:
+        return self._stop() if self._consented else super().decline()
+
+    def dismiss(self, by: str = "person") -> bool:
+        return self._stop() if self._consented else super().dismiss(by)
+
+    def paste(self) -> bool:
+        """Finish from the pasted address (whether it was taken)."""
+        address = self.paste_text.value.strip()
+        if self._ended or not address:
+            return False
+        if not looks_like_answer(address):
+            self.paste_note.value = text_html(t("signin_paste_bad"))
+            return False
+        self.paste_note.value = ""
+        self.paste_text.value = ""  # (the code is single-use; it does not stay on the page)
+        if self.on_paste is not None:
+            self.on_paste(address)
+        return True
+
+    # -- how it ended -----------------------------------------------------------------------------
+
+    def mark_signed_in(self) -> None:
+        self._end(t("signed_in", server=self.server), "nb-elicit-signin-done")
+
+    def mark_failed(self, reason: str) -> None:
+        self._end(t("signin_failed", reason=reason), "nb-elicit-signin-failed")
+
+    def mark_cancelled(self) -> None:
+        self._end(t("signin_cancelled"), "nb-elicit-signin-cancelled")
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _stop(self) -> bool:
+        with self._lock:
+            if self._ended or self.stopped.done():
+                return False
+            self.stopped.set_result(True)
+            return True
+
+    def _end(self, status: str, css_class: str) -> None:
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+            for button in (self.open_button, self.decline_button, self.dismiss_button,
+                           self.paste_button):
+                button.disabled = True
+            self.paste_text.disabled = True
+            self.paste_box.layout.display = "none"
+            if css_class != "nb-elicit-signin-done":
+                self.link.layout.display = "none"
+                self.link.value = ""
+            self._set_status(status)
+            self.add_class(css_class)
+
+    def _buttons(self) -> list[widgets.Button]:
+        if self._consented and not self._ended:
+            return [self.open_button]  # Cancel and ✕ still end the attempt
+        return [self.open_button, *super()._buttons()]
+
+
+def _link_html(url: str, host: str) -> str:
+    """The sign-in link: a new tab, no opener, no referrer."""
+    return (f'<a class="nb-elicit-url-link nb-elicit-signin-link" '
+            f'href="{html.escape(url, quote=True)}" target="_blank" '
+            f'rel="noopener noreferrer" referrerpolicy="no-referrer" style="color: '
+            f'var(--jp-content-link-color); text-decoration: underline; font-weight: bold">'
+            f"{html.escape(t('signin_open', host=host))}</a>")

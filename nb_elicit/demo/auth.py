@@ -1,0 +1,153 @@
+"""The demo behind a small local authorization server, for trying sign-in from a notebook.
+
+    python -m nb_elicit.demo --http 8765 --auth
+
+serves the demo's tools at http://127.0.0.1:8765/mcp, which answers 401 until the client
+signs in, and an OAuth 2.1 authorization server on the same address, built from the SDK's
+server-side auth support (metadata, dynamic registration, authorize, token, PKCE, refresh).
+Its sign-in page asks nothing but a click ("Sign in as the demo user"); everything is kept in
+memory and forgotten when the server stops. For trying nb_elicit only: not a real identity
+provider.
+"""
+
+from __future__ import annotations
+
+import html
+import secrets
+import time
+
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+SCOPE = "demo"
+#: Seconds an access token lives (short, so refreshing is part of the demo).
+TOKEN_SECONDS = 3600
+
+
+class DemoAuthorizationServer:
+    """An in-memory OAuth authorization server (the SDK's provider protocol)."""
+
+    def __init__(self, issuer: str):
+        self.issuer = issuer
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.pending: dict[str, tuple[str, AuthorizationParams]] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.tokens: dict[str, AccessToken] = {}
+        self.refresh_tokens: dict[str, RefreshToken] = {}
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull,
+                        params: AuthorizationParams) -> str:
+        request = secrets.token_urlsafe(16)
+        self.pending[request] = (client.client_id, params)
+        return f"{self.issuer}/demo-sign-in?request={request}"
+
+    def approve(self, request: str) -> str | None:
+        """The person clicked "Sign in": the redirect back to the client, with a code."""
+        found = self.pending.pop(request, None)
+        if found is None:
+            return None
+        client_id, params = found
+        code = secrets.token_urlsafe(32)
+        self.codes[code] = AuthorizationCode(
+            code=code, scopes=params.scopes or [SCOPE], expires_at=time.time() + 300,
+            client_id=client_id, code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource, subject="demo-user")
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state,
+                                      iss=self.issuer)
+
+    async def load_authorization_code(self, client, authorization_code: str):
+        found = self.codes.get(authorization_code)
+        return found if found is not None and found.client_id == client.client_id else None
+
+    async def exchange_authorization_code(self, client, authorization_code) -> OAuthToken:
+        self.codes.pop(authorization_code.code, None)
+        return self._issue(client.client_id, authorization_code.scopes,
+                           authorization_code.resource)
+
+    async def load_refresh_token(self, client, refresh_token: str):
+        found = self.refresh_tokens.get(refresh_token)
+        return found if found is not None and found.client_id == client.client_id else None
+
+    async def exchange_refresh_token(self, client, refresh_token, scopes) -> OAuthToken:
+        self.refresh_tokens.pop(refresh_token.token, None)
+        return self._issue(client.client_id, scopes or refresh_token.scopes,
+                           refresh_token.resource)
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        found = self.tokens.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token) -> None:
+        self.tokens.pop(getattr(token, "token", ""), None)
+        self.refresh_tokens.pop(getattr(token, "token", ""), None)
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        expires = int(time.time()) + TOKEN_SECONDS
+        self.tokens[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
+                                          expires_at=expires, resource=resource,
+                                          subject="demo-user")
+        self.refresh_tokens[refresh] = RefreshToken(token=refresh, client_id=client_id,
+                                                    scopes=scopes, resource=resource,
+                                                    subject="demo-user")
+        return OAuthToken(access_token=access, token_type="Bearer", expires_in=TOKEN_SECONDS,
+                          refresh_token=refresh, scope=" ".join(scopes))
+
+
+def server_with_sign_in(port: int) -> MCPServer:
+    """The demo's tools behind the demo authorization server, both on 127.0.0.1:PORT."""
+    from .server import server as demo
+
+    base = f"http://127.0.0.1:{port}"
+    provider = DemoAuthorizationServer(base)
+    settings = AuthSettings(
+        issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[SCOPE],
+        client_registration_options=ClientRegistrationOptions(
+            enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
+    # (the demo's tools, as registered on the plain demo server)
+    tools = demo._tool_manager.list_tools()
+    guarded = MCPServer("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
+                        tools=tools, auth_server_provider=provider, auth=settings)
+    guarded.demo_authorization_server = provider
+
+    @guarded.custom_route("/demo-sign-in", methods=["GET", "POST"])
+    async def sign_in_page(request: Request) -> Response:
+        ticket = request.query_params.get("request", "")
+        if request.method == "POST":
+            form = await request.form()
+            target = provider.approve(str(form.get("request", "")))
+            if target is None:
+                return HTMLResponse("<p>This sign-in request is over.</p>", status_code=400)
+            return RedirectResponse(target, status_code=302)
+        if ticket not in provider.pending:
+            return HTMLResponse("<p>This sign-in request is over.</p>", status_code=400)
+        return HTMLResponse(
+            '<!doctype html><html><head><meta charset="utf-8"><title>Demo sign-in</title>'
+            '</head><body style="font-family: sans-serif; margin: 3em">'
+            "<h1>nb_elicit demo: sign in</h1><p>This local authorization server knows one "
+            "user. Signing in lets the notebook call the demo's tools.</p>"
+            f'<form method="post" action="/demo-sign-in"><input type="hidden" name="request" '
+            f'value="{html.escape(ticket, quote=True)}"><button type="submit">Sign in as the '
+            "demo user</button></form></body></html>")
+
+    return guarded
