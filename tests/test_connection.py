@@ -171,7 +171,7 @@ def test_an_unsupported_schema_is_answered_with_invalid_params(journal, views):
     assert '"code": -32602' in result.text
     assert "properties.address: nested objects are not supported" in result.text
     (notice,) = views[0].forms.children
-    assert "nb-elicit-notice-warning" in notice._dom_classes
+    assert "nb-elicit-notice-error" in notice._dom_classes
     assert "cannot show" in notice.value and "properties.address" in notice.value
 
 

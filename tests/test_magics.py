@@ -92,7 +92,7 @@ def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
     listing = repr(run(ip, "%mcp list"))
     assert "demo" in listing and "nb-elicit-demo" in listing and "2025-11-25" in listing
     tools = run(ip, "%mcp tools demo")
-    assert "contact_info" in repr(tools) and "<table>" in tools._repr_html_()
+    assert "contact_info" in repr(tools) and "<table class=\"nb-elicit-table\"" in tools._repr_html_()
     run(ip, '%mcp respond demo accept {"name": "Ada", "email": "ada@example.com", "extra": 1}')
     assert run(ip, "%mcp call demo contact_info") is None  # the call's view shows the result
     run(ip, "%mcp respond demo decline")

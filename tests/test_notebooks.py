@@ -34,13 +34,15 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 pytestmark = pytest.mark.blocking_kernel
 
+MAKE_NOTEBOOKS = NOTEBOOKS.parent / "scripts" / "make_notebooks.py"
+
 
 def load_generator():
-    """notebooks/make_notebooks.py as a module (it holds the gallery's schemas)."""
+    """scripts/make_notebooks.py as a module (it holds the gallery's schemas)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("make_notebooks",
-                                                  NOTEBOOKS / "make_notebooks.py")
+                                                  MAKE_NOTEBOOKS)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -70,7 +72,7 @@ def test_notebooks_are_saved_without_outputs():
 
 
 def test_the_server_notebooks_are_what_make_notebooks_writes():
-    done = subprocess.run([sys.executable, str(NOTEBOOKS / "make_notebooks.py"), "--check"],
+    done = subprocess.run([sys.executable, str(MAKE_NOTEBOOKS), "--check"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     for name in ("quickstart", "field-gallery", "remote-http", "configs"):

@@ -91,7 +91,8 @@ def test_an_outcome_with_a_status_is_told_as_the_request_with_the_fields_it_sent
     asking.write_outcome("demo", "Who?", view, Guard(), outcome, spec=spec, schema=SCHEMA)
     assert view.lines == ["demo asked: Who? Answered accept."]
     (asked,) = view.asked
-    assert (asked.action, asked.answered_by, asked.fields) == ("accept", "policy", (("name", "Ada"),))
+    assert (asked.action, asked.answered_by, asked.fields) == ("accept", "policy",
+                                                              (("name", "Ada", '"Ada"'),))
     (entry,) = history.entries
     assert (entry.action, entry.how, entry.content) == ("accept", "policy", {"name": "Ada"})
 
@@ -244,4 +245,4 @@ def test_the_history_names_the_tool_that_asked(clean_answers, views):
     (entry,) = HISTORY.entries
     assert (entry.server, entry.tool, entry.action) == ("demo", "custom_form", "decline")
     assert "demo · custom_form" in HISTORY.as_text()
-    assert "<td>custom_form</td>" in HISTORY.as_html()
+    assert ">custom_form</td>" in HISTORY.as_html()

@@ -14,7 +14,49 @@ from typing import Any
 
 from .secrets import masked
 
-__all__ = ["HISTORY", "History", "HistoryEntry"]
+__all__ = ["CELL_LIMIT", "HISTORY", "History", "HistoryEntry", "table_html"]
+
+#: Characters a table cell shows; a longer text is cut (at a word) and shown whole on hover.
+CELL_LIMIT = 240
+_CODE_FONT = "font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size)"
+_TH = ("text-align: left; vertical-align: bottom; padding: 4px 12px 4px 4px; font-weight: 600; "
+       "border-bottom: 1px solid var(--jp-border-color1); white-space: nowrap")
+_TD = ("text-align: left; vertical-align: top; padding: 4px 12px 4px 4px; white-space: pre-wrap; "
+       "word-break: normal; overflow-wrap: anywhere; max-width: 48em")
+
+
+def table_html(headers: list[str], rows: list[list[str]], css_class: str = "nb-elicit-table",
+               code: tuple[int, ...] = (), limit: int = CELL_LIMIT) -> str:
+    """Rows of untrusted text as an HTML table that reads like JupyterLab's own: left-aligned,
+    wrapping at words (a long token breaks anywhere), JupyterLab's own stripes and hover, and
+    each cell longer than ``limit`` cut with its whole text in ``title``. ``code``: the
+    columns shown in the code font."""
+    head = "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for i, text in enumerate(row):
+            text = str(text)
+            shown, title = cut(text, limit), ""
+            if shown != text:
+                title = f' title="{html.escape(text, quote=True)}"'
+            style = f"{_TD}; {_CODE_FONT}" if i in code else _TD
+            cells.append(f'<td style="{style}"{title}>{html.escape(shown)}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f'<table class="{css_class}" style="border-collapse: collapse; margin: 4px 0; '
+            f'width: auto; table-layout: auto"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def cut(text: str, limit: int = CELL_LIMIT) -> str:
+    """``text`` up to ``limit`` characters, cut at a word with "…" when it is longer."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    if space > limit // 2:
+        head = head[:space]
+    return head.rstrip() + "…"
 
 @dataclass(frozen=True)
 class HistoryEntry:
@@ -59,13 +101,10 @@ class History:
         rows = []
         for e in self.entries:
             sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "–"
-            cells = (_clock(e.at), e.server, e.tool or "–", _short(e.message, 80),
-                     f"{e.action} ({e.how})", sent)
-            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-        head = "".join(f"<th>{h}</th>" for h in ("time", "server", "tool", "message", "action",
-                                                 "sent"))
-        return (f'<table class="nb-elicit-history"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{''.join(rows)}</tbody></table>")
+            rows.append([_clock(e.at), e.server, e.tool or "–", " ".join(e.message.split()),
+                         f"{e.action} ({e.how})", sent])
+        return table_html(["time", "server", "tool", "message", "action", "sent"], rows,
+                          "nb-elicit-table nb-elicit-history", code=(5,), limit=120)
 
 
 def _asker(entry: HistoryEntry) -> str:

@@ -128,6 +128,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "transcript_page": ("Page:", "网页："),
     "transcript_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
     "transcript_image": ("image from {server}", "来自 {server} 的图片"),
+    "transcript_sent": ("sent {value}", "发送的值：{value}"),
+    # the word before a notice, by its kind
+    "notice_info": ("Note:", "提示："),
+    "notice_warning": ("Warning:", "警告："),
+    "notice_error": ("Error:", "错误："),
     # number hints
     "hint_whole": ("whole number", "整数"),
     "hint_number": ("number", "数字"),

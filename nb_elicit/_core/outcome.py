@@ -46,6 +46,9 @@ class Outcome:
     notes: tuple[str, ...] = ()
     #: What the history calls the action, when it is not the answer's ("retry", "error", ...).
     label: str | None = None
+    #: How the notice reads: "info" (as asked), "warning" (nb_elicit answered for the person)
+    #: or "error" (the request could not be shown).
+    kind: str = "info"
 
     @property
     def action(self) -> str:

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 import html
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .i18n import t
 from .secrets import MASK, secret_fields
 
-__all__ = ["Asked", "Transcript", "block_text", "image_problem", "link_html", "shown_fields",
-           "transcript_bundle"]
+__all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Notice", "Shown", "Transcript", "block_text",
+           "image_problem", "json_text", "link_html", "notice_html", "redundant_structured",
+           "result_parts", "shown_fields", "shown_value", "transcript_bundle"]
 
 
 @dataclass(frozen=True)
@@ -34,32 +36,156 @@ class Asked:
     status: str  # what the widget said at the end: "Submitted.", "example withdrew ..."
     action: str | None = None  # accept, decline, cancel; None when it was never answered
     answered_by: str = "person"
-    fields: tuple[tuple[str, str], ...] = ()  # (label, value as shown), masked
+    #: (label, value as shown, JSON sent) per answered field, masked; see :class:`Shown`.
+    fields: tuple[tuple[str, ...], ...] = ()
     url: str | None = None
     #: The page's host, when the person consented to open ``url``: the transcript links to it.
     consented_host: str | None = None
+
+
+#: The kinds of notice, and the JupyterLab colour of each.
+NOTICE_COLORS = {"info": "var(--jp-info-color1)", "warning": "var(--jp-warn-color1)",
+                 "error": "var(--jp-error-color1)"}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notice under a call: ``kind`` is info, warning or error."""
+
+    text: str
+    kind: str = "info"
+
+
+def notice_html(text: str, kind: str) -> str:
+    """A notice as HTML: a left border in its kind's colour and a word for its kind (no icon),
+    then the escaped text."""
+    kind = kind if kind in NOTICE_COLORS else "info"
+    color = NOTICE_COLORS[kind]
+    return (f'<div class="nb-elicit-notice-text nb-elicit-notice-text-{kind}" '
+            f'data-kind="{kind}" style="border-left: 3px solid {color}; padding: 1px 0 1px 8px; '
+            f'margin: 2px 0; white-space: pre-wrap; line-height: normal; '
+            f'color: var(--jp-content-font-color1)">'
+            f'<span class="nb-elicit-notice-label" style="color: {color}; font-weight: 600">'
+            f"{_e(t('notice_' + kind))}</span> {_e(text)}</div>")
 
 
 @dataclass
 class Transcript:
     server: str
     what: str
-    items: list[Asked | str] = field(default_factory=list)  # requests and notices, in order
+    items: list[Asked | Notice | str] = field(default_factory=list)  # requests and notices
     result: dict[str, Any] | None = None  # {"content": [...], "structured": ..., "is_error": ..}
     failure: str | None = None
 
 
-def shown_fields(spec, content: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
-    """``content`` of a form as (label, value) pairs for a transcript, secrets masked."""
+class Shown(NamedTuple):
+    """One answered field as the transcript tells it: its ``label``, the ``value`` as the person
+    saw and chose it (an option's title, Yes or No, ...), and the JSON ``sent`` to the server."""
+
+    label: str
+    value: str
+    sent: str
+
+
+def shown_fields(spec, content: dict[str, Any] | None) -> tuple[Shown, ...]:
+    """``content`` of a form as the person saw it, field by field, secrets masked."""
     if not content:
         return ()
     secrets = set(secret_fields(spec))
     shown = []
     for name, value in content.items():
-        text = MASK if name in secrets else (
-            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
-        shown.append((spec.field(name).label, text))
+        try:
+            spec_field = spec.field(name)
+        except KeyError:
+            spec_field = None
+        label = spec_field.label if spec_field is not None else name
+        if name in secrets:
+            shown.append(Shown(label, MASK, MASK))
+            continue
+        shown.append(Shown(label, shown_value(spec_field, value),
+                           json.dumps(value, ensure_ascii=False)))
     return tuple(shown)
+
+
+def shown_value(spec_field, value: Any) -> str:
+    """A value of ``spec_field`` as the form showed it (in the current language)."""
+    kind = getattr(spec_field, "kind", None)
+    if kind == "boolean" and isinstance(value, bool):
+        return t("yes") if value else t("no")
+    if kind == "choice":
+        return _option_label(spec_field, value)
+    if kind == "multichoice" and isinstance(value, list):
+        return ", ".join(_option_label(spec_field, v) for v in value)
+    if (kind == "text" and getattr(spec_field, "format", None) == "date-time"
+            and isinstance(value, str)):
+        return _date_time(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _option_label(spec_field, value: Any) -> str:
+    for option in spec_field.options:
+        if option.value == value:
+            return option.label
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _date_time(text: str) -> str:
+    """An RFC 3339 date-time as the picker shows it: date, time, and its offset."""
+    try:
+        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return text
+    shown = when.strftime("%Y-%m-%d %H:%M" + (":%S" if when.second else ""))
+    offset = when.strftime("%z")
+    if offset:
+        shown += f" UTC{offset[:3]}:{offset[3:]}" if offset != "+0000" else " UTC"
+    return shown
+
+
+def redundant_structured(content: list[dict], structured: Any) -> bool:
+    """Whether a result's structured content only repeats its text: the text block is its
+    JSON, or it is ``{"result": ...}`` around the text (what SDKs make of a plain return)."""
+    if structured is None:
+        return True
+    texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+    if len(texts) != 1 or len(texts) != len(content):
+        return False
+    text = texts[0]
+    parsed = _json(text)
+    candidates = [structured]
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        candidates.append(structured["result"])
+    return any(c == text or (parsed is not _NOT_JSON and c == parsed) for c in candidates)
+
+
+_NOT_JSON = object()
+
+
+def _json(text: str) -> Any:
+    """``text`` parsed as a JSON object or array, or ``_NOT_JSON``."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return _NOT_JSON
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        return _NOT_JSON
+
+
+def json_text(text: str) -> str | None:
+    """A text block that holds a JSON object or array, pretty-printed; None if it is not."""
+    parsed = _json(text)
+    return None if parsed is _NOT_JSON else json.dumps(parsed, indent=2, ensure_ascii=False)
+
+
+def result_parts(content: list[dict], structured: Any) -> tuple[list[dict], str | None]:
+    """What a result shows: its content blocks, and its structured content as indented JSON
+    when it adds something to them (None when it only repeats the text)."""
+    if redundant_structured(content, structured):
+        return content, None
+    return content, json.dumps(structured, indent=2, ensure_ascii=False)
 
 
 def transcript_bundle(transcript: Transcript) -> dict[str, str]:
@@ -73,14 +199,24 @@ _BOX = ("border-left: 3px solid var(--jp-brand-color1); padding: 2px 0 2px 10px;
         "margin: 4px 0; color: var(--jp-content-font-color1)")
 _MUTED = "color: var(--jp-content-font-color2)"
 _ERROR = "color: var(--jp-error-color1)"
+#: JSON and code, in JupyterLab's monospace font.
+CODE_STYLE = ("font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size); "
+              "line-height: var(--jp-code-line-height); white-space: pre-wrap; "
+              "overflow-wrap: anywhere; margin: 2px 0; padding: 0; background: none; "
+              "color: var(--jp-content-font-color1)")
+_CELL = "text-align: left; vertical-align: top; padding: 1px 12px 1px 0; background: none"
 
 
 def _html(transcript: Transcript) -> str:
     parts = [f'<div class="nb-elicit-transcript" style="{_BOX}">',
              f'<div style="{_MUTED}">{_e(transcript.server)} · {_e(transcript.what)}</div>']
     for item in transcript.items:
-        parts.append(_asked_html(item) if isinstance(item, Asked) else
-                     f'<div class="nb-elicit-transcript-notice" style="{_MUTED}">{_e(item)}</div>')
+        if isinstance(item, Asked):
+            parts.append(_asked_html(item))
+        else:
+            notice = item if isinstance(item, Notice) else Notice(str(item))
+            parts.append(f'<div class="nb-elicit-transcript-notice">'
+                         f"{notice_html(notice.text, notice.kind)}</div>")
     if transcript.result is not None:
         parts.append(_result_html(transcript))
     if transcript.failure:
@@ -92,11 +228,9 @@ def _html(transcript: Transcript) -> str:
 
 def _asked_html(asked: Asked) -> str:
     who = "" if asked.answered_by == "person" else f" ({_e(asked.answered_by)})"
-    rows = "".join(f"<tr><td style=\"text-align: left\">{_e(label)}</td>"
-                   f"<td style=\"text-align: left\"><code>{_e(value)}</code></td></tr>"
-                   for label, value in asked.fields)
-    table = (f'<table class="nb-elicit-transcript-fields"><tbody>{rows}</tbody></table>'
-             if rows else "")
+    rows = "".join(_field_row(field) for field in asked.fields)
+    table = (f'<table class="nb-elicit-transcript-fields" style="margin: 2px 0 2px 0; '
+             f'border-collapse: collapse"><tbody>{rows}</tbody></table>' if rows else "")
     url = (f'<div>{_e(t("transcript_page"))} <code style="word-break: break-all">'
            f"{_e(asked.url)}</code></div>" if asked.url else "")
     if asked.url and asked.consented_host:
@@ -105,6 +239,20 @@ def _asked_html(asked: Asked) -> str:
             f"<div><b>{_e(t('transcript_asked', server=asked.server))}</b> "
             f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
             f'<div class="nb-elicit-transcript-status">{_e(asked.status)}{who}</div>{table}</div>')
+
+
+def _field_row(field: tuple[str, ...]) -> str:
+    label, value, *sent = field
+    title = ""
+    if sent and _sent_differs(value, sent[0]):
+        title = f' title="{html.escape(t("transcript_sent", value=sent[0]), quote=True)}"'
+    return (f'<tr style="background: none"><td style="{_CELL}; {_MUTED}">{_e(label)}</td>'
+            f'<td style="{_CELL}; white-space: pre-wrap"{title}>{_e(value)}</td></tr>')
+
+
+def _sent_differs(value: str, sent: str) -> bool:
+    """Whether the JSON sent says more than the value shown (it is not just the value)."""
+    return sent not in (value, json.dumps(value, ensure_ascii=False))
 
 
 def link_html(url: str, host: str) -> str:
@@ -126,19 +274,23 @@ def _result_html(transcript: Transcript) -> str:
     if result.get("is_error"):
         error = t("transcript_error", server=transcript.server, what=transcript.what)
         parts.append(f'<div style="{_ERROR}">{_e(error)}</div>')
-    for block in result.get("content", []):
+    content, structured = result_parts(result.get("content", []), result.get("structured"))
+    for block in content:
         kind = block.get("type")
         if kind == "text":
-            parts.append(f'<div style="white-space: pre-wrap">{_e(block.get("text", ""))}</div>')
+            text = str(block.get("text", ""))
+            dumped = json_text(text)
+            parts.append(f'<pre style="{CODE_STYLE}">{_e(dumped)}</pre>' if dumped is not None
+                         else f'<div style="white-space: pre-wrap">{_e(text)}</div>')
         elif kind == "image" and image_problem(block) is None:
             alt = t("transcript_image", server=transcript.server)
             parts.append(f'<img alt="{_e(alt)}" src="data:'
                          f'{_e(block["mimeType"])};base64,{_e(block.get("data", ""))}">')
         else:
             parts.append(f'<div style="{_MUTED}">{_e(block_text(block))}</div>')
-    if result.get("structured") is not None:
-        dumped = json.dumps(result["structured"], indent=2, ensure_ascii=False)
-        parts.append(f"<pre>{_e(dumped)}</pre>")
+    if structured is not None:
+        parts.append(f'<pre class="nb-elicit-structured" style="{CODE_STYLE}">'
+                     f"{_e(structured)}</pre>")
     return f'<div class="nb-elicit-transcript-result">{"".join(parts)}</div>'
 
 
@@ -147,6 +299,9 @@ def _result_html(transcript: Transcript) -> str:
 def _text(transcript: Transcript) -> str:
     lines = [f"[{transcript.server} · {transcript.what}]"]
     for item in transcript.items:
+        if isinstance(item, Notice):
+            lines.append(f"{t('notice_' + item.kind)} {item.text}")
+            continue
         if isinstance(item, str):
             lines.append(item)
             continue
@@ -155,17 +310,25 @@ def _text(transcript: Transcript) -> str:
         if item.url:
             lines.append(f"  {t('transcript_page')} {item.url}")
         lines.append(f"  {item.status}{who}")
-        lines.extend(f"  {label}: {value}" for label, value in item.fields)
+        lines.extend(_field_line(field) for field in item.fields)
     if transcript.result is not None:
         result = transcript.result
         if result.get("is_error"):
             lines.append(t("transcript_error", server=transcript.server, what=transcript.what))
-        lines.extend(block_text(b) for b in result.get("content", []))
-        if result.get("structured") is not None:
-            lines.append(json.dumps(result["structured"], indent=2, ensure_ascii=False))
+        content, structured = result_parts(result.get("content", []), result.get("structured"))
+        lines.extend(block_text(b) for b in content)
+        if structured is not None:
+            lines.append(structured)
     if transcript.failure:
         lines.append(transcript.failure)
     return "\n".join(lines)
+
+
+def _field_line(field: tuple[str, ...]) -> str:
+    label, value, *sent = field
+    if sent and _sent_differs(value, sent[0]):
+        return f"  {label}: {value}  ({t('transcript_sent', value=sent[0])})"
+    return f"  {label}: {value}"
 
 
 def block_text(block: dict) -> str:

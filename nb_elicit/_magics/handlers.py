@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 
 from .._core.policy import ACTIONS, POLICIES, parse_policy
 from .options import parse_connect, rate_limit
-from .tables import HistoryView, Table, Text, schema_text
+from .tables import HistoryView, Table, Text, clean_doc, schema_text
 
 
 def runtime():
@@ -94,25 +94,28 @@ def list_connections(magic, rest: str):
 
 async def tools(magic, rest: str):
     found = await (await magic.ready(rest)).list_tools()
-    rows = [[t["name"], t.get("description", "").strip(), schema_text(t.get("inputSchema"))]
+    rows = [[t["name"], clean_doc(t.get("description")), schema_text(t.get("inputSchema"))]
             for t in found]
-    return Table(["tool", "description", "input schema"], rows, f"{rest} has no tools.")
+    return Table(["tool", "description", "input schema"], rows, f"{rest} has no tools.",
+                 code=(0, 2))
 
 
 async def prompts(magic, rest: str):
     found = await (await magic.ready(rest)).list_prompts()
-    rows = [[p["name"], p.get("description", "").strip(),
+    rows = [[p["name"], clean_doc(p.get("description")),
              ", ".join(a["name"] + ("" if a.get("required") else "?")
                        for a in p.get("arguments", []))]
             for p in found]
-    return Table(["prompt", "description", "arguments"], rows, f"{rest} has no prompts.")
+    return Table(["prompt", "description", "arguments"], rows, f"{rest} has no prompts.",
+                 code=(0, 2))
 
 
 async def resources(magic, rest: str):
     found = await (await magic.ready(rest)).list_resources()
     rows = [[r["uri"], r.get("name", ""), r.get("mimeType", ""),
-             r.get("description", "").strip()] for r in found]
-    return Table(["uri", "name", "type", "description"], rows, f"{rest} has no resources.")
+             clean_doc(r.get("description"))] for r in found]
+    return Table(["uri", "name", "type", "description"], rows, f"{rest} has no resources.",
+                 code=(0,))
 
 
 async def call(magic, rest: str):

@@ -3,34 +3,36 @@
 from __future__ import annotations
 
 import html
+import inspect
+import re
 
-from .._core.history import HISTORY
+from .._core.history import HISTORY, table_html
 
 
 class Table:
-    """A small table that shows as HTML in notebooks and as aligned text elsewhere."""
+    """A small table that shows as HTML in notebooks and as aligned text elsewhere.
 
-    def __init__(self, headers: list[str], rows: list[list[str]], empty: str = "(none)"):
-        self.headers, self.rows, self.empty = headers, rows, empty
+    ``code``: the columns (by index) that hold names or schemas, shown in the code font."""
+
+    def __init__(self, headers: list[str], rows: list[list[str]], empty: str = "(none)",
+                 code: tuple[int, ...] = ()):
+        self.headers, self.rows, self.empty, self.code = headers, rows, empty, code
 
     def _repr_html_(self) -> str:
         if not self.rows:
             return f"<p>{html.escape(self.empty)}</p>"
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
-        body = "".join("<tr>" + "".join(f"<td style='text-align:left'><pre style='margin:0'>"
-                                         f"{html.escape(c)}</pre></td>" for c in row) + "</tr>"
-                       for row in self.rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return table_html(self.headers, self.rows, code=self.code)
 
     def __repr__(self) -> str:
         if not self.rows:
             return self.empty
         widths = [max(len(str(c).split("\n")[0]) for c in col)
                   for col in zip(self.headers, *self.rows, strict=True)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(self.headers, widths, strict=True))]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(self.headers, widths, strict=True))
+                 .rstrip()]
         for row in self.rows:
             lines.append("  ".join(str(c).replace("\n", " ").ljust(w)
-                                   for c, w in zip(row, widths, strict=True)))
+                                   for c, w in zip(row, widths, strict=True)).rstrip())
         return "\n".join(lines)
 
 
@@ -52,6 +54,33 @@ class HistoryView:
 
     def __repr__(self) -> str:
         return HISTORY.as_text()
+
+
+_DOUBLE_BACKTICKS = re.compile(r"``(.+?)``", re.S)
+_ROLE = re.compile(r":[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)*:`([^`]+)`")
+_SINGLE = re.compile(r"(?<![\w`])`([^`\n]+)`(?![\w`])")
+
+
+def clean_doc(text: object) -> str:
+    """A server's description, as a docstring reads to a person: indentation removed
+    (``inspect.cleandoc``), the lines of a paragraph joined, and reStructuredText's
+    ``code`` and ``:role:`x``` marks made plain."""
+    if not isinstance(text, str):
+        return ""
+    text = _ROLE.sub(lambda m: m.group(1).split("<")[0].strip().lstrip("~!"),
+                     inspect.cleandoc(text))
+    text = _SINGLE.sub(r"\1", _DOUBLE_BACKTICKS.sub(r"\1", text))
+    paragraphs = re.split(r"\n\s*\n", text)
+    return "\n\n".join(_join_lines(p) for p in paragraphs if p.strip())
+
+
+def _join_lines(paragraph: str) -> str:
+    """The lines of a paragraph as one line, unless they are a list or indented block."""
+    lines = paragraph.splitlines()
+    if any(re.match(r"\s*([-*•]|\d+[.)])\s", line) or line.startswith((" ", "\t"))
+           for line in lines[1:]):
+        return paragraph
+    return " ".join(line.strip() for line in lines)
 
 
 def schema_text(schema) -> str:

@@ -63,8 +63,10 @@ async def ask(server: str, request: ElicitationRequest, call: Call | None, view:
                 outcome = await _answer_form(server, request, spec, call, view, gone, guard)
     except (SchemaError, InvalidRequest) as error:
         what = "a form" if isinstance(error, SchemaError) else "a request"
-        outcome = Outcome(None, "refused", error=error, notice=(
-            f"{server} sent {what} nb_elicit cannot show, so it answered with an error. {error}"))
+        detail = str(error).removeprefix("unsupported requestedSchema: ")
+        outcome = Outcome(None, "refused", error=error, kind="error", notice=(
+            f"{server} sent {what} nb_elicit cannot show, so it answered with an error: "
+            f"{detail}"))
     write_outcome(server, request.message, view, guard, outcome, spec=spec,
                   schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:
@@ -82,16 +84,16 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         tool = view.what if view is not None else ""
     if view is not None:
         for note in outcome.notes:
-            view.notice(note)
+            view.notice(note, "warning")
         if outcome.counted is not None and guard is not None:
-            guard.count_notice(outcome.counted.kind, view, outcome.counted.text)
+            guard.count_notice(outcome.counted.kind, view, outcome.counted.text, outcome.kind)
         elif outcome.status is not None:
             content = outcome.answer.content if outcome.answer is not None else None
-            view.notice(f"{server} asked: {message} {outcome.status}", asked=Asked(
+            view.notice(f"{server} asked: {message} {outcome.status}", outcome.kind, asked=Asked(
                 server, _text(message, limit=None), outcome.status, outcome.action, outcome.by,
                 shown_fields(spec, content) if spec is not None else ()))
         elif outcome.notice is not None:
-            view.notice(outcome.notice)
+            view.notice(outcome.notice, outcome.kind)
     content = outcome.answer.content if outcome.answer is not None else None
     HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema, tool)
     recorder = TAPE.recorder
@@ -120,8 +122,8 @@ def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | 
         guard.forget_notice("muted")
         return None
     return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: (
-        f"{server} is muted: nb_elicit answered cancel to {_requests(n)}. "
-        f"To see its requests again: %mcp unmute {server}")))
+        f"{server} is muted, so nb_elicit answered cancel to {_requests(n)}; "
+        f"to see its requests again: %mcp unmute {server}")))
 
 
 async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
@@ -129,9 +131,9 @@ async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
                        guard: Guard) -> Outcome:
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), "refused secrets", notice=(
-            f"{server} asked for what looks like a secret ({', '.join(secrets)}) in a form. "
-            "This connection refuses such forms, so nb_elicit declined."))
+        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=(
+            f"{server} asked in a form for what looks like a secret, and this connection "
+            f"refuses such forms, so nb_elicit declined: {', '.join(secrets)}"))
     replayed = _from_recording(server, request, spec, view)
     if isinstance(replayed, Outcome):
         return replayed
@@ -153,13 +155,13 @@ async def _answer_url(server: str, request: ElicitationRequest, call: Call | Non
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
         return Outcome(Answer(policy.action), "policy", notice=(
-            f"{server} asked you to open {url.url}. Answered {policy.action} by the respond "
-            f"policy ({policy.source})."))
+            f"{server} asked you to open a web page, and the respond policy ({policy.source}) "
+            f"answered {policy.action}: {url.url}"))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them.
-        return Outcome(Answer("decline"), "policy (URL needs a person)", notice=(
-            f"{server} asked you to open {url.url}. A respond policy never consents to a web "
-            "page, so nb_elicit declined."))
+        return Outcome(Answer("decline"), "policy (URL needs a person)", kind="warning",
+                       notice=(f"{server} asked you to open a web page, and a respond policy "
+                               f"never consents to a web page, so nb_elicit declined: {url.url}"))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
@@ -186,15 +188,15 @@ def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
         return None
     if isinstance(found, Mismatch):
         return (f"{server} · {view.what} asked with a form that changed since {name} was "
-                f"recorded (schema {found.recorded} then, {found.asked} now), so nb_elicit "
-                "did not answer from the recording; the respond policy answers instead.")
+                "recorded, so nb_elicit did not answer from the recording and the respond "
+                f"policy answers instead: schema {found.recorded} then, {found.asked} now")
     content = None
     if found.action == "accept":
         content = as_submitted(spec, found.content or {})
         detail = _misfit(spec, content)
         if detail:
             return (f"The answer recorded in {name} for {server} · {view.what} does not "
-                    f"fit the form ({detail}), so the respond policy answers instead.")
+                    f"fit the form, so the respond policy answers instead: {detail}")
     return Outcome(Answer(found.action, content), "replay",
                    status=f"Answered {found.action} from the recording {name}.")
 
@@ -206,9 +208,9 @@ def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Out
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
-        return Outcome(Answer("cancel"), "policy did not fit", notice=(
-            f"{server} asked: {message} The respond policy's answer does not fit this form "
-            f"({detail}), so nb_elicit answered cancel."))
+        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=(
+            f"{server} asked: {message}\nThe respond policy's answer does not fit this form, "
+            f"so nb_elicit answered cancel: {detail}"))
     return Outcome(Answer("accept", content), "policy",
                    status=f"Answered accept by the respond policy ({policy.source}).")
 
@@ -217,10 +219,12 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     """None if one more request may be shown to the person; else the outcome that says so."""
     if guard.allow():
         return None
-    return Outcome(Answer("cancel"), "rate limit", counted=Counted("limited", lambda n: (
-        f"{server} asks too often (limit {guard.rate_limit}): nb_elicit answered cancel to "
-        f"{_requests(n)} without showing them. It shows the next one in "
-        f"{guard.seconds_to_next():.0f} s. Change it with %mcp limit {server} RATE|off.")))
+    return Outcome(Answer("cancel"), "rate limit", kind="warning", counted=Counted(
+        "limited", lambda n: (
+            f"{server} asks too often (limit {guard.rate_limit}), so nb_elicit answered cancel "
+            f"to {_requests(n)} without showing them and shows the next one in "
+            f"{guard.seconds_to_next():.0f} s; to change the limit: "
+            f"%mcp limit {server} RATE|off")))
 
 
 async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call: Call | None,
@@ -237,9 +241,11 @@ async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call:
         if call is not None:
             call.end_asking()
     if turn is Turn.FULL:
-        return Outcome(Answer("cancel"), "backlog full", counted=Counted("full", lambda n: (
-            f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} requests "
-            f"already waited), so it answered cancel to {_requests(n)} without showing them.")))
+        return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
+            "full", lambda n: (
+                f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} "
+                f"requests already waited), so it answered cancel to {_requests(n)} without "
+                "showing them.")))
     if turn is Turn.CANCELLED:
         return Outcome(Answer("cancel"), "cancelled while waiting", counted=Counted(
             "cancelled", lambda n: f"You cancelled {_requests(n)} from {server} that waited."))
@@ -256,11 +262,13 @@ async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call:
 
 
 def _no_frontend(server: str) -> Outcome:
-    return Outcome(Answer("cancel"), "no frontend", counted=Counted("no frontend", lambda n: (
-        f"No widget frontend is attached (nbclient, nbconvert and papermill show no widgets), "
-        f"so nb_elicit answered cancel to {_requests(n)} after {headless_wait():g} s. To answer "
-        f"without a person, set a policy: %mcp respond {server} decline|cancel|accept JSON, "
-        f"nb_elicit.respond(...), or the environment variable NB_ELICIT_RESPOND.")))
+    return Outcome(Answer("cancel"), "no frontend", kind="warning", counted=Counted(
+        "no frontend", lambda n: (
+            f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
+            f"widgets), so nb_elicit answered cancel to {_requests(n)} after "
+            f"{headless_wait():g} s; to answer without a person, set a policy with "
+            f"%mcp respond {server} decline|cancel|accept JSON, nb_elicit.respond(...), or "
+            "the environment variable NB_ELICIT_RESPOND.")))
 
 
 async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,

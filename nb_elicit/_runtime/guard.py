@@ -66,8 +66,10 @@ class Guard:
     def seconds_to_next(self) -> float:
         return self._limiter.seconds_to_next() if self._limiter is not None else 0.0
 
-    def count_notice(self, kind: str, view, text: Callable[[int], str]) -> None:
-        """One notice per kind and view, updated with how many requests it covers."""
+    def count_notice(self, kind: str, view, text: Callable[[int], str],
+                     notice_kind: str = "warning") -> None:
+        """One notice per kind and view, updated with how many requests it covers;
+        ``notice_kind`` is how it reads (info, warning, error)."""
         shown = self._notices.get(kind)
         if shown is not None and shown[0] is view:
             _, line, count = shown
@@ -75,7 +77,7 @@ class Guard:
             view.update_notice(line, text(count))
         else:
             count = 1
-            line = view.notice(text(count))
+            line = view.notice(text(count), notice_kind)
         self._notices[kind] = (view, line, count)
 
     def forget_notice(self, kind: str) -> None:

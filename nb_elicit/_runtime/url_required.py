@@ -33,7 +33,7 @@ async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired
             check_message(request)
             url = check_url(request.url)
         except InvalidRequest as problem:
-            view.notice(f"{server} listed a page nb_elicit will not show: {problem}")
+            view.notice(f"{server} listed a page nb_elicit will not show: {problem}", "warning")
             continue
         card = UrlConsentCard(request.message, url, server=server,
                               elicitation_id=request.elicitation_id)

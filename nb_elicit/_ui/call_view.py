@@ -11,7 +11,6 @@ import asyncio
 import base64
 import contextlib
 import html
-import json
 import re
 import time
 import uuid
@@ -20,7 +19,18 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
-from .._core.transcript import Asked, Transcript, block_text, image_problem, transcript_bundle
+from .._core.transcript import (
+    CODE_STYLE,
+    Asked,
+    Notice,
+    Transcript,
+    block_text,
+    image_problem,
+    json_text,
+    notice_html,
+    result_parts,
+    transcript_bundle,
+)
 from .._core.types import ToolResult
 from .controls import text_html
 from .keyboard import keyboard_script
@@ -57,6 +67,8 @@ class CallView(widgets.VBox):
         self.frozen = False
         self._result: ToolResult | None = None
         self._asked_by_notice: dict[int, Asked] = {}
+        #: Each notice line's text and kind (info, warning, error), by the line's id.
+        self._notice_of: dict[int, Notice] = {}
         self._failure: str | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
@@ -149,15 +161,17 @@ class CallView(widgets.VBox):
 
     def notice(self, text: str, kind: str = "warning", asked: Asked | None = None
                ) -> widgets.HTML:
-        """A one-line notice under the call (a refused request, a decline, ...); ``asked`` is
-        how the transcript tells it, when it answered a request."""
+        """A notice under the call (a refused request, a decline, ...), of ``kind`` info,
+        warning or error: a left border in the kind's JupyterLab colour and a word for it.
+        ``asked`` is how the transcript tells it, when it answered a request."""
         self._notices += 1
         if self._notices > MAX_NOTICES:
             return self._overflowing()
         self.lines.append(text)
-        line = widgets.HTML(text_html(text))
+        line = widgets.HTML(notice_html(text, kind))
         line.add_class(f"nb-elicit-notice-{kind}")
         line.add_class("nb-elicit-notice")
+        self._notice_of[id(line)] = Notice(text, kind)
         if asked is not None:
             self._asked_by_notice[id(line)] = asked
         self.forms.children = (*self.forms.children, line)
@@ -170,20 +184,23 @@ class CallView(widgets.VBox):
         if self._overflow is None:
             self._overflow = widgets.HTML()
             self._overflow.add_class("nb-elicit-notice")
+            self._overflow.add_class("nb-elicit-notice-info")
             self.forms.children = (*self.forms.children, self._overflow)
         if self.lines and self.lines[-1].startswith("… and "):
             self.lines[-1] = text
         else:
             self.lines.append(text)
-        self._overflow.value = text_html(text)
+        self._overflow.value = notice_html(text, "info")
+        self._notice_of[id(self._overflow)] = Notice(text, "info")
         return self._overflow
 
     def update_notice(self, line: widgets.HTML, text: str) -> None:
         """Say something new in a notice already shown (a count that grew)."""
-        old = html.unescape(line.value)
-        line.value = text_html(text)
+        old = self._notice_of.get(id(line), Notice(html.unescape(_TAGS.sub("", line.value))))
+        line.value = notice_html(text, old.kind)
+        self._notice_of[id(line)] = Notice(text, old.kind)
         for i in range(len(self.lines) - 1, -1, -1):
-            if self.lines[i] in old:
+            if self.lines[i] == old.text:
                 self.lines[i] = text
                 return
         self.lines.append(text)
@@ -194,10 +211,12 @@ class CallView(widgets.VBox):
         self.lines.append(result_text(self.server, self.what, result))
         self.status.value = ""
         self.status.layout.display = "none"
-        parts = [_render_block(block) for block in result.content]
-        if result.structured is not None:
-            dumped = json.dumps(result.structured, indent=2, ensure_ascii=False)
-            parts.append(widgets.HTML(f"<pre>{html.escape(dumped)}</pre>"))
+        content, structured = result_parts(result.content, result.structured)
+        parts = [_render_block(block) for block in content]
+        if structured is not None:
+            shown = widgets.HTML(f'<pre style="{CODE_STYLE}">{html.escape(structured)}</pre>')
+            shown.add_class("nb-elicit-structured")
+            parts.append(shown)
         box = widgets.VBox(parts)
         box.add_class("nb-elicit-tool-error" if result.is_error else "nb-elicit-tool-result")
         if result.is_error:
@@ -273,6 +292,8 @@ class CallView(widgets.VBox):
                 items.append(child.outcome())
             elif id(child) in self._asked_by_notice:
                 items.append(self._asked_by_notice[id(child)])
+            elif id(child) in self._notice_of:
+                items.append(self._notice_of[id(child)])
             elif isinstance(child, widgets.HTML) and child.value:
                 items.append(html.unescape(_TAGS.sub("", child.value)))
         result = None
@@ -344,9 +365,10 @@ _TAGS = re.compile(r"<[^>]+>")
 
 def result_text(server: str, what: str, result: ToolResult) -> str:
     """A tool result as plain text: text blocks, structured content, and what else came."""
-    parts = [block_text(block) for block in result.content]
-    if result.structured is not None:
-        parts.append(json.dumps(result.structured, indent=2, ensure_ascii=False))
+    content, structured = result_parts(result.content, result.structured)
+    parts = [block_text(block) for block in content]
+    if structured is not None:
+        parts.append(structured)
     head = f"{server} · {what} reported an error:\n" if result.is_error else ""
     return head + "\n".join(parts)
 
@@ -354,12 +376,16 @@ def result_text(server: str, what: str, result: ToolResult) -> str:
 def _render_block(block: dict) -> widgets.Widget:
     kind = block.get("type")
     if kind == "text":
-        return widgets.HTML(text_html(block.get("text", "")))
+        text = str(block.get("text", ""))
+        dumped = json_text(text)
+        if dumped is not None:  # JSON: indented, in the code font
+            return widgets.HTML(f'<pre style="{CODE_STYLE}">{html.escape(dumped)}</pre>')
+        return widgets.HTML(text_html(text))
     if kind == "image":
         if image_problem(block) is None:
             data = base64.b64decode(block["data"], validate=True)
             return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
-        notice = widgets.HTML(text_html(block_text(block)))  # one line in the image's place
+        notice = widgets.HTML(notice_html(block_text(block), "warning"))  # in the image's place
         notice.add_class("nb-elicit-notice")
         notice.add_class("nb-elicit-notice-warning")
         return notice

@@ -1,8 +1,8 @@
 """Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in (outputs
 stripped).
 
-    python notebooks/make_notebooks.py           # (re)write them next to this file
-    python notebooks/make_notebooks.py --check   # exit 1 if a written notebook is out of date
+    python scripts/make_notebooks.py           # (re)write them in notebooks/
+    python scripts/make_notebooks.py --check   # exit 1 if a written notebook is out of date
 
 The notebooks are committed; edit them here, not in JupyterLab, so that they stay reproducible.
 (form-gallery.ipynb, the forms without a server, is kept by hand and not written here.)
@@ -17,7 +17,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-HERE = Path(__file__).parent
+#: Where the notebooks are written: the repository's notebooks/ folder.
+HERE = Path(__file__).resolve().parent.parent / "notebooks"
 METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
@@ -638,7 +639,7 @@ def main(argv: list[str]) -> int:
             path.write_text(text, encoding="utf-8")
             print("wrote", path)
     if stale:
-        print("out of date (run python notebooks/make_notebooks.py):", ", ".join(stale))
+        print("out of date (run python scripts/make_notebooks.py):", ", ".join(stale))
         return 1
     return 0
 
