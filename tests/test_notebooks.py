@@ -98,7 +98,7 @@ def test_quickstart_runs_headless_with_an_accept_policy():
     assert result(python_api) == "'Hello, @Ada!'"
 
     sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
-    assert "never consents to a web page" in sign_in and "You chose decline." in sign_in
+    assert "never consents to a web page" in sign_in and "You chose cancel." in sign_in
 
     history = result(code_cell(nb, "%mcp history"))
     assert history.count("accept (policy)") == 2, history

@@ -221,7 +221,7 @@ def test_a_respond_policy_never_consents_to_a_page(views):
         finally:
             POLICIES.clear()
 
-    assert drive(scenario) == {"result": {"action": "decline"}}
+    assert drive(scenario) == {"result": {"action": "cancel"}}  # never decline for the person
     assert "never consents" in views[0].forms.children[0].value
 
 

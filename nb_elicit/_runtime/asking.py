@@ -158,10 +158,12 @@ async def _answer_url(server: str, request: ElicitationRequest, call: Call | Non
             f"{server} asked you to open a web page, and the respond policy ({policy.source}) "
             f"answered {policy.action}: {url.url}"))
     if policy.action == "accept":
-        # Consent to open a page is a person's to give: no policy gives it for them.
-        return Outcome(Answer("decline"), "policy (URL needs a person)", kind="warning",
+        # Consent to open a page is a person's to give: no policy gives it for them. Nor does
+        # nb_elicit say no for them (decline is the person's word): it answers cancel.
+        return Outcome(Answer("cancel"), "policy (URL needs a person)", kind="warning",
                        notice=(f"{server} asked you to open a web page, and a respond policy "
-                               f"never consents to a web page, so nb_elicit declined: {url.url}"))
+                               f"never consents to a web page, so nb_elicit answered cancel: "
+                               f"{url.url}"))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
