@@ -18,15 +18,14 @@ import html
 import json
 import re
 import stat
-import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import nbformat
 import pytest
-
-from .conftest import REPO, TIMEOUT, _free_port
+from helpers.servers import free_port, start_http_server
 
 pytestmark = pytest.mark.once
 
@@ -36,30 +35,15 @@ except ImportError:  # every test then fails in the browser fixture, saying how 
     expect = None
 
 DEMO_BUTTON = "Sign in as the demo user"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def secured(tmp_path):
     """The demo behind its authorization server on 127.0.0.1; yields the port of both."""
-    port = _free_port()
-    log = open(tmp_path / "demo.log", "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
-    process = subprocess.Popen([sys.executable, "-m", "nb_elicit.demo", "--http", str(port),
-                                "--auth"], stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, cwd=REPO)
-    log.close()
-    import socket
-
-    deadline = time.monotonic() + 30
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"the demo server exited: {(tmp_path / 'demo.log').read_text()}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        if time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"the demo server did not listen on {port}")
-        time.sleep(0.1)
+    port = free_port()
+    process = start_http_server([sys.executable, "-m", "nb_elicit.demo", "--http", str(port),
+                                 "--auth"], port, tmp_path / "demo.log")
     yield port
     process.terminate()
     process.wait(10)
@@ -74,7 +58,7 @@ def _open(lab, cells: list[str]) -> None:
     nbformat.write(notebook, lab.server.root / lab.name)
     lab.page.goto(lab.server.url(f"/lab/workspaces/{lab.stem.replace('.', '-')}-signin"
                                  f"/tree/{lab.name}"))
-    lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=TIMEOUT)
+    lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for()
     lab.wait_kernel_ready()
 
 
@@ -132,7 +116,7 @@ def test_a_tool_call_signs_in_from_the_card_and_finishes_in_its_cell(lab, secure
     lab.run(1, wait=False)
 
     card = lab.cell(1).locator(".nb-elicit-signin")
-    card.wait_for(timeout=TIMEOUT)
+    card.wait_for()
     expect(card.locator(".nb-elicit-url-host")).to_have_text("127.0.0.1")
     expect(card).to_contain_text("secured")
     address = card.locator(".nb-elicit-url-full").inner_text()
