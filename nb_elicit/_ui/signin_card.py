@@ -26,6 +26,7 @@ from .._core.i18n import t
 from .._core.url import CheckedUrl
 from .controls import text_html
 from .prompt import PromptWidget, make_button
+from .url_card import address_widgets
 
 __all__ = ["SignInCard", "looks_like_answer"]
 
@@ -59,14 +60,7 @@ class SignInCard(PromptWidget):
         self.decline_button.description = t("signin_cancel")
         self.decline_button.tooltip = t("signin_cancel.tip")
         sees = self.html(text_html(t("signin_sees")))
-        host = self.html(f'<div style="font-size: 1.4em; font-weight: bold">'
-                         f'{html.escape(url.host)}</div>')
-        host.add_class("nb-elicit-url-host")
-        full = self.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
-                         f'{html.escape(url.url)}</code>')
-        full.add_class("nb-elicit-url-full")
-        self.link = widgets.HTML(layout=widgets.Layout(display="none"))
-        self.link.add_class("nb-elicit-url-link-box")
+        address, self.link = address_widgets(self, url)
         self.paste_text = widgets.Text(placeholder="http://127.0.0.1:…/callback?code=…",
                                        layout=widgets.Layout(width="100%"))
         self.paste_text.add_class("nb-elicit-signin-paste")
@@ -79,15 +73,9 @@ class SignInCard(PromptWidget):
             [self.html(text_html(t("signin_paste"))),
              widgets.HBox([self.paste_text, self.paste_button]), self.paste_note],
             layout=widgets.Layout(display="none"))
-        children = [self.header, self.message_line, sees, host, full]
-        for warning in url.warnings:
-            line = self.html(f'<div style="color: var(--jp-warn-color0)">'
-                             f'{text_html("⚠ " + warning)}</div>')
-            line.add_class("nb-elicit-url-warning")
-            children.append(line)
-        children += [self.row([self.open_button, self.decline_button]), self.link,
-                     self.paste_box, self.status]
-        self.children = children
+        self.children = [self.header, self.message_line, sees, *address,
+                         self.row([self.open_button, self.decline_button]), self.link,
+                         self.paste_box, self.status]
         self.add_class("nb-elicit-signin")
 
     def _repr_mimebundle_(self, **kwargs):

@@ -25,7 +25,28 @@ from .._core.url import CheckedUrl
 from .controls import text_html
 from .prompt import PromptWidget, make_button
 
-__all__ = ["RetryPanel", "UrlConsentCard"]
+__all__ = ["RetryPanel", "UrlConsentCard", "address_widgets"]
+
+
+def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> tuple[list[widgets.Widget],
+                                                                     widgets.HTML]:
+    """What a consent card shows of an address before consent: the host in large type, the
+    full URL as text and its warnings; and the link box, hidden until the person consents."""
+    host = prompt.html(f'<div style="font-size: 1.4em; font-weight: bold">'
+                       f'{html.escape(url.host)}</div>')
+    host.add_class("nb-elicit-url-host")
+    full = prompt.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
+                       f'{html.escape(url.url)}</code>')
+    full.add_class("nb-elicit-url-full")
+    shown = [host, full]
+    for warning in url.warnings:
+        line = prompt.html(f'<div style="color: var(--jp-warn-color0)">'
+                           f'{text_html("⚠ " + warning)}</div>')
+        line.add_class("nb-elicit-url-warning")
+        shown.append(line)
+    link = widgets.HTML(layout=widgets.Layout(display="none"))
+    link.add_class("nb-elicit-url-link-box")
+    return shown, link
 
 
 class UrlConsentCard(PromptWidget):
@@ -40,23 +61,10 @@ class UrlConsentCard(PromptWidget):
         self.open_button = make_button(t("open"), "nb-elicit-open", t("open.tip", host=url.host),
                                        style="primary", kit=self.kit)
         self.open_button.on_click(lambda _: self._guarded(self.consent))
-        host = self.html(f'<div style="font-size: 1.4em; font-weight: bold">'
-                            f'{html.escape(url.host)}</div>')
-        host.add_class("nb-elicit-url-host")
-        full = self.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
-                            f'{html.escape(url.url)}</code>')
-        full.add_class("nb-elicit-url-full")
-        self.link = widgets.HTML(layout=widgets.Layout(display="none"))
-        self.link.add_class("nb-elicit-url-link-box")
-        children = [self.header, self.message_line, host, full]
-        for warning in url.warnings:
-            line = self.html(f'<div style="color: var(--jp-warn-color0)">'
-                                f'{text_html("⚠ " + warning)}</div>')
-            line.add_class("nb-elicit-url-warning")
-            children.append(line)
-        children += [self.row([self.open_button, self.decline_button]), self.link,
-                     self.status]
-        self.children = children
+        address, self.link = address_widgets(self, url)
+        self.children = [self.header, self.message_line, *address,
+                         self.row([self.open_button, self.decline_button]), self.link,
+                         self.status]
         self.add_class("nb-elicit-url-card")
 
     def _repr_mimebundle_(self, **kwargs):
