@@ -46,6 +46,8 @@ CASES = {
         ("2025-03-26-oauth-endpoint-fallback", 7))},
     # The same sign-in, the address the browser landed on pasted into the card.
     "auth/metadata-default:paste": ("auth/metadata-default", "person", 13),
+    # A headless run: client credentials (an extension scenario), no person, no card.
+    "auth/client-credentials-basic": ("auth/client-credentials-basic", "person", 8),
 }
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

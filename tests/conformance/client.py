@@ -51,9 +51,9 @@ AUTH = ("metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "
         "scope-omitted-when-undefined", "scope-step-up", "scope-retry-limit",
         "token-endpoint-auth-basic", "token-endpoint-auth-post", "token-endpoint-auth-none",
         "pre-registration", "2025-03-26-oauth-metadata-backcompat",
-        "2025-03-26-oauth-endpoint-fallback")
+        "2025-03-26-oauth-endpoint-fallback", "client-credentials-basic")
 #: Per auth scenario: the sign-ins the person must have been asked for (default 1).
-SIGN_INS = {"auth/scope-step-up": 2}
+SIGN_INS = {"auth/scope-step-up": 2, "auth/client-credentials-basic": 0}
 #: Auth scenarios whose server never lets the client through: the step the sign-in must fail at.
 MUST_FAIL = {"auth/scope-retry-limit": "scope"}
 
@@ -106,6 +106,8 @@ def auth_options(scenario: str) -> dict:
         os.environ[SECRET_ENV] = context.get("client_secret", "")
         options = {"client_id": context["client_id"], "client_secret_env": SECRET_ENV,
                    "token_store": "memory"}
+    if scenario.startswith("auth/client-credentials"):  # a headless run: no person signs in
+        options["auth"] = "client_credentials"
     return options
 
 
