@@ -259,7 +259,7 @@ def test_the_new_messages_in_chinese():
     assert problems == {"a": "请输入大于 0 的数字。", "b": "请输入小于 1 的数字。", "c": "请输入 5 的倍数。"}
 
 
-# -- jsonschema off the way to the first form; one validator per form ------------------------------
+# -- jsonschema off the way to the first form ------------------------------------------------------
 
 def test_showing_forms_and_connecting_import_no_jsonschema():
     # Its import can take over a second (rfc3987-syntax builds a grammar); only Submit needs it.
@@ -296,27 +296,3 @@ def test_warm_up_makes_the_validator_in_the_background(monkeypatch):
     # Validating meanwhile waits for it, and is right.
     assert validate_content(one({"type": "integer"}), {"x": 2.5}) == {"x": "Enter a whole number."}
     assert validate._engine is not None
-
-
-def test_a_form_is_checked_with_the_validator_made_for_it_once():
-    from nb_elicit import parse_schema
-    from nb_elicit._core.validate import _compiled, validate_spec
-
-    spec = parse_schema(one({"type": "integer", "minimum": 3}))
-    other = parse_schema(one({"type": "integer", "minimum": 3}))
-    assert _compiled(spec) is _compiled(spec)
-    assert _compiled(other) is not _compiled(spec)
-    for _ in range(3):  # the same answers each time
-        assert validate_spec(spec, {"x": 2}) == {"x": "Enter a number of at least 3."}
-        assert validate_spec(spec, {"x": 4}) == {}
-
-
-def test_the_validators_kept_are_bounded():
-    from nb_elicit import parse_schema
-    from nb_elicit._core import validate
-
-    specs = [parse_schema(one({"type": "string", "maxLength": n})) for n in range(1, 200)]
-    for spec in specs:
-        assert validate.validate_spec(spec, {"x": "ab"}) == ({"x": "Enter at most 1 character."}
-                                                             if spec is specs[0] else {})
-    assert len(validate._COMPILED) <= validate._COMPILED_MAX

@@ -16,7 +16,6 @@ import contextlib
 import math
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -135,29 +134,12 @@ def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
     for field in spec:
         if field.required and field.name not in content:
             problems[field.name] = t("v_required")
-    for error in _compiled(spec).iter_errors(dict(content)):
+    validator_class, formats = _jsonschema()
+    validator = validator_class(_checkable(spec), format_checker=formats)
+    for error in validator.iter_errors(dict(content)):
         if error.path and error.path[0] not in problems:
             problems[error.path[0]] = _message(spec, error)
     return problems
-
-
-#: Validators already made, by form (a form is checked on every Submit): the last few.
-_COMPILED: OrderedDict[int, tuple[FormSpec, Any]] = OrderedDict()
-_COMPILED_MAX = 64
-
-
-def _compiled(spec: FormSpec):
-    """The validator of ``spec``'s schema, made once per form (kept for the last 64 forms)."""
-    found = _COMPILED.get(id(spec))
-    if found is not None and found[0] is spec:
-        _COMPILED.move_to_end(id(spec))
-        return found[1]
-    validator_class, formats = _jsonschema()
-    validator = validator_class(_checkable(spec), format_checker=formats)
-    _COMPILED[id(spec)] = (spec, validator)  # (the spec is kept, so its id stays its own)
-    while len(_COMPILED) > _COMPILED_MAX:
-        _COMPILED.popitem(last=False)
-    return validator
 
 
 def _checkable(spec: FormSpec) -> dict:
