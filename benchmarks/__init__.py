@@ -13,8 +13,9 @@ build     Form build without a kernel: ElicitationForm for 1, 10, 50 and 200 str
           ipywidgets control per field in a VBox. Also the same builds inside a kernel.
 latency   Added latency per elicitation in a real kernel, answered by a scripted JupyterLab-like
           frontend: server sends the request -> the form is shown, and Submit click -> the
-          server holds the answer. Floor: a plain SDK Client whose elicitation callback accepts
-          at once, against the same server, in the same run (interleaved blocks).
+          server holds the answer; over stdio, over streamable HTTP, and a ten-field form.
+          Floor: a plain SDK Client whose elicitation callback accepts at once, against the
+          same server, in the same run (interleaved blocks).
 idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
           next to the same kernel idle without a form.
 memory    Kernel RSS and live widget models before and after many answered elicitations.
@@ -25,6 +26,10 @@ startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor
 flood     One tool asks 200 questions at once in a real kernel; the frontend presses Submit on
           each form as it appears while small cells run: forms open at most, requests waiting,
           cancelled, the kernel's reply time, RSS and widget models before and after.
+first-form
+          A fresh kernel: %load_ext, %mcp connect to a stdio server and %mcp call of a tool
+          that asks at once, until the form is shown. Floor: a fresh Python that imports the
+          SDK, connects a plain Client to the same server and gets the first elicitation.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).

@@ -2,14 +2,17 @@
 when the answer arrives, both with ``time.time()``, so that latencies can be measured across
 processes.
 
-    python benchmarks/bench_server.py --journal FILE
+    python benchmarks/bench_server.py --journal FILE              # stdio
+    python benchmarks/bench_server.py --journal FILE --http PORT  # streamable HTTP on
+                                                                  # http://127.0.0.1:PORT/mcp
 
 Every answered elicitation appends one JSON line to FILE:
 ``{"tag", "sent", "answered", "action", "content"}`` (``sent`` is taken just before the request
 is handed to the SDK, ``answered`` just after the SDK returns the answer). Tools:
 
 - ``ask(tag, kind)``: one elicitation. ``kind`` is ``"name"`` (one required text field) or
-  ``"click"`` (one optional checkbox: Submit needs no typing).
+  ``"click"`` (one optional checkbox: Submit needs no typing) or ``"ten"`` (ten fields of
+  different kinds: the required text field ``name`` and nine optional ones).
 - ``ask_many(count, tag, kind)``: ``count`` elicitations at once, from an anyio task group.
 """
 
@@ -34,6 +37,24 @@ SCHEMAS = {
     "click": {
         "type": "object",
         "properties": {"ok": {"type": "boolean", "title": "OK"}},
+    },
+    "ten": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name"},
+            "email": {"type": "string", "format": "email", "title": "Email"},
+            "site": {"type": "string", "format": "uri", "title": "Web site"},
+            "born": {"type": "string", "format": "date", "title": "Born"},
+            "height": {"type": "number", "minimum": 0, "maximum": 3, "title": "Height (m)"},
+            "pets": {"type": "integer", "minimum": 0, "title": "Pets"},
+            "newsletter": {"type": "boolean", "title": "Newsletter"},
+            "colour": {"type": "string", "enum": ["red", "green", "blue"], "title": "Colour"},
+            "plan": {"type": "string", "title": "Plan", "oneOf": [
+                {"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}]},
+            "days": {"type": "array", "title": "Days", "items": {
+                "type": "string", "enum": ["mon", "tue", "wed"]}},
+        },
+        "required": ["name"],
     },
 }
 
@@ -82,9 +103,14 @@ def main() -> None:
     global JOURNAL
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--journal", metavar="FILE", required=True)
+    parser.add_argument("--http", type=int, metavar="PORT",
+                        help="serve streamable HTTP on http://127.0.0.1:PORT/mcp, not stdio")
     args = parser.parse_args()
     JOURNAL = os.path.abspath(args.journal)
-    server.run("stdio")
+    if args.http is not None:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run("stdio")
 
 
 if __name__ == "__main__":

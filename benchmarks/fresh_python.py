@@ -42,3 +42,30 @@ def imports(connection: str = "nb_elicit._runtime.connection") -> None:
         steps[name] = time.perf_counter() - t0
     steps["rfc3987_syntax"] = "rfc3987_syntax" in sys.modules
     print(json.dumps(steps))
+
+
+def first_elicitation(server: str, journal: str) -> None:
+    """The SDK floor of the first form: import mcp, start the bench server, connect a plain
+    Client and call a tool that asks at once; seconds from the start to each step, the last
+    when the elicitation callback is entered (it accepts at once)."""
+    import asyncio
+
+    t0 = time.perf_counter()
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
+
+    stamps = {"import": time.perf_counter() - t0}
+
+    async def on_elicit(context, params):
+        stamps.setdefault("first", time.perf_counter() - t0)
+        return types.ElicitResult(action="accept", content={"name": "ada"})
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable,
+                                       args=[server, "--journal", journal])
+        async with Client(params, mode="legacy", elicitation_callback=on_elicit) as client:
+            stamps["connect"] = time.perf_counter() - t0
+            await client.call_tool("ask", {"tag": "first", "kind": "name"})
+
+    asyncio.run(main())
+    print(json.dumps(stamps))

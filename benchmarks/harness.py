@@ -10,6 +10,8 @@ import datetime as dt
 import json
 import os
 import re
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -56,6 +58,43 @@ class Journal:
 def server_command(journal: Path) -> list[str]:
     """The command that starts the bench server, writing its answers to ``journal``."""
     return [PY, str(SERVER), "--journal", str(journal)]
+
+
+class HttpServer:
+    """The bench server over streamable HTTP on a free port of 127.0.0.1, in a process of its
+    own (started by the runner); ``url`` once it accepts connections. Stopped on exit."""
+
+    def __init__(self, journal: Path, timeout: float = CELL):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.proc = subprocess.Popen([*server_command(journal), "--http", str(port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise BenchError(f"the HTTP bench server exited ({self.proc.returncode})")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > deadline:
+                self.close()
+                raise BenchError(f"the HTTP bench server did not listen within {timeout:g} s")
+            time.sleep(0.05)
+
+    def __enter__(self) -> HttpServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
 
 
 def header_time(msg: dict) -> float:
@@ -199,11 +238,18 @@ class Kernel:
         return self.json(f"import in_kernel as _bench; "
                          f"_bench.emit({'await ' if awaited else ''}{call})", timeout)
 
-    def connect(self, name: str, journal: Path, timeout: float = CELL) -> None:
-        command = server_command(journal)
-        env = {"PYTHONPATH": self.opts.nb_elicit} if self.opts.nb_elicit else None
-        self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, {command!r}, "
-                 f"env={env!r})", timeout)
+    def connect(self, name: str, journal: Path, timeout: float = CELL,
+                url: str | None = None) -> None:
+        """Connect ``name`` to a bench server: a new stdio one writing to ``journal``, or the
+        one already serving streamable HTTP at ``url``."""
+        if url is not None:
+            self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, "
+                     f"url={url!r})", timeout)
+        else:
+            command = server_command(journal)
+            env = {"PYTHONPATH": self.opts.nb_elicit} if self.opts.nb_elicit else None
+            self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, "
+                     f"{command!r}, env={env!r})", timeout)
         self.unlimited([name])
 
     def unlimited(self, names: list[str]) -> None:
@@ -264,12 +310,15 @@ def wait_shown(fe: BenchFrontend, count: int, kernel: Kernel, cell: str,
 class FloorClient:
     """A plain SDK 2.x Client on a thread of its own, whose elicitation callback accepts at once.
 
-    It calls the same bench server the kernel calls; ``rounds(tags)`` asks one question per tag
-    and keeps (callback entered, callback returned) Unix times per tag in ``stamps``.
+    It calls the same bench server the kernel calls (a stdio one of its own writing to
+    ``journal``, or the one serving streamable HTTP at ``url``); ``rounds(tags)`` asks one
+    question per tag and keeps (callback entered, callback returned) Unix times per tag in
+    ``stamps``.
     """
 
-    def __init__(self, journal: Path, content: dict):
+    def __init__(self, journal: Path, content: dict, url: str | None = None):
         self.journal = journal
+        self.url = url
         self.content = content
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -303,8 +352,14 @@ class FloorClient:
         command, *args = server_command(self.journal)
         params = StdioServerParameters(command=command, args=args, env=env)
         errlog = open(os.devnull, "w")  # noqa: SIM115 - closed below
+        if self.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            transport = streamable_http_client(self.url)
+        else:
+            transport = stdio_client(params, errlog=errlog)
         try:
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+            async with Client(transport, mode="legacy",
                               elicitation_callback=on_elicit) as client:
                 self.client = client
                 ready.set_result(None)

@@ -269,6 +269,19 @@ def lap(name: str) -> dict:
             "widgets": "ipywidgets" in sys.modules}
 
 
+_wall: list[float] = []
+
+
+def wall_tick() -> None:
+    """Start a wall clock (Unix time), to compare with message header dates."""
+    _wall[:] = [time.time()]
+
+
+def wall_lap() -> float:
+    """Seconds since :func:`wall_tick`."""
+    return time.time() - _wall[0]
+
+
 # ---------------------------------------------------------------------------------- end
 
 

@@ -15,9 +15,9 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
-from benchmarks.sections import build  # noqa: E402
+from benchmarks.sections import build, latency, memory  # noqa: E402
 
-ORDER = ["build", "latency", "idle", "memory", "scale", "startup", "flood"]
+ORDER = ["build", "latency", "idle", "memory", "scale", "startup", "flood", "first-form"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -35,7 +35,7 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
     (None, None, ORDER),
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
-    (None, "scale,startup", ["build", "latency", "idle", "memory", "flood"]),
+    (None, "scale,startup", ["build", "latency", "idle", "memory", "flood", "first-form"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])
@@ -80,6 +80,22 @@ def test_percentiles_and_medians():
     assert common.pct([10.0, 20.0, 30.0, 40.0, 50.0], 95) == pytest.approx(48.0)
     assert common.pct([], 50) != common.pct([], 50)  # nan
     assert common.ms(1.234) == "1.2 ms" and common.ms(1.234, 0) == "1 ms"
+
+
+def test_memory_compares_the_first_and_last_thousand_of_ten_thousand_rounds():
+    assert memory.window(10_000) == 1000
+    assert memory.window(50_000) == 1000
+    assert memory.window(1000) == 100
+    assert memory.window(30) == 10
+
+
+def test_latency_is_measured_over_stdio_http_and_for_a_ten_field_form():
+    ways = {(w.transport, w.kind) for w in latency.WAYS}
+    assert ways == {("stdio", "name"), ("http", "name"), ("stdio", "ten")}
+    from benchmarks import bench_server
+
+    ten = bench_server.SCHEMAS["ten"]
+    assert len(ten["properties"]) == 10 and ten["required"] == ["name"]
 
 
 def test_schemas_of_each_kind():

@@ -257,3 +257,42 @@ def test_the_new_messages_in_chinese():
     finally:
         set_language(None)
     assert problems == {"a": "请输入大于 0 的数字。", "b": "请输入小于 1 的数字。", "c": "请输入 5 的倍数。"}
+
+
+# -- jsonschema off the way to the first form ------------------------------------------------------
+
+def test_showing_forms_and_connecting_import_no_jsonschema():
+    # Its import can take over a second (rfc3987-syntax builds a grammar); only Submit needs it.
+    import subprocess
+    import sys
+
+    code = ("import sys, nb_elicit._runtime.connection, nb_elicit._ui.form, nb_elicit._magics; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_warm_up_makes_the_validator_in_the_background(monkeypatch):
+    import threading
+
+    from nb_elicit._core import validate
+
+    monkeypatch.setattr(validate, "_engine", None)
+    started = threading.Event()
+    real = validate._make_engine
+
+    def slow():
+        started.set()
+        time.sleep(0.2)
+        return real()
+
+    monkeypatch.setattr(validate, "_make_engine", slow)
+    validate.warm_up()
+    assert started.wait(5)
+    validate.warm_up()  # already under way: no second thread
+    names = [t.name for t in threading.enumerate()]
+    assert names.count("nb_elicit-validate-warm-up") == 1
+    # Validating meanwhile waits for it, and is right.
+    assert validate_content(one({"type": "integer"}), {"x": 2.5}) == {"x": "Enter a whole number."}
+    assert validate._engine is not None

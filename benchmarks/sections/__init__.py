@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from . import build, flood, idle, latency, memory, scale, startup
+from . import build, first_form, flood, idle, latency, memory, scale, startup
 
 MODULES: dict[str, ModuleType] = {
     "build": build,
@@ -16,6 +16,7 @@ MODULES: dict[str, ModuleType] = {
     "scale": scale,
     "startup": startup,
     "flood": flood,
+    "first-form": first_form,
 }
 SECTIONS = tuple(MODULES)
 RUNNERS: dict[str, tuple[str, Callable]] = {name: (module.TITLE, module.run)

@@ -12,43 +12,87 @@ integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import threading
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator, FormatChecker
 
 from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec"]
+__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec", "warm_up"]
 
-_FORMATS = FormatChecker(formats=())
-for _name, _check in (("email", is_email), ("uri", is_uri), ("date", is_date),
-                      ("date-time", is_date_time)):
-    _FORMATS.checks(_name)(_check)
-
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many({
-    "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda _, v: (isinstance(v, (int, float)) and not isinstance(v, bool)
-                            and math.isfinite(v)),
-})
+# jsonschema is imported the first time something is validated, not when this module is: its
+# import can take more than a second (with ``rfc3987-syntax`` installed, as every Jupyter
+# server install has it, it builds a grammar), and read_number, which every form's number
+# fields use, needs none of it. warm_up() imports it in the background ahead of time.
+_engine: tuple[Any, Any] | None = None  # (the Validator class, the FormatChecker)
+_engine_lock = threading.Lock()
 
 
-def _bounded_pattern(validator, pattern, instance, schema):
-    if not isinstance(instance, str):
-        return
-    try:
-        matched = search_pattern(pattern, instance)
-    except PatternTimeout:
-        yield jsonschema.ValidationError("pattern timed out", validator="pattern-timeout")
-        return
-    if not matched:
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+def _jsonschema() -> tuple[Any, Any]:
+    """The validator class nb_elicit checks with, and its format checker (made once)."""
+    global _engine
+    if _engine is None:
+        with _engine_lock:
+            if _engine is None:
+                _engine = _make_engine()
+    return _engine
+
+
+def _make_engine() -> tuple[Any, Any]:
+    import jsonschema
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    formats = FormatChecker(formats=())
+    for name, check in (("email", is_email), ("uri", is_uri), ("date", is_date),
+                        ("date-time", is_date_time)):
+        formats.checks(name)(check)
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine_many({
+        "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda _, v: (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                and math.isfinite(v)),
+    })
+
+    def bounded_pattern(validator, pattern, instance, schema):
+        if not isinstance(instance, str):
+            return
+        try:
+            matched = search_pattern(pattern, instance)
+        except PatternTimeout:
+            yield jsonschema.ValidationError("pattern timed out", validator="pattern-timeout")
+            return
+        if not matched:
+            yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    def exact_multiple_of(validator, step, instance, schema):
+        if validator.is_type(instance, "number") and not is_multiple_of(instance, step):
+            yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {step!r}")
+
+    validator = jsonschema.validators.extend(
+        Draft202012Validator, type_checker=types,
+        validators={"pattern": bounded_pattern, "multipleOf": exact_multiple_of},
+    )
+    return validator, formats
+
+
+def warm_up() -> None:
+    """Import jsonschema and make the validator in a background thread, unless done already
+    (validating waits for it, if it comes first)."""
+    if _engine is None and "nb_elicit-validate-warm-up" not in {
+            th.name for th in threading.enumerate()}:
+        threading.Thread(target=_quietly_make, name="nb_elicit-validate-warm-up",
+                         daemon=True).start()
+
+
+def _quietly_make() -> None:
+    with contextlib.suppress(Exception):  # only an optimisation: validating will say why
+        _jsonschema()
 
 
 def is_multiple_of(value: int | float, step: int | float) -> bool:
@@ -61,16 +105,6 @@ def _decimal(number: int | float) -> Fraction:
     # repr is the shortest text that reads back as the same float: the number as typed
     return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
 
-
-def _exact_multiple_of(validator, step, instance, schema):
-    if validator.is_type(instance, "number") and not is_multiple_of(instance, step):
-        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {step!r}")
-
-
-_Validator = jsonschema.validators.extend(
-    Draft202012Validator, type_checker=_TYPES,
-    validators={"pattern": _bounded_pattern, "multipleOf": _exact_multiple_of},
-)
 
 _FORMAT_HINTS = {"email": "v_email", "uri": "v_uri", "date": "v_date", "date-time": "v_date_time"}
 _TYPE_HINTS = {"string": "v_string", "integer": "v_integer", "number": "v_number",
@@ -100,7 +134,8 @@ def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
     for field in spec:
         if field.required and field.name not in content:
             problems[field.name] = t("v_required")
-    validator = _Validator(_checkable(spec), format_checker=_FORMATS)
+    validator_class, formats = _jsonschema()
+    validator = validator_class(_checkable(spec), format_checker=formats)
     for error in validator.iter_errors(dict(content)):
         if error.path and error.path[0] not in problems:
             problems[error.path[0]] = _message(spec, error)
@@ -118,7 +153,7 @@ def _checkable(spec: FormSpec) -> dict:
     return {"type": "object", "properties": properties}
 
 
-def _message(spec: FormSpec, error: jsonschema.ValidationError) -> str:
+def _message(spec: FormSpec, error) -> str:
     field = spec.field(error.path[0])
     keyword, limit = error.validator, error.validator_value
     in_items = len(error.path) > 1

@@ -17,6 +17,7 @@ time a subcommand needs it, which keeps ``%load_ext`` quick.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import sys
 import threading
@@ -52,15 +53,16 @@ def _complete(shell, event) -> list[str]:
 
 
 def _prewarm() -> None:
-    # Import the heavy parts (the SDK, jsonschema) in the background, so that the first
-    # %mcp connect is quicker, without slowing %load_ext down.
+    # Import the heavy parts in the background, so that the first %mcp connect is quicker,
+    # without slowing %load_ext down: first the SDK, which the connect needs, then jsonschema,
+    # which only Submit needs (its import takes more than a second where rfc3987-syntax is
+    # installed, and so it must not hold up the connect: see _core.validate).
     def run():
-        try:
-            import jsonschema  # noqa: F401
-
+        with contextlib.suppress(Exception):  # only an optimisation
             from .. import _mcp  # noqa: F401 - the SDK, through its one adapter
-        except Exception:  # noqa: BLE001 - only an optimisation
-            pass
+            from .._core.validate import warm_up
+
+            warm_up()
 
     threading.Thread(target=run, name="nb_elicit-prewarm", daemon=True).start()
 
