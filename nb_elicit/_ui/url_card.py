@@ -48,15 +48,16 @@ class UrlConsentCard(PromptWidget):
         full.add_class("nb-elicit-url-full")
         self.link = widgets.HTML(layout=widgets.Layout(display="none"))
         self.link.add_class("nb-elicit-url-link-box")
-        children = [self.header, self.message_line, host, full]
+        children = [host, full]
         for warning in url.warnings:
             line = self.html(f'<div style="color: var(--jp-warn-color0)">'
                                 f'{text_html("⚠ " + warning)}</div>')
             line.add_class("nb-elicit-url-warning")
             children.append(line)
-        children += [self.row([self.open_button, self.decline_button]), self.link,
-                     self.status]
-        self.children = children
+        actions = self.row([self.open_button, self.decline_button])
+        actions.add_class("nb-elicit-actions")
+        children += [actions, self.link, self.status]
+        self.body(children)
         self.add_class("nb-elicit-url-card")
 
     def _repr_mimebundle_(self, **kwargs):
@@ -119,8 +120,9 @@ class RetryPanel(PromptWidget):
         self.retry_button.on_click(lambda _: self._guarded(self.retry))
         self.decline_button.description = t("give_up")
         self.decline_button.tooltip = t("give_up.tip")
-        self.children = [self.header, self.message_line, *cards,
-                         self.row([self.retry_button, self.decline_button]), self.status]
+        actions = self.row([self.retry_button, self.decline_button])
+        actions.add_class("nb-elicit-actions")
+        self.body([*cards, actions, self.status])
         self.add_class("nb-elicit-retry-panel")
 
     def retry(self, status: str | None = None) -> bool:
