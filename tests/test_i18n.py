@@ -60,7 +60,7 @@ def test_a_chinese_form_from_the_seed_example(env):
     assert form.submit_button.description == "提交"
     assert form.decline_button.description == "拒绝"
     assert form.dismiss_button.tooltip == "关闭"
-    assert "示例服务器 请求：" in form.header.children[0].value
+    assert "示例服务器 请求：" in form.message_line.value
     assert message in form.message_line.value  # the server's Chinese, unchanged
     helps = "".join(w.value for c in form.controls.values() for w in c.view.children
                     if "nb-elicit-help" in w._dom_classes)

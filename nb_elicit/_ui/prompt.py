@@ -68,8 +68,11 @@ class PromptWidget(widgets.VBox):
         self.started = time.monotonic()
         self.waited = self.html()
         self.waited.add_class("nb-elicit-waited")
-        self.header = widgets.HBox([self.message_line, self.waited, self.dismiss_button],
-                                   layout=kit.plain)
+        # The timer is a small line under the title, so the title keeps the width of the
+        # prompt (it wraps late, even at 200% zoom) and ✕ stays on the header's first line.
+        heading = widgets.VBox([self.message_line, self.waited], layout=kit.plain)
+        heading.add_class("nb-elicit-heading")
+        self.header = widgets.HBox([heading, self.dismiss_button], layout=kit.plain)
         self.header.add_class("nb-elicit-head")
         super().__init__(**kwargs)
         self.add_class("nb-elicit-prompt")
@@ -251,13 +254,13 @@ _CSS = """
 .P > .nb-elicit-style { display: none; }
 .P > .jupyter-widgets { margin-left: 0; margin-right: 0; }
 .P .widget-html-content { line-height: 1.4; }
+.P .widget-box { overflow: visible; }
 .P .nb-elicit-head { align-items: flex-start; gap: 8px; margin-bottom: 10px; }
-.P .nb-elicit-head > .jupyter-widgets { margin: 0; }
-.P .nb-elicit-head > .nb-elicit-header { flex: 1 1 auto; min-width: 0; padding-top: 4px;
-     font-size: var(--jp-content-font-size1); }
+.P .nb-elicit-head > .jupyter-widgets, .P .nb-elicit-heading > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-heading { flex: 1 1 auto; min-width: 0; padding-top: 4px; }
+.P .nb-elicit-header { font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
-.P .nb-elicit-waited { flex: none; padding-top: 5px; white-space: nowrap;
-     color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
+.P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
 .P .nb-elicit-dismiss { flex: none; }
 .P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
 .P .nb-elicit-row > .jupyter-widgets { margin: 0; }
@@ -272,16 +275,25 @@ _CSS = """
 .P .nb-elicit-row > .nb-elicit-input { width: 100%; max-width: 100%; }
 .P .nb-elicit-input > input:not([type=checkbox]):not([type=radio]),
 .P .nb-elicit-input > select { flex: 1 1 auto; width: 100%; min-width: 0;
-     box-sizing: border-box; }
+     box-sizing: border-box; height: var(--jp-widgets-inline-height); }
+.P .widget-datetimepicker > input { font-size: var(--jp-widgets-font-size);
+     color: var(--jp-widgets-input-color); background: var(--jp-widgets-input-background-color);
+     border: var(--jp-widgets-input-border-width) solid var(--jp-widgets-input-border-color);
+     padding: var(--jp-widgets-input-padding) calc(var(--jp-widgets-input-padding) * 2);
+     outline: none; }
+.P .widget-datetimepicker > input:focus {
+     border-color: var(--jp-widgets-input-focus-border-color); }
 .P .nb-elicit-invalid > .nb-elicit-input > input,
 .P .nb-elicit-invalid > .nb-elicit-input > select { border-color: var(--jp-error-color1); }
 .P .nb-elicit-error { margin-top: 4px; }
 .P .nb-elicit-error-text { color: var(--jp-error-color1); }
-.P .nb-elicit-group { width: calc(100% + 11px); margin-left: -11px; padding: 6px 10px 8px 10px;
+.P .nb-elicit-group { width: calc(100% + 11px); max-width: calc(32em + 11px); margin-left: -11px;
+     padding: 6px 10px 8px 10px;
      box-sizing: border-box; border: var(--jp-border-width) solid var(--jp-border-color2);
      border-radius: 2px; }
-.P .nb-elicit-options > .jupyter-widgets { margin: 1px 0; }
-.P .widget-radio-box { padding: 3px 4px; margin-left: -4px; overflow: visible; }
+.P .nb-elicit-options > .jupyter-widgets { margin: 0; height: 24px; }
+.P .widget-radio-box { padding: 3px 4px; margin: 0 0 0 -4px; overflow: visible; }
+.P .nb-elicit-row > .widget-radio { overflow: visible; }
 .P .widget-checkbox input:disabled + span,
 .P.nb-elicit-locked .widget-radio-box label { color: var(--jp-ui-font-color3); }
 .P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }
