@@ -3,12 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,lab
-# The browser tests (tests/browser) drive Debian's Chromium.
-if ! command -v chromium >/dev/null; then
+# The browser tests (tests/browser) drive Debian's Chromium; fonts-noto-cjk draws the Chinese
+# forms (without it their screenshots show empty boxes).
+if ! command -v chromium >/dev/null || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then
-        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-noto-cjk
     else
-        echo "The browser tests need Chromium: sudo apt-get install -y chromium" >&2
+        echo "The browser tests need Chromium and CJK fonts:" \
+             "sudo apt-get install -y chromium fonts-noto-cjk" >&2
         exit 1
     fi
 fi

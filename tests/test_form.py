@@ -315,17 +315,143 @@ def test_multi_select_min_items_is_checked_on_submit():
     assert "Choose at least 2." in form.controls["m"].error.value
 
 
-def test_header_names_the_server_and_required_fields_are_marked():
-    form = make(server="github")
-    assert "github asks:" in all_text(form)
-    assert form.controls["name"].view._dom_classes.count("nb-elicit-required") == 1
-    assert "Required." in all_text(form.controls["name"].view)
-    assert "Required." not in all_text(form.controls["email"].view)
+def test_header_names_the_server_and_the_message_on_one_line_with_the_dismiss_button():
+    form = make(message="Tell us", server="github")
+    heading, dismiss = form.header.children
+    title, waited = heading.children
+    assert dismiss is form.dismiss_button and waited is form.waited and title is form.message_line
+    assert "github asks:" in title.value and "Tell us" in title.value  # one line of text
+    assert title.value.index("github asks:") < title.value.index("Tell us")
+    assert form.children[1] is form.header
+    assert form.message_line not in form.children[2:]  # not again on a line of its own
+
+
+def test_required_fields_have_a_mark_and_an_accessible_name_that_says_required():
+    form = make()
+    for name, control in form.controls.items():
+        required = name in ("name", "agree")
+        assert ("nb-elicit-required" in control.view._dom_classes) is required, name
+        if isinstance(control, CheckboxControl):
+            assert control.widget.description.endswith(" (required)") is required
+            continue
+        label = control.label.value
+        assert ('class="nb-elicit-mark"' in label) is required, name
+        if getattr(control.widget, "description", ""):  # the input's own <label for>
+            assert control.widget.description == (
+                control.field.label + (" (required)" if required else ""))
+            assert 'aria-hidden="true"' in label  # the visible line is not read twice
+        else:  # the visible line is what screen readers read
+            assert ("(required)" in label) is required, name
+            assert 'aria-hidden="true">' + control.field.label not in label
+    assert "Required." not in all_text(form)  # no hint that reads as the next field's caption
+
+
+def test_a_required_mark_and_names_in_chinese():
+    set_language("zh")
+    try:
+        form = make()
+        assert form.controls["name"].widget.description == "Name（必填）"
+        assert "（必填）" in form.controls["agree"].label.value
+    finally:
+        set_language(None)
+
+
+def test_label_then_hint_then_input_then_error():
+    schema = {"type": "object", "required": ["a", "m"], "properties": {
+        "a": {"type": "string", "title": "A", "description": "Hint for A"},
+        "b": {"type": "string", "title": "B", "description": "Hint for B"},
+        "m": {"type": "array", "title": "M", "description": "Hint for M",
+              "items": {"type": "string", "enum": ["x", "y"]}},
+        "c": {"type": "boolean", "title": "C", "description": "Hint for C"}}}
+    form = make(schema)
+    form.submit_button.click()  # a and m are missing: their errors show
+    for name in ("a", "b", "m"):
+        control = form.controls[name]
+        expected = [control.label, control.hint, control.widget]
+        if name != "b":
+            expected.append(control.error)
+        assert list(control.view.children) == expected, name
+        assert "Hint for" in control.hint.value and "Hint for" not in control.label.value
+    check = form.controls["c"]  # a checkbox's label is beside the box: then hint, then error
+    assert list(check.view.children) == [check.widget, check.hint]
+    assert "This field is required." in form.controls["a"].error.value
+    assert "This field is required." in form.controls["m"].error.value
+    # the hint is never the next field's caption: each row holds its own
+    for name, control in form.controls.items():
+        assert control.hint in control.view.children and f"Hint for {name.upper()}" in (
+            control.hint.value)
+    assert form.controls["m"].view._dom_classes.count("nb-elicit-group") == 1  # one group box
+
+
+def test_the_status_line_follows_the_fields_and_clears_once_they_are_fixed():
+    form = make(CONTACT)
+    form.submit_button.click()
+    assert "Please fix 2 fields; nothing was sent." in form.status.value
+    form.controls["name"].widget.value = "Ada"
+    assert form.controls["name"].error_text is None
+    assert "Please fix 1 field; nothing was sent." in form.status.value
+    form.controls["email"].widget.value = "ada@"  # still wrong: says what is wrong now
+    assert form.controls["email"].error_text == "Enter an email address, like name@example.com."
+    assert "Please fix 1 field;" in form.status.value
+    form.controls["email"].widget.value = "ada@example.com"
+    assert form.controls["email"].error_text is None
+    assert form.status_text == "" and "fix" not in form.status.value
+    assert not form.answer.done()  # fixing fields sends nothing by itself
+    form.controls["age"].widget.value = "3"  # a field that showed no error shows none yet
+    assert form.controls["age"].error_text is None and form.status_text == ""
+    form.submit_button.click()
+    assert "Please fix 1 field;" in form.status.value
+    form.controls["age"].widget.value = "36"
+    assert form.status_text == ""
+    form.submit_button.click()
+    assert answer(form).content == {"name": "Ada", "email": "ada@example.com", "age": 36}
+
+
+CONTACT = {"type": "object", "required": ["name", "email"], "properties": {
+    "name": {"type": "string"}, "email": {"type": "string", "format": "email"},
+    "age": {"type": "integer", "minimum": 18}}}
+
+
+def test_a_pattern_error_uses_the_description_then_the_title_then_the_pattern():
+    form = make({"type": "object", "properties": {
+        "slug": {"type": "string", "pattern": "^[a-z0-9-]+$", "title": "Slug",
+                 "description": "Lower-case letters, digits and dashes."},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "title": "Airport code"},
+        "raw": {"type": "string", "pattern": "^x+$"}}})
+    fill(form, {"slug": "Not A Slug", "code": "lhr", "raw": "y"})
+    form.submit_button.click()
+    slug = form.controls["slug"].error_text
+    assert slug == "Enter a value as described: Lower-case letters, digits and dashes."
+    assert "^[a-z0-9-]+$" not in form.controls["slug"].error.value
+    assert form.controls["code"].error_text == "Enter a valid Airport code."
+    assert form.controls["raw"].error_text == "Enter a value that matches the pattern ^x+$."
+
+
+def test_a_drop_down_starts_on_choose_which_is_never_sent():
+    schema = {"type": "object", "properties": {
+        "color": {"type": "string", "title": "Colour", "enum": ["red", "green"]},
+        "size": {"type": "string", "enum": ["s", "m"], "default": "m"}}}
+    form = make(schema)
+    color = form.controls["color"].widget
+    assert color.index == 0 and color.options[0][0] == "Choose…"
+    assert [label for label, _ in color.options[1:]] == ["red", "green"]
+    assert form.controls["size"].widget.value == "m"  # a default is chosen, not "Choose…"
+    assert form.content == {"size": "m"}
+    color.value = "green"
+    color.index = 0  # the person goes back to "Choose…": nothing chosen
+    form.controls["size"].widget.index = 0
+    form.submit_button.click()
+    assert answer(form).content == {}
+    required = make({"type": "object", "required": ["c"], "properties": {
+        "c": {"type": "string", "enum": ["a", "b"]}}})
+    required.submit_button.click()  # "Choose…" is no answer to a required question
+    assert required.controls["c"].error_text == "This field is required."
+    assert not required.answer.done()
 
 
 def test_descriptions_are_the_titles_or_property_names():
     form = make()
-    assert form.controls["name"].widget.description == "Name"
+    assert form.controls["name"].widget.description == "Name (required)"
     assert form.controls["site"].widget.description == "site"
 
 
@@ -342,7 +468,7 @@ def test_untrusted_text_is_shown_literally():
             assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html_widget.value
     control = form.controls["x"].widget
     assert control.description == XSS and not control.description_allow_html
-    assert control._options_labels == (XSS,)
+    assert control._options_labels == ("Choose…", XSS)
 
 
 def _html_widgets(widget):
@@ -446,7 +572,7 @@ def test_fastmcp_shaped_multi_select_and_titled_choice_render_and_submit():
         "level": {"oneOf": [{"const": "lo", "title": "Low"}, {"const": "hi", "title": "High"}]},
     }, "required": ["level"]})
     assert [b.description for b in form.controls["tags"].boxes] == ["a", "b", "c"]
-    assert form.controls["level"].widget.options == (("Low", "lo"), ("High", "hi"))
+    assert form.controls["level"].widget.options[1:] == (("Low", "lo"), ("High", "hi"))
     fill(form, {"tags": ["c", "a"], "level": "hi"})
     form.submit_button.click()
     assert answer(form).content == {"tags": ["a", "c"], "level": "hi"}
@@ -478,3 +604,36 @@ def test_number_hints_in_chinese():
         set_language(None)
     assert hint == "整数，大于 0 且至多 10，5 的倍数"
     assert "请输入 5 的倍数。" in error
+
+
+def test_one_timer_while_a_form_is_open():
+    """The call's waiting line hides while its form is open (the form's header has the one
+    timer, with "timeout paused"), and comes back once the form is answered."""
+    from nb_elicit._ui.call_view import CallView
+
+    class Clock:
+        paused = True
+
+        def time_left(self):
+            return 30.0
+
+    async def scenario():
+        view = CallView("demo", "contact_info")
+        view.follow(Clock())
+        view._show_waiting()
+        before = view.status.layout.display
+        form = make(CONTACT)
+        view.add_form(form)
+        await asyncio.sleep(1.2)  # one tick
+        during = (view.status.layout.display, form.waited.value)
+        form.decline_button.click()
+        await asyncio.sleep(0.05)
+        after = view.status.layout.display
+        view._stop_ticking()
+        return before, during, after, view.status.value, form
+
+    before, (hidden, waited), after, line, form = asyncio.run(scenario())
+    assert before is None and hidden == "none" and after is None
+    assert "waiting 1 s" in waited and "timeout paused while you answer" in waited
+    assert form.waited in form.header.children[0].children  # in the header, beside ✕
+    assert "Waiting for demo · contact_info" in line

@@ -114,7 +114,7 @@ def test_everything_form_labels_titled_options_with_their_titles(everything):
     assert labels == {"titledSingleSelectEnum": ["Superman", "Green Lantern", "Wonder Woman"],
                       "titledMultipleSelectEnum": ["Tuna", "Salmon", "Trout"],
                       "legacyTitledEnum": ["Cats", "Dogs", "Birds", "Fish", "Reptiles"]}
-    assert form.controls["titledSingleSelectEnum"].widget.options == (
+    assert form.controls["titledSingleSelectEnum"].widget.options[1:] == (  # 0: "Choose…"
         ("Superman", "hero-1"), ("Green Lantern", "hero-2"), ("Wonder Woman", "hero-3"))
 
 
@@ -244,7 +244,7 @@ def test_fastmcp_titled_choice_and_model_defaults_are_shown(fastmcp):
     seen, (titled_look, *model_look) = drive(scenario)
     assert len(seen) == 2, "ask_model showed no form"
     titled = seen[0]
-    assert titled.controls["value"].widget.options == (("Low", "low"), ("High", "high"))
+    assert titled.controls["value"].widget.options[1:] == (("Low", "low"), ("High", "high"))
     assert titled_look == {"value": None}  # required, no default: nothing picked for them
     assert model_look == [{"customer": "", "item": "tea", "quantity": "2", "strength": "0.5",
                           "size": "M", "milk": True}]

@@ -80,7 +80,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "⚠ 此表单似乎在索取机密信息（{labels}）。MCP 服务器不得通过表单索取密码、密钥或支付信息；"
         "可信的服务器会引导您前往它自己的网页。除非您确定，否则请拒绝。您在该处输入的内容会被隐藏，"
         "且从不预先填写。"),
-    "required": ("Required.", "必填。"),
     # the sign-in card
     "asks_signin": ("{server} asks you to sign in:", "{server} 请求您登录："),
     "signin_message": ("To use {server}, sign in at {host}. nb_elicit opens nothing until you "
@@ -112,6 +111,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                         "这不是 nb_elicit 正在等待的登录结果。"),
     "signin_page_late": ("This sign-in is already over. You can close this tab.",
                          "此次登录已经结束。您可以关闭此标签页。"),
+    "required_sr": (" (required)", "（必填）"),
+    "choose": ("Choose…", "请选择…"),
     # URL warnings
     "warn_userinfo": ("The link has text before an @ ({before!r}); it really goes to {host}.",
                       "链接中 @ 前面有文字（{before!r}）；它实际指向 {host}。"),
@@ -165,6 +166,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "v_required": ("This field is required.", "此字段为必填项。"),
     "v_pattern": ("Enter a value that matches the pattern {pattern}.",
                   "请输入符合模式 {pattern} 的值。"),
+    "v_pattern_described": ("Enter a value as described: {description}",
+                            "请按说明输入：{description}"),
+    "v_pattern_titled": ("Enter a valid {title}.", "请输入有效的{title}。"),
     "v_pattern_timeout": ("This value could not be checked against the pattern {pattern} in "
                           "time.", "无法及时按模式 {pattern} 检查此值。"),
     "v_min_length": ("Enter at least {n} character{s}.", "请至少输入 {n} 个字符。"),

@@ -162,7 +162,7 @@ def _message(spec: FormSpec, error) -> str:
     if keyword == "format":
         return t(_FORMAT_HINTS[limit])
     if keyword == "pattern":
-        return t("v_pattern", pattern=limit)
+        return _pattern_message(field, limit)
     if keyword == "pattern-timeout":
         return t("v_pattern_timeout", pattern=field.pattern)
     if keyword in _COUNTS:
@@ -174,6 +174,16 @@ def _message(spec: FormSpec, error) -> str:
     if keyword in ("enum", "oneOf", "anyOf", "const"):
         return t("v_listed")
     return t("v_not_allowed")
+
+
+def _pattern_message(field, pattern: str) -> str:
+    """What a value that misses ``pattern`` should be, in the server's own words where it gave
+    any: the field's description, else its title; the raw pattern only as a last resort."""
+    if field.description and field.description.strip():
+        return t("v_pattern_described", description=field.description.strip())
+    if field.title and field.title.strip():
+        return t("v_pattern_titled", title=field.title.strip())
+    return t("v_pattern", pattern=pattern)
 
 
 _COUNTS = {"minLength": "v_min_length", "maxLength": "v_max_length", "minimum": "v_minimum",

@@ -105,6 +105,15 @@ class CallView(widgets.VBox):
         form.on_late_change(self._late_change)
         self.forms.children = (*self.forms.children, form)
         form.show_waited(*self._timeout())
+        self._waiting_again()  # (hides the waiting line: the form has the one timer)
+        with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
+            loop = asyncio.get_running_loop()
+
+            def answered(_answer) -> None:  # (from any thread) the line comes back at once
+                with contextlib.suppress(RuntimeError):  # the loop is already closed
+                    loop.call_soon_threadsafe(self._waiting_again)
+
+            form.answer.add_done_callback(answered)
         if self._ticker is None and not self.frozen:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
@@ -232,6 +241,7 @@ class CallView(widgets.VBox):
         self._failure = text
         self.lines.append(text)
         self.status.value = text_html(text, "nb-elicit-failure")
+        self.status.layout.display = None  # (the waiting line may be hidden behind a form)
         self.status.add_class("nb-elicit-failed")
 
     def finish(self) -> None:
@@ -315,7 +325,16 @@ class CallView(widgets.VBox):
             return None, False
         return self._clock.time_left(), self._clock.paused
 
+    def _waiting_again(self) -> None:
+        if self.status.value and self._failure is None and self._ticker is not None:
+            self._show_waiting()
+
     def _show_waiting(self) -> None:
+        """The waiting line, "Waiting for SERVER · TOOL (12 s)…". While a request of this call
+        is open it hides: the open form shows the one timer (how long it has waited, and that
+        the timeout is paused), so two clocks never disagree."""
+        asking = any(not prompt.answer.done() for prompt in self._prompts())
+        self.status.layout.display = "none" if asking else None
         left, paused = self._timeout()
         left = ("" if left is None else ", " + t("timeout_paused") if paused else
                 t("left_suffix", time=duration(max(0.0, left))))

@@ -32,7 +32,7 @@ from .._core.schema import (
 from .._core.secrets import is_secret
 from .._core.validate import read_number
 
-__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "make_control",
+__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "make_control", "named",
            "property_of_class", "text_html"]
 
 
@@ -53,14 +53,21 @@ class Missing(enum.Enum):
 MISSING = Missing.MISSING
 
 _FIELD_CLASS = "nb-elicit-field-"
-_STYLE = {"description_width": "initial"}
 
 
-def _wide() -> widgets.Layout:
-    """Controls take the room they are given (up to a readable width), so that a long label
-    does not squeeze the input beside it: ipywidgets' default is a fixed 300 px for both.
-    ("auto" stretches to the column, margins included; "100%" would overflow it by them.)"""
-    return widgets.Layout(width="auto", max_width="48em")
+def _mark(required: bool, spoken: bool) -> str:
+    """The required mark after a label: a star to see and, when ``spoken``, "(required)" for
+    screen readers (hidden from sight by the prompt's stylesheet)."""
+    if not required:
+        return ""
+    star = '<span class="nb-elicit-mark" aria-hidden="true"> *</span>'
+    return star + (f'<span class="nb-elicit-sr">{html.escape(t("required_sr"))}</span>'
+                   if spoken else "")
+
+
+def named(field: Field) -> str:
+    """A field's accessible name: its label, plus "(required)" when it is required."""
+    return field.label + (t("required_sr") if field.required else "")
 
 
 def field_class(name: str) -> str:
@@ -89,17 +96,11 @@ class Kit:
     (creating one is most of the time a form takes to build), and these never differ."""
 
     def __init__(self) -> None:
-        self._wide: widgets.Layout | None = None
         self._plain: widgets.Layout | None = None
         self._styles: dict[type, widgets.Widget] = {}
 
     # Made on first use: a model that no widget holds would never be closed with the form.
-    @property
-    def wide(self) -> widgets.Layout:
-        if self._wide is None:
-            self._wide = _wide()
-        return self._wide
-
+    # (Widths, spacing and colours come from the prompt's stylesheet, not from layouts.)
     @property
     def plain(self) -> widgets.Layout:
         if self._plain is None:
@@ -113,31 +114,54 @@ class Kit:
             self._styles[klass] = klass(**values)
         return self._styles[klass]
 
-    def described(self, widget_class: type[widgets.Widget]) -> widgets.Widget:
-        return self.style(widget_class, **_STYLE)
-
 
 class FieldControl:
-    """A field's input widget plus its help and error lines, stacked in ``view``."""
+    """A field's input widget with its label, hint and error lines, stacked in ``view`` in
+    the order a person reads them: label, hint, input, error (the error line is made on the
+    first problem).
 
-    def __init__(self, field: Field, widget: widgets.Widget, kit: Kit):
+    The label shown is nb_elicit's own line above the input, with a star when the field is
+    required. Inputs that carry a ``<label for>`` of their own (text, number, dates, select)
+    keep it as their accessible name, "Label (required)", hidden from sight by the prompt's
+    stylesheet; the visible line is then hidden from screen readers, so nothing is read twice.
+    """
+
+    #: The widget names itself (its ``description`` is a ``<label for>`` of the input).
+    _SELF_NAMED = True
+
+    def __init__(self, field: Field, widget: widgets.Widget, kit: Kit, *,
+                 label: bool = True):
         self.field = field
         self.widget = widget
         self.touched = False
         self._kit = kit
         self._error: widgets.HTML | None = None  # made when there is a first problem to show
         widget.add_class(field_class(field.name))
-        parts = [widget]
-        note = t("required") if field.required else ""
+        widget.add_class("nb-elicit-input")
+        parts = []
+        self.label: widgets.HTML | None = None
+        if label:
+            hidden = ' aria-hidden="true"' if self._SELF_NAMED else ""
+            self.label = widgets.HTML(
+                f'<div class="nb-elicit-label-text"{hidden}>{html.escape(field.label)}'
+                f"{_mark(field.required, spoken=not self._SELF_NAMED)}</div>",
+                layout=kit.plain, style=kit.style(widgets.HTML))
+            self.label.add_class("nb-elicit-label")
+            parts.append(self.label)
+        if not label:
+            parts.append(widget)  # a checkbox: its label is beside the box, the hint under it
+        self.hint: widgets.HTML | None = None
         if field.description:
-            note = f"{note} {field.description}".strip()
-        if note:
-            help_line = widgets.HTML(text_html(note), layout=kit.plain,
-                                     style=kit.style(widgets.HTML))
-            help_line.add_class("nb-elicit-help")
-            parts.append(help_line)
+            self.hint = widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
+                                     layout=kit.plain, style=kit.style(widgets.HTML))
+            self.hint.add_class("nb-elicit-help")
+            parts.append(self.hint)
+        if label:
+            parts.append(widget)
         self.view = widgets.VBox(parts, layout=kit.plain)
         self.view.add_class("nb-elicit-row")
+        if label:
+            self.view.add_class("nb-elicit-labelled")
         if field.required:
             self.view.add_class("nb-elicit-required")
         for w in self.inputs():
@@ -154,6 +178,11 @@ class FieldControl:
             self.view.children = (*self.view.children, self._error)
         return self._error
 
+    @property
+    def error_text(self) -> str | None:
+        """The problem shown under the field, or None."""
+        return getattr(self, "_shown_error", None)
+
     def inputs(self) -> list[widgets.Widget]:
         """The widgets whose ``value`` the person changes."""
         return [self.widget]
@@ -166,13 +195,17 @@ class FieldControl:
         self._listeners.append(listener)
 
     def show_error(self, message: str | None) -> None:
-        if message is None and self._error is None:
-            return
+        if message == self.error_text or (message is None and self._error is None):
+            return  # unchanged: an alert is announced again on every change of its text
+        self._shown_error = message
         # role="alert": screen readers announce the problem as soon as it shows
-        self.error.value = (f'<div role="alert" style="color: var(--jp-error-color1)">'
-                            f'{text_html(message, "nb-elicit-error-text")}</div>'
-                            if message else "")
+        self.error.value = (f'<div role="alert">{text_html(message, "nb-elicit-error-text")}'
+                            "</div>" if message else "")
         self.error.layout.display = None if message else "none"
+        if message:
+            self.view.add_class("nb-elicit-invalid")
+        else:
+            self.view.remove_class("nb-elicit-invalid")
 
     def lock(self) -> None:
         for w in self.inputs():
@@ -190,9 +223,9 @@ class TextControl(FieldControl):
 
     def __init__(self, field: TextField, kit: Kit):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
-        text = self._WIDGET(value=field.default or "", description=field.label,
-                            placeholder=placeholder, style=kit.described(self._WIDGET),
-                            layout=kit.wide)
+        text = self._WIDGET(value=field.default or "", description=named(field),
+                            placeholder=placeholder, style=kit.style(self._WIDGET),
+                            layout=kit.plain)
         super().__init__(field, text, kit)
 
     def read(self):
@@ -209,8 +242,8 @@ class DateControl(FieldControl):
     def __init__(self, field: TextField, kit: Kit):
         value = dt.date.fromisoformat(field.default) if field.default else None
         super().__init__(field, widgets.DatePicker(
-            value=value, description=field.label, style=kit.described(widgets.DatePicker),
-            layout=kit.wide), kit)
+            value=value, description=named(field), style=kit.style(widgets.DatePicker),
+            layout=kit.plain), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -225,8 +258,8 @@ class DateTimeControl(FieldControl):
     def __init__(self, field: TextField, kit: Kit):
         value = _parse_date_time(field.default) if field.default else None
         super().__init__(field, widgets.DatetimePicker(
-            value=value, description=field.label, style=kit.described(widgets.DatetimePicker),
-            layout=kit.wide), kit)
+            value=value, description=named(field),
+            style=kit.style(widgets.DatetimePicker), layout=kit.plain), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -247,9 +280,9 @@ class NumberControl(FieldControl):
 
     def __init__(self, field: NumberField, kit: Kit):
         default = "" if field.default is None else str(field.default)
-        text = self._WIDGET(value=default, description=field.label,
-                            placeholder=_number_hint(field), style=kit.described(self._WIDGET),
-                            layout=kit.wide)
+        text = self._WIDGET(value=default, description=named(field),
+                            placeholder=_number_hint(field), style=kit.style(self._WIDGET),
+                            layout=kit.plain)
         super().__init__(field, text, kit)
 
     def read(self):
@@ -267,12 +300,14 @@ class SecretNumberControl(NumberControl):
 
 
 class CheckboxControl(FieldControl):
-    """A checkbox for a boolean that has a default or may be left out."""
+    """A checkbox for a boolean that has a default or may be left out. Its label is its own,
+    beside the box; a required one says "(required)" in words (the checkbox's label is text)."""
 
     def __init__(self, field: BooleanField, kit: Kit):
-        box = widgets.Checkbox(value=bool(field.default), description=field.label, indent=False,
-                               style=kit.style(widgets.Checkbox), layout=kit.plain)
-        super().__init__(field, box, kit)
+        box = widgets.Checkbox(value=bool(field.default), description=named(field),
+                               indent=False, style=kit.style(widgets.Checkbox),
+                               layout=kit.plain)
+        super().__init__(field, box, kit, label=False)
 
     def read(self):
         if not self.touched and self.field.default is None:
@@ -281,12 +316,16 @@ class CheckboxControl(FieldControl):
 
 
 class YesNoControl(FieldControl):
-    """A required boolean with no default: the person must pick Yes or No themselves."""
+    """A required boolean with no default: the person must pick Yes or No themselves.
+
+    (ipywidgets' radio description is no ``<label for>``: the question is the visible label
+    line, read by screen readers with its "(required)".)"""
+
+    _SELF_NAMED = False
 
     def __init__(self, field: BooleanField, kit: Kit):
         radio = widgets.RadioButtons(options=[(t("yes"), True), (t("no"), False)], index=None,
-                                     description=field.label,
-                                     style=kit.described(widgets.RadioButtons), layout=kit.wide)
+                                     style=kit.style(widgets.RadioButtons), layout=kit.plain)
         super().__init__(field, radio, kit)
 
     def read(self):
@@ -294,21 +333,28 @@ class YesNoControl(FieldControl):
 
 
 class ChoiceControl(FieldControl):
+    """A drop-down list whose first entry, "Choose…", means nothing chosen: it holds
+    :data:`MISSING`, so it is never sent."""
+
     def __init__(self, field: ChoiceField, kit: Kit):
-        options = [(o.label, o.value) for o in field.options]
-        index = None
+        options = [(t("choose"), MISSING), *((o.label, o.value) for o in field.options)]
+        index = 0
         if field.default is not None:
-            index = [o.value for o in field.options].index(field.default)
-        dropdown = widgets.Dropdown(options=options, index=index, description=field.label,
-                                    style=kit.described(widgets.Dropdown), layout=kit.wide)
+            index = 1 + [o.value for o in field.options].index(field.default)
+        dropdown = widgets.Dropdown(options=options, index=index, description=named(field),
+                                    style=kit.style(widgets.Dropdown), layout=kit.plain)
         super().__init__(field, dropdown, kit)
 
     def read(self):
-        return MISSING if self.widget.index is None else self.widget.value
+        if self.widget.index is None or self.widget.index == 0:
+            return MISSING
+        return self.widget.value
 
 
 class MultiChoiceControl(FieldControl):
     """One checkbox per choice; boxes beyond ``maxItems`` are disabled while the limit is met."""
+
+    _SELF_NAMED = False
 
     def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
@@ -317,10 +363,12 @@ class MultiChoiceControl(FieldControl):
                                        layout=kit.plain) for o in field.options]
         for box in self.boxes:
             box.add_class("nb-elicit-option")
-        heading = widgets.Label(field.label, style=kit.style(widgets.Label), layout=kit.plain)
-        heading.add_class("nb-elicit-group-label")
-        group = widgets.VBox([heading, *self.boxes], layout=kit.plain)
+        group = widgets.VBox(self.boxes, layout=kit.plain)
+        group.add_class("nb-elicit-options")
         super().__init__(field, group, kit)
+        # One group in a fieldset-like box: its label (the legend), hint, boxes and error.
+        self.view.add_class("nb-elicit-group")
+        self.label.add_class("nb-elicit-group-label")
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 

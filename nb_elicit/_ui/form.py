@@ -53,7 +53,7 @@ class ElicitationForm(PromptWidget):
             if field.default is not None and field.name not in shown:
                 field = dataclasses.replace(field, default=None)
             control = make_control(field, kit)
-            control.on_change(lambda c: c.show_error(None))
+            control.on_change(self._field_changed)
             self.controls[field.name] = control
         for control in self.controls.values():
             if isinstance(control.widget, widgets.Text):
@@ -63,11 +63,10 @@ class ElicitationForm(PromptWidget):
                                          style="primary", kit=kit)
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
         buttons = self.row([self.submit_button, self.decline_button])
-        children = [self.header, self.message_line]
-        if self.secret_fields:
-            children.append(self._secret_warning())
+        buttons.add_class("nb-elicit-actions")
+        children = [self._secret_warning()] if self.secret_fields else []
         children += [*(c.view for c in self.controls.values()), buttons, self.status]
-        self.children = children
+        self.body(children)
         self.add_class("nb-elicit-form")
 
     def _repr_mimebundle_(self, **kwargs):
@@ -88,8 +87,7 @@ class ElicitationForm(PromptWidget):
             for name, control in self.controls.items():
                 control.show_error(problems.get(name))
             if problems:
-                count = len(problems)
-                self._set_status(t("fix_fields", n=count, s="s" if count > 1 else ""))
+                self._count_problems()
                 return False
             self._finish(Answer("accept", content))
             return True
@@ -100,6 +98,21 @@ class ElicitationForm(PromptWidget):
         return self._collect()[0]
 
     # -- internals ------------------------------------------------------------------------------
+
+    def _field_changed(self, control: FieldControl) -> None:
+        """A field that shows a problem is checked again as it changes: its error goes once it
+        is fixed (or says what is still wrong), and the status line counts what is left."""
+        with self._lock:
+            if self.answer.done() or control.error_text is None:
+                return
+            problems = self._collect()[1]
+            control.show_error(problems.get(control.field.name))
+            self._count_problems()
+
+    def _count_problems(self) -> None:
+        """The status line: how many fields still show a problem (empty when none does)."""
+        count = sum(1 for c in self.controls.values() if c.error_text is not None)
+        self._set_status(t("fix_fields", n=count, s="s" if count > 1 else "") if count else "")
 
     def _secret_warning(self) -> widgets.HTML:
         labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)

@@ -16,6 +16,7 @@ import html
 import threading
 import time
 import traceback
+import uuid
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -25,7 +26,7 @@ from .._core.i18n import t
 from .._core.transcript import Asked
 from .controls import Kit, text_html
 
-__all__ = ["PromptWidget", "duration", "make_button"]
+__all__ = ["PromptWidget", "duration", "make_button", "stylesheet"]
 
 OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 
@@ -52,18 +53,34 @@ class PromptWidget(widgets.VBox):
         self.status = self.html('<div role="status" aria-live="polite"></div>')
         self.status.add_class("nb-elicit-status")
         self.status_text = ""
-        asker = widgets.HTML(text_html(asks, "nb-elicit-server"),
-                             layout=widgets.Layout(flex="1 1 auto"),
-                             style=kit.style(widgets.HTML))
-        asker.add_class("nb-elicit-header")
+        #: This prompt's own class: its stylesheet applies to it alone.
+        self.css_class = f"nb-elicit-prompt-{uuid.uuid4().hex[:12]}"
+        self.style_sheet = self.html(f"<style>{stylesheet(self.css_class)}</style>")
+        self.style_sheet.add_class("nb-elicit-style")
+        # Who asks and the message, in one line of text that wraps (✕ stays on its line).
+        self.message_line = widgets.HTML(
+            f'<div class="nb-elicit-title" style="white-space: pre-wrap">'
+            f'<span class="nb-elicit-server">{html.escape(asks)}</span> '
+            f'<span class="nb-elicit-message-text">{html.escape(message)}</span></div>',
+            layout=kit.plain, style=kit.style(widgets.HTML))
+        self.message_line.add_class("nb-elicit-header")
+        self.message_line.add_class("nb-elicit-message")
         self.started = time.monotonic()
         self.waited = self.html()
         self.waited.add_class("nb-elicit-waited")
-        self.header = widgets.HBox([asker, self.waited, self.dismiss_button],
-                                   layout=widgets.Layout(justify_content="space-between"))
-        self.message_line = self.html(text_html(message, "nb-elicit-message-text"))
-        self.message_line.add_class("nb-elicit-message")
+        # The timer is a small line under the title, so the title keeps the width of the
+        # prompt (it wraps late, even at 200% zoom) and ✕ stays on the header's first line.
+        heading = widgets.VBox([self.message_line, self.waited], layout=kit.plain)
+        heading.add_class("nb-elicit-heading")
+        self.header = widgets.HBox([heading, self.dismiss_button], layout=kit.plain)
+        self.header.add_class("nb-elicit-head")
         super().__init__(**kwargs)
+        self.add_class("nb-elicit-prompt")
+        self.add_class(self.css_class)
+
+    def body(self, children: list[widgets.Widget]) -> None:
+        """Show ``children`` under the header (subclasses call this once they are built)."""
+        self.children = [self.style_sheet, self.header, *children]
 
     def html(self, value: str = "") -> widgets.HTML:
         """An HTML line that shares the kit's layout and style."""
@@ -140,8 +157,7 @@ class PromptWidget(widgets.VBox):
         if left is not None:
             text += " · " + (t("timeout_paused") if paused else
                              t("left", time=duration(max(0.0, left))))
-        self.waited.value = (f'<span style="color: var(--jp-content-font-color2)">'
-                             f"{html.escape(text)}</span>")
+        self.waited.value = f'<span class="nb-elicit-waited-text">{html.escape(text)}</span>'
 
     # -- for subclasses -----------------------------------------------------------------------
 
@@ -226,3 +242,66 @@ def make_button(label: str, css_class: str, tooltip: str, style: str = "",
                             layout=layout, style=kit.style(widgets.Button))
     button.add_class(css_class)
     return button
+
+
+#: The prompt's stylesheet, ``.P`` standing for its own class. JupyterLab's ``--jp-*``
+#: variables only, so it follows the light and dark themes. Labels sit above the inputs, all
+#: of which start at the same left edge and share one width (docs/forms.md says why).
+_CSS = """
+.P { max-width: 46em; box-sizing: border-box; padding: 8px 14px 6px 14px;
+     border: var(--jp-border-width) solid var(--jp-border-color2); border-radius: 4px;
+     background: var(--jp-layout-color1); color: var(--jp-ui-font-color1); }
+.P > .nb-elicit-style { display: none; }
+.P > .jupyter-widgets { margin-left: 0; margin-right: 0; }
+.P .widget-html-content { line-height: 1.4; }
+.P .widget-box { overflow: visible; }
+.P .nb-elicit-head { align-items: flex-start; gap: 8px; margin-bottom: 10px; }
+.P .nb-elicit-head > .jupyter-widgets, .P .nb-elicit-heading > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-heading { flex: 1 1 auto; min-width: 0; padding-top: 4px; }
+.P .nb-elicit-header { font-size: var(--jp-content-font-size1); }
+.P .nb-elicit-server { font-weight: 600; }
+.P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
+.P .nb-elicit-dismiss { flex: none; }
+.P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
+.P .nb-elicit-row > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-label { font-weight: 600; font-size: var(--jp-ui-font-size1);
+     color: var(--jp-ui-font-color1); margin-bottom: 2px; }
+.P .nb-elicit-mark { color: var(--jp-error-color1); font-weight: normal; }
+.P .nb-elicit-sr, .P .nb-elicit-labelled > .nb-elicit-input > .widget-label {
+     position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0;
+     overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+.P .nb-elicit-help { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1);
+     margin-bottom: 4px; }
+.P .nb-elicit-row > .nb-elicit-input { width: 100%; max-width: 100%; }
+.P .nb-elicit-input > input:not([type=checkbox]):not([type=radio]),
+.P .nb-elicit-input > select { flex: 1 1 auto; width: 100%; min-width: 0;
+     box-sizing: border-box; height: var(--jp-widgets-inline-height); }
+.P .widget-datetimepicker > input { font-size: var(--jp-widgets-font-size);
+     color: var(--jp-widgets-input-color); background: var(--jp-widgets-input-background-color);
+     border: var(--jp-widgets-input-border-width) solid var(--jp-widgets-input-border-color);
+     padding: var(--jp-widgets-input-padding) calc(var(--jp-widgets-input-padding) * 2);
+     outline: none; }
+.P .widget-datetimepicker > input:focus {
+     border-color: var(--jp-widgets-input-focus-border-color); }
+.P .nb-elicit-invalid > .nb-elicit-input > input,
+.P .nb-elicit-invalid > .nb-elicit-input > select { border-color: var(--jp-error-color1); }
+.P .nb-elicit-error { margin-top: 4px; }
+.P .nb-elicit-error-text { color: var(--jp-error-color1); }
+.P .nb-elicit-group { width: calc(100% + 11px); max-width: calc(32em + 11px); margin-left: -11px;
+     padding: 6px 10px 8px 10px;
+     box-sizing: border-box; border: var(--jp-border-width) solid var(--jp-border-color2);
+     border-radius: 2px; }
+.P .nb-elicit-options > .jupyter-widgets { margin: 0; height: 24px; }
+.P .widget-radio-box { padding: 3px 4px; margin: 0 0 0 -4px; overflow: visible; }
+.P .nb-elicit-row > .widget-radio { overflow: visible; }
+.P .widget-checkbox input:disabled + span,
+.P.nb-elicit-locked .widget-radio-box label { color: var(--jp-ui-font-color3); }
+.P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }
+.P .nb-elicit-actions > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-status { margin: 0; }
+"""
+
+
+def stylesheet(css_class: str) -> str:
+    """The stylesheet of the prompt whose root has the class ``css_class``."""
+    return _CSS.replace(".P", "." + css_class).strip()

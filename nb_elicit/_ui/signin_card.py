@@ -73,9 +73,9 @@ class SignInCard(PromptWidget):
             [self.html(text_html(t("signin_paste"))),
              widgets.HBox([self.paste_text, self.paste_button]), self.paste_note],
             layout=widgets.Layout(display="none"))
-        self.children = [self.header, self.message_line, sees, *address,
-                         self.row([self.open_button, self.decline_button]), self.link,
-                         self.paste_box, self.status]
+        actions = self.row([self.open_button, self.decline_button])
+        actions.add_class("nb-elicit-actions")
+        self.body([sees, *address, actions, self.link, self.paste_box, self.status])
         self.add_class("nb-elicit-signin")
 
     def _repr_mimebundle_(self, **kwargs):

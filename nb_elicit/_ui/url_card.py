@@ -62,9 +62,9 @@ class UrlConsentCard(PromptWidget):
                                        style="primary", kit=self.kit)
         self.open_button.on_click(lambda _: self._guarded(self.consent))
         address, self.link = address_widgets(self, url)
-        self.children = [self.header, self.message_line, *address,
-                         self.row([self.open_button, self.decline_button]), self.link,
-                         self.status]
+        actions = self.row([self.open_button, self.decline_button])
+        actions.add_class("nb-elicit-actions")
+        self.body([*address, actions, self.link, self.status])
         self.add_class("nb-elicit-url-card")
 
     def _repr_mimebundle_(self, **kwargs):
@@ -127,8 +127,9 @@ class RetryPanel(PromptWidget):
         self.retry_button.on_click(lambda _: self._guarded(self.retry))
         self.decline_button.description = t("give_up")
         self.decline_button.tooltip = t("give_up.tip")
-        self.children = [self.header, self.message_line, *cards,
-                         self.row([self.retry_button, self.decline_button]), self.status]
+        actions = self.row([self.retry_button, self.decline_button])
+        actions.add_class("nb-elicit-actions")
+        self.body([*cards, actions, self.status])
         self.add_class("nb-elicit-retry-panel")
 
     def retry(self, status: str | None = None) -> bool:

@@ -510,6 +510,22 @@ def lab_zoomed(request, servers, browser):
     _close_notebook(request, notebook, *rest)
 
 
+#: The looks a layout test runs in: (theme, zoom); 200% is a 640x800 CSS-pixel window at 2x.
+LOOKS = [("light", 1), ("dark", 1), ("light", 2), ("dark", 2)]
+
+
+@pytest.fixture(params=LOOKS, ids=[f"{theme}-{zoom * 100}" for theme, zoom in LOOKS])
+def lab_look(request, servers, browser):
+    """A notebook in JupyterLab in each theme at 100% and 200% zoom; ``look`` names it."""
+    theme, zoom = request.param
+    server = servers.get("lab", DEFAULT_SUBSHELLS, theme)
+    viewport = {"width": 640, "height": 800} if zoom == 2 else None
+    notebook, *rest = _open_notebook(request, server, browser, viewport=viewport, scale=zoom)
+    notebook.look = f"{theme}-{zoom * 100}"
+    yield notebook
+    _close_notebook(request, notebook, *rest)
+
+
 @pytest.fixture
 def notebook7(request, servers, browser):
     """A notebook in Notebook 7 (``jupyter notebook``)."""

@@ -52,7 +52,9 @@ def shown(form) -> dict[str, Any]:
         elif isinstance(control, (DateControl, DateTimeControl)):
             value = control.widget.value
             out[name] = None if value is None else value.isoformat()
-        elif isinstance(control, (ChoiceControl, YesNoControl)):
+        elif isinstance(control, ChoiceControl):  # the first entry, "Choose…", is no choice
+            out[name] = None if not control.widget.index else control.widget.value
+        elif isinstance(control, YesNoControl):
             out[name] = None if control.widget.index is None else control.widget.value
         elif isinstance(control, SecretTextControl):
             out[name] = {"masked": control.widget.value}
