@@ -47,7 +47,7 @@ class FakeView:
     def __init__(self):
         self.lines = []
 
-    def notice(self, text):
+    def notice(self, text, kind="warning"):
         self.lines.append(text)
         return len(self.lines) - 1
 
