@@ -134,6 +134,8 @@ class ServerSession:
         self._on_end = on_end
         self._errlog = errlog
         self._client: Client | None = None
+        #: What the handshake said (kept: the SDK's client refuses to tell once it is closed).
+        self._about: tuple[str | None, str | None, str | None] = (None, None, None)
         self._stop = asyncio.Event()
         self._task: asyncio.Task | None = None
         #: The client has ended (closed, or its server exited).
@@ -168,17 +170,15 @@ class ServerSession:
 
     @property
     def protocol_version(self) -> str | None:
-        return self._client.protocol_version if self._client else None
+        return self._about[0]
 
     @property
     def server_name(self) -> str | None:
-        info = self._client.server_info if self._client else None
-        return info.name if info else None
+        return self._about[1]
 
     @property
     def server_version(self) -> str | None:
-        info = self._client.server_info if self._client else None
-        return info.version if info else None
+        return self._about[2]
 
     # -- requests -------------------------------------------------------------------------
 
@@ -277,6 +277,9 @@ class ServerSession:
             async with Client(transport, mode=self.mode.value, elicitation_callback=self._on_elicit,
                               message_handler=self._on_message) as client:
                 self._client = client
+                info = client.server_info
+                self._about = (client.protocol_version, info.name if info else None,
+                               info.version if info else None)
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`

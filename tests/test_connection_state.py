@@ -62,3 +62,16 @@ def test_a_bad_argument_to_connect_leaves_the_live_connection_of_that_name_alone
     still, text = drive(scenario)
     assert still == (True, "connected")
     assert text == "Hello, world!"
+
+
+def test_a_closed_connection_still_says_what_it_was(journal):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        before = (conn.server_name, conn.protocol_version)
+        await conn.close()
+        return before, repr(conn), (conn.server_name, conn.protocol_version)
+
+    before, text, after = drive(scenario)
+    assert before[0] == "nb-elicit-demo" and before[1]
+    assert after == before
+    assert "closed" in text and "nb-elicit-demo" in text
