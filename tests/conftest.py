@@ -4,14 +4,7 @@ import os
 import sys
 
 import pytest
-from helpers.servers import (
-    SERVERS,
-    Journal,
-    cached_venv,
-    demo_command,
-    free_port,
-    start_http_server,
-)
+from helpers.servers import SERVERS, Journal, cached_venv, demo_command, served
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
 
@@ -56,22 +49,38 @@ def journal(tmp_path) -> Journal:
 @pytest.fixture
 def http_demo(tmp_path, journal):
     """The demo server over streamable HTTP on 127.0.0.1; yields its URL."""
-    port = free_port()
-    process = start_http_server([*demo_command(journal), "--http", str(port)], port,
-                                tmp_path / "http-demo.log")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.kill()
-    process.wait(10)
+    with served([*demo_command(journal), "--http"], tmp_path / "http-demo.log") as url:
+        yield url
+
+
+@pytest.fixture
+def sse_demo(tmp_path, journal):
+    """The demo server over the older HTTP+SSE transport; yields its URL."""
+    with served([*demo_command(journal), "--sse"], tmp_path / "sse-demo.log", "/sse") as url:
+        yield url
+
+
+@pytest.fixture
+def demo_with_sign_in(tmp_path):
+    """The demo server behind its local authorization server (``--auth``); yields its URL."""
+    with served([sys.executable, "-m", "nb_elicit.demo", "--auth", "--http"],
+                tmp_path / "demo-auth.log") as url:
+        yield url
 
 
 @pytest.fixture
 def http_sdk2(tmp_path):
-    port = free_port()
-    process = start_http_server([sys.executable, str(SERVERS / "sdk2_server.py"), "http",
-                                 str(port)], port, tmp_path / "http-sdk2.log")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.kill()
-    process.wait(10)
+    with served([sys.executable, str(SERVERS / "sdk2_server.py"), "http"],
+                tmp_path / "http-sdk2.log") as url:
+        yield url
+
+
+@pytest.fixture
+def http_hostile(tmp_path):
+    """The hostile test server over streamable HTTP on 127.0.0.1; yields its URL."""
+    with served([sys.executable, str(SERVERS / "hostile_server.py"), "http"],
+                tmp_path / "http-hostile.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -7,17 +7,13 @@ transcript a finished call leaves in its cell), so tests can read what a cell wo
 import asyncio
 import contextvars
 import json
-import sys
 import types
 
 import pytest
 from helpers.servers import (
-    SERVERS,
     demo_command,
     drive,
-    free_port,
     hostile_command,
-    start_http_server,
 )
 
 import nb_elicit
@@ -129,17 +125,6 @@ def test_a_session_reopened_during_a_call_shows_later_forms_in_the_later_call(sh
     assert [form.message for form in second_view.forms.children] == ["Second"]
     assert "Second" in second_view.display_handle.transcript
     assert "Second" not in first_view.display_handle.transcript
-
-
-@pytest.fixture
-def http_hostile(tmp_path):
-    """The hostile test server over streamable HTTP on 127.0.0.1; yields its URL."""
-    port = free_port()
-    process = start_http_server([sys.executable, str(SERVERS / "hostile_server.py"), "http",
-                                 str(port)], port, tmp_path / "http-hostile.log")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.kill()
-    process.wait(10)
 
 
 def test_two_background_calls_on_one_connection_each_show_their_own_form(http_hostile, shown):

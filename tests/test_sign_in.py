@@ -8,14 +8,13 @@ import io
 import logging
 import os
 import stat
-import sys
 import time
 from pathlib import Path
 
 import httpx2
 import pytest
 from helpers.person import Person
-from helpers.servers import drive, free_port, start_http_server
+from helpers.servers import drive
 from helpers.signin import Browser
 
 import nb_elicit
@@ -228,16 +227,6 @@ def test_the_sdk_s_oauth_errors_map_to_their_step():
 
 
 # -- end to end, against the demo behind its local authorization server --------------------------
-
-@pytest.fixture
-def demo_with_sign_in(tmp_path):
-    port = free_port()
-    process = start_http_server([sys.executable, "-m", "nb_elicit.demo", "--http", str(port),
-                                 "--auth"], port, tmp_path / "demo.log")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(10)
-
 
 def _capture_logs():
     stream = io.StringIO()

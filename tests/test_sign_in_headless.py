@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import stat
-import sys
 import time
 from datetime import datetime
 
@@ -19,7 +18,7 @@ import nbformat
 import pytest
 from helpers.notebooks import execute, kernel_env, stdout
 from helpers.person import Person
-from helpers.servers import drive, free_port, start_http_server
+from helpers.servers import drive
 from helpers.signin import Browser
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -30,16 +29,6 @@ from nb_elicit._core.tokens import TokenStore
 CELL_TIMEOUT = 60
 #: NB_ELICIT_HEADLESS_WAIT in the kernel, in seconds.
 HEADLESS_WAIT = 0.5
-
-
-@pytest.fixture
-def demo_with_sign_in(tmp_path):
-    port = free_port()
-    process = start_http_server([sys.executable, "-m", "nb_elicit.demo", "--http", str(port),
-                                 "--auth"], port, tmp_path / "demo.log")
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(10)
 
 
 def _sign_in_once(url: str, data_dir, monkeypatch) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers.servers import demo_command, drive, free_port, start_http_server
+from helpers.servers import drive
 
 import nb_elicit
 from nb_elicit._core.types import SseTarget
@@ -15,16 +15,6 @@ from nb_elicit._core.types import SseTarget
 pytestmark = [pytest.mark.timeout(120)]
 
 CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}
-
-
-@pytest.fixture
-def sse_demo(tmp_path, journal):
-    port = free_port()
-    process = start_http_server([*demo_command(journal), "--sse", str(port)], port,
-                                tmp_path / "sse-demo.log")
-    yield f"http://127.0.0.1:{port}/sse"
-    process.kill()
-    process.wait(10)
 
 
 def test_an_elicitation_is_answered_over_sse(sse_demo, journal, views):

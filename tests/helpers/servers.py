@@ -4,6 +4,7 @@ cached virtualenvs, and ``drive``, which runs a scenario with a scripted person 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import subprocess
@@ -80,6 +81,19 @@ def start_http_server(args: list[str], port: int, log: Path) -> subprocess.Popen
         time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"server did not listen on {port}: {log.read_text()}")
+
+
+@contextlib.contextmanager
+def served(args: list[str], log: Path, path: str = "/mcp"):
+    """A server process listening on 127.0.0.1 (``args`` end with its port option, taken from
+    :func:`free_port`); yields its URL, then stops it."""
+    port = free_port()
+    process = start_http_server([*args, str(port)], port, log)
+    try:
+        yield f"http://127.0.0.1:{port}{path}"
+    finally:
+        process.kill()
+        process.wait(10)
 
 
 def cached_venv(name: str, *installs: list[str]) -> str:
