@@ -19,13 +19,20 @@ find_python() {
     echo "no $1 on this machine" >&2
     return 1
 }
+mkdir -p .cache
 for python in "${pythons[@]}"; do
     venv=".cache/venv-$python"
     if [ ! -x "$venv/bin/python" ]; then
         "$(find_python "$python")" -m venv "$venv"
     fi
-    "$venv/bin/python" -m pip install --quiet --upgrade pip
-    "$venv/bin/python" -m pip install --quiet -e ".[test]"
+    log="$PWD/.cache/setup-$python.log"
+    echo "setup: $python: install nb_elicit with its test extras (pip's output: $log)"
+    if ! { "$venv/bin/python" -m pip install --quiet --upgrade pip &&
+           "$venv/bin/python" -m pip install --quiet -e ".[test]"; } >"$log" 2>&1; then
+        echo "setup failed for $python; the full output is in $log:" >&2
+        tail -n 15 "$log" >&2
+        exit 1
+    fi
     echo "== $("$venv/bin/python" --version) =="
     "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "not once"
 done
