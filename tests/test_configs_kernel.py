@@ -126,6 +126,7 @@ def test_declining_the_input_ends_the_connect_in_one_line(project):
         assert outputs[-1]["text"] == "[]\n"
 
 
+@pytest.mark.blocking_kernel  # (its notebook awaits a call in a cell)
 def test_headless_the_same_notebook_takes_the_input_from_the_environment(project, tmp_path):
     folder, env = project
     nb = new_notebook(cells=[new_code_cell(source) for source in cells(folder)])

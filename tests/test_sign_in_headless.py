@@ -80,6 +80,7 @@ def _text(cell) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.blocking_kernel  # (its notebook awaits a call in a cell)
 @pytest.mark.timeout(180)
 def test_stored_tokens_let_a_notebook_call_a_tool_with_nobody_there(demo_with_sign_in, tmp_path,
                                                                     monkeypatch):
