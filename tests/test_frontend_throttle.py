@@ -1,7 +1,7 @@
 """The scripted frontend (tests/frontend.py) is faithful to JupyterLab's widget throttle.
 
 Plain ipywidgets in real kernels, no nb_elicit code. What these pin down (ipykernel 7.4.0, see
-/work/shared/notes/KERNEL.md):
+docs/kernels.md):
 
 1. While an async cell awaits, a widget comm message is handled on the kernel's concurrent path
    and no ``status: idle`` is published for it, so a throttled frontend never sends the next

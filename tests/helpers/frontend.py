@@ -5,7 +5,7 @@ real browser. JupyterLab's widget manager keeps at most ONE message in flight pe
 sends the next one only after the kernel publishes an IOPub ``status: idle`` whose parent is the
 message in flight. A kernel that handles a widget message without publishing that status (ipykernel
 7.4.0 does so for comm messages dispatched while an async cell holds the shell) silently stalls
-every later update for that model. See /work/shared/notes/KERNEL.md.
+every later update for that model. See docs/kernels.md.
 
 Everything here is single-threaded. All kernel traffic that arrives (IOPub and shell replies) is
 read and dispatched by ONE loop, :meth:`Frontend.pump`; every wait is built on it and has a
