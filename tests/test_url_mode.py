@@ -235,7 +235,7 @@ def test_a_url_request_on_a_protocol_without_url_mode_gets_invalid_params():
         raise AssertionError("the handler must not see an undeclared mode")
 
     session = ServerSession(StdioTarget(("x",)), Era.HANDSHAKE, never)
-    session._client = type("Client", (), {"protocol_version": "2025-06-18"})()
+    session._about = ("2025-06-18", None, None)  # (what the handshake said: see ServerSession)
     params = types.ElicitRequestURLParams(message="m", url="https://a.example",
                                           elicitation_id="1")
     error = asyncio.run(session._on_elicit(None, params))
