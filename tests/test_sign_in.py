@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from helpers.person import Person
 from helpers.servers import drive
-from helpers.signin import Browser
+from helpers.signin import Browser, connect_signing_in
 
 import nb_elicit
 from nb_elicit._core.auth import AuthConfig, parse_auth, sign_in_error
@@ -285,14 +285,7 @@ def test_signing_in_to_the_demo_then_calling_a_tool(demo_with_sign_in, data_dir,
 def test_stored_tokens_work_without_a_person_and_logout_forgets_them(demo_with_sign_in,
                                                                      data_dir, monkeypatch):
     async def sign_in_once(person: Person):
-        person.will("accept")
-        browser = Browser(person)
-        following = asyncio.create_task(browser.run())
-        try:
-            conn = await nb_elicit.connect("demo", url=demo_with_sign_in)
-            await conn.list_tools()
-        finally:
-            following.cancel()
+        await connect_signing_in(person, "demo", demo_with_sign_in)
 
     drive(sign_in_once)
     monkeypatch.setenv("NB_ELICIT_HEADLESS_WAIT", "0.3")

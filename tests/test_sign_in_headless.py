@@ -9,7 +9,6 @@ line that says what to do, well before the cell's timeout.
 
 from __future__ import annotations
 
-import asyncio
 import stat
 import time
 from datetime import datetime
@@ -19,7 +18,7 @@ import pytest
 from helpers.notebooks import execute, kernel_env, stdout
 from helpers.person import Person
 from helpers.servers import drive
-from helpers.signin import Browser
+from helpers.signin import connect_signing_in
 from nbformat.v4 import new_code_cell, new_notebook
 
 import nb_elicit
@@ -37,14 +36,7 @@ def _sign_in_once(url: str, data_dir, monkeypatch) -> None:
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(data_dir))
 
     async def scenario(person: Person):
-        person.will("accept")  # Sign in
-        browser = Browser(person)
-        following = asyncio.create_task(browser.run())
-        try:
-            conn = await nb_elicit.connect("secured", url=url)
-            await conn.list_tools()
-        finally:
-            following.cancel()
+        await connect_signing_in(person, "secured", url)
         assert len(person.seen) == 1  # the card, once
 
     drive(scenario)

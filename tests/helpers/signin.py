@@ -51,3 +51,19 @@ class Browser:
                     self.clicked.append(time.monotonic())
                     self.landed.append(await follow(card, self.deliver))
             await asyncio.sleep(0.005)
+
+
+async def connect_signing_in(person, name: str, url: str, **options):
+    """``nb_elicit.connect(name, url=url)`` with the person clicking Sign in on the card and the
+    browser following its link; returns the connection once a first request went through."""
+    import nb_elicit
+
+    person.will("accept")  # Sign in
+    browser = Browser(person)
+    following = asyncio.create_task(browser.run())
+    try:
+        conn = await nb_elicit.connect(name, url=url, **options)
+        await conn.list_tools()
+    finally:
+        following.cancel()
+    return conn
