@@ -322,8 +322,36 @@ def test_header_names_the_server_and_the_message_on_one_line_with_the_dismiss_bu
     assert dismiss is form.dismiss_button and waited is form.waited and title is form.message_line
     assert "github asks:" in title.value and "Tell us" in title.value  # one line of text
     assert title.value.index("github asks:") < title.value.index("Tell us")
-    assert form.children[1] is form.header
-    assert form.message_line not in form.children[2:]  # not again on a line of its own
+    assert form.children[0] is form.header
+    assert form.message_line not in form.children[1:]  # not again on a line of its own
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, dict]]:
+    """Every widget message the kernel side sends: (kind, data)."""
+    from comm.base_comm import BaseComm
+
+    messages = []
+
+    class Recording(BaseComm):
+        def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+            messages.append((msg_type, data or {}))
+
+    monkeypatch.setattr(widgets.widget.comm, "create_comm", lambda **kw: Recording(**kw))
+    return messages
+
+
+@pytest.mark.parametrize("schema", [ALL_KINDS, EVERYTHING["requestedSchema"]],
+                         ids=["all kinds", "everything"])
+def test_a_form_reaches_the_frontend_in_one_message_per_model(sent, schema):
+    form = make(schema)
+    opened = [data["state"] for kind, data in sent if kind == "comm_open"]
+    assert [kind for kind, _ in sent] == ["comm_open"] * len(opened)  # no update after
+    assert opened[-1]["_model_name"] == "VBoxModel"  # the form itself, last and whole
+    assert set(opened[-1]["_dom_classes"]) >= {"nb-elicit-prompt", "nb-elicit-form"}
+    assert opened[-1]["children"] == [f"IPY_MODEL_{w.model_id}" for w in form.children]
+    rows = [c.view for c in form.controls.values()]
+    assert all("nb-elicit-row" in r._dom_classes for r in rows)
 
 
 def test_required_fields_have_a_mark_and_an_accessible_name_that_says_required():

@@ -10,7 +10,7 @@ import nb_elicit
 from nb_elicit import InvalidRequest, UrlElicitationRequired
 from nb_elicit._core.policy import POLICIES
 from nb_elicit._core.url import check_url
-from nb_elicit._ui.url_card import UrlConsentCard
+from nb_elicit._ui.url_card import RetryPanel, UrlConsentCard
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -84,6 +84,19 @@ def test_the_card_shows_the_host_and_full_url_and_links_only_after_consent():
     assert card.open_button.disabled and card.decline_button.disabled
     assert card.mark_complete() and not card.mark_complete()
     assert "done" in card.status.value
+
+
+def test_a_retry_panel_hides_only_its_cards_decline_and_dismiss_buttons():
+    card = UrlConsentCard("Open this", check_url("https://example.com/a"), server="s")
+    panel = RetryPanel("Needs a page", [card], server="s", what="tool")
+    hidden = {w for w in (card.decline_button, card.dismiss_button)
+              if "nb-elicit-hidden" in w._dom_classes}
+    assert hidden == {card.decline_button, card.dismiss_button}
+    assert "nb-elicit-hidden" not in card.open_button._dom_classes
+    # Nothing else of the card is hidden (its widgets share one layout model).
+    shown = [card.header, card.open_button, *card.children, *panel.children]
+    assert all(w.layout.display != "none" for w in shown if w is not card.link)
+    assert ".nb-elicit-hidden { display: none" in card.message_line.value
 
 
 @pytest.mark.parametrize(("button", "action"), [("decline_button", "decline"),

@@ -32,8 +32,8 @@ from .._core.schema import (
 from .._core.secrets import is_secret
 from .._core.validate import read_number
 
-__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "make_control", "named",
-           "property_of_class", "text_html"]
+__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "input_widget",
+           "make_control", "named", "property_of_class", "text_html"]
 
 
 
@@ -128,6 +128,9 @@ class FieldControl:
 
     #: The widget names itself (its ``description`` is a ``<label for>`` of the input).
     _SELF_NAMED = True
+    #: More classes of the view and of the label line (a group of checkboxes).
+    _VIEW_CLASSES: tuple[str, ...] = ()
+    _LABEL_CLASSES: tuple[str, ...] = ()
 
     def __init__(self, field: Field, widget: widgets.Widget, kit: Kit, *,
                  label: bool = True):
@@ -136,8 +139,8 @@ class FieldControl:
         self.touched = False
         self._kit = kit
         self._error: widgets.HTML | None = None  # made when there is a first problem to show
-        widget.add_class(field_class(field.name))
-        widget.add_class("nb-elicit-input")
+        # (Every widget gets its classes when it is made: the frontend gets it whole, in one
+        # message. The input was made by input_widget(), with the field's classes.)
         parts = []
         self.label: widgets.HTML | None = None
         if label:
@@ -145,25 +148,25 @@ class FieldControl:
             self.label = widgets.HTML(
                 f'<div class="nb-elicit-label-text"{hidden}>{html.escape(field.label)}'
                 f"{_mark(field.required, spoken=not self._SELF_NAMED)}</div>",
-                layout=kit.plain, style=kit.style(widgets.HTML))
-            self.label.add_class("nb-elicit-label")
+                layout=kit.plain, style=kit.style(widgets.HTML),
+                _dom_classes=("nb-elicit-label", *self._LABEL_CLASSES))
             parts.append(self.label)
         if not label:
             parts.append(widget)  # a checkbox: its label is beside the box, the hint under it
         self.hint: widgets.HTML | None = None
         if field.description:
             self.hint = widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
-                                     layout=kit.plain, style=kit.style(widgets.HTML))
-            self.hint.add_class("nb-elicit-help")
+                                     layout=kit.plain, style=kit.style(widgets.HTML),
+                                     _dom_classes=("nb-elicit-help",))
             parts.append(self.hint)
         if label:
             parts.append(widget)
-        self.view = widgets.VBox(parts, layout=kit.plain)
-        self.view.add_class("nb-elicit-row")
+        classes = ["nb-elicit-row", *self._VIEW_CLASSES]
         if label:
-            self.view.add_class("nb-elicit-labelled")
+            classes.append("nb-elicit-labelled")
         if field.required:
-            self.view.add_class("nb-elicit-required")
+            classes.append("nb-elicit-required")
+        self.view = widgets.VBox(parts, layout=kit.plain, _dom_classes=classes)
         for w in self.inputs():
             w.observe(self._changed, names="value")
         self._listeners: list[Callable[[FieldControl], None]] = []
@@ -173,8 +176,8 @@ class FieldControl:
         """The line under the field that shows its problem (hidden while there is none)."""
         if self._error is None:
             self._error = widgets.HTML(layout=widgets.Layout(display="none"),
-                                       style=self._kit.style(widgets.HTML))
-            self._error.add_class("nb-elicit-error")
+                                       style=self._kit.style(widgets.HTML),
+                                       _dom_classes=("nb-elicit-error",))
             self.view.children = (*self.view.children, self._error)
         return self._error
 
@@ -223,9 +226,8 @@ class TextControl(FieldControl):
 
     def __init__(self, field: TextField, kit: Kit):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
-        text = self._WIDGET(value=field.default or "", description=named(field),
-                            placeholder=placeholder, style=kit.style(self._WIDGET),
-                            layout=kit.plain)
+        text = input_widget(self._WIDGET, field, kit, value=field.default or "",
+                            description=named(field), placeholder=placeholder)
         super().__init__(field, text, kit)
 
     def read(self):
@@ -241,9 +243,8 @@ class SecretTextControl(TextControl):
 class DateControl(FieldControl):
     def __init__(self, field: TextField, kit: Kit):
         value = dt.date.fromisoformat(field.default) if field.default else None
-        super().__init__(field, widgets.DatePicker(
-            value=value, description=named(field), style=kit.style(widgets.DatePicker),
-            layout=kit.plain), kit)
+        super().__init__(field, input_widget(widgets.DatePicker, field, kit, value=value,
+                                             description=named(field)), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -257,9 +258,8 @@ class DateTimeControl(FieldControl):
 
     def __init__(self, field: TextField, kit: Kit):
         value = _parse_date_time(field.default) if field.default else None
-        super().__init__(field, widgets.DatetimePicker(
-            value=value, description=named(field),
-            style=kit.style(widgets.DatetimePicker), layout=kit.plain), kit)
+        super().__init__(field, input_widget(widgets.DatetimePicker, field, kit, value=value,
+                                             description=named(field)), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -280,9 +280,8 @@ class NumberControl(FieldControl):
 
     def __init__(self, field: NumberField, kit: Kit):
         default = "" if field.default is None else str(field.default)
-        text = self._WIDGET(value=default, description=named(field),
-                            placeholder=_number_hint(field), style=kit.style(self._WIDGET),
-                            layout=kit.plain)
+        text = input_widget(self._WIDGET, field, kit, value=default, description=named(field),
+                            placeholder=_number_hint(field))
         super().__init__(field, text, kit)
 
     def read(self):
@@ -304,9 +303,8 @@ class CheckboxControl(FieldControl):
     beside the box; a required one says "(required)" in words (the checkbox's label is text)."""
 
     def __init__(self, field: BooleanField, kit: Kit):
-        box = widgets.Checkbox(value=bool(field.default), description=named(field),
-                               indent=False, style=kit.style(widgets.Checkbox),
-                               layout=kit.plain)
+        box = input_widget(widgets.Checkbox, field, kit, value=bool(field.default),
+                           description=named(field), indent=False)
         super().__init__(field, box, kit, label=False)
 
     def read(self):
@@ -324,8 +322,8 @@ class YesNoControl(FieldControl):
     _SELF_NAMED = False
 
     def __init__(self, field: BooleanField, kit: Kit):
-        radio = widgets.RadioButtons(options=[(t("yes"), True), (t("no"), False)], index=None,
-                                     style=kit.style(widgets.RadioButtons), layout=kit.plain)
+        radio = input_widget(widgets.RadioButtons, field, kit,
+                             options=[(t("yes"), True), (t("no"), False)], index=None)
         super().__init__(field, radio, kit)
 
     def read(self):
@@ -341,8 +339,8 @@ class ChoiceControl(FieldControl):
         index = 0
         if field.default is not None:
             index = 1 + [o.value for o in field.options].index(field.default)
-        dropdown = widgets.Dropdown(options=options, index=index, description=named(field),
-                                    style=kit.style(widgets.Dropdown), layout=kit.plain)
+        dropdown = input_widget(widgets.Dropdown, field, kit, options=options, index=index,
+                                description=named(field))
         super().__init__(field, dropdown, kit)
 
     def read(self):
@@ -355,20 +353,19 @@ class MultiChoiceControl(FieldControl):
     """One checkbox per choice; boxes beyond ``maxItems`` are disabled while the limit is met."""
 
     _SELF_NAMED = False
+    # One group in a fieldset-like box: its label (the legend), hint, boxes and error.
+    _VIEW_CLASSES = ("nb-elicit-group",)
+    _LABEL_CLASSES = ("nb-elicit-group-label",)
 
     def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
         self.boxes = [widgets.Checkbox(value=o.value in chosen, description=o.label,
                                        indent=False, style=kit.style(widgets.Checkbox),
-                                       layout=kit.plain) for o in field.options]
-        for box in self.boxes:
-            box.add_class("nb-elicit-option")
-        group = widgets.VBox(self.boxes, layout=kit.plain)
-        group.add_class("nb-elicit-options")
+                                       layout=kit.plain, _dom_classes=("nb-elicit-option",))
+                      for o in field.options]
+        group = input_widget(widgets.VBox, field, kit, children=self.boxes,
+                             extra=("nb-elicit-options",))
         super().__init__(field, group, kit)
-        # One group in a fieldset-like box: its label (the legend), hint, boxes and error.
-        self.view.add_class("nb-elicit-group")
-        self.label.add_class("nb-elicit-group-label")
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 
@@ -393,6 +390,16 @@ class MultiChoiceControl(FieldControl):
         full = len(self._chosen()) >= self.field.max_items
         for box in self.boxes:
             box.disabled = full and not box.value
+
+
+def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
+                 extra: tuple[str, ...] = (), **traits) -> widgets.Widget:
+    """A field's input widget, made with the field's class hooks and the kit's layout and
+    style (a box has no style)."""
+    if "style" in widget_class.class_traits():
+        traits["style"] = kit.style(widget_class)
+    return widget_class(layout=kit.plain, _dom_classes=(field_class(field.name),
+                                                        "nb-elicit-input", *extra), **traits)
 
 
 def make_control(field: Field, kit: Kit | None = None) -> FieldControl:

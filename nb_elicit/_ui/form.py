@@ -62,12 +62,11 @@ class ElicitationForm(PromptWidget):
         self.submit_button = make_button(t("submit"), "nb-elicit-submit", t("submit.tip"),
                                          style="primary", kit=kit)
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
-        buttons = self.row([self.submit_button, self.decline_button])
-        buttons.add_class("nb-elicit-actions")
+        buttons = self.row([self.submit_button, self.decline_button], "nb-elicit-actions")
         children = [self._secret_warning()] if self.secret_fields else []
         children += [*(c.view for c in self.controls.values()), buttons, self.status]
-        self.body(children)
         self.add_class("nb-elicit-form")
+        self.body(children)
 
     def _repr_mimebundle_(self, **kwargs):
         # What a reader without widgets sees for this output (saved notebooks, nbconvert).
@@ -117,10 +116,8 @@ class ElicitationForm(PromptWidget):
     def _secret_warning(self) -> widgets.HTML:
         labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)
         text = t("secret_warning", labels=labels)
-        line = self.html(f'<div style="color: var(--jp-warn-color0)">'
-                            f'{text_html(text)}</div>')
-        line.add_class("nb-elicit-secret-warning")
-        return line
+        return self.html(f'<div style="color: var(--jp-warn-color0)">{text_html(text)}</div>',
+                         "nb-elicit-secret-warning")
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.submit_button, *super()._buttons()]

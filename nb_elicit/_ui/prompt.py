@@ -46,48 +46,49 @@ class PromptWidget(widgets.VBox):
         self.kit = kit = Kit()
         self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"),
                                           kit=kit)
-        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"),
-                                          width="2.5em", kit=kit)
+        self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"), kit=kit)
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
-        self.status = self.html('<div role="status" aria-live="polite"></div>')
-        self.status.add_class("nb-elicit-status")
+        self.status = self.html('<div role="status" aria-live="polite"></div>',
+                                "nb-elicit-status")
         self.status_text = ""
         #: This prompt's own class: its stylesheet applies to it alone.
         self.css_class = f"nb-elicit-prompt-{uuid.uuid4().hex[:12]}"
-        self.style_sheet = self.html(f"<style>{stylesheet(self.css_class)}</style>")
-        self.style_sheet.add_class("nb-elicit-style")
-        # Who asks and the message, in one line of text that wraps (✕ stays on its line).
-        self.message_line = widgets.HTML(
+        # Who asks and the message, in one line of text that wraps (✕ stays on its line); the
+        # prompt's stylesheet rides along (a <style> element shows nothing).
+        self.message_line = self.html(
+            f"<style>{stylesheet(self.css_class)}</style>"
             f'<div class="nb-elicit-title" style="white-space: pre-wrap">'
             f'<span class="nb-elicit-server">{html.escape(asks)}</span> '
             f'<span class="nb-elicit-message-text">{html.escape(message)}</span></div>',
-            layout=kit.plain, style=kit.style(widgets.HTML))
-        self.message_line.add_class("nb-elicit-header")
-        self.message_line.add_class("nb-elicit-message")
+            "nb-elicit-header", "nb-elicit-message")
         self.started = time.monotonic()
-        self.waited = self.html()
-        self.waited.add_class("nb-elicit-waited")
+        self.waited = self.html("", "nb-elicit-waited")
         # The timer is a small line under the title, so the title keeps the width of the
         # prompt (it wraps late, even at 200% zoom) and ✕ stays on the header's first line.
-        heading = widgets.VBox([self.message_line, self.waited], layout=kit.plain)
-        heading.add_class("nb-elicit-heading")
-        self.header = widgets.HBox([heading, self.dismiss_button], layout=kit.plain)
-        self.header.add_class("nb-elicit-head")
-        super().__init__(**kwargs)
+        heading = widgets.VBox([self.message_line, self.waited], layout=kit.plain,
+                               _dom_classes=("nb-elicit-heading",))
+        self.header = widgets.HBox([heading, self.dismiss_button], layout=kit.plain,
+                                   _dom_classes=("nb-elicit-head",))
+        # The prompt's own model opens in body(), once its children are known, so that the
+        # frontend gets it whole in one message: until then its traits change quietly.
+        self._box_kwargs = kwargs
         self.add_class("nb-elicit-prompt")
         self.add_class(self.css_class)
 
     def body(self, children: list[widgets.Widget]) -> None:
-        """Show ``children`` under the header (subclasses call this once they are built)."""
-        self.children = [self.style_sheet, self.header, *children]
+        """Show ``children`` under the header: subclasses call this once, when they are built
+        (it opens the prompt's model; classes added before it travel with it)."""
+        self._box_kwargs.setdefault("layout", self.kit.plain)
+        super().__init__(children=[self.header, *children], **self._box_kwargs)
 
-    def html(self, value: str = "") -> widgets.HTML:
-        """An HTML line that shares the kit's layout and style."""
-        return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML))
+    def html(self, value: str = "", *classes: str) -> widgets.HTML:
+        """An HTML line with these classes that shares the kit's layout and style."""
+        return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML),
+                            _dom_classes=classes)
 
-    def row(self, children: list) -> widgets.HBox:
-        return widgets.HBox(children, layout=self.kit.plain)
+    def row(self, children: list, *classes: str) -> widgets.HBox:
+        return widgets.HBox(children, layout=self.kit.plain, _dom_classes=classes)
 
     # -- answers ------------------------------------------------------------------------------
 
@@ -234,14 +235,12 @@ def duration(seconds: float) -> str:
 
 
 def make_button(label: str, css_class: str, tooltip: str, style: str = "",
-                width: str | None = None, kit: Kit | None = None) -> widgets.Button:
+                kit: Kit | None = None) -> widgets.Button:
     # (A layout is given at construction: one assigned later would orphan the default one.)
     kit = kit or Kit()
-    layout = widgets.Layout(width=width) if width else kit.plain
-    button = widgets.Button(description=label, tooltip=tooltip, button_style=style,
-                            layout=layout, style=kit.style(widgets.Button))
-    button.add_class(css_class)
-    return button
+    return widgets.Button(description=label, tooltip=tooltip, button_style=style,
+                          layout=kit.plain, style=kit.style(widgets.Button),
+                          _dom_classes=(css_class,))
 
 
 #: The prompt's stylesheet, ``.P`` standing for its own class. JupyterLab's ``--jp-*``
@@ -251,7 +250,6 @@ _CSS = """
 .P { max-width: 46em; box-sizing: border-box; padding: 8px 14px 6px 14px;
      border: var(--jp-border-width) solid var(--jp-border-color2); border-radius: 4px;
      background: var(--jp-layout-color1); color: var(--jp-ui-font-color1); }
-.P > .nb-elicit-style { display: none; }
 .P > .jupyter-widgets { margin-left: 0; margin-right: 0; }
 .P .widget-html-content { line-height: 1.4; }
 .P .widget-box { overflow: visible; }
@@ -261,7 +259,8 @@ _CSS = """
 .P .nb-elicit-header { font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
 .P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
-.P .nb-elicit-dismiss { flex: none; }
+.P .nb-elicit-dismiss { flex: none; width: 2.5em; }
+.P .nb-elicit-hidden { display: none !important; }
 .P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
 .P .nb-elicit-row > .jupyter-widgets { margin: 0; }
 .P .nb-elicit-label { font-weight: 600; font-size: var(--jp-ui-font-size1);

@@ -67,16 +67,14 @@ class SignInCard(PromptWidget):
         self.paste_button = make_button(t("signin_paste_button"), "nb-elicit-signin-finish",
                                         t("signin_paste_button"), kit=self.kit)
         self.paste_button.on_click(lambda _: self._guarded(self.paste))
-        self.paste_note = self.html()
-        self.paste_note.add_class("nb-elicit-signin-paste-note")
+        self.paste_note = self.html("", "nb-elicit-signin-paste-note")
         self.paste_box = widgets.VBox(
             [self.html(text_html(t("signin_paste"))),
              widgets.HBox([self.paste_text, self.paste_button]), self.paste_note],
             layout=widgets.Layout(display="none"))
-        actions = self.row([self.open_button, self.decline_button])
-        actions.add_class("nb-elicit-actions")
-        self.body([sees, *address, actions, self.link, self.paste_box, self.status])
+        actions = self.row([self.open_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-signin")
+        self.body([sees, *address, actions, self.link, self.paste_box, self.status])
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -33,19 +33,15 @@ def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> tuple[list[widgets
     """What a consent card shows of an address before consent: the host in large type, the
     full URL as text and its warnings; and the link box, hidden until the person consents."""
     host = prompt.html(f'<div style="font-size: 1.4em; font-weight: bold">'
-                       f'{html.escape(url.host)}</div>')
-    host.add_class("nb-elicit-url-host")
+                       f'{html.escape(url.host)}</div>', "nb-elicit-url-host")
     full = prompt.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
-                       f'{html.escape(url.url)}</code>')
-    full.add_class("nb-elicit-url-full")
+                       f'{html.escape(url.url)}</code>', "nb-elicit-url-full")
     shown = [host, full]
     for warning in url.warnings:
-        line = prompt.html(f'<div style="color: var(--jp-warn-color0)">'
-                           f'{text_html("⚠ " + warning)}</div>')
-        line.add_class("nb-elicit-url-warning")
-        shown.append(line)
-    link = widgets.HTML(layout=widgets.Layout(display="none"))
-    link.add_class("nb-elicit-url-link-box")
+        shown.append(prompt.html(f'<div style="color: var(--jp-warn-color0)">'
+                                 f'{text_html("⚠ " + warning)}</div>', "nb-elicit-url-warning"))
+    link = widgets.HTML(layout=widgets.Layout(display="none"),
+                        _dom_classes=("nb-elicit-url-link-box",))
     return shown, link
 
 
@@ -62,10 +58,9 @@ class UrlConsentCard(PromptWidget):
                                        style="primary", kit=self.kit)
         self.open_button.on_click(lambda _: self._guarded(self.consent))
         address, self.link = address_widgets(self, url)
-        actions = self.row([self.open_button, self.decline_button])
-        actions.add_class("nb-elicit-actions")
-        self.body([*address, actions, self.link, self.status])
+        actions = self.row([self.open_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-url-card")
+        self.body([*address, actions, self.link, self.status])
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -119,18 +114,17 @@ class RetryPanel(PromptWidget):
         super().__init__(message, server, t("asks_pages", server=server, what=what,
                                             pages=_pages(len(cards))), **kwargs)
         self.cards = cards
-        for card in cards:
-            card.decline_button.layout.display = "none"
-            card.dismiss_button.layout.display = "none"
+        for card in cards:  # (by class: the buttons share their layout with the whole card)
+            card.decline_button.add_class("nb-elicit-hidden")
+            card.dismiss_button.add_class("nb-elicit-hidden")
         self.retry_button = make_button(t("retry"), "nb-elicit-retry", t("retry.tip"),
                                         style="primary", kit=self.kit)
         self.retry_button.on_click(lambda _: self._guarded(self.retry))
         self.decline_button.description = t("give_up")
         self.decline_button.tooltip = t("give_up.tip")
-        actions = self.row([self.retry_button, self.decline_button])
-        actions.add_class("nb-elicit-actions")
-        self.body([*cards, actions, self.status])
+        actions = self.row([self.retry_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-retry-panel")
+        self.body([*cards, actions, self.status])
 
     def retry(self, status: str | None = None) -> bool:
         with self._lock:
