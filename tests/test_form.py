@@ -665,3 +665,22 @@ def test_one_timer_while_a_form_is_open():
     assert "waiting 1 s" in waited and "timeout paused while you answer" in waited
     assert form.waited in form.header.children[0].children  # in the header, beside ✕
     assert "Waiting for demo · contact_info" in line
+
+
+def test_in_a_running_loop_the_answer_leaves_before_the_form_locks_and_says_so():
+    async def scenario():
+        form = make({"type": "object", "properties": {"x": {"type": "string"}}})
+        form.controls["x"].widget.value = "hi"
+        form.submit_button.click()
+        at_once = (form.answer.done(), form.submit_button.disabled, form.status_text,
+                   "Submitted" in form.status.value)
+        answered = await asyncio.wait_for(form.wait(), 5)
+        await asyncio.sleep(0.1)  # (generous: the look follows a few milliseconds later)
+        later = (form.submit_button.disabled, form.controls["x"].widget.disabled,
+                 "Submitted" in form.status.value)
+        return at_once, answered, later
+
+    at_once, answered, later = asyncio.run(scenario())
+    assert at_once == (True, False, "Submitted.", False)
+    assert answered == Answer("accept", {"x": "hi"})
+    assert later == (True, True, True)

@@ -34,7 +34,7 @@ from .._core.transcript import (
 from .._core.types import ToolResult
 from .controls import text_html
 from .keyboard import keyboard_script
-from .prompt import duration
+from .prompt import after_answer, duration
 
 __all__ = ["CallView"]
 
@@ -51,14 +51,15 @@ class CallView(widgets.VBox):
         self.started = time.monotonic()
         #: The call's timeout clock (``time_left()``, ``paused``), once a call follows it.
         self._clock = None
-        self.status = widgets.HTML()
-        self.status.add_class("nb-elicit-call-status")
+        # (Classes are given when each widget is made: the frontend gets it whole, in one
+        # message. The boxes share one layout model: nothing changes their layouts.)
+        self._box_layout = box_layout = widgets.Layout()
         self.progress: widgets.FloatProgress | None = None
         self.progress_text: widgets.HTML | None = None
-        self.forms = widgets.VBox()
-        self.forms.add_class("nb-elicit-forms")
-        self.result = widgets.VBox()
-        self.result.add_class("nb-elicit-result")
+        self.forms = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-forms",))
+        self.status = widgets.HTML(self._waiting_text() if show_waiting else "",
+                                   _dom_classes=("nb-elicit-call-status",))
+        self.result = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-result",))
         self._ticker: asyncio.Task | None = None
         self._notices = 0
         self._overflow: widgets.HTML | None = None
@@ -72,18 +73,15 @@ class CallView(widgets.VBox):
         self._failure: str | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
-        self._progress_box = widgets.HBox()
-        self._progress_box.add_class("nb-elicit-progress")
+        self._progress_box = widgets.HBox(layout=box_layout, _dom_classes=("nb-elicit-progress",))
         #: "N more requests from SERVER are waiting", made when the first request waits.
         self._backlog: widgets.HBox | None = None
         self._cancel_backlog = None
-        super().__init__([self.status, self._progress_box, self.forms, self.result])
-        self.add_class("nb-elicit-call")
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
-        self.add_class(self.css_class)
+        super().__init__([self.status, self._progress_box, self.forms, self.result],
+                         layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
         self._script_handle = None
         if show_waiting:
-            self._show_waiting()
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
     def _repr_mimebundle_(self, **kwargs):
@@ -109,9 +107,9 @@ class CallView(widgets.VBox):
         with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
             loop = asyncio.get_running_loop()
 
-            def answered(_answer) -> None:  # (from any thread) the line comes back at once
-                with contextlib.suppress(RuntimeError):  # the loop is already closed
-                    loop.call_soon_threadsafe(self._waiting_again)
+            def answered(_answer) -> None:  # (from any thread) the line comes back, once
+                with contextlib.suppress(RuntimeError):  # the answer has left; loop closed?
+                    loop.call_soon_threadsafe(after_answer, self._waiting_again)
 
             form.answer.add_done_callback(answered)
         if self._ticker is None and not self.frozen:
@@ -335,12 +333,14 @@ class CallView(widgets.VBox):
         the timeout is paused), so two clocks never disagree."""
         asking = any(not prompt.answer.done() for prompt in self._prompts())
         self.status.layout.display = "none" if asking else None
+        self.status.value = self._waiting_text()
+
+    def _waiting_text(self) -> str:
         left, paused = self._timeout()
         left = ("" if left is None else ", " + t("timeout_paused") if paused else
                 t("left_suffix", time=duration(max(0.0, left))))
-        self.status.value = text_html(t("waiting_call", server=self.server, what=self.what,
-                                        elapsed=duration(time.monotonic() - self.started),
-                                        left=left))
+        return text_html(t("waiting_call", server=self.server, what=self.what,
+                           elapsed=duration(time.monotonic() - self.started), left=left))
 
     async def _tick(self) -> None:
         while True:

@@ -26,7 +26,7 @@ from .._core.i18n import t
 from .._core.transcript import Asked
 from .controls import Kit, text_html
 
-__all__ = ["PromptWidget", "duration", "make_button", "stylesheet"]
+__all__ = ["PromptWidget", "after_answer", "duration", "make_button", "stylesheet"]
 
 OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 
@@ -180,9 +180,15 @@ class PromptWidget(widgets.VBox):
             return True
 
     def _finish(self, answer: Answer, status: str | None = None) -> None:
-        self._lock_controls()
-        self._set_status(status or t(OUTCOMES[answer.action]))
+        # The answer first: the widgets lock and say so a moment later, once it has left.
+        # (What the transcript tells, status_text, is true at once.)
+        self.status_text = status or t(OUTCOMES[answer.action])
         self.answer.set_result(answer)
+        after_answer(self._show_answered)
+
+    def _show_answered(self) -> None:
+        self._lock_controls()
+        self._show_status()
 
     def _lock_controls(self) -> None:
         self.waited.value = ""
@@ -193,8 +199,12 @@ class PromptWidget(widgets.VBox):
 
     def _set_status(self, text: str) -> None:
         self.status_text = text
+        self._show_status()
+
+    def _show_status(self) -> None:
         # role="status": announced politely when it changes (sent, declined, withdrawn, ...)
-        self.status.value = f'<div role="status" aria-live="polite">{text_html(text)}</div>'
+        self.status.value = (f'<div role="status" aria-live="polite">'
+                             f'{text_html(self.status_text)}</div>')
 
     # -- the transcript it leaves---------------------------------------------------------------
 
@@ -225,6 +235,22 @@ class PromptWidget(widgets.VBox):
                     self._set_status(f"nb_elicit failed: {exc!r}")
                     self.answer.set_exception(exc)
             traceback.print_exc()
+
+
+#: Seconds an answered prompt waits before it locks its widgets and shows its status: the
+#: answer leaves first (sending it takes a few turns of the event loop), then the look follows.
+SHOW_AFTER = 0.005
+
+
+def after_answer(callback: Callable[[], object]) -> None:
+    """Run ``callback`` a moment later on this thread's event loop (at once without one:
+    a click handled on another thread, or no loop at all)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        callback()
+        return
+    loop.call_later(SHOW_AFTER, callback)
 
 
 def duration(seconds: float) -> str:
