@@ -64,11 +64,9 @@ class PromptWidget(widgets.VBox):
             "nb-elicit-header", "nb-elicit-message")
         self.started = time.monotonic()
         self.waited = self.html("", "nb-elicit-waited")
-        # The timer is a small line under the title, so the title keeps the width of the
+        # The timer is a small line under the header, so the title keeps the width of the
         # prompt (it wraps late, even at 200% zoom) and ✕ stays on the header's first line.
-        heading = widgets.VBox([self.message_line, self.waited], layout=kit.plain,
-                               _dom_classes=("nb-elicit-heading",))
-        self.header = widgets.HBox([heading, self.dismiss_button], layout=kit.plain,
+        self.header = widgets.HBox([self.message_line, self.dismiss_button], layout=kit.plain,
                                    _dom_classes=("nb-elicit-head",))
         # The prompt's own model opens in body(), once its children are known, so that the
         # frontend gets it whole in one message: until then its traits change quietly.
@@ -80,7 +78,7 @@ class PromptWidget(widgets.VBox):
         """Show ``children`` under the header: subclasses call this once, when they are built
         (it opens the prompt's model; classes added before it travel with it)."""
         self._box_kwargs.setdefault("layout", self.kit.plain)
-        super().__init__(children=[self.header, *children], **self._box_kwargs)
+        super().__init__(children=[self.header, self.waited, *children], **self._box_kwargs)
 
     def html(self, value: str = "", *classes: str) -> widgets.HTML:
         """An HTML line with these classes that shares the kit's layout and style."""
@@ -279,12 +277,13 @@ _CSS = """
 .P > .jupyter-widgets { margin-left: 0; margin-right: 0; }
 .P .widget-html-content { line-height: 1.4; }
 .P .widget-box { overflow: visible; }
-.P .nb-elicit-head { align-items: flex-start; gap: 8px; margin-bottom: 10px; }
-.P .nb-elicit-head > .jupyter-widgets, .P .nb-elicit-heading > .jupyter-widgets { margin: 0; }
-.P .nb-elicit-heading { flex: 1 1 auto; min-width: 0; padding-top: 4px; }
-.P .nb-elicit-header { font-size: var(--jp-content-font-size1); }
+.P .nb-elicit-head { align-items: flex-start; gap: 8px; }
+.P .nb-elicit-head > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-header { flex: 1 1 auto; min-width: 0; padding-top: 4px;
+     font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
-.P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0); }
+.P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0);
+     margin: 0 0 10px 0; }
 .P .nb-elicit-dismiss { flex: none; width: 2.5em; }
 .P .nb-elicit-hidden { display: none !important; }
 .P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
