@@ -282,6 +282,60 @@ def wall_lap() -> float:
     return time.time() - _wall[0]
 
 
+# ---------------------------------------------------------------------------------- stamps
+
+_stamps: list[tuple[str, float]] = []
+
+
+def install_stamps() -> list[str]:
+    """Note the Unix time at a few points of every elicitation from now on (the latency
+    section's breakdown): nb_elicit's request handler (entered, returned), the form's build
+    (begun, done), the form attached to its cell, and a button click's handler (begun, done).
+    Returns the points it could hook (module paths move between revisions)."""
+    import functools
+
+    def hook(owner, attr: str, name: str, done: bool = True) -> bool:
+        original = getattr(owner, attr, None)
+        if original is None:
+            return False
+        if asyncio.iscoroutinefunction(original):
+            async def wrapper(*args, **kwargs):
+                _stamps.append((name + ">", time.time()))
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    _stamps.append((name + "<", time.time()))
+        else:
+            def wrapper(*args, **kwargs):
+                _stamps.append((name + ">", time.time()))
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    if done:
+                        _stamps.append((name + "<", time.time()))
+        setattr(owner, attr, functools.wraps(original)(wrapper))
+        return True
+
+    import ipywidgets
+
+    import nb_elicit
+
+    connection = nb_module("nb_elicit._runtime.connection", "nb_elicit._connection")
+    view = nb_module("nb_elicit._ui.call_view", "nb_elicit._call_view")
+    hooked = {"ask": hook(connection, "ask", "ask"),
+              "build": hook(nb_elicit.ElicitationForm, "__init__", "build"),
+              "attach": hook(view.CallView, "add_form", "attach", done=False),
+              "click": hook(ipywidgets.Button, "_handle_button_msg", "click")}
+    return [name for name, ok in hooked.items() if ok]
+
+
+def take_stamps() -> list[tuple[str, float]]:
+    """The stamps noted since the last call (and forget them)."""
+    taken = list(_stamps)
+    _stamps.clear()
+    return taken
+
+
 # ---------------------------------------------------------------------------------- end
 
 

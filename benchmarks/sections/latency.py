@@ -41,6 +41,58 @@ def run(opts, sec: Section) -> None:
         measure_way(opts, sec, way, rounds, tmp, main=way.key == "stdio")
 
 
+#: Rounds with timestamps inside the kernel, for the breakdown (not counted in the totals).
+BREAKDOWN_ROUNDS = 30
+
+#: The breakdown's legs: (what, from, to); a point is a stamp name, or "sent", "answered" (the
+#: server's journal) or "clicked" (the frontend).
+LEGS = [
+    ("(a1) server sends the request -> nb_elicit's handler entered (transport, SDK)",
+     "sent", "ask>"),
+    ("(a2) handler -> form build begins (checks, policy, backlog)", "ask>", "build>"),
+    ("(a3) form build, comm_open of every widget model included", "build>", "build<"),
+    ("(a4) form built -> attached to its cell", "build<", "attach>"),
+    ("(b1) click at the frontend -> click handler entered (to the kernel, its dispatch)",
+     "clicked", "click>"),
+    ("(b2) click handler (read, validate, answer)", "click>", "click<"),
+    ("(b3) click handled -> nb_elicit's handler returns the answer (event loop, history)",
+     "click<", "ask<"),
+    ("(b4) handler returned -> the server holds the answer (SDK, transport, server)",
+     "ask<", "answered"),
+]
+
+
+def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list[str],
+              a_floor: list[float], b_floor: list[float]) -> None:
+    """The table of where a round's time goes (medians of the stamped rounds)."""
+    legs: dict[str, list[float]] = {what: [] for what, _, _ in LEGS}
+    for tag, stamps in stamped.items():
+        points = {"sent": entries[tag]["sent"], "answered": entries[tag]["answered"],
+                  "clicked": nb[tag]["clicked"]}
+        clicked = points["clicked"]
+        for name, at in stamps:
+            # a point's first stamp (a click's, once the person clicked)
+            if name not in points and (not name.startswith("click") or at >= clicked - 0.05):
+                points[name] = at
+        for what, start, end in LEGS:
+            if start in points and end in points:
+                legs[what].append((points[end] - points[start]) * 1000)
+    rows = [[what, ms(median(v), 2) if v else "-"] for what, v in legs.items()]
+    rows.append(["floor (a): server sends -> the plain client's callback entered",
+                 ms(median(a_floor), 2)])
+    rows.append(["floor (b): callback returned -> the server holds the answer",
+                 ms(median(b_floor), 2)])
+    sec.table(f"Where the time goes: stdio, one-field form, {BREAKDOWN_ROUNDS} more rounds "
+              "with timestamps inside the kernel (not counted above; median per leg)",
+              ["leg", "median"], rows)
+    sec.notes.append(
+        "The breakdown's timestamps come from wrappers put around nb_elicit's request handler "
+        f"(`ask`), `ElicitationForm.__init__`, `CallView.add_form` and ipywidgets' button "
+        f"click handler once the timed rounds are over (hooked: {', '.join(hooked)}); the "
+        "legs of one round add up to about its (a)+(b). (a1) and (b4) hold the SDK and "
+        "transport work that the floor has too.")
+
+
 def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> None:
     warm = 5
     blocks = 2 if opts.quick else 4
@@ -87,6 +139,13 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             done += size
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
         build = kernel.call("form_build_time") if main else None
+        stamped: dict[str, list] = {}
+        if main:  # where the time goes: more rounds, with timestamps inside the kernel
+            hooked = kernel.call("install_stamps")
+            for i in range(BREAKDOWN_ROUNDS):
+                kernel.call("take_stamps")
+                nb_round(f"s{i}")
+                stamped[f"s{i}"] = kernel.call("take_stamps")
 
     tags = [f"r{i}" for i in range(n)]
     nb_entries, floor_entries = nb_journal.poll(), floor_journal.poll()
@@ -140,6 +199,8 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "own, started before the kernel. The ten-field form has one required text field "
             "(typed into) and nine optional fields of other kinds (email, URL, date, number, "
             "integer, checkbox, choice, titled choice, multi-select), left as they are.")
+    if main:
+        breakdown(sec, nb_journal.poll(), nb, stamped, hooked, a_floor, b_floor)
     added_med = median(total_nb) - median(total_floor)
     added_p95 = pct(total_nb, 95) - pct(total_floor, 95)
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, median",
