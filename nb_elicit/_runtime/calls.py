@@ -134,7 +134,9 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         if not succeeded:
             view.freeze_when_answered()
     if show:
-        view.show_result(result)
+        # A view frozen at once shows its result in the transcript alone (a flood's tool may
+        # return hundreds of blocks: no widgets are made for them only to be closed unseen).
+        view.show_result(result, render=not view.can_freeze())
         _print_for_headless(view)
     view.freeze_when_answered()
     return result

@@ -212,10 +212,15 @@ class CallView(widgets.VBox):
                 return
         self.lines.append(text)
 
-    def show_result(self, result: ToolResult) -> None:
+    def show_result(self, result: ToolResult, *, render: bool = True) -> None:
+        """The tool's result, under the forms. ``render=False`` keeps it for the transcript
+        and the plain text alone, for a view about to be frozen (see :meth:`can_freeze`):
+        widgets made for it would be closed in the same turn, unseen."""
         self._stop_ticking()
         self._result = result
         self.lines.append(result_text(self.server, self.what, result))
+        if not render:
+            return
         self.status.value = ""
         self.status.layout.display = "none"
         content, structured = result_parts(result.content, result.structured)
@@ -251,15 +256,23 @@ class CallView(widgets.VBox):
 
     # -- the transcript -----------------------------------------------------------------
 
+    def can_freeze(self) -> bool:
+        """Whether :meth:`freeze` would now put the transcript in the view's place: the view
+        is shown, and no request shown here is still open."""
+        return self.display_handle is not None and not self._open_prompts()
+
     def freeze(self) -> bool:
         """Replace the live view by its transcript and close every widget model in it.
 
         Waits (returns False) while a request shown here is still open: a handshake-era request
-        may show under a call that has already ended.
+        may show under a call that has already ended. The transcript takes the view's place at
+        once; the models, no longer shown, are closed a few at a time over the next turns of
+        the event loop (:func:`close_soon`): a view that held a flood of answered forms has
+        thousands, and closing them all in one turn would keep the kernel from everything else.
         """
         if self.frozen:
             return True
-        if any(not prompt.answer.done() for prompt in self._prompts()):
+        if self._open_prompts():
             return False
         self.frozen = True
         self._stop_ticking()
@@ -268,7 +281,7 @@ class CallView(widgets.VBox):
             self.display_handle.update(_Static(self.transcript() if shown else None))
         if self._script_handle is not None:
             self._script_handle.update(_Static(None))
-        close_tree(self)
+        close_soon(self)
         return True
 
     def _late_change(self) -> bool:
@@ -312,6 +325,9 @@ class CallView(widgets.VBox):
 
     def _prompts(self) -> list:
         return [c for c in self.forms.children if hasattr(c, "answer")]
+
+    def _open_prompts(self) -> bool:
+        return any(not prompt.answer.done() for prompt in self._prompts())
 
     def follow(self, clock) -> None:
         """Show the time left of ``clock`` (a call: ``time_left()`` and ``paused``)."""
@@ -370,13 +386,52 @@ class _Static:
 
 def close_tree(widget: widgets.Widget) -> None:
     """Close a widget, everything inside it, and their layout and style models."""
-    for child in getattr(widget, "children", ()):
-        close_tree(child)
-    for part in ("layout", "style"):
-        model = getattr(widget, part, None)
-        if isinstance(model, widgets.Widget):
+    for model in tree_models(widget):
+        model.close()
+
+
+#: Models :func:`close_soon` closes in one turn of the event loop (each close is one message
+#: to the frontend, about 0.1 ms of the kernel's time).
+CLOSE_PER_TURN = 50
+
+
+def close_soon(widget: widgets.Widget, per_turn: int | None = None) -> None:
+    """:func:`close_tree`, ``per_turn`` models now and as many in each following turn of the
+    running event loop, so that other work (a cell, a click) waits for one small batch at most.
+    Without a running loop, everything is closed at once. Only for widgets no longer shown."""
+    models = tree_models(widget)
+    per_turn = per_turn or CLOSE_PER_TURN
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+
+    def close_from(start: int) -> None:
+        end = start + per_turn if loop is not None else len(models)
+        if end < len(models):
+            loop.call_soon(close_from, end)  # (first: a close that fails stops no other)
+        for model in models[start:end]:
             model.close()
-    widget.close()
+
+    close_from(0)
+
+
+def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
+    """A widget, everything inside it, and their layout and style models, innermost first
+    (each shared layout or style once)."""
+    models: list[widgets.Widget] = []
+    seen: set[int] = set()
+
+    def visit(node: widgets.Widget) -> None:
+        for child in getattr(node, "children", ()):
+            visit(child)
+        for part in (getattr(node, "layout", None), getattr(node, "style", None), node):
+            if isinstance(part, widgets.Widget) and id(part) not in seen:
+                seen.add(id(part))
+                models.append(part)
+
+    visit(widget)
+    return models
 
 
 _TAGS = re.compile(r"<[^>]+>")

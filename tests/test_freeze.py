@@ -1,0 +1,129 @@
+"""A finished call's view: the transcript takes its place at once, and its widget models are
+closed a few per turn of the event loop, every one of them in the end."""
+
+from __future__ import annotations
+
+import asyncio
+
+import ipywidgets as widgets
+import pytest
+
+from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.types import ToolResult
+from nb_elicit._ui import call_view
+from nb_elicit._ui.call_view import CallView, close_soon, tree_models
+from nb_elicit._ui.form import ElicitationForm
+
+pytestmark = pytest.mark.timeout(60)
+
+CLICK = {"type": "object", "properties": {"ok": {"type": "boolean", "title": "OK"}}}
+RESULT = ToolResult([{"type": "text", "text": f"answer {i}"} for i in range(20)])
+
+
+class Handle:
+    """A display handle that keeps every bundle its output was updated to."""
+
+    def __init__(self):
+        self.bundles: list[dict] = []
+
+    def update(self, obj) -> None:
+        self.bundles.append(obj._repr_mimebundle_())
+
+
+def answered_view(forms: int, render: bool = True) -> tuple[CallView, list[ElicitationForm]]:
+    view = CallView("bench", "ask_many", show_waiting=False)
+    view.display_handle = Handle()
+    made = []
+    for i in range(forms):
+        form = ElicitationForm(f"Question {i}", CLICK, server="bench")
+        view.add_form(form)
+        assert form.submit()
+        view.notice(f"bench asked: Question {i} Submitted.", "info")
+        made.append(form)
+    view.show_result(RESULT, render=render)
+    return view, made
+
+
+def is_open(model: widgets.Widget) -> bool:
+    return model.comm is not None  # (Widget.close() drops the comm and the model's registration)
+
+
+def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(monkeypatch):
+    monkeypatch.setattr(call_view, "CLOSE_PER_TURN", 25)
+
+    async def scenario():
+        view, forms = answered_view(12)
+        models = tree_models(view)
+        expected = transcript_bundle(view.transcript())
+        already = sum(not is_open(m) for m in models)
+        assert view.can_freeze() and view.freeze()
+        # The transcript took the view's place at once, as it was before the freeze.
+        assert view.display_handle.bundles == [expected]
+        first = sum(not is_open(m) for m in models) - already
+        turns = 0
+        while any(is_open(m) for m in models):
+            await asyncio.sleep(0)
+            turns += 1
+            assert turns < 10_000, "the view's models were never all closed"
+        return view, forms, models, first, turns
+
+    view, forms, models, first, turns = asyncio.run(scenario())
+    assert len(models) > 100  # (so that the closing takes several turns)
+    assert first == 25
+    assert turns >= len(models) // 25 - 1
+    # Every model of every form (controls, buttons, layouts, styles) was closed.
+    for form in forms:
+        assert not any(is_open(m) for m in tree_models(form))
+    assert not is_open(view) and not is_open(view.status.layout)
+
+
+def test_close_soon_without_a_running_loop_closes_everything_at_once():
+    async def made():
+        view, _forms = answered_view(3)
+        view._stop_ticking()
+        return view
+
+    view = asyncio.run(made())
+    models = tree_models(view)
+    assert len(models) > call_view.CLOSE_PER_TURN
+    close_soon(view)
+    assert not any(is_open(m) for m in models)
+
+
+def test_tree_models_lists_each_shared_layout_once_and_the_widget_last():
+    a, b = widgets.HTML(), widgets.HTML()
+    shared = widgets.Layout()
+    a.layout = b.layout = shared
+    box = widgets.VBox([a, b])
+    models = tree_models(box)
+    assert models[-1] is box
+    assert models.count(shared) == 1
+    assert {id(m) for m in models} == {id(m) for m in (a, b, shared, a.style, b.style, box,
+                                                        box.layout)}
+
+
+def test_a_result_kept_for_the_transcript_alone_makes_no_widgets_and_reads_the_same():
+    async def scenario():
+        shown, _ = answered_view(2, render=True)
+        kept, _ = answered_view(2, render=False)
+        return shown, kept
+
+    shown, kept = asyncio.run(scenario())
+    assert kept.result.children == () and len(shown.result.children) == 1
+    assert transcript_bundle(kept.transcript()) == transcript_bundle(shown.transcript())
+    assert kept.lines == shown.lines
+
+
+def test_a_view_with_a_request_still_open_cannot_freeze_and_so_shows_its_result():
+    async def scenario():
+        view = CallView("bench", "ask", show_waiting=False)
+        unshown = not view.can_freeze()  # (not displayed: nothing to put the transcript in)
+        view.display_handle = Handle()
+        form = ElicitationForm("Still open", CLICK, server="bench")
+        view.add_form(form)
+        blocked = not view.can_freeze() and not view.freeze()
+        form.decline()
+        return unshown, blocked, view.can_freeze()
+
+    unshown, blocked, after = asyncio.run(scenario())
+    assert unshown and blocked and after
