@@ -262,7 +262,7 @@ def test_the_new_messages_in_chinese():
 # -- jsonschema off the way to the first form ------------------------------------------------------
 
 def test_showing_forms_and_connecting_import_no_jsonschema():
-    # Its import can take over a second (rfc3987-syntax builds a grammar); only Submit needs it.
+    # Its import can take over a second (rfc3987-syntax builds a grammar).
     import subprocess
     import sys
 
@@ -273,26 +273,122 @@ def test_showing_forms_and_connecting_import_no_jsonschema():
     assert out.strip() == "[]"
 
 
-def test_warm_up_makes_the_validator_in_the_background(monkeypatch):
-    import threading
+def test_submitting_forms_of_every_kind_imports_no_jsonschema():
+    # A Submit checks every keyword of the subset itself: the kernel never waits for the import.
+    import json
+    import math
+    import subprocess
+    import sys
 
+    code = """
+import json, sys
+from nb_elicit import ElicitationForm, validate_content
+schema, values = json.load(sys.stdin)
+form = ElicitationForm("Everything?", schema, server="demo")
+print(form.submit(), len(form.controls))
+problems = 0
+for value in values:
+    for name, prop in schema["properties"].items():
+        if isinstance(value, str) or "format" not in prop:
+            problems += len(validate_content(schema, {name: value}))
+print(problems)
+print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))
+"""
+    values = [v for v in VALUES if _plain(v) and not (isinstance(v, float) and math.isinf(v)
+                                                      or v != v)]
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps([EVERY_KIND, values]),
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    submitted, problems, imported = out.splitlines()
+    # (required fields are empty: Submit checked them, and found problems)
+    assert submitted == f"False {len(EVERY_KIND['properties'])}"
+    assert int(problems) > len(values)
+    assert imported == "[]"
+
+
+# -- the direct checks say what jsonschema says ------------------------------------------------
+
+EVERY_KIND = {"type": "object", "required": ["name", "email", "plan"], "properties": {
+    "name": {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[a-z]+$"},
+    "code": {"pattern": "[0-9]", "maxLength": 3, "type": "string"},  # (keywords in another order)
+    "email": {"type": "string", "format": "email"},
+    "site": {"type": "string", "format": "uri"},
+    "day": {"type": "string", "format": "date"},
+    "at": {"type": "string", "format": "date-time", "minLength": 30},
+    "age": {"type": "integer", "minimum": 18, "maximum": 120},
+    "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+              "multipleOf": 0.1},
+    "draft4": {"type": "number", "minimum": 5, "exclusiveMinimum": True},
+    "both": {"type": "number", "minimum": 1, "exclusiveMinimum": 2, "maximum": 9},
+    "step": {"multipleOf": 5, "type": "integer"},
+    "agree": {"type": "boolean"},
+    "plan": {"type": "string", "enum": ["free", "pro"], "enumNames": ["Free", "Pro"]},
+    "first": {"enum": ["a", "b"], "type": "string"},
+    "only": {"type": "string", "const": "yes"},
+    "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"},
+                                         {"const": "l", "title": "Large"}]},
+    "untyped": {"oneOf": [{"const": "x", "title": "X", "description": "the x"}]},
+    "colours": {"type": "array", "items": {"type": "string", "enum": ["red", "green"]},
+                "minItems": 1, "maxItems": 2},
+    "days": {"type": "array", "uniqueItems": True, "items": {"anyOf": [
+        {"const": "mon", "title": "Monday"}, {"const": "tue", "title": "Tuesday"}]}},
+    "loose": {"type": "array", "items": {"enum": ["a", "b"]}, "title": "Loose",
+              "description": "no type on the items", "default": ["a"], "examples": [["b"]]},
+}}
+
+VALUES = ["", "a", "ab", "Ab1", "abcde", "12", "1234", "ada@example.com", "a@b", "not an email",
+          "https://example.com", "example.com", "2024-03-01", "2024-02-30", "2024-03-01T10:00:00Z",
+          "2024-03-01T10:00:00", "free", "FREE", "a", "yes", "s", "x", "red",
+          0, 1, 2, 3, 5, 10, 17, 18, 120, 121, -1, 0.3, 0.35, 1.0, 2.5, 1e300, 10**20,
+          float("inf"), float("nan"), True, False,
+          [], ["red"], ["red", "green"], ["red", "red"], ["red", "green", "red"], ["blue"],
+          ["mon"], ["mon", "mon"], ["mon", "wed"], ["a", "b"], ["c"],
+          [1], [True], ["red", 1], [None], [["red"]], [{"a": 1}], {"a": 1}, ("red",)]
+
+
+def _plain(value) -> bool:
+    """A value the direct checks decide (what a form control, or plain JSON, gives)."""
+    if isinstance(value, list):
+        return all(isinstance(v, str) for v in value)
+    return isinstance(value, (str, int, float))
+
+
+def _outcome(check, *args):
+    try:
+        return check(*args)
+    except Exception as error:  # noqa: BLE001 - the same failure either way is agreement too
+        return type(error)
+
+
+def test_the_direct_checks_say_what_jsonschema_says_for_every_kind_and_value(monkeypatch):
     from nb_elicit._core import validate
+    from nb_elicit._core.schema import parse_schema
 
-    monkeypatch.setattr(validate, "_engine", None)
-    started = threading.Event()
-    real = validate._make_engine
+    spec = parse_schema(EVERY_KIND)
+    decided = 0
+    for name in EVERY_KIND["properties"]:
+        for value in VALUES:
+            content = {name: value}
+            direct = _outcome(validate.validate_spec, spec, content)
+            try:
+                validate._direct_errors(validate._checkable(spec), content)
+                decided += 1
+            except validate._Undecided:
+                # Only values no form control makes, and a format of a value that is not text.
+                prop = EVERY_KIND["properties"][name]
+                assert not _plain(value) or ("format" in prop and not isinstance(value, str)), (
+                    name, value)
+            with monkeypatch.context() as m:
+                def undecided(*_args):
+                    raise validate._Undecided("the test asks jsonschema")
+                m.setattr(validate, "_direct_errors", undecided)
+                reference = _outcome(validate.validate_spec, spec, content)
+            assert direct == reference, (name, value)
+    assert decided >= 0.8 * len(EVERY_KIND["properties"]) * len(VALUES)
 
-    def slow():
-        started.set()
-        time.sleep(0.2)
-        return real()
 
-    monkeypatch.setattr(validate, "_make_engine", slow)
-    validate.warm_up()
-    assert started.wait(5)
-    validate.warm_up()  # already under way: no second thread
-    names = [t.name for t in threading.enumerate()]
-    assert names.count("nb_elicit-validate-warm-up") == 1
-    # Validating meanwhile waits for it, and is right.
-    assert validate_content(one({"type": "integer"}), {"x": 2.5}) == {"x": "Enter a whole number."}
-    assert validate._engine is not None
+def test_the_first_problem_of_a_field_follows_the_order_of_its_keywords():
+    assert validate_content(one({"type": "string", "minLength": 5, "pattern": "^[0-9]+$"}),
+                            {"x": "ab"}) == {"x": "Enter at least 5 characters."}
+    assert validate_content(one({"type": "string", "pattern": "^[0-9]+$", "minLength": 5}),
+                            {"x": "ab"}) == {"x": "Enter a value that matches the pattern "
+                                                   "^[0-9]+$."}

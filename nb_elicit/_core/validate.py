@@ -1,9 +1,16 @@
 """Check answer content against its ``requestedSchema``, in plain language per field.
 
-Pure: no ipywidgets, no mcp. jsonschema does the checking, with four changes that a form needs:
-real format checks (``_formats``), server patterns matched with a timeout, strict types (an
-integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never an answer), and
-``multipleOf`` judged on the decimal numbers people type (0.3 is a multiple of 0.1).
+Pure: no ipywidgets, no mcp. The checks are JSON Schema's (draft 2020-12), with four changes
+that a form needs: real format checks (``_formats``), server patterns matched with a timeout,
+strict types (an integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never
+an answer), and ``multipleOf`` judged on the decimal numbers people type (0.3 is a multiple of
+0.1).
+
+Every keyword of the elicitation subset is checked here directly, in the order jsonschema would
+check it (:func:`_direct_errors`). jsonschema itself checks only what that leaves undecided (a
+value no form control makes, such as a list of objects in a respond policy's answer): importing
+it takes a second or more (with ``rfc3987-syntax`` installed, as every Jupyter server install has
+it, it builds a grammar), which a Submit would otherwise spend with the kernel blocked.
 
     >>> validate_content({"type": "object", "properties": {"age": {"type": "integer"}}},
     ...                  {"age": 2.5})
@@ -12,24 +19,20 @@ integer is a Python ``int``, never ``True`` and never ``2.5``; ``null`` is never
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec", "warm_up"]
+__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec"]
 
-# jsonschema is imported the first time something is validated, not when this module is: its
-# import can take more than a second (with ``rfc3987-syntax`` installed, as every Jupyter
-# server install has it, it builds a grammar), and read_number, which every form's number
-# fields use, needs none of it. warm_up() imports it in the background ahead of time.
+# jsonschema is imported the first time it is needed (rarely: see the module's docstring).
 _engine: tuple[Any, Any] | None = None  # (the Validator class, the FormatChecker)
 _engine_lock = threading.Lock()
 
@@ -49,14 +52,12 @@ def _make_engine() -> tuple[Any, Any]:
     from jsonschema import Draft202012Validator, FormatChecker
 
     formats = FormatChecker(formats=())
-    for name, check in (("email", is_email), ("uri", is_uri), ("date", is_date),
-                        ("date-time", is_date_time)):
+    for name, check in _FORMATS.items():
         formats.checks(name)(check)
 
     types = Draft202012Validator.TYPE_CHECKER.redefine_many({
-        "integer": lambda _, v: isinstance(v, int) and not isinstance(v, bool),
-        "number": lambda _, v: (isinstance(v, (int, float)) and not isinstance(v, bool)
-                                and math.isfinite(v)),
+        "integer": lambda _, v: _is_integer(v),
+        "number": lambda _, v: _is_number(v),
     })
 
     def bounded_pattern(validator, pattern, instance, schema):
@@ -79,20 +80,6 @@ def _make_engine() -> tuple[Any, Any]:
         validators={"pattern": bounded_pattern, "multipleOf": exact_multiple_of},
     )
     return validator, formats
-
-
-def warm_up() -> None:
-    """Import jsonschema and make the validator in a background thread, unless done already
-    (validating waits for it, if it comes first)."""
-    if _engine is None and "nb_elicit-validate-warm-up" not in {
-            th.name for th in threading.enumerate()}:
-        threading.Thread(target=_quietly_make, name="nb_elicit-validate-warm-up",
-                         daemon=True).start()
-
-
-def _quietly_make() -> None:
-    with contextlib.suppress(Exception):  # only an optimisation: validating will say why
-        _jsonschema()
 
 
 def is_multiple_of(value: int | float, step: int | float) -> bool:
@@ -134,9 +121,13 @@ def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
     for field in spec:
         if field.required and field.name not in content:
             problems[field.name] = t("v_required")
-    validator_class, formats = _jsonschema()
-    validator = validator_class(_checkable(spec), format_checker=formats)
-    for error in validator.iter_errors(dict(content)):
+    schema, content = _checkable(spec), dict(content)
+    try:
+        errors: Iterable = _direct_errors(schema, content)
+    except _Undecided:
+        validator_class, formats = _jsonschema()
+        errors = validator_class(schema, format_checker=formats).iter_errors(content)
+    for error in errors:
         if error.path and error.path[0] not in problems:
             problems[error.path[0]] = _message(spec, error)
     return problems
@@ -151,6 +142,196 @@ def _checkable(spec: FormSpec) -> dict:
     for name, prop in spec.schema.get("properties", {}).items():
         properties[name] = {**prop, "uniqueItems": True} if prop.get("type") == "array" else prop
     return {"type": "object", "properties": properties}
+
+
+# -- the keywords of the elicitation subset, checked directly -------------------------------------
+
+
+class _Error(NamedTuple):
+    """A problem as :func:`_message` reads it (the fields it reads of a jsonschema error)."""
+
+    path: tuple
+    validator: str  # the keyword
+    validator_value: Any  # its value in the schema
+
+
+class _Undecided(Exception):
+    """Something the direct checks leave to jsonschema: a keyword outside the subset, or a value
+    no form control makes."""
+
+
+def _direct_errors(schema: dict, content: dict) -> list[_Error]:
+    """What jsonschema's ``iter_errors`` would yield for ``content``, as far as anyone reads it:
+    the first problem of each property, properties and keywords in the schema's order. Raises
+    :class:`_Undecided` where it cannot tell."""
+    errors = []
+    for name, prop in schema["properties"].items():
+        if name in content:
+            error = _first_error(content[name], prop, (name,))
+            if error is not None:
+                errors.append(error)
+    return errors
+
+
+def _first_error(value: Any, schema: Any, path: tuple) -> _Error | None:
+    """The first problem of ``value`` under ``schema`` (every keyword is checked, as jsonschema
+    does, so that what it would leave undecided is never skipped)."""
+    if not isinstance(schema, dict):
+        raise _Undecided("a schema that is not an object")
+    first = None
+    for keyword, limit in schema.items():
+        if keyword in _ANNOTATIONS:
+            continue
+        check = _CHECKS.get(keyword)
+        if check is None:
+            raise _Undecided(keyword)
+        error = check(value, limit, path)
+        if first is None:
+            first = error
+    return first
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str), "integer": _is_integer, "number": _is_number,
+    "boolean": lambda v: isinstance(v, bool), "array": lambda v: isinstance(v, list)}
+_FORMATS = {"email": is_email, "uri": is_uri, "date": is_date, "date-time": is_date_time}
+#: Keywords that decide nothing (jsonschema passes over them).
+_ANNOTATIONS = frozenset({"title", "description", "default", "enumNames", "$comment", "examples",
+                          "deprecated", "readOnly", "writeOnly"})
+
+
+def _equal(one: Any, two: Any) -> bool:
+    """JSON equality as jsonschema judges it (``True`` is not ``1``), for plain values."""
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    plain = (int, float, type(None))
+    if not isinstance(one, plain) or not isinstance(two, plain):
+        raise _Undecided("a value that is not plain")
+    return isinstance(one, bool) == isinstance(two, bool) and one == two
+
+
+def _type(value, limit, path):
+    if not isinstance(limit, str) or limit not in _TYPES:
+        raise _Undecided(f"type {limit!r}")
+    return None if _TYPES[limit](value) else _Error(path, "type", limit)
+
+
+def _enum(value, limit, path):
+    if not isinstance(limit, list):
+        raise _Undecided("enum")
+    return None if any(_equal(each, value) for each in limit) else _Error(path, "enum", limit)
+
+
+def _const(value, limit, path):
+    return None if _equal(value, limit) else _Error(path, "const", limit)
+
+
+def _valid_under(value, schemas, path) -> int:
+    if not isinstance(schemas, list):
+        raise _Undecided("a list of schemas")
+    return sum(_first_error(value, each, path) is None for each in schemas)
+
+
+def _one_of(value, limit, path):
+    return None if _valid_under(value, limit, path) == 1 else _Error(path, "oneOf", limit)
+
+
+def _any_of(value, limit, path):
+    return None if _valid_under(value, limit, path) else _Error(path, "anyOf", limit)
+
+
+def _length(keyword: str, too: Callable[[int, Any], bool]):
+    def check(value, limit, path):
+        if isinstance(value, str) and too(len(value), limit):
+            return _Error(path, keyword, limit)
+        return None
+    return check
+
+
+def _items_count(keyword: str, too: Callable[[int, Any], bool]):
+    def check(value, limit, path):
+        if isinstance(value, list) and too(len(value), limit):
+            return _Error(path, keyword, limit)
+        return None
+    return check
+
+
+def _bound(keyword: str, outside: Callable[[Any, Any], bool]):
+    def check(value, limit, path):
+        if _is_number(value) and outside(value, limit):
+            return _Error(path, keyword, limit)
+        return None
+    return check
+
+
+def _multiple_of(value, limit, path):
+    if _is_number(value) and not is_multiple_of(value, limit):
+        return _Error(path, "multipleOf", limit)
+    return None
+
+
+def _pattern(value, limit, path):
+    if not isinstance(value, str):
+        return None
+    try:
+        matched = search_pattern(limit, value)
+    except PatternTimeout:
+        return _Error(path, "pattern-timeout", limit)
+    return None if matched else _Error(path, "pattern", limit)
+
+
+def _format(value, limit, path):
+    if limit not in _FORMATS:
+        return None  # (jsonschema's checker knows only these four)
+    if not isinstance(value, str):
+        raise _Undecided("a format of a value that is not text")
+    return None if _FORMATS[limit](value) else _Error(path, "format", limit)
+
+
+def _unique(value, limit, path):
+    if not limit or not isinstance(value, list):
+        return None
+    if not all(isinstance(each, str) for each in value):
+        raise _Undecided("a list of values that are not all text")
+    return None if len(set(value)) == len(value) else _Error(path, "uniqueItems", limit)
+
+
+def _items(value, limit, path):
+    if not isinstance(value, list):
+        return None
+    first = None
+    for index, item in enumerate(value):
+        error = _first_error(item, limit, (*path, index))
+        if first is None:
+            first = error
+    return first
+
+
+_CHECKS: dict[str, Callable[[Any, Any, tuple], _Error | None]] = {
+    "type": _type, "enum": _enum, "const": _const, "oneOf": _one_of, "anyOf": _any_of,
+    "minLength": _length("minLength", lambda n, limit: n < limit),
+    "maxLength": _length("maxLength", lambda n, limit: n > limit),
+    "pattern": _pattern, "format": _format,
+    "minimum": _bound("minimum", lambda v, limit: v < limit),
+    "maximum": _bound("maximum", lambda v, limit: v > limit),
+    "exclusiveMinimum": _bound("exclusiveMinimum", lambda v, limit: v <= limit),
+    "exclusiveMaximum": _bound("exclusiveMaximum", lambda v, limit: v >= limit),
+    "multipleOf": _multiple_of,
+    "items": _items,
+    "minItems": _items_count("minItems", lambda n, limit: n < limit),
+    "maxItems": _items_count("maxItems", lambda n, limit: n > limit),
+    "uniqueItems": _unique,
+}
 
 
 def _message(spec: FormSpec, error) -> str:

@@ -53,16 +53,11 @@ def _complete(shell, event) -> list[str]:
 
 
 def _prewarm() -> None:
-    # Import the heavy parts in the background, so that the first %mcp connect is quicker,
-    # without slowing %load_ext down: first the SDK, which the connect needs, then jsonschema,
-    # which only Submit needs (its import takes more than a second where rfc3987-syntax is
-    # installed, and so it must not hold up the connect: see _core.validate).
+    # Import the SDK in the background, so that the first %mcp connect is quicker, without
+    # slowing %load_ext down. (Submit needs no jsonschema: see _core.validate.)
     def run():
         with contextlib.suppress(Exception):  # only an optimisation
             from .. import _mcp  # noqa: F401 - the SDK, through its one adapter
-            from .._core.validate import warm_up
-
-            warm_up()
 
     threading.Thread(target=run, name="nb_elicit-prewarm", daemon=True).start()
 
