@@ -49,7 +49,7 @@ def is_open(model: widgets.Widget) -> bool:
 
 
 def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(monkeypatch):
-    monkeypatch.setattr(call_view, "CLOSE_PER_TURN", 25)
+    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # one model per turn
 
     async def scenario():
         view, forms = answered_view(12)
@@ -69,8 +69,8 @@ def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(m
 
     view, forms, models, first, turns = asyncio.run(scenario())
     assert len(models) > 100  # (so that the closing takes several turns)
-    assert first == 25
-    assert turns >= len(models) // 25 - 1
+    assert first == 1
+    assert turns == len(models) - 1
     # Every model of every form (controls, buttons, layouts, styles) was closed.
     for form in forms:
         assert not any(is_open(m) for m in tree_models(form))
@@ -85,7 +85,7 @@ def test_close_soon_without_a_running_loop_closes_everything_at_once():
 
     view = asyncio.run(made())
     models = tree_models(view)
-    assert len(models) > call_view.CLOSE_PER_TURN
+    assert len(models) > 100
     close_soon(view)
     assert not any(is_open(m) for m in models)
 

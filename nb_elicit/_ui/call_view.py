@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import html
 import re
@@ -268,7 +269,8 @@ class CallView(widgets.VBox):
         may show under a call that has already ended. The transcript takes the view's place at
         once; the models, no longer shown, are closed a few at a time over the next turns of
         the event loop (:func:`close_soon`): a view that held a flood of answered forms has
-        thousands, and closing them all in one turn would keep the kernel from everything else.
+        thousands, and closing them all in one turn would keep the kernel from everything else
+        for a good part of a second.
         """
         if self.frozen:
             return True
@@ -390,30 +392,34 @@ def close_tree(widget: widgets.Widget) -> None:
         model.close()
 
 
-#: Models :func:`close_soon` closes in one turn of the event loop (each close is one message
-#: to the frontend, about 0.1 ms of the kernel's time).
-CLOSE_PER_TURN = 50
+#: Seconds :func:`close_soon` spends closing models in one turn of the event loop (each close
+#: is one message to the frontend: about 0.1 ms of the kernel's time, more on a busy machine).
+CLOSE_BUDGET = 0.004
 
 
-def close_soon(widget: widgets.Widget, per_turn: int | None = None) -> None:
-    """:func:`close_tree`, ``per_turn`` models now and as many in each following turn of the
-    running event loop, so that other work (a cell, a click) waits for one small batch at most.
-    Without a running loop, everything is closed at once. Only for widgets no longer shown."""
-    models = tree_models(widget)
-    per_turn = per_turn or CLOSE_PER_TURN
+def close_soon(widget: widgets.Widget) -> None:
+    """:func:`close_tree`, spread over turns of the running event loop: at least one model and
+    at most :data:`CLOSE_BUDGET` seconds' worth in each, so that other work (a cell, a click)
+    waits for one small batch at most. Without a running loop, everything is closed at once.
+    Only for widgets no longer shown."""
+    models = collections.deque(tree_models(widget))
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         loop = None
 
-    def close_from(start: int) -> None:
-        end = start + per_turn if loop is not None else len(models)
-        if end < len(models):
-            loop.call_soon(close_from, end)  # (first: a close that fails stops no other)
-        for model in models[start:end]:
-            model.close()
+    def close_some() -> None:
+        deadline = time.perf_counter() + CLOSE_BUDGET
+        try:
+            while models:
+                models.popleft().close()
+                if loop is not None and time.perf_counter() >= deadline:
+                    break
+        finally:
+            if models:  # (also after a close that failed: it stops no other)
+                loop.call_soon(close_some)
 
-    close_from(0)
+    close_some()
 
 
 def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
