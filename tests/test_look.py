@@ -184,6 +184,29 @@ def test_the_history_table_is_the_same_table():
     assert "text-align: left" in page and 'title="Please Please' in page
 
 
+@pytest.mark.parametrize("content", [
+    {"name": "Ada Lovelace", "age": 36, "ratio": 0.1, "ok": True},
+    {"city": "Zürich", "note": "中文 ✓", "days": ["mon", "tue"]},
+    {},
+    None,
+])
+def test_a_history_entry_keeps_what_was_sent_as_the_text_the_history_shows(content):
+    import json
+
+    history = History()
+    entry = history.add("demo", "Who?", "accept" if content is not None else "decline", content,
+                        "person", tool="contact_info")
+    assert not hasattr(entry, "__dict__")  # (a thousand are kept: no dict per entry)
+    assert entry.content == content
+    shown = json.dumps(content, ensure_ascii=False) if content is not None else None
+    assert entry.sent == shown
+    text = history.as_text()
+    assert text.endswith(f"  {shown if shown is not None else '-'}")
+    page = history.as_html()
+    cell = html.escape(shown) if shown is not None else "–"
+    assert f">{cell}</td></tr>" in page
+
+
 @pytest.mark.parametrize(("doc", "plain"), [
     ("Wait ``after`` seconds.", "Wait after seconds."),
     ("See :func:`os.path.join` and :class:`~pkg.Thing`.", "See os.path.join and pkg.Thing."),

@@ -58,15 +58,23 @@ def cut(text: str, limit: int = CELL_LIMIT) -> str:
         head = head[:space]
     return head.rstrip() + "…"
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HistoryEntry:
+    """One elicitation, as small as it can be kept (a thousand are): what was sent is kept as
+    the JSON text the history shows, not as the dict."""
+
     at: float
     server: str
     message: str
     action: str
-    content: dict[str, Any] | None
+    sent: str | None  # the content sent, secrets masked, as JSON text (None: no content)
     how: str  # "person", "policy", "no frontend", "withdrawn", "interrupted", "error"
     tool: str = ""  # what the server was doing when it asked (the tool called), if known
+
+    @property
+    def content(self) -> dict[str, Any] | None:
+        """The content sent, secrets masked."""
+        return json.loads(self.sent) if self.sent is not None else None
 
 
 @dataclass
@@ -76,8 +84,9 @@ class History:
 
     def add(self, server: str, message: str, action: str, content: dict | None, how: str,
             schema: Any = None, tool: str = "") -> HistoryEntry:
-        entry = HistoryEntry(time.time(), server, message, action, masked(content, schema), how,
-                             tool)
+        shown = masked(content, schema)
+        sent = None if shown is None else json.dumps(shown, ensure_ascii=False, default=repr)
+        entry = HistoryEntry(time.time(), server, message, action, sent, how, tool)
         self.entries.append(entry)
         del self.entries[:-self.limit]
         return entry
@@ -90,7 +99,7 @@ class History:
             return "No elicitations yet."
         lines = []
         for e in self.entries:
-            sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "-"
+            sent = e.sent if e.sent is not None else "-"
             lines.append(f"{_clock(e.at)}  {_asker(e)}  {e.action} ({e.how})  "
                          f"{_short(e.message)}  {sent}")
         return "\n".join(lines)
@@ -100,7 +109,7 @@ class History:
             return "<p>No elicitations yet.</p>"
         rows = []
         for e in self.entries:
-            sent = json.dumps(e.content, ensure_ascii=False) if e.content is not None else "–"
+            sent = e.sent if e.sent is not None else "–"
             rows.append([_clock(e.at), e.server, e.tool or "–", " ".join(e.message.split()),
                          f"{e.action} ({e.how})", sent])
         return table_html(["time", "server", "tool", "message", "action", "sent"], rows,
