@@ -18,7 +18,8 @@ latency   Added latency per elicitation in a real kernel, answered by a scripted
           same server, in the same run (interleaved blocks).
 idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
           next to the same kernel idle without a form.
-memory    Kernel RSS and live widget models before and after many answered elicitations.
+memory    Kernel RSS, Python objects kept and live widget models before and after many
+          answered elicitations, after a warm-up of as many rounds as the history keeps.
 scale     10 stdio servers, each asking 20 questions at once (200 forms); the frontend clicks
           Submit or Decline on every one; all 200 answers must reach the servers.
 startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh

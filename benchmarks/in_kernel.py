@@ -164,10 +164,11 @@ def form_build_time(rounds: int = 31) -> dict:
 
 def stats() -> dict:
     """Live widget models (by kind, and which still hang off forms and call views), forms
-    pending and history entries, after a gc.collect()."""
+    pending and history entries, after a gc.collect(); and the memory blocks Python holds."""
     import ipywidgets
 
     gc.collect()
+    blocks = sys.getallocatedblocks()  # (first: before this function's own lists and sets)
     names = collections.Counter(type(w).__name__ for w in list(ipywidgets.Widget.widgets.values()))
     try:
         pending = len(nb_module("nb_elicit._runtime.pending", "nb_elicit._pending").PENDING)
@@ -176,8 +177,9 @@ def stats() -> dict:
     try:
         history_ = nb_module("nb_elicit._core.history", "nb_elicit._history").HISTORY
         history = len(history_.entries) if hasattr(history_, "entries") else len(history_)
+        history_limit = getattr(history_, "limit", None)
     except Exception:  # noqa: BLE001 - reported as unknown
-        history = None
+        history = history_limit = None
 
     def reach(roots, seen):
         todo = list(roots)
@@ -201,7 +203,8 @@ def stats() -> dict:
     return {"widgets": sum(names.values()), "forms": names.get("ElicitationForm", 0),
             "views": names.get("CallView", 0), "pending": pending,
             "in_forms": len(in_forms), "in_views": len(in_views) - len(in_forms),
-            "orphans": orphans, "history": history, "by_type": dict(names.most_common(12))}
+            "orphans": orphans, "history": history, "history_limit": history_limit,
+            "blocks": blocks, "by_type": dict(names.most_common(12))}
 
 
 def unlimited(names: list[str]) -> dict[str, str]:

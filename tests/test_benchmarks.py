@@ -89,6 +89,13 @@ def test_memory_compares_the_first_and_last_thousand_of_ten_thousand_rounds():
     assert memory.window(30) == 10
 
 
+def test_memory_warms_up_until_the_history_is_full_but_no_longer_than_it_measures():
+    assert memory.warm_up(10_000, 1000) == 1000
+    assert memory.warm_up(1000, 1000) == 1000
+    assert memory.warm_up(100, 1000) == 100
+    assert memory.warm_up(1000, 0) == 10  # (a revision without a history limit)
+
+
 def test_latency_is_measured_over_stdio_http_and_for_a_ten_field_form():
     ways = {(w.transport, w.kind) for w in latency.WAYS}
     assert ways == {("stdio", "name"), ("http", "name"), ("stdio", "ten")}

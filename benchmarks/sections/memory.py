@@ -25,9 +25,15 @@ def window(n: int) -> int:
     return max(10, min(1000, n // 10))
 
 
+def warm_up(n: int, history_limit: int) -> int:
+    """Rounds of each kind run before anything is measured: as many as nb_elicit's history
+    keeps (so that it is full, and stays the same size, while RSS is measured), but no more
+    than the rounds measured."""
+    return max(10, min(n, history_limit))
+
+
 def run(opts, sec: Section) -> None:
     n = opts.memory_rounds or (100 if opts.quick else 1000)
-    warm = 10
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal, floor_journal = Journal(tmp / "memory.jsonl"), Journal(tmp / "floor.jsonl")
     with Kernel(opts) as kernel:
@@ -53,15 +59,19 @@ def run(opts, sec: Section) -> None:
             kernel.run(f"await floor_client.call_tool('ask', {{'tag': {tag!r}, "
                        f"'kind': 'click'}});")
 
+        first_stats = kernel.call("stats")
+        rss_fresh = rss_mb(kernel.pid)
+        warm = warm_up(n, first_stats["history_limit"] or 0)
+        log(f"  memory: warm-up, {warm} rounds of each")
         for i in range(warm):
             one_round(f"warm-{i}")
             floor_round(f"warm-{i}")
-        before = kernel.call("stats")
+        floor_before = kernel.call("stats")
         rss_start = rss_mb(kernel.pid)
         log(f"  memory: {n} elicitations answered by a plain SDK client in the kernel (floor)")
         for i in range(n):
             floor_round(f"f{i}")
-        kernel.call("stats")  # the same gc.collect() as before and after
+        before = kernel.call("stats")  # (its gc.collect() before each reading)
         rss_before = rss_mb(kernel.pid)
         open_before = sum(not m.closed for m in fe.models.values())
         log(f"  memory: {n} elicitations answered with Submit in nb_elicit forms")
@@ -87,6 +97,8 @@ def run(opts, sec: Section) -> None:
     if floor_got != n:
         raise BenchError(f"only {floor_got} of {n} floor answers reached the server")
     growth, floor_growth = rss_after - rss_before, rss_before - rss_start
+    blocks = (after["blocks"] - before["blocks"]) / n
+    floor_blocks = (before["blocks"] - floor_before["blocks"]) / n
     # Added latency of each round, as in section 2: (request sent -> form shown) + (Submit
     # click -> the server holds the answer).
     latency = [1000 * ((stamps[f"m{i}"][0] - entries[f"m{i}"]["sent"])
@@ -94,13 +106,35 @@ def run(opts, sec: Section) -> None:
     w = window(n)
     first, last = latency[:w], latency[-w:]
     drift = pct(last, 95) / pct(first, 95) - 1
-    sec.table(f"Kernel RSS over {n} elicitations each (after {warm} warm-up rounds of both; "
-              "gc.collect() before each reading)",
-              ["", "RSS growth", "per elicitation"],
+    sec.table(f"Kernel RSS over {n:,} elicitations each, after the warm-up of {warm:,} rounds "
+              "of each (gc.collect() before each reading)",
+              ["", "RSS growth", "per elicitation", "Python objects kept per elicitation"],
               [["floor: plain SDK Client in the kernel, accepting at once",
-                f"{floor_growth:+.1f} MB", f"{1024 * floor_growth / n:.1f} kB"],
+                f"{floor_growth:+.1f} MB", f"{1024 * floor_growth / n:.1f} kB",
+                f"{floor_blocks:+.1f}"],
                ["nb_elicit: a form per elicitation, answered with Submit",
-                f"{growth:+.1f} MB", f"{1024 * growth / n:.1f} kB"]])
+                f"{growth:+.1f} MB", f"{1024 * growth / n:.1f} kB", f"{blocks:+.1f}"]])
+    limit = first_stats["history_limit"]
+    full = ("as many as nb_elicit's history keeps, so that it is full, and stays the same "
+            "size, while RSS is measured" if limit and warm >= limit else
+            f"as many as the rounds measured (fewer than the {limit or 0:,} entries nb_elicit's "
+            "history keeps, so it still grows by one entry per elicitation while RSS is "
+            "measured)")
+    sec.notes.append(
+        f"The warm-up: {warm:,} nb_elicit rounds and {warm:,} floor rounds, alternating, "
+        f"before anything is measured: {full}. The kernel had connected and run a few small "
+        "cells before it. RSS grew "
+        f"from {rss_fresh:.1f} MB to {rss_start:.1f} MB during the warm-up ({warm:,} entries "
+        "of history, the heap growing to its working size, first-use imports and caches); the "
+        "growth in the table is all that came after it. Then the floor's rounds run, then "
+        "nb_elicit's.")
+    sec.notes.append(
+        "Python objects kept: memory blocks the interpreter holds (sys.getallocatedblocks(), "
+        "after gc.collect()), per elicitation. Both include what IPython keeps of every cell "
+        "(its source, for tracebacks and In[]) and the signatures jupyter_client keeps of every "
+        "message the kernel receives (to refuse replays; up to 65,536), for as long as the "
+        "kernel runs; each nb_elicit round sends the kernel one message more (the Submit "
+        "click).")
     kept = ""
     with contextlib.suppress(Exception):
         from ..in_kernel import nb_module
