@@ -1,5 +1,5 @@
 """4. Kernel RSS and live widget models before and after many answered elicitations, next to
-a plain SDK Client in the same kernel that accepts at once."""
+a plain SDK Client that accepts at once, in a kernel of its own."""
 
 from __future__ import annotations
 
@@ -32,16 +32,45 @@ def warm_up(n: int, history_limit: int) -> int:
     return max(10, min(n, history_limit))
 
 
+def _floor(opts, n: int, journal: Journal) -> dict:
+    """The floor in a kernel of its own: a plain SDK Client answering at once, warmed up like
+    nb_elicit's kernel, then ``n`` rounds. RSS (MB) and Python's memory blocks along the way."""
+    with Kernel(opts) as kernel:
+        _, *args = server_command(journal.path)
+        kernel.run(f"import in_kernel as _bench; "
+                   f"floor_client = await _bench.start_floor({PY!r}, {args!r})")
+
+        def floor_round(tag: str) -> None:
+            kernel.run(f"await floor_client.call_tool('ask', {{'tag': {tag!r}, "
+                       f"'kind': 'click'}});")
+
+        fresh = kernel.call("stats")
+        warm = warm_up(n, fresh["history_limit"] or 0)
+        log(f"  memory, floor: warm-up of {warm} rounds, then {n} elicitations answered by a "
+            "plain SDK client in a kernel of its own")
+        for i in range(warm):
+            floor_round(f"warm-{i}")
+        before = kernel.call("stats")
+        rss_before = rss_mb(kernel.pid)
+        for i in range(n):
+            floor_round(f"f{i}")
+        after = kernel.call("stats")
+        rss_after = rss_mb(kernel.pid)
+        kernel.call("stop_floor", awaited=True)
+    return {"warm": warm, "limit": fresh["history_limit"], "rss_before": rss_before,
+            "rss_after": rss_after, "blocks_before": before["blocks"],
+            "blocks_after": after["blocks"]}
+
+
 def run(opts, sec: Section) -> None:
     n = opts.memory_rounds or (100 if opts.quick else 1000)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal, floor_journal = Journal(tmp / "memory.jsonl"), Journal(tmp / "floor.jsonl")
+    floor = _floor(opts, n, floor_journal)
+    warm = floor["warm"]
     with Kernel(opts) as kernel:
         fe = kernel.fe
         kernel.connect("conn", journal.path)
-        _, *args = server_command(floor_journal.path)
-        kernel.run(f"import in_kernel as _bench; "
-                   f"floor_client = await _bench.start_floor({PY!r}, {args!r})")
 
         stamps: dict[str, tuple[float, float]] = {}  # tag -> (form shown, Submit clicked)
 
@@ -55,26 +84,15 @@ def run(opts, sec: Section) -> None:
             if reply["status"] != "ok":
                 raise BenchError(f"round {tag} failed: {kernel.cell_text(cell)}")
 
-        def floor_round(tag: str) -> None:
-            kernel.run(f"await floor_client.call_tool('ask', {{'tag': {tag!r}, "
-                       f"'kind': 'click'}});")
-
-        first_stats = kernel.call("stats")
+        kernel.call("stats")
         rss_fresh = rss_mb(kernel.pid)
-        warm = warm_up(n, first_stats["history_limit"] or 0)
-        log(f"  memory: warm-up, {warm} rounds of each")
+        log(f"  memory: warm-up of {warm} rounds, then {n} elicitations answered with Submit "
+            "in nb_elicit forms")
         for i in range(warm):
             one_round(f"warm-{i}")
-            floor_round(f"warm-{i}")
-        floor_before = kernel.call("stats")
-        rss_start = rss_mb(kernel.pid)
-        log(f"  memory: {n} elicitations answered by a plain SDK client in the kernel (floor)")
-        for i in range(n):
-            floor_round(f"f{i}")
         before = kernel.call("stats")  # (its gc.collect() before each reading)
         rss_before = rss_mb(kernel.pid)
         open_before = sum(not m.closed for m in fe.models.values())
-        log(f"  memory: {n} elicitations answered with Submit in nb_elicit forms")
         started = time.monotonic()
         checkpoints: list[tuple[int, float]] = []
         for i in range(n):
@@ -86,7 +104,6 @@ def run(opts, sec: Section) -> None:
         after = kernel.call("stats")
         rss_after = rss_mb(kernel.pid)
         open_after = sum(not m.closed for m in fe.models.values())
-        kernel.call("stop_floor", awaited=True)
     entries, floor_entries = journal.poll(), floor_journal.poll()
     got = [entries.get(f"m{i}", {}).get("action") for i in range(n)]
     if got.count("accept") != n:
@@ -96,9 +113,9 @@ def run(opts, sec: Section) -> None:
                     == "accept")
     if floor_got != n:
         raise BenchError(f"only {floor_got} of {n} floor answers reached the server")
-    growth, floor_growth = rss_after - rss_before, rss_before - rss_start
+    growth, floor_growth = rss_after - rss_before, floor["rss_after"] - floor["rss_before"]
     blocks = (after["blocks"] - before["blocks"]) / n
-    floor_blocks = (before["blocks"] - floor_before["blocks"]) / n
+    floor_blocks = (floor["blocks_after"] - floor["blocks_before"]) / n
     # Added latency of each round, as in section 2: (request sent -> form shown) + (Submit
     # click -> the server holds the answer).
     latency = [1000 * ((stamps[f"m{i}"][0] - entries[f"m{i}"]["sent"])
@@ -106,28 +123,28 @@ def run(opts, sec: Section) -> None:
     w = window(n)
     first, last = latency[:w], latency[-w:]
     drift = pct(last, 95) / pct(first, 95) - 1
-    sec.table(f"Kernel RSS over {n:,} elicitations each, after the warm-up of {warm:,} rounds "
-              "of each (gc.collect() before each reading)",
+    sec.table(f"Kernel RSS over {n:,} elicitations each, after a warm-up of {warm:,} rounds, "
+              "each in a kernel of its own (gc.collect() before each reading)",
               ["", "RSS growth", "per elicitation", "Python objects kept per elicitation"],
-              [["floor: plain SDK Client in the kernel, accepting at once",
+              [["floor: plain SDK Client in a kernel, accepting at once",
                 f"{floor_growth:+.1f} MB", f"{1024 * floor_growth / n:.1f} kB",
                 f"{floor_blocks:+.1f}"],
                ["nb_elicit: a form per elicitation, answered with Submit",
                 f"{growth:+.1f} MB", f"{1024 * growth / n:.1f} kB", f"{blocks:+.1f}"]])
-    limit = first_stats["history_limit"]
+    limit = floor["limit"]
     full = ("as many as nb_elicit's history keeps, so that it is full, and stays the same "
             "size, while RSS is measured" if limit and warm >= limit else
             f"as many as the rounds measured (fewer than the {limit or 0:,} entries nb_elicit's "
             "history keeps, so it still grows by one entry per elicitation while RSS is "
             "measured)")
     sec.notes.append(
-        f"The warm-up: {warm:,} nb_elicit rounds and {warm:,} floor rounds, alternating, "
-        f"before anything is measured: {full}. The kernel had connected and run a few small "
-        "cells before it. RSS grew "
-        f"from {rss_fresh:.1f} MB to {rss_start:.1f} MB during the warm-up ({warm:,} entries "
-        "of history, the heap growing to its working size, first-use imports and caches); the "
-        "growth in the table is all that came after it. Then the floor's rounds run, then "
-        "nb_elicit's.")
+        f"The warm-up: {warm:,} rounds in each kernel before anything is measured: {full}. "
+        "Each kernel had connected and run a few small cells before it. nb_elicit's kernel "
+        f"grew from {rss_fresh:.1f} MB to {rss_before:.1f} MB during the warm-up ({warm:,} "
+        "entries of history, the heap growing to its working size, first-use imports and "
+        "caches); the growth in the table is all that came after it. The floor and nb_elicit "
+        "run in separate kernels because in one kernel the second to run reuses, or does not, "
+        "the memory the first one freed, which says nothing about either.")
     sec.notes.append(
         "Python objects kept: memory blocks the interpreter holds (sys.getallocatedblocks(), "
         "after gc.collect()), per elicitation. Both include what IPython keeps of every cell "
