@@ -77,6 +77,32 @@ def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(m
     assert not is_open(view) and not is_open(view.status.layout)
 
 
+def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
+    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)
+    failures = []
+
+    async def scenario():
+        asyncio.get_running_loop().set_exception_handler(
+            lambda _loop, context: failures.append(context["exception"]))
+        view, _forms = answered_view(2)
+        view._stop_ticking()
+        models = tree_models(view)
+        broken = models[len(models) // 2]
+
+        def fail():
+            raise RuntimeError("the comm is gone")
+
+        monkeypatch.setattr(broken, "close", fail)
+        close_soon(view)
+        for _ in range(len(models) + 5):
+            await asyncio.sleep(0)
+        return [m for m in models if is_open(m)], broken
+
+    still_open, broken = asyncio.run(scenario())
+    assert still_open == [broken]
+    assert [str(e) for e in failures] == ["the comm is gone"]
+
+
 def test_close_soon_without_a_running_loop_closes_everything_at_once():
     async def made():
         view, _forms = answered_view(3)

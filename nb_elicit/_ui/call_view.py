@@ -416,7 +416,8 @@ def close_soon(widget: widgets.Widget) -> None:
                 if loop is not None and time.perf_counter() >= deadline:
                     break
         finally:
-            if models:  # (also after a close that failed: it stops no other)
+            # (also after a close that failed: one failure stops no other)
+            if models and loop is not None:
                 loop.call_soon(close_some)
 
     close_some()
