@@ -49,7 +49,8 @@ def is_open(model: widgets.Widget) -> bool:
 
 
 def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(monkeypatch):
-    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # one model per turn
+    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # one model per turn,
+    monkeypatch.setattr(call_view, "CLOSE_PAUSE", 0.0)  # in every turn
 
     async def scenario():
         view, forms = answered_view(12)
@@ -79,6 +80,7 @@ def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(m
 
 def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
     monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)
+    monkeypatch.setattr(call_view, "CLOSE_PAUSE", 0.0)
     failures = []
 
     async def scenario():
@@ -101,6 +103,27 @@ def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
     still_open, broken = asyncio.run(scenario())
     assert still_open == [broken]
     assert [str(e) for e in failures] == ["the comm is gone"]
+
+
+def test_with_the_pause_between_batches_every_model_is_closed_too(monkeypatch):
+    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # (one model per batch)
+
+    async def scenario():
+        view, _forms = answered_view(2)
+        view._stop_ticking()
+        models = tree_models(view)
+        close_soon(view)
+        first = sum(not is_open(m) for m in models)
+        await asyncio.sleep(0)  # (a turn of the loop closes nothing: the pause is not over)
+        second = sum(not is_open(m) for m in models)
+        for _ in range(6000):  # (30 s at most)
+            if not any(is_open(m) for m in models):
+                break
+            await asyncio.sleep(0.005)
+        return first, second, [m for m in models if is_open(m)]
+
+    first, second, still_open = asyncio.run(scenario())
+    assert first == second == 1 and still_open == []
 
 
 def test_close_soon_without_a_running_loop_closes_everything_at_once():

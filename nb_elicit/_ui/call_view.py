@@ -395,13 +395,18 @@ def close_tree(widget: widgets.Widget) -> None:
 #: Seconds :func:`close_soon` spends closing models in one turn of the event loop (each close
 #: is one message to the frontend: about 0.1 ms of the kernel's time, more on a busy machine).
 CLOSE_BUDGET = 0.004
+#: Seconds it then leaves the kernel to everything else. ipykernel's IOPub thread, which sends
+#: the messages, needs the interpreter too: while the loop closes without a pause it sends
+#: slowly, the messages pile up, and a cell's reply waits behind them (a cell flushes its
+#: output through the same queue before it replies).
+CLOSE_PAUSE = 0.004
 
 
 def close_soon(widget: widgets.Widget) -> None:
     """:func:`close_tree`, spread over turns of the running event loop: at least one model and
-    at most :data:`CLOSE_BUDGET` seconds' worth in each, so that other work (a cell, a click)
-    waits for one small batch at most. Without a running loop, everything is closed at once.
-    Only for widgets no longer shown."""
+    at most :data:`CLOSE_BUDGET` seconds' worth in each, :data:`CLOSE_PAUSE` apart, so that
+    other work (a cell, a click) waits for one small batch at most. Without a running loop,
+    everything is closed at once. Only for widgets no longer shown."""
     models = collections.deque(tree_models(widget))
     try:
         loop = asyncio.get_running_loop()
@@ -418,7 +423,10 @@ def close_soon(widget: widgets.Widget) -> None:
         finally:
             # (also after a close that failed: one failure stops no other)
             if models and loop is not None:
-                loop.call_soon(close_some)
+                if CLOSE_PAUSE > 0:
+                    loop.call_later(CLOSE_PAUSE, close_some)
+                else:
+                    loop.call_soon(close_some)
 
     close_some()
 
