@@ -176,3 +176,54 @@ def test_a_view_with_a_request_still_open_cannot_freeze_and_so_shows_its_result(
 
     unshown, blocked, after = asyncio.run(scenario())
     assert unshown and blocked and after
+
+
+# -- counts that change in bursts are drawn once ------------------------------------------------
+
+def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(monkeypatch):
+    monkeypatch.setattr(call_view, "DRAW_EVERY", 0.05)
+    from nb_elicit._runtime.guard import Guard
+
+    async def scenario():
+        view = CallView("bench", "ask_many", show_waiting=False)
+        guard = Guard()
+        for count in range(1, 101):  # a hundred requests wait, a hundred more are cancelled
+            view.show_backlog("bench", count, lambda: None)
+            guard.count_notice("full", view, lambda n: f"cancelled {n} requests")
+        line, (notice,) = view._backlog.children[0], view.forms.children
+        values = {"line": [], "notice": []}
+        line.observe(lambda change: values["line"].append(change["new"]), "value")
+        notice.observe(lambda change: values["notice"].append(change["new"]), "value")
+        said = (view.backlog_text, list(view.lines), view.transcript().items)
+        await asyncio.sleep(0.2)
+        return view, values, said
+
+    view, values, (backlog, lines, items) = asyncio.run(scenario())
+    # What the view says changed at once ...
+    assert backlog == "100 more requests from bench are waiting."
+    assert lines == ["cancelled 100 requests"]
+    assert [item.text for item in items] == ["cancelled 100 requests"]
+    # ... and each widget was drawn once, with the last count.
+    assert len(values["line"]) == 1 and "100 more requests" in values["line"][0]
+    assert len(values["notice"]) == 1 and "cancelled 100 requests" in values["notice"][0]
+
+
+def test_a_view_frozen_before_its_counts_were_drawn_draws_them_first(monkeypatch):
+    monkeypatch.setattr(call_view, "DRAW_EVERY", 60.0)  # (never, within the test)
+    from nb_elicit._runtime.guard import Guard
+
+    async def scenario():
+        view = CallView("bench", "ask_many", show_waiting=False)
+        view.display_handle = Handle()
+        guard = Guard()
+        for _ in range(3):
+            guard.count_notice("full", view, lambda n: f"cancelled {n} requests")
+        (notice,) = view.forms.children
+        before = notice.value
+        view.freeze()
+        return before, notice.value, view.display_handle.bundles
+
+    before, after, bundles = asyncio.run(scenario())
+    assert "cancelled 1 request" in before
+    assert "cancelled 3 requests" in after
+    assert "cancelled 3 requests" in bundles[-1]["text/plain"]

@@ -15,6 +15,7 @@ import html
 import re
 import time
 import uuid
+from collections.abc import Callable
 
 import ipywidgets as widgets
 from IPython.display import Javascript, display
@@ -40,6 +41,9 @@ from .prompt import after_answer, duration
 __all__ = ["CallView"]
 
 _TICK = 1.0  # seconds between updates of the elapsed time
+#: Seconds a changing count waits before it is drawn: a burst of changes (a hundred requests
+#: arriving at once) sends one message instead of a hundred.
+DRAW_EVERY = 0.05
 #: Notices one call shows; past this, one line counts the rest (a flood stays bounded).
 MAX_NOTICES = 50
 
@@ -77,7 +81,10 @@ class CallView(widgets.VBox):
         self._progress_box = widgets.HBox(layout=box_layout, _dom_classes=("nb-elicit-progress",))
         #: "N more requests from SERVER are waiting", made when the first request waits.
         self._backlog: widgets.HBox | None = None
+        self._backlog_text = ""
         self._cancel_backlog = None
+        #: Widget updates waiting to be drawn (see _draw_soon), by what they draw.
+        self._pending_draws: dict[object, Callable[[], None]] = {}
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         super().__init__([self.status, self._progress_box, self.forms, self.result],
                          layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
@@ -136,18 +143,20 @@ class CallView(widgets.VBox):
             self._backlog.add_class("nb-elicit-backlog")
             self.children = (self.status, self._progress_box, self.forms, self._backlog,
                              self.result)
-        line = self._backlog.children[0]
-        line.value = text_html(t("backlog_one", server=server) if count == 1 else
-                               t("backlog_many", n=count, server=server)) if count else ""
-        self._backlog.layout.display = None if count else "none"
+        self._backlog_text = (t("backlog_one", server=server) if count == 1 else
+                              t("backlog_many", n=count, server=server)) if count else ""
+        self._draw_soon("backlog", self._draw_backlog)
         return self._backlog
+
+    def _draw_backlog(self) -> None:
+        text = self._backlog_text
+        self._backlog.children[0].value = text_html(text) if text else ""
+        self._backlog.layout.display = None if text else "none"
 
     @property
     def backlog_text(self) -> str:
         """The waiting line's text ("" when nothing waits), for tests and plain-text runs."""
-        if self._backlog is None or self._backlog.layout.display == "none":
-            return ""
-        return html.unescape(re.sub(r"<[^>]+>", "", self._backlog.children[0].value))
+        return self._backlog_text
 
     def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress notification of the call: a bar (when there is a total) and its message."""
@@ -198,20 +207,45 @@ class CallView(widgets.VBox):
             self.lines[-1] = text
         else:
             self.lines.append(text)
-        self._overflow.value = notice_html(text, "info")
         self._notice_of[id(self._overflow)] = Notice(text, "info")
+        self._draw_soon(id(self._overflow), self._draw_notice(self._overflow))
         return self._overflow
 
     def update_notice(self, line: widgets.HTML, text: str) -> None:
         """Say something new in a notice already shown (a count that grew)."""
         old = self._notice_of.get(id(line), Notice(html.unescape(_TAGS.sub("", line.value))))
-        line.value = notice_html(text, old.kind)
         self._notice_of[id(line)] = Notice(text, old.kind)
+        self._draw_soon(id(line), self._draw_notice(line))
         for i in range(len(self.lines) - 1, -1, -1):
             if self.lines[i] == old.text:
                 self.lines[i] = text
                 return
         self.lines.append(text)
+
+    def _draw_notice(self, line: widgets.HTML) -> Callable[[], None]:
+        def draw() -> None:
+            notice = self._notice_of[id(line)]
+            line.value = notice_html(notice.text, notice.kind)
+        return draw
+
+    def _draw_soon(self, key: object, draw: Callable[[], None]) -> None:
+        """Run ``draw`` (a widget update) :data:`DRAW_EVERY` seconds from the first change not
+        yet drawn, once for each ``key``, with what is true then; at once without a running
+        event loop. What the transcript and the plain text say changes at once."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            draw()
+            return
+        if not self._pending_draws:
+            loop.call_later(DRAW_EVERY, self._draw_pending)
+        self._pending_draws[key] = draw
+
+    def _draw_pending(self) -> None:
+        pending, self._pending_draws = self._pending_draws, {}
+        if not self.frozen:  # (a frozen view is no longer shown)
+            for draw in pending.values():
+                draw()
 
     def show_result(self, result: ToolResult, *, render: bool = True) -> None:
         """The tool's result, under the forms. ``render=False`` keeps it for the transcript
@@ -276,6 +310,7 @@ class CallView(widgets.VBox):
             return True
         if self._open_prompts():
             return False
+        self._draw_pending()  # (the widgets end as they would have been shown)
         self.frozen = True
         self._stop_ticking()
         if self.display_handle is not None:
