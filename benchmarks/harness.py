@@ -128,10 +128,16 @@ class BenchFrontend(Frontend):
         self.shown: list[Shown] = []
         self._shown_ids: set[str] = set()
         self._child_ids: set[str] = set()
+        #: msg_id of a request -> when the kernel said it was idle after it (header date).
+        self.idle_sent: dict[str, float] = {}
 
     def _on_iopub(self, msg: dict) -> None:
         super()._on_iopub(msg)
         kind = msg["header"]["msg_type"]
+        if kind == "status" and msg["content"].get("execution_state") == "idle":
+            parent = msg["parent_header"].get("msg_id")
+            if parent is not None:
+                self.idle_sent.setdefault(parent, header_time(msg))
         if kind not in ("comm_open", "comm_msg"):
             return
         comm_id = msg["content"].get("comm_id")
