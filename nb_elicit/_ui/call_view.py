@@ -134,13 +134,11 @@ class CallView(widgets.VBox):
             if not count:
                 return None
             button = widgets.Button(description=t("cancel_waiting"),
-                                    tooltip=t("cancel_waiting.tip"))
-            button.add_class("nb-elicit-cancel-waiting")
+                                    tooltip=t("cancel_waiting.tip"),
+                                    _dom_classes=("nb-elicit-cancel-waiting",))
             button.on_click(lambda _: self._cancel_backlog and self._cancel_backlog())
-            line = widgets.HTML()
-            line.add_class("nb-elicit-backlog-text")
-            self._backlog = widgets.HBox([line, button])
-            self._backlog.add_class("nb-elicit-backlog")
+            line = widgets.HTML(_dom_classes=("nb-elicit-backlog-text",))
+            self._backlog = widgets.HBox([line, button], _dom_classes=("nb-elicit-backlog",))
             self.children = (self.status, self._progress_box, self.forms, self._backlog,
                              self.result)
         self._backlog_text = (t("backlog_one", server=server) if count == 1 else
