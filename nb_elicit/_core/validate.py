@@ -24,14 +24,17 @@ from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, se
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec", "warm_up"]
+__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec", "warm_up",
+           "warming_or_warm"]
 
 # jsonschema is imported the first time something is validated, not when this module is: its
 # import can take more than a second (with ``rfc3987-syntax`` installed, as every Jupyter
 # server install has it, it builds a grammar), and read_number, which every form's number
-# fields use, needs none of it. warm_up() imports it in the background ahead of time.
+# fields use, needs none of it. warm_up() imports it in the background ahead of time; when it
+# is called is decided in ``_runtime/warmup.py`` (never on the way to the first form).
 _engine: tuple[Any, Any] | None = None  # (the Validator class, the FormatChecker)
 _engine_lock = threading.Lock()
+_WARM_UP_THREAD = "nb_elicit-validate-warm-up"
 
 
 def _jsonschema() -> tuple[Any, Any]:
@@ -84,10 +87,13 @@ def _make_engine() -> tuple[Any, Any]:
 def warm_up() -> None:
     """Import jsonschema and make the validator in a background thread, unless done already
     (validating waits for it, if it comes first)."""
-    if _engine is None and "nb_elicit-validate-warm-up" not in {
-            th.name for th in threading.enumerate()}:
-        threading.Thread(target=_quietly_make, name="nb_elicit-validate-warm-up",
-                         daemon=True).start()
+    if not warming_or_warm():
+        threading.Thread(target=_quietly_make, name=_WARM_UP_THREAD, daemon=True).start()
+
+
+def warming_or_warm() -> bool:
+    """Whether the validator is made, or being made in the background."""
+    return _engine is not None or any(th.name == _WARM_UP_THREAD for th in threading.enumerate())
 
 
 def _quietly_make() -> None:

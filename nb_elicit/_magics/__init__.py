@@ -53,16 +53,13 @@ def _complete(shell, event) -> list[str]:
 
 
 def _prewarm() -> None:
-    # Import the heavy parts in the background, so that the first %mcp connect is quicker,
-    # without slowing %load_ext down: first the SDK, which the connect needs, then jsonschema,
-    # which only Submit needs (its import takes more than a second where rfc3987-syntax is
-    # installed, and so it must not hold up the connect: see _core.validate).
+    # Import the SDK in the background, so that the first %mcp connect is quicker, without
+    # slowing %load_ext down. Not jsonschema, which only Submit needs: its import takes about a
+    # second where rfc3987-syntax is installed, and would hold the GIL against the SDK's import
+    # and the connect (it is made later, at a quiet moment: see _runtime/warmup.py).
     def run():
         with contextlib.suppress(Exception):  # only an optimisation
             from .. import _mcp  # noqa: F401 - the SDK, through its one adapter
-            from .._core.validate import warm_up
-
-            warm_up()
 
     threading.Thread(target=run, name="nb_elicit-prewarm", daemon=True).start()
 
@@ -79,6 +76,9 @@ def unload(ip) -> None:
     """Close every connection and every waiting form; remove the magic's input transformer."""
     if _await_mcp_lines in ip.input_transformers_post:
         ip.input_transformers_post.remove(_await_mcp_lines)
+    warmup = sys.modules.get("nb_elicit._runtime.warmup")
+    if warmup is not None:
+        warmup.cancel()
     connection_module = sys.modules.get("nb_elicit._runtime.connection")
     if connection_module is None:
         return

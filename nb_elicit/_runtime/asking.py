@@ -32,7 +32,7 @@ from .._core.secrets import secret_fields
 from .._core.transcript import Asked, shown_fields
 from .._core.types import ElicitationRequest
 from .._core.url import check_url
-from .._core.validate import validate_spec, warm_up
+from .._core.validate import validate_spec
 from .._ui.call_view import CallView
 from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
@@ -42,6 +42,7 @@ from .calls import SETTLE, Call
 from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
+from .warmup import after_shown
 
 __all__ = ["ask", "check_message", "wait_for_person", "write_outcome"]
 
@@ -283,7 +284,7 @@ async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
     timer = None
     try:
         view.add_form(prompt)
-        warm_up()  # (the validator, for the Submit to come: in the background, now it is shown)
+        after_shown()  # (the validator, for the Submit to come: in the background, now)
         if not widget_frontend_attached():
             timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
         with PENDING.track(prompt, server, call):

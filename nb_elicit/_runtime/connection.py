@@ -54,6 +54,7 @@ from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
 from .signin import SignIn
 from .url_required import ask_before_retry
+from .warmup import when_idle
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
 
@@ -131,6 +132,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     connection = Connection(name, target, guard, timeout, auth=auth_config)
     await connection._open()
     connections[name] = connection
+    when_idle()  # (the validator of the forms to come: made when the kernel is next idle)
     return connection
 
 
