@@ -122,7 +122,7 @@ def test_outside_ipython_nothing_waits_for_idle(watched, monkeypatch):
 # -- what the way to the first form imports ----------------------------------------------------
 
 
-def test_load_ext_and_the_connection_module_import_no_jsonschema_nor_start_it():
+def test_load_ext_and_the_connection_module_import_nothing_only_submit_needs():
     found = fresh(
         "import json, sys, threading\n"
         "from IPython.testing import globalipapp\n"
@@ -131,13 +131,24 @@ def test_load_ext_and_the_connection_module_import_no_jsonschema_nor_start_it():
         "for th in threading.enumerate():\n"
         "    if th.name == 'nb_elicit-prewarm': th.join(100)\n"  # (it imports the SDK)
         "import nb_elicit._runtime.connection\n"
-        "print(json.dumps({'modules': sorted(m for m in ('jsonschema', 'rfc3987_syntax') "
-        "if m in sys.modules), "
+        "print(json.dumps({'modules': sorted(m for m in ('jsonschema', 'rfc3987_syntax', "
+        "'email_validator', 'rfc3986_validator') if m in sys.modules), "
         "'sdk': 'mcp' in sys.modules, "
         "'threads': sorted(th.name for th in threading.enumerate())}))")
     assert found["sdk"]  # the background import of the SDK did run
     assert found["modules"] == []
     assert "nb_elicit-validate-warm-up" not in found["threads"]  # nor under way
+
+
+def test_making_the_validator_imports_the_format_checks_libraries_too():
+    # (so that the first Submit after the warm-up imports nothing)
+    found = fresh(
+        "import json, sys\nfrom nb_elicit._core import validate\n"
+        "libraries = ('email_validator', 'rfc3986_validator')\n"
+        "before = [m for m in libraries if m in sys.modules]\n"
+        "validate._jsonschema()\n"
+        "print(json.dumps([before, [m for m in libraries if m in sys.modules]]))")
+    assert found == [[], ["email_validator", "rfc3986_validator"]]
 
 
 # -- Submit before the validator is made --------------------------------------------------------
