@@ -122,7 +122,7 @@ def test_outside_ipython_nothing_waits_for_idle(watched, monkeypatch):
 # -- what the way to the first form imports ----------------------------------------------------
 
 
-def test_load_ext_and_the_connection_module_import_nothing_only_submit_needs():
+def test_load_ext_and_the_connection_module_import_nothing_only_submit_or_sign_in_needs():
     found = fresh(
         "import json, sys, threading\n"
         "from IPython.testing import globalipapp\n"
@@ -132,12 +132,30 @@ def test_load_ext_and_the_connection_module_import_nothing_only_submit_needs():
         "    if th.name == 'nb_elicit-prewarm': th.join(100)\n"  # (it imports the SDK)
         "import nb_elicit._runtime.connection\n"
         "print(json.dumps({'modules': sorted(m for m in ('jsonschema', 'rfc3987_syntax', "
-        "'email_validator', 'rfc3986_validator') if m in sys.modules), "
+        "'email_validator', 'rfc3986_validator', 'jwt') if m in sys.modules), "
         "'sdk': 'mcp' in sys.modules, "
         "'threads': sorted(th.name for th in threading.enumerate())}))")
     assert found["sdk"]  # the background import of the SDK did run
     assert found["modules"] == []
     assert "nb_elicit-validate-warm-up" not in found["threads"]  # nor under way
+
+
+def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(monkeypatch):
+    # (its class is made on first use, since the SDK's extension imports PyJWT)
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    from nb_elicit import _mcp
+    from nb_elicit._core.auth import parse_auth
+    from nb_elicit._runtime.signin import SignIn
+
+    monkeypatch.setenv("SVC_SECRET", "not-a-real-secret")
+    url = "http://127.0.0.1:9/mcp"
+    config = parse_auth("client_credentials", client_id="svc", client_secret_env="SVC_SECRET",
+                        store="memory")
+    provider = _mcp._oauth_provider(url, SignIn("batch", url, config, lambda: None))
+    assert isinstance(provider, ClientCredentialsOAuthProvider)
+    assert isinstance(provider, _mcp._Restoring)  # (stored tokens come back with their expiry)
+    assert type(provider) is _mcp._credentials_provider()
 
 
 def test_making_the_validator_imports_the_format_checks_libraries_too():
