@@ -34,9 +34,10 @@ def floor_connect() -> None:
 
 
 def imports(connection: str = "nb_elicit._runtime.connection") -> None:
-    """What the first connect imports, one after the other, in seconds each."""
+    """What the first connect imports, one after the other, then jsonschema (which Submit
+    needs), in seconds each."""
     steps: dict[str, object] = {}
-    for name in ("ipywidgets", "mcp", "jsonschema", connection):
+    for name in ("ipywidgets", "mcp", connection, "jsonschema"):
         t0 = time.perf_counter()
         __import__(name)
         steps[name] = time.perf_counter() - t0

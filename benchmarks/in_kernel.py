@@ -268,9 +268,10 @@ def tick() -> None:
 
 
 def lap(name: str) -> dict:
-    """Seconds since :func:`tick`, and whether the SDK and ipywidgets are imported by now."""
+    """Seconds since :func:`tick`, and whether the SDK, ipywidgets and jsonschema are imported
+    by now."""
     return {name: time.perf_counter() - _clock[0], "sdk": "mcp" in sys.modules,
-            "widgets": "ipywidgets" in sys.modules}
+            "widgets": "ipywidgets" in sys.modules, "jsonschema": "jsonschema" in sys.modules}
 
 
 _wall: list[float] = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import json
 import logging
 import sys
@@ -34,7 +35,6 @@ from mcp.client.auth import (
     OAuthRegistrationError,
     OAuthTokenError,
 )
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -70,7 +70,6 @@ from ._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget,
 
 __all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
            "ToolResult"]
-
 
 
 class Era(str, Enum):
@@ -492,8 +491,13 @@ class _SignInProvider(_Restoring, OAuthClientProvider):
     pass
 
 
-class _CredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
-    pass
+@functools.cache
+def _credentials_provider() -> type:
+    # Made on first use: the SDK's client-credentials extension imports PyJWT (about 20 ms).
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    return type("_CredentialsProvider", (_Restoring, ClientCredentialsOAuthProvider),
+                {"__module__": __name__})
 
 
 def _oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
@@ -506,7 +510,7 @@ def _oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
         secret = auth.secret()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (no issuer: the SDK warns it will be required)
-            provider = _CredentialsProvider(
+            provider = _credentials_provider()(
                 server_url, storage, config.client_id, secret,
                 token_endpoint_auth_method=config.token_auth or "client_secret_basic",
                 scope=config.scope, issuer=config.issuer)

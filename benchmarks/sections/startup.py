@@ -27,7 +27,7 @@ def fresh_python(opts, call: str) -> dict:
 
 def run(opts, sec: Section) -> None:
     kernels = opts.kernels or (2 if opts.quick else 5)
-    loads, connects, imported = [], [], []
+    loads, connects, imported, after_connect = [], [], [], []
     env = f" --env PYTHONPATH={shlex.quote(opts.nb_elicit)}" if opts.nb_elicit else ""
     for k in range(kernels):
         log(f"  startup: fresh kernel {k + 1}/{kernels}")
@@ -42,6 +42,7 @@ def run(opts, sec: Section) -> None:
                               f"%mcp connect demo{env} -- {shlex.quote(PY)} -m nb_elicit.demo\n"
                               "_bench.emit(_bench.lap('connect'))", timeout=120)
             connects.append(out["connect"] * 1000)
+            after_connect.append(out)
             kernel.check_code()
     floor_imports, floor_connects = [], []
     for _ in range(kernels):
@@ -64,9 +65,10 @@ def run(opts, sec: Section) -> None:
                ["floor: then a plain Client connects to the demo server",
                 ms(median(floor_connects), 0), ms(max(floor_connects), 0)],
                ["floor: import + connect", ms(median(floor_total), 0), "-"]])
-    sec.table("What the first connect imports: a fresh Python imports these one after the "
-              "other (median)", ["import", "time"],
-              [[f"`{name}`" + (" (the rest of nb_elicit)" if name.startswith("nb_") else ""),
+    sec.table("What the first connect imports, then what Submit needs: a fresh Python imports "
+              "these one after the other (median)", ["import", "time"],
+              [[f"`{name}`" + (" (the rest of nb_elicit)" if name.startswith("nb_") else
+                               " (Submit's validator)" if name == "jsonschema" else ""),
                 ms(1000 * median(values), 0)]
                for name, values in steps.items() if name != "rfc3987_syntax"])
     if steps.get("rfc3987_syntax", [False])[0]:
@@ -76,7 +78,10 @@ def run(opts, sec: Section) -> None:
             "server install, requires), and that module builds a grammar when imported.")
     first = imported[0]
     sec.notes.append(f"After %load_ext: the SDK imported: {first['sdk']}; ipywidgets imported: "
-                     f"{first['widgets']}.")
+                     f"{first['widgets']}; jsonschema imported: {first['jsonschema']}.")
+    late = sum(out["jsonschema"] for out in after_connect)
+    sec.notes.append(f"After the first %mcp connect, jsonschema was imported (or being imported) "
+                     f"in {late} of {kernels} kernels.")
     load = median(loads)
     sec.targets.append(Target("%load_ext nb_elicit in a fresh kernel", "< 0.3 s",
                               ms(load, 0), load < 300))

@@ -9,12 +9,10 @@ from __future__ import annotations
 import datetime as _dt
 
 import regex
-from email_validator import EmailNotValidError, validate_email
 from rfc3339_validator import validate_rfc3339
-from rfc3986_validator import validate_rfc3986
 
-__all__ = ["PATTERN_TIMEOUT", "PatternTimeout", "is_date", "is_date_time", "is_email", "is_uri",
-           "search_pattern"]
+__all__ = ["PATTERN_TIMEOUT", "PatternTimeout", "import_format_checks", "is_date",
+           "is_date_time", "is_email", "is_uri", "search_pattern"]
 
 #: Seconds one server-supplied pattern may spend on one value before we give up on it.
 PATTERN_TIMEOUT = 0.2
@@ -22,8 +20,20 @@ PATTERN_TIMEOUT = 0.2
 _DATE = regex.compile(r"\d{4}-\d{2}-\d{2}", flags=regex.ASCII)
 
 
+def import_format_checks() -> None:
+    """Import the libraries of :func:`is_email` and :func:`is_uri` now.
+
+    They are imported on first use, not with this module, which ``%load_ext nb_elicit`` imports
+    (through the schema): email-validator alone takes about 15 ms, and only Submit needs them.
+    """
+    import email_validator  # noqa: F401
+    import rfc3986_validator  # noqa: F401
+
+
 def is_email(text: str) -> bool:
     """An addr-spec such as ``ada@example.com`` (syntax only; nothing is looked up)."""
+    from email_validator import EmailNotValidError, validate_email
+
     try:
         validate_email(text, check_deliverability=False)
     except EmailNotValidError:
@@ -33,6 +43,8 @@ def is_email(text: str) -> bool:
 
 def is_uri(text: str) -> bool:
     """An absolute RFC 3986 URI: it has a scheme."""
+    from rfc3986_validator import validate_rfc3986
+
     return validate_rfc3986(text, rule="URI") is not None
 
 

@@ -26,7 +26,15 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
+from .formats import (
+    PatternTimeout,
+    import_format_checks,
+    is_date,
+    is_date_time,
+    is_email,
+    is_uri,
+    search_pattern,
+)
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
@@ -50,6 +58,8 @@ def _jsonschema() -> tuple[Any, Any]:
 def _make_engine() -> tuple[Any, Any]:
     import jsonschema
     from jsonschema import Draft202012Validator, FormatChecker
+
+    import_format_checks()  # (their libraries too, so that the first Submit imports nothing)
 
     formats = FormatChecker(formats=())
     for name, check in _FORMATS.items():

@@ -1,0 +1,187 @@
+"""The way to the first form stays short: ``%load_ext`` and the first connect import neither
+jsonschema (about a second of CPU where rfc3987-syntax is installed, a thread that would hold
+the GIL against the SDK's import and the connect) nor what only Submit or sign-in needs; and a
+Submit checks a form without jsonschema (``_core/validate.py`` checks the subset itself), so the
+first one never waits for that import.
+
+No timing is asserted: only what was imported or started, with generous timeouts.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.frontend import Frontend
+from helpers.servers import Journal
+
+pytestmark = pytest.mark.timeout(180)
+
+CELL = 60
+TESTS = Path(__file__).parent
+
+
+def fresh(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; the JSON of its last line of output."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+# -- what the way to the first form imports ----------------------------------------------------
+
+
+def test_load_ext_and_the_connection_module_import_nothing_only_submit_or_sign_in_needs():
+    found = fresh(
+        "import json, sys, threading\n"
+        "from IPython.testing import globalipapp\n"
+        "globalipapp.start_ipython()\n"
+        "globalipapp.get_ipython().run_line_magic('load_ext', 'nb_elicit')\n"
+        "for th in threading.enumerate():\n"
+        "    if th.name == 'nb_elicit-prewarm': th.join(100)\n"  # (it imports the SDK)
+        "import nb_elicit._runtime.connection\n"
+        "print(json.dumps({'modules': sorted(m for m in ('jsonschema', 'rfc3987_syntax', "
+        "'email_validator', 'rfc3986_validator', 'jwt') if m in sys.modules), "
+        "'sdk': 'mcp' in sys.modules, "
+        "'threads': sorted(th.name for th in threading.enumerate())}))")
+    assert found["sdk"]  # the background import of the SDK did run
+    assert found["modules"] == []
+    assert "nb_elicit-validate-warm-up" not in found["threads"]  # nor under way
+
+
+def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(monkeypatch):
+    # (its class is made on first use, since the SDK's extension imports PyJWT)
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    from nb_elicit import _mcp
+    from nb_elicit._core.auth import parse_auth
+    from nb_elicit._runtime.signin import SignIn
+
+    monkeypatch.setenv("SVC_SECRET", "not-a-real-secret")
+    url = "http://127.0.0.1:9/mcp"
+    config = parse_auth("client_credentials", client_id="svc", client_secret_env="SVC_SECRET",
+                        store="memory")
+    provider = _mcp._oauth_provider(url, SignIn("batch", url, config, lambda: None))
+    assert isinstance(provider, ClientCredentialsOAuthProvider)
+    assert isinstance(provider, _mcp._Restoring)  # (stored tokens come back with their expiry)
+    assert type(provider) is _mcp._credentials_provider()
+
+
+def test_making_the_validator_imports_the_format_checks_libraries_too():
+    # (when jsonschema is needed at all: a value that no form control makes)
+    found = fresh(
+        "import json, sys\nfrom nb_elicit._core import validate\n"
+        "libraries = ('email_validator', 'rfc3986_validator')\n"
+        "before = [m for m in libraries if m in sys.modules]\n"
+        "validate._jsonschema()\n"
+        "print(json.dumps([before, [m for m in libraries if m in sys.modules]]))")
+    assert found == [[], ["email_validator", "rfc3986_validator"]]
+
+
+# -- Submit in a fresh interpreter ----------------------------------------------------------------
+
+#: Fill a fresh form, press Submit: the errors shown, and the answer if one was sent. Run here
+#: and in a fresh interpreter (as source text, so that one imports only what it needs).
+SUBMIT = """
+from helpers.fill import fill
+from nb_elicit import ElicitationForm
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 2},
+        "email": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "age": {"type": "integer", "minimum": 18},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "description": "Three capitals."},
+    },
+    "required": ["name", "email"],
+}
+BAD = {"name": "A", "email": "nope", "site": "example.com", "age": "17", "code": "abc"}
+GOOD = {"name": "Al", "email": "al@example.com", "site": "https://example.com", "age": "18",
+        "code": "ABC"}
+
+def submit(content):
+    form = ElicitationForm("Tell us", SCHEMA, server="demo")
+    fill(form, content)
+    form.submit_button.click()
+    errors = {n: c.error.value for n, c in form.controls.items() if c.error.value}
+    sent = form.answer.result(timeout=0).content if form.answer.done() else None
+    return {"errors": errors, "sent": sent}
+"""
+
+
+def test_a_submit_in_a_fresh_interpreter_is_checked_the_same_without_jsonschema():
+    # Checked exactly like here, where jsonschema may well be imported by other tests.
+    cold = fresh(
+        f"import json, sys\nsys.path.insert(0, {str(TESTS)!r})\n"
+        f"{SUBMIT}\n"
+        "checked = {'bad': submit(BAD), 'good': submit(GOOD)}\n"
+        "print(json.dumps({**checked, 'jsonschema': 'jsonschema' in sys.modules}))")
+    here: dict = {}
+    exec(SUBMIT, here)
+    submit, good, bad = here["submit"], here["GOOD"], here["BAD"]
+    assert submit(good)["sent"] is not None
+    assert cold["jsonschema"] is False
+    assert cold["bad"] == submit(bad)
+    assert set(cold["bad"]["errors"]) == {"name", "email", "site", "age", "code"}
+    assert cold["bad"]["sent"] is None
+    assert cold["good"] == submit(good)
+    assert cold["good"]["sent"] == {"name": "Al", "email": "al@example.com",
+                                    "site": "https://example.com", "age": 18, "code": "ABC"}
+
+
+# -- in a real kernel ---------------------------------------------------------------------------
+
+STATE = ("import sys, json\n"
+         "print(json.dumps({'jsonschema': 'jsonschema' in sys.modules}))")
+
+
+def state(fe, msg_id: str) -> dict:
+    reply = fe.wait_reply(msg_id, CELL)
+    assert reply["status"] == "ok", fe.outputs(msg_id)
+    return json.loads(fe.stdout(msg_id).strip().splitlines()[-1])
+
+
+@pytest.mark.blocking_kernel
+def test_in_a_kernel_load_and_connect_leave_jsonschema_alone(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = f"{sys.executable} -m nb_elicit.demo --journal {journal.path}"
+    with Frontend.start() as fe:
+        # Sent at once, as "Run all" does: no idle moment between them.
+        fe.execute("%load_ext nb_elicit")
+        connect = fe.execute(f"%mcp connect demo -- {command}")
+        after = fe.execute(STATE)
+        assert fe.wait_reply(connect, CELL)["status"] == "ok", fe.outputs(connect)
+        assert state(fe, after) == {"jsonschema": False}
+        fe.pump_for(1.0)  # (an idle moment: nothing starts it in the background either)
+        assert state(fe, fe.execute(STATE)) == {"jsonschema": False}
+
+
+@pytest.mark.blocking_kernel
+def test_in_a_kernel_a_submit_as_soon_as_the_first_form_shows_is_checked(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = f"{sys.executable} -m nb_elicit.demo --journal {journal.path}"
+    with Frontend.start() as fe:
+        fe.execute("%load_ext nb_elicit")
+        fe.execute(f"%mcp connect demo -- {command}")
+        call = fe.execute("%mcp call demo contact_info")
+        (email,) = fe.wait_for(lambda: fe.find("nb-elicit-field-email"), CELL, "the form")
+        name = fe.find("nb-elicit-field-name")[0]
+        fe.type_text(name, "Ada")
+        fe.type_text(email, "nope")
+        assert fe.flush(timeout=CELL), fe.stalled()
+        fe.click(fe.find("nb-elicit-submit")[0])
+        error = fe.wait_for(lambda: [fe.value(m) for m in fe.find("nb-elicit-error")
+                                     if fe.value(m)], CELL, "the email's error")
+        assert any("Enter an email address" in text for text in error), error
+        assert all("action" not in e for e in journal.entries())  # nothing was sent
+        fe.set_value(email, "")
+        fe.type_text(email, "ada@example.com")
+        assert fe.flush(timeout=CELL), fe.stalled()
+        fe.click(fe.find("nb-elicit-submit")[0])
+        assert fe.wait_reply(call, CELL)["status"] == "ok", fe.outputs(call)
+        answers = [(e["action"], e["content"]) for e in journal.entries() if "action" in e]
+        assert answers == [("accept", {"name": "Ada", "email": "ada@example.com"})]
+        assert state(fe, fe.execute(STATE)) == {"jsonschema": False}  # (nor did the Submits)
