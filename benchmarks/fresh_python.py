@@ -34,8 +34,8 @@ def floor_connect() -> None:
 
 
 def imports(connection: str = "nb_elicit._runtime.connection") -> None:
-    """What the first connect imports, one after the other, then jsonschema (which Submit
-    needs), in seconds each."""
+    """What the first connect imports, one after the other, then jsonschema (which only
+    values no form control makes need), in seconds each."""
     steps: dict[str, object] = {}
     for name in ("ipywidgets", "mcp", connection, "jsonschema"):
         t0 = time.perf_counter()

@@ -65,10 +65,12 @@ def run(opts, sec: Section) -> None:
                ["floor: then a plain Client connects to the demo server",
                 ms(median(floor_connects), 0), ms(max(floor_connects), 0)],
                ["floor: import + connect", ms(median(floor_total), 0), "-"]])
-    sec.table("What the first connect imports, then what Submit needs: a fresh Python imports "
+    sec.table("What the first connect imports, then jsonschema (which neither the first form "
+              "nor a Submit imports any more): a fresh Python imports "
               "these one after the other (median)", ["import", "time"],
               [[f"`{name}`" + (" (the rest of nb_elicit)" if name.startswith("nb_") else
-                               " (Submit's validator)" if name == "jsonschema" else ""),
+                               " (only for values no form control makes)" if name == "jsonschema"
+                               else ""),
                 ms(1000 * median(values), 0)]
                for name, values in steps.items() if name != "rfc3987_syntax"])
     if steps.get("rfc3987_syntax", [False])[0]:
