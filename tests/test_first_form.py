@@ -144,14 +144,18 @@ def state(fe, msg_id: str) -> dict:
     return json.loads(fe.stdout(msg_id).strip().splitlines()[-1])
 
 
+def load_and_connect(fe, journal: Journal) -> str:
+    """Load nb_elicit and connect the demo server (cells sent at once, as "Run all" does: no
+    idle moment between them); the connect cell's message id."""
+    fe.execute("%load_ext nb_elicit")
+    command = f"{sys.executable} -m nb_elicit.demo --journal {journal.path}"
+    return fe.execute(f"%mcp connect demo -- {command}")
+
+
 @pytest.mark.blocking_kernel
 def test_in_a_kernel_load_and_connect_leave_jsonschema_alone(tmp_path):
-    journal = Journal(tmp_path / "journal.jsonl")
-    command = f"{sys.executable} -m nb_elicit.demo --journal {journal.path}"
     with Frontend.start() as fe:
-        # Sent at once, as "Run all" does: no idle moment between them.
-        fe.execute("%load_ext nb_elicit")
-        connect = fe.execute(f"%mcp connect demo -- {command}")
+        connect = load_and_connect(fe, Journal(tmp_path / "journal.jsonl"))
         after = fe.execute(STATE)
         assert fe.wait_reply(connect, CELL)["status"] == "ok", fe.outputs(connect)
         assert state(fe, after) == {"jsonschema": False}
@@ -162,10 +166,8 @@ def test_in_a_kernel_load_and_connect_leave_jsonschema_alone(tmp_path):
 @pytest.mark.blocking_kernel
 def test_in_a_kernel_a_submit_as_soon_as_the_first_form_shows_is_checked(tmp_path):
     journal = Journal(tmp_path / "journal.jsonl")
-    command = f"{sys.executable} -m nb_elicit.demo --journal {journal.path}"
     with Frontend.start() as fe:
-        fe.execute("%load_ext nb_elicit")
-        fe.execute(f"%mcp connect demo -- {command}")
+        load_and_connect(fe, journal)
         call = fe.execute("%mcp call demo contact_info")
         (email,) = fe.wait_for(lambda: fe.find("nb-elicit-field-email"), CELL, "the form")
         name = fe.find("nb-elicit-field-name")[0]
