@@ -260,17 +260,10 @@ def _any_of(value, limit, path):
     return None if _valid_under(value, limit, path) else _Error(path, "anyOf", limit)
 
 
-def _length(keyword: str, too: Callable[[int, Any], bool]):
+def _size(keyword: str, kind: type, too: Callable[[int, Any], bool]):
+    """A check of the length of a ``kind`` value (a string's characters, a list's items)."""
     def check(value, limit, path):
-        if isinstance(value, str) and too(len(value), limit):
-            return _Error(path, keyword, limit)
-        return None
-    return check
-
-
-def _items_count(keyword: str, too: Callable[[int, Any], bool]):
-    def check(value, limit, path):
-        if isinstance(value, list) and too(len(value), limit):
+        if isinstance(value, kind) and too(len(value), limit):
             return _Error(path, keyword, limit)
         return None
     return check
@@ -329,8 +322,8 @@ def _items(value, limit, path):
 
 _CHECKS: dict[str, Callable[[Any, Any, tuple], _Error | None]] = {
     "type": _type, "enum": _enum, "const": _const, "oneOf": _one_of, "anyOf": _any_of,
-    "minLength": _length("minLength", lambda n, limit: n < limit),
-    "maxLength": _length("maxLength", lambda n, limit: n > limit),
+    "minLength": _size("minLength", str, lambda n, limit: n < limit),
+    "maxLength": _size("maxLength", str, lambda n, limit: n > limit),
     "pattern": _pattern, "format": _format,
     "minimum": _bound("minimum", lambda v, limit: v < limit),
     "maximum": _bound("maximum", lambda v, limit: v > limit),
@@ -338,8 +331,8 @@ _CHECKS: dict[str, Callable[[Any, Any, tuple], _Error | None]] = {
     "exclusiveMaximum": _bound("exclusiveMaximum", lambda v, limit: v >= limit),
     "multipleOf": _multiple_of,
     "items": _items,
-    "minItems": _items_count("minItems", lambda n, limit: n < limit),
-    "maxItems": _items_count("maxItems", lambda n, limit: n > limit),
+    "minItems": _size("minItems", list, lambda n, limit: n < limit),
+    "maxItems": _size("maxItems", list, lambda n, limit: n > limit),
     "uniqueItems": _unique,
 }
 
