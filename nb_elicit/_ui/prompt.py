@@ -143,6 +143,9 @@ class PromptWidget(widgets.VBox):
                 waiter.set_result(answer.result())
 
         def wake(answer: concurrent.futures.Future) -> None:
+            if _running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
+                transfer(answer)
+                return
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(transfer, answer)
 
@@ -243,12 +246,18 @@ SHOW_AFTER = 0.005
 def after_answer(callback: Callable[[], object]) -> None:
     """Run ``callback`` a moment later on this thread's event loop (at once without one:
     a click handled on another thread, or no loop at all)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
+    loop = _running_loop()
+    if loop is None:
         callback()
         return
     loop.call_later(SHOW_AFTER, callback)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def duration(seconds: float) -> str:
