@@ -135,15 +135,15 @@ def build(sizes: list[int], kinds: list[str], reps_small: int, reps_large: int,
     return rows
 
 
-def form_build_time(rounds: int = 31) -> dict:
-    """The one-field form of the latency rounds, built but not shown: median ms (without the
-    first build) and how many widget models one build makes."""
+def form_build_time(rounds: int = 31, kind: str = "name") -> dict:
+    """The form of the latency rounds (the bench server's ``kind``), built but not shown:
+    median ms (without the first build) and how many widget models one build makes."""
     import ipywidgets
+    from bench_server import SCHEMAS
 
     from nb_elicit import ElicitationForm
 
-    schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}},
-              "required": ["name"]}
+    schema = SCHEMAS[kind]
     times, before, keep = [], len(ipywidgets.Widget.widgets), set(ipywidgets.Widget.widgets)
     count = 0
     for i in range(rounds):

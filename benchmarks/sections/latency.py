@@ -138,7 +138,7 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
                 nb_round(tag)
             done += size
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
-        build = kernel.call("form_build_time") if main else None
+        build = kernel.call("form_build_time", 31, way.kind)
         stamped: dict[str, list] = {}
         if main:  # where the time goes: more rounds, with timestamps inside the kernel
             hooked = kernel.call("install_stamps")
@@ -180,12 +180,12 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
                row("(b) Submit click -> server holds the answer", b_nb, b_floor),
                row("(a)+(b) total", total_nb, total_floor),
                row("(a')+(b) total, frontend side", total_front, total_floor)])
+    sec.notes.append(
+        f"For comparison with (a), {way.label} (median {ms(median(a_kernel))}): the same "
+        f"ElicitationForm, built in the same kernel without showing it, takes "
+        f"{ms(build['ms'])} (median of 30) and makes {build['widgets']} widget models, "
+        "each announced to the frontend with a comm_open message of its own.")
     if main:
-        sec.notes.append(
-            f"For comparison with (a) over stdio (median {ms(median(a_kernel))}): the same "
-            f"one-field ElicitationForm, built in the same kernel without showing it, takes "
-            f"{ms(build['ms'])} (median of 30) and makes {build['widgets']} widget models, "
-            "each announced to the frontend with a comm_open message of its own.")
         sec.notes.append(
             "(a) ends at the kernel's send time of the widget message that attaches the built "
             "form to its cell (header date); (a') when the frontend received it. The floor's "
