@@ -36,7 +36,7 @@ from .._core.transcript import (
 from .._core.types import ToolResult
 from .controls import text_html
 from .keyboard import keyboard_script
-from .prompt import after_answer, duration
+from .prompt import after_answer, duration, running_loop
 
 __all__ = ["CallView"]
 
@@ -58,7 +58,7 @@ class CallView(widgets.VBox):
         self._clock = None
         # (Classes are given when each widget is made: the frontend gets it whole, in one
         # message. The boxes share one layout model: nothing changes their layouts.)
-        self._box_layout = box_layout = widgets.Layout()
+        box_layout = widgets.Layout()
         self.progress: widgets.FloatProgress | None = None
         self.progress_text: widgets.HTML | None = None
         self.forms = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-forms",))
@@ -230,9 +230,8 @@ class CallView(widgets.VBox):
         """Run ``draw`` (a widget update) :data:`DRAW_EVERY` seconds from the first change not
         yet drawn, once for each ``key``, with what is true then; at once without a running
         event loop. What the transcript and the plain text say changes at once."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = running_loop()
+        if loop is None:
             draw()
             return
         if not self._pending_draws:
@@ -441,10 +440,7 @@ def close_soon(widget: widgets.Widget) -> None:
     other work (a cell, a click) waits for one small batch at most. Without a running loop,
     everything is closed at once. Only for widgets no longer shown."""
     models = collections.deque(tree_models(widget))
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
+    loop = running_loop()
 
     def close_some() -> None:
         deadline = time.perf_counter() + CLOSE_BUDGET

@@ -26,7 +26,8 @@ from .._core.i18n import t
 from .._core.transcript import Asked
 from .controls import Kit, text_html
 
-__all__ = ["PromptWidget", "after_answer", "duration", "make_button", "stylesheet"]
+__all__ = ["PromptWidget", "after_answer", "duration", "make_button", "running_loop",
+           "stylesheet"]
 
 OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 
@@ -143,7 +144,7 @@ class PromptWidget(widgets.VBox):
                 waiter.set_result(answer.result())
 
         def wake(answer: concurrent.futures.Future) -> None:
-            if _running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
+            if running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
                 transfer(answer)
                 return
             with contextlib.suppress(RuntimeError):  # the loop is already closed
@@ -246,14 +247,15 @@ SHOW_AFTER = 0.005
 def after_answer(callback: Callable[[], object]) -> None:
     """Run ``callback`` a moment later on this thread's event loop (at once without one:
     a click handled on another thread, or no loop at all)."""
-    loop = _running_loop()
+    loop = running_loop()
     if loop is None:
         callback()
         return
     loop.call_later(SHOW_AFTER, callback)
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """This thread's running event loop, or None."""
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
