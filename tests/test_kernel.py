@@ -107,7 +107,9 @@ def test_decline_and_dismiss_reach_the_server_and_a_double_click_counts_once(
     # The call left its transcript, and closed every widget model it had.
     transcript = fe.wait_for(lambda: fe.transcripts(), 10, "the transcript")[-1]
     assert ("Declined." if action == "decline" else "Dismissed.") in transcript
-    assert fe.find("nb-elicit-form") == [] and fe.find("nb-elicit-call") == []
+    # (its models close a few per turn of the kernel's loop, once the transcript is shown)
+    fe.wait_for(lambda: fe.find("nb-elicit-form") == [] and fe.find("nb-elicit-call") == [],
+                10, "the form's and the call's models to close")
     assert_answers_then_kernel_is_fine(fe, demo, [(action, None)])
 
 
