@@ -55,7 +55,7 @@ from mcp_types import (
 )
 
 from ._core.answer import Answer
-from ._core.auth import sign_in_error
+from ._core.auth import challenge_param, is_bearer, sign_in_error
 from ._core.errors import (
     ConnectError,
     InvalidRequest,
@@ -67,6 +67,7 @@ from ._core.errors import (
     UrlElicitationRequired,
 )
 from ._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+from ._core.validate import jsonschema_imported
 
 __all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
            "ToolResult"]
@@ -276,6 +277,7 @@ class ServerSession:
             async with Client(transport, mode=self.mode.value, elicitation_callback=self._on_elicit,
                               message_handler=self._on_message) as client:
                 self._client = client
+                _results_wait_for_jsonschema(client.session)
                 info = client.server_info
                 self._about = (client.protocol_version, info.name if info else None,
                                info.version if info else None)
@@ -358,14 +360,16 @@ class _SigningClient(httpx2.AsyncClient):
             if session.auth is None:
                 raise
             return self._failed(request, _sign_in_failure(name, error))
+        challenge = response.headers.get("www-authenticate", "")
         if session.auth is None or not session.auth.config.enabled:
-            if response.status_code == 401 and _bearer(response):
+            if response.status_code == 401 and is_bearer(challenge):
                 session._auth_failure = SignInError(
                     f"could not connect to {name}: the server asks for sign-in (401) and this "
                     "connection's auth is off", "config")
             return response
-        if response.status_code == 403 and _www_auth_error(response) == "insufficient_scope":
-            self._note(sign_in_error(name, "scope", _www_auth_field(response, "scope")))
+        scope_error = challenge_param(challenge, "error") == "insufficient_scope"
+        if response.status_code == 403 and scope_error:
+            self._note(sign_in_error(name, "scope", challenge_param(challenge, "scope")))
         elif response.status_code == 401 and session.auth.tokens_saved > saved:
             self._note(sign_in_error(name, "refused", "401 with a fresh token"))
         return response
@@ -381,21 +385,6 @@ class _SigningClient(httpx2.AsyncClient):
                 "error": {"code": INTERNAL_ERROR, "message": "sign-in failed"}}
         return httpx2.Response(401, headers={"content-type": "application/json"},
                                content=json.dumps(body).encode(), request=request)
-
-
-def _bearer(response: httpx2.Response) -> bool:
-    return response.headers.get("www-authenticate", "").lower().startswith("bearer")
-
-
-def _www_auth_field(response: httpx2.Response, name: str) -> str | None:
-    import re
-
-    found = re.search(rf'{name}="([^"]*)"', response.headers.get("www-authenticate", ""))
-    return found.group(1) if found else None
-
-
-def _www_auth_error(response: httpx2.Response) -> str | None:
-    return _www_auth_field(response, "error")
 
 
 def _sign_in_failure(name: str, error: Exception) -> SignInError:
@@ -536,16 +525,27 @@ def _oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
 
 
 def _task_of_its_own(coro, name: str) -> asyncio.Task:
-    """A task that starts from an empty context, not a copy of the caller's.
-
-    A session outlives the request that opened it (a reconnect, or a second protocol era, is
-    opened inside a tool call); it must not carry that call's context variables along, or
-    requests it hears later would take the finished call for the current one.
-    """
+    """A task that starts from an empty context, not a copy of the caller's: a session outlives
+    the call that opened it (a reconnect, a second era), and requests it hears later must not
+    take that finished call for the current one."""
     if sys.version_info >= (3, 11):
         return asyncio.get_running_loop().create_task(coro, name=name,
                                                       context=contextvars.Context())
     return contextvars.Context().run(asyncio.create_task, coro, name=name)
+
+
+def _results_wait_for_jsonschema(session) -> None:
+    """The SDK checks a structured tool result with jsonschema, imported on the event loop the
+    first time: a second in which the kernel answers nothing (not even a withdrawn form's close).
+    Such a result waits instead, without blocking, for the import on a thread of its own."""
+    check = session.validate_tool_result
+
+    async def validate_tool_result(name, result) -> None:
+        if result.structured_content is not None:  # (as an output schema requires)
+            await asyncio.wrap_future(jsonschema_imported())
+        await check(name, result)
+
+    session.validate_tool_result = validate_tool_result
 
 
 def _request_of(params) -> ElicitationRequest:

@@ -132,6 +132,75 @@ def test_a_submit_in_a_fresh_interpreter_is_checked_the_same_without_jsonschema(
                                     "site": "https://example.com", "age": 18, "code": "ABC"}
 
 
+# -- the SDK's check of a tool's structured result ------------------------------------------------
+
+RESULT = """
+import asyncio, json, sys, threading
+from nb_elicit._core.types import StdioTarget
+from nb_elicit._core.validate import jsonschema_imported
+from nb_elicit._mcp import Era, ServerSession
+
+seen = {"importers": [], "turns": 0}
+
+class Watch:  # (finds nothing: notes who imports jsonschema, and the loop's turns till then)
+    def find_spec(self, name, path=None, target=None):
+        if name == "jsonschema":
+            seen["importers"].append(threading.current_thread().name)
+            seen["turns_at_start"] = seen["turns"]
+
+sys.meta_path.insert(0, Watch())
+
+async def ticks():
+    while True:
+        seen["turns"] += 1
+        await asyncio.sleep(0.005)
+
+async def main():
+    ticker = asyncio.create_task(ticks())
+    session = await ServerSession.open(StdioTarget((sys.executable, "-m", "nb_elicit.demo")),
+                                       Era.HANDSHAKE, None)
+    before = "jsonschema" in sys.modules
+    first = await session.call_tool("hello", {"name": "Ada"})
+    turns_at_end = seen["turns"]
+    second = await session.call_tool("hello", {})
+    await session.close()
+    ticker.cancel()
+    return {"before": before, "importers": seen["importers"],
+            "turns_while_importing": turns_at_end - seen.get("turns_at_start", turns_at_end),
+            "results": [first.structured, second.structured],
+            "done": jsonschema_imported().done()}
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+def test_a_structured_tool_result_waits_for_jsonschema_without_stopping_the_event_loop():
+    # The SDK checks it against the tool's output schema with jsonschema, which it would import
+    # on the loop: about a second in which a kernel answers nothing (a withdrawn form stayed
+    # open that long). nb_elicit imports it on a thread, once, and the result waits for that.
+    found = fresh(RESULT)
+    assert found["before"] is False  # (the connect did not import it)
+    assert found["importers"] == ["nb_elicit-jsonschema"]
+    assert found["turns_while_importing"] > 0  # the loop went on turning meanwhile
+    assert found["results"] == [{"result": "Hello, Ada!"}, {"result": "Hello, world!"}]
+    assert found["done"] is True
+
+
+def test_the_jsonschema_import_is_started_once_and_is_done_where_it_already_was():
+    from nb_elicit._core.validate import jsonschema_imported
+
+    found = fresh(
+        "import json, sys, threading\n"
+        "from nb_elicit._core.validate import jsonschema_imported\n"
+        "first, second = jsonschema_imported(), jsonschema_imported()\n"
+        "first.result(timeout=100)\n"
+        "print(json.dumps({'same': first is second, 'imported': 'jsonschema' in sys.modules}))")
+    assert found == {"same": True, "imported": True}
+    import jsonschema  # noqa: F401 - here it is imported: the future is done at once
+
+    assert jsonschema_imported().done()
+
+
 # -- in a real kernel ---------------------------------------------------------------------------
 
 STATE = ("import sys, json\n"

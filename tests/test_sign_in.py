@@ -18,7 +18,13 @@ from helpers.servers import drive
 from helpers.signin import Browser, connect_signing_in
 
 import nb_elicit
-from nb_elicit._core.auth import AuthConfig, parse_auth, sign_in_error
+from nb_elicit._core.auth import (
+    AuthConfig,
+    challenge_param,
+    is_bearer,
+    parse_auth,
+    sign_in_error,
+)
 from nb_elicit._core.errors import ConnectError, SignInError
 from nb_elicit._core.history import HISTORY
 from nb_elicit._core.tokens import TokenStore, forget_server
@@ -48,6 +54,22 @@ def _all_html(widget) -> str:
 
 
 # -- the card ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("header", "bearer", "error", "scope"), [
+    ('Bearer error="insufficient_scope", scope="files:read files:write"', True,
+     "insufficient_scope", "files:read files:write"),
+    ('bearer resource_metadata="https://x/.well-known/oauth"', True, None, None),
+    ('Bearer error_description="no scope=\\"x\\" here", error="invalid_token"', True,
+     "invalid_token", None),
+    ('Basic realm="x", myscope="nope"', False, None, None),
+    ("", False, None, None),
+])
+def test_a_www_authenticate_challenge_is_read_for_its_scheme_error_and_scope(
+        header, bearer, error, scope):
+    assert is_bearer(header) is bearer
+    assert challenge_param(header, "error") == error
+    assert challenge_param(header, "scope") == scope
+
 
 def test_the_card_shows_no_link_until_the_person_clicks_sign_in():
     card = SignInCard(check_url(AUTH_URL), server="github")

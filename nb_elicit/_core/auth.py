@@ -17,12 +17,14 @@ the client secret, which is read only when a token is requested. Pure: no ipywid
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from .errors import SignInError
 
-__all__ = ["AUTH_MODES", "STEPS", "AuthConfig", "parse_auth", "sign_in_error"]
+__all__ = ["AUTH_MODES", "STEPS", "AuthConfig", "challenge_param", "is_bearer", "parse_auth",
+           "sign_in_error"]
 
 AUTH_MODES = ("auto", "oauth", "client_credentials", "off")
 TOKEN_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
@@ -155,6 +157,17 @@ def sign_in_error(server: str, step: str, detail: str | None = None) -> SignInEr
     if detail:
         text += f" ({_one_line(detail)})"
     return SignInError(text, step)
+
+
+def is_bearer(challenge: str) -> bool:
+    """Whether a ``WWW-Authenticate`` header asks for a bearer token."""
+    return challenge.lower().startswith("bearer")
+
+
+def challenge_param(challenge: str, name: str) -> str | None:
+    """A quoted parameter of a ``WWW-Authenticate`` header (``error``, ``scope``), or None."""
+    found = re.search(rf'\b{re.escape(name)}="([^"]*)"', challenge)
+    return found.group(1) if found else None
 
 
 def _one_line(text: str, limit: int = 300) -> str:

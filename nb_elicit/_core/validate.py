@@ -19,8 +19,10 @@ it, it builds a grammar), which a Submit would otherwise spend with the kernel b
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
@@ -38,11 +40,42 @@ from .formats import (
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["is_multiple_of", "read_number", "validate_content", "validate_spec"]
+__all__ = ["is_multiple_of", "jsonschema_imported", "read_number", "validate_content",
+           "validate_spec"]
 
 # jsonschema is imported the first time it is needed (rarely: see the module's docstring).
 _engine: tuple[Any, Any] | None = None  # (the Validator class, the FormatChecker)
 _engine_lock = threading.Lock()
+
+
+_importing: concurrent.futures.Future | None = None
+_importing_lock = threading.Lock()
+
+
+def jsonschema_imported() -> concurrent.futures.Future:
+    """A future done once jsonschema is imported: at once if it is, else on a thread of its
+    own (started by the first call), so that code on an event loop can wait for the import
+    without stopping the loop for the second it takes. Done even if the import failed:
+    whoever imports it next gets that error."""
+    global _importing
+    with _importing_lock:
+        if _importing is None:
+            _importing = concurrent.futures.Future()
+            if "jsonschema" in sys.modules:
+                _importing.set_result(None)
+            else:
+                threading.Thread(target=_import_jsonschema, args=(_importing,), daemon=True,
+                                 name="nb_elicit-jsonschema").start()
+        return _importing
+
+
+def _import_jsonschema(done: concurrent.futures.Future) -> None:
+    try:
+        import jsonschema  # noqa: F401
+    except BaseException:  # noqa: BLE001, S110 - the next import raises it where it matters
+        pass
+    finally:
+        done.set_result(None)
 
 
 def _jsonschema() -> tuple[Any, Any]:
