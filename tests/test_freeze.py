@@ -139,6 +139,25 @@ def test_close_soon_without_a_running_loop_closes_everything_at_once():
     assert not any(is_open(m) for m in models)
 
 
+def test_close_soon_without_a_running_loop_closes_the_rest_after_a_failed_close(monkeypatch):
+    async def made():
+        view, _forms = answered_view(1)
+        view._stop_ticking()
+        return view
+
+    view = asyncio.run(made())
+    models = tree_models(view)
+    broken = models[len(models) // 2]
+
+    def fail():
+        raise RuntimeError("the comm is gone")
+
+    monkeypatch.setattr(broken, "close", fail)
+    with pytest.raises(RuntimeError, match="the comm is gone"):
+        close_soon(view)
+    assert [m for m in models if is_open(m)] == [broken]
+
+
 def test_tree_models_lists_each_shared_layout_once_and_the_widget_last():
     a, b = widgets.HTML(), widgets.HTML()
     shared = widgets.Layout()

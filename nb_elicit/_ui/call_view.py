@@ -438,7 +438,8 @@ def close_soon(widget: widgets.Widget) -> None:
     """:func:`close_tree`, spread over turns of the running event loop: at least one model and
     at most :data:`CLOSE_BUDGET` seconds' worth in each, :data:`CLOSE_PAUSE` apart, so that
     other work (a cell, a click) waits for one small batch at most. Without a running loop,
-    everything is closed at once. Only for widgets no longer shown."""
+    everything is closed at once (a close that fails is raised after the others). Only for
+    widgets no longer shown."""
     models = collections.deque(tree_models(widget))
     loop = running_loop()
 
@@ -451,7 +452,9 @@ def close_soon(widget: widgets.Widget) -> None:
                     break
         finally:
             # (also after a close that failed: one failure stops no other)
-            if models and loop is not None:
+            if models and loop is None:
+                close_some()
+            elif models:
                 if CLOSE_PAUSE > 0:
                     loop.call_later(CLOSE_PAUSE, close_some)
                 else:
