@@ -126,13 +126,17 @@ def test_with_the_pause_between_batches_every_model_is_closed_too(monkeypatch):
     assert first == second == 1 and still_open == []
 
 
-def test_close_soon_without_a_running_loop_closes_everything_at_once():
+def view_made_on_a_loop_now_gone(forms: int) -> CallView:
     async def made():
-        view, _forms = answered_view(3)
+        view, _forms = answered_view(forms)
         view._stop_ticking()
         return view
 
-    view = asyncio.run(made())
+    return asyncio.run(made())
+
+
+def test_close_soon_without_a_running_loop_closes_everything_at_once():
+    view = view_made_on_a_loop_now_gone(3)
     models = tree_models(view)
     assert len(models) > 100
     close_soon(view)
@@ -140,12 +144,7 @@ def test_close_soon_without_a_running_loop_closes_everything_at_once():
 
 
 def test_close_soon_without_a_running_loop_closes_the_rest_after_a_failed_close(monkeypatch):
-    async def made():
-        view, _forms = answered_view(1)
-        view._stop_ticking()
-        return view
-
-    view = asyncio.run(made())
+    view = view_made_on_a_loop_now_gone(1)
     models = tree_models(view)
     broken = models[len(models) // 2]
 
