@@ -94,6 +94,8 @@ def write_report(path: Path, opts, sections: list[Section], info: dict) -> None:
             out.append(f"| {s.title} | (section failed) | | see below | ERROR |")
         for t in s.targets:
             verdict = {True: "pass", False: "**miss**", None: "-"}[t.passed]
+            if t.passed is False and t.missed_by:
+                verdict += f" (by {t.missed_by})"
             out.append(f"| {s.title} | {t.what} | {t.target} | {t.measured} | {verdict} |")
     out.append("")
     if busy:

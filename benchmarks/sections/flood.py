@@ -99,4 +99,4 @@ def run(opts, sec: Section) -> None:
                               f"{before['widgets']} -> {after['widgets']}",
                               after["widgets"] <= before["widgets"]))
     sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max", "<= 50 ms",
-                              ms(max(probes)), max(probes) <= 50))
+                              ms(max(probes)), max(probes) <= 50, ms(max(probes) - 50)))
