@@ -157,6 +157,17 @@ def test_close_soon_without_a_running_loop_closes_the_rest_after_a_failed_close(
     assert [m for m in models if is_open(m)] == [broken]
 
 
+def test_close_soon_without_a_running_loop_tries_every_close_when_all_of_them_fail(monkeypatch):
+    view = view_made_on_a_loop_now_gone(60)  # (more models than Python's recursion limit)
+    models = tree_models(view)
+    tried = []
+    for number, model in enumerate(models):
+        monkeypatch.setattr(model, "close", lambda n=number: tried.append(n) or 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        close_soon(view)
+    assert len(models) > 1000 and tried == list(range(len(models)))
+
+
 def test_tree_models_lists_each_shared_layout_once_and_the_widget_last():
     a, b = widgets.HTML(), widgets.HTML()
     shared = widgets.Layout()

@@ -445,20 +445,21 @@ def close_soon(widget: widgets.Widget) -> None:
 
     def close_some() -> None:
         deadline = time.perf_counter() + CLOSE_BUDGET
-        try:
-            while models:
+        failure: Exception | None = None
+        while models:
+            try:
                 models.popleft().close()
-                if loop is not None and time.perf_counter() >= deadline:
-                    break
-        finally:
-            # (also after a close that failed: one failure stops no other)
-            if models and loop is None:
-                close_some()
-            elif models:
-                if CLOSE_PAUSE > 0:
-                    loop.call_later(CLOSE_PAUSE, close_some)
-                else:
-                    loop.call_soon(close_some)
+            except Exception as exc:  # noqa: BLE001 - raised below: one failure stops no other
+                failure = failure or exc
+            if loop is not None and time.perf_counter() >= deadline:
+                break
+        if models and loop is not None:
+            if CLOSE_PAUSE > 0:
+                loop.call_later(CLOSE_PAUSE, close_some)
+            else:
+                loop.call_soon(close_some)
+        if failure is not None:
+            raise failure
 
     close_some()
 
