@@ -16,6 +16,9 @@ from ..harness import Journal, Kernel
 
 TITLE = "7. A flood of 200 requests at once"
 
+#: Milliseconds within which the kernel must answer a small cell throughout the flood.
+CELL_TARGET = 50
+
 PROBE = ("import json as _j; _b = conn.guard.backlog; "
          "print(_j.dumps([_b.open, _b.waiting, flood.done()]))")
 
@@ -92,14 +95,14 @@ def run(opts, sec: Section) -> None:
                      "handles every widget message of the flood before that idle (one Python "
                      "process, on the same cores as the kernel and the server).")
     slowest = probes.index(max(probes))
-    over = sum(p > 50 for p in probes)
+    over = sum(p > CELL_TARGET for p in probes)
     open_then, waiting_then = states[slowest][:2]
     sec.notes.append(f"The slowest small cell, number {slowest + 1} of {len(probes)} (then "
                      f"{open_then} forms open and {waiting_then} requests waiting), took "
                      f"{ms(probes[slowest])}: {ms(in_kernel[slowest])} until the kernel "
                      f"published idle, the rest on the way to and through the frontend. {over} "
-                     f"of {len(probes)} small cells took more than 50 ms; in the kernel, the "
-                     f"slowest took {ms(max(in_kernel))}.")
+                     f"of {len(probes)} small cells took more than {CELL_TARGET} ms; in the "
+                     f"kernel, the slowest took {ms(max(in_kernel))}.")
     sec.targets.append(Target("Flood of 200: forms open at once", "<= 3", str(most_open),
                               most_open <= 3))
     sec.targets.append(Target("Flood of 200: nothing declined for the person", "0 declined",
@@ -107,5 +110,6 @@ def run(opts, sec: Section) -> None:
     sec.targets.append(Target("Flood of 200: live widget models after", "back to baseline",
                               f"{before['widgets']} -> {after['widgets']}",
                               after["widgets"] <= before["widgets"]))
-    sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max", "<= 50 ms",
-                              ms(max(probes)), max(probes) <= 50, ms(max(probes) - 50)))
+    sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max",
+                              f"<= {CELL_TARGET} ms", ms(max(probes)), max(probes) <= CELL_TARGET,
+                              ms(max(probes) - CELL_TARGET)))
