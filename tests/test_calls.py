@@ -150,7 +150,7 @@ def test_two_background_calls_on_one_connection_each_show_their_own_form(http_ho
 
 @pytest.mark.parametrize("python", ["3.11+", "3.10"])
 def test_session_tasks_start_without_the_callers_context_variables(monkeypatch, python):
-    from nb_elicit import _mcp
+    from nb_elicit._mcp import session as _mcp
 
     if python == "3.10":  # no context= argument there: the task is made inside a fresh Context
         monkeypatch.setattr(_mcp, "sys", types.SimpleNamespace(version_info=(3, 10, 0)))

@@ -88,7 +88,7 @@ def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(journal
         conn = await nb_elicit.connect("demo", demo_command(journal))
         booked = await conn.call_tool("book_table")
         again = await conn.call_tool("book_table")
-        return booked, again, dict(conn._tool_modes), conn._sessions[Era.V2026].protocol_version
+        return booked, again, dict(conn._tool_eras), conn._sessions[Era.V2026].protocol_version
 
     booked, again, modes, modern = drive(scenario)
     assert booked.text == "Booked for 4."

@@ -54,15 +54,15 @@ def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(mon
     # (its class is made on first use, since the SDK's extension imports PyJWT)
     from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 
-    from nb_elicit import _mcp
     from nb_elicit._core.auth import parse_auth
+    from nb_elicit._mcp import auth as _mcp
     from nb_elicit._runtime.signin import SignIn
 
     monkeypatch.setenv("SVC_SECRET", "not-a-real-secret")
     url = "http://127.0.0.1:9/mcp"
     config = parse_auth("client_credentials", client_id="svc", client_secret_env="SVC_SECRET",
                         store="memory")
-    provider = _mcp._oauth_provider(url, SignIn("batch", url, config, lambda: None))
+    provider = _mcp.oauth_provider(url, SignIn("batch", url, config, lambda: None))
     assert isinstance(provider, ClientCredentialsOAuthProvider)
     assert isinstance(provider, _mcp._Restoring)  # (stored tokens come back with their expiry)
     assert type(provider) is _mcp._credentials_provider()

@@ -5,7 +5,7 @@
 
 ``<server>`` is the server's host and port plus a hash of its URL; ``<client>`` a hash of which
 client signed in (see :attr:`~nb_elicit._core.auth.AuthConfig.client_key`). The store holds
-plain dicts (the SDK's models are made in ``_mcp.py``); no repr and no error shows what is in
+plain dicts (the SDK's models are made in ``_mcp/auth.py``); no repr and no error shows what is in
 them. Pure: no ipywidgets, no mcp.
 """
 

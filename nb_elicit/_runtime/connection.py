@@ -8,7 +8,7 @@
 Protocol eras are chosen per connection and per tool, so nobody has to know about them: a
 connection starts in the handshake era (what SDK 1.x servers and ``ctx.elicit`` need), and a
 tool that needs the 2026-07-28 era (input-required results) is retried once on a second
-session in that era, which is then remembered for that tool. See ``_mcp.needs_other_mode``.
+session in that era, which is then remembered for that tool. See ``_mcp.errors.needs_other_era``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .._mcp import (
     SseTarget,
     StdioTarget,
     ToolResult,
-    needs_other_mode,
+    needs_other_era,
 )
 from .._ui.call_view import CallView
 from .asking import ask
@@ -181,7 +181,7 @@ class Connection:
         self.guard = guard or Guard(server=name)
         self._sessions: dict[str, ServerSession] = {}
         self._primary = Era.HANDSHAKE
-        self._tool_modes: dict[str, Era] = {}
+        self._tool_eras: dict[str, Era] = {}
         self._calls: list[Call] = []
         self._state = State.CONNECTING
         self._session_lock = asyncio.Lock()
@@ -350,22 +350,22 @@ class Connection:
             text += "\nThe server's last words (stderr):\n" + tail
         return ConnectError(hide(text, self.target.hidden))
 
-    async def _session(self, mode: Era) -> ServerSession:
+    async def _session(self, era: Era) -> ServerSession:
         """The session of this era, (re)opened if there is none or it lost its server."""
         async with self._session_lock:
             if self._state is State.CLOSED:
                 raise ServerDisconnected(f"the connection {self.name!r} is closed")
-            session = self._sessions.get(mode)
+            session = self._sessions.get(era)
             if session is None or not session.usable:
                 if session is not None:
                     await session.close()  # gone already, or going: let it finish
-                session = await ServerSession.open(self.target, mode, self._on_elicit,
+                session = await ServerSession.open(self.target, era, self._on_elicit,
                                                    self._errlog, self.guard.complete,
                                                    self._session_ended, auth=self.sign_in)
                 if self._state is State.CLOSED:  # closed while the handshake ran
                     await session.close()
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
-                self._sessions[mode] = session
+                self._sessions[era] = session
             if self._state is not State.CONNECTING:  # (connect() says when the first is up)
                 self._to(State.READY)
             return session
@@ -385,20 +385,20 @@ class Connection:
     async def _call_tool(self, tool: str, arguments: dict | None) -> ToolResult:
         if arguments is not None and not isinstance(arguments, dict):
             raise TypeError("arguments must be a dict of the tool's parameters")
-        mode = self._tool_modes.get(tool, self._primary)
+        era = self._tool_eras.get(tool, self._primary)
         call = current_call.get()
         progress = call.view.show_progress if call is not None else None
         try:
-            return await (await self._session(mode)).call_tool(tool, arguments, None, progress)
+            return await (await self._session(era)).call_tool(tool, arguments, None, progress)
         except ServerError as error:
-            if not needs_other_mode(error, mode):
+            if not needs_other_era(error, era):
                 raise
-            other = Era.V2026 if mode == Era.HANDSHAKE else Era.HANDSHAKE
+            other = Era.V2026 if era == Era.HANDSHAKE else Era.HANDSHAKE
             try:
                 session = await self._session(other)
             except ConnectError:
                 raise error from None
-            self._tool_modes[tool] = other
+            self._tool_eras[tool] = other
             return await session.call_tool(tool, arguments, None, progress)
 
     # -- internals: calls and their views --------------------------------------------------

@@ -1,6 +1,6 @@
 """Signing in to an HTTP server from the notebook: the card, the loopback, the stored tokens.
 
-A :class:`SignIn` belongs to one connection. ``_mcp.py`` gives the SDK's OAuth provider its
+A :class:`SignIn` belongs to one connection. ``_mcp/auth.py`` gives the SDK's OAuth provider its
 store (:attr:`SignIn.store`), its redirect URI (:attr:`SignIn.redirect_uri`, a port on
 127.0.0.1 kept with the client's registration) and, when a person must sign in,
 :meth:`SignIn.authorize`: that shows a :class:`~nb_elicit._ui.signin_card.SignInCard` in the

@@ -1,0 +1,19 @@
+"""The SDK adapter: the one package that imports the MCP SDK (``mcp`` 2.x).
+
+Everything above it speaks in plain Python: targets, :class:`ElicitationRequest`,
+:class:`~nb_elicit.Answer`, :class:`ToolResult` and nb_elicit's own exceptions. When the SDK
+changes its API, this package is what changes:
+
+- :mod:`.session`: :class:`ServerSession`, one SDK ``Client`` on one transport, in one
+  protocol era (:class:`Era`);
+- :mod:`.auth`: signing in, with the SDK's OAuth 2.1 providers over nb_elicit's token store;
+- :mod:`.errors`: the one table that turns the SDK's and the transports' failures into
+  nb_elicit's exceptions.
+"""
+
+from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+from .errors import needs_other_era
+from .session import Era, ServerSession
+
+__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
+           "ToolResult", "needs_other_era"]

@@ -1,0 +1,233 @@
+"""Signing in (MCP authorization): the SDK's OAuth 2.1 providers over nb_elicit's token store.
+
+A :class:`SigningClient` is a session's HTTP client: the SDK's provider as its ``auth``, and a
+sign-in that fails turned into one line (:class:`~nb_elicit.SignInError`) that the session
+raises for the request that met it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import time
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+from mcp.client.auth import (
+    AuthorizationCodeResult,
+    OAuthClientProvider,
+    OAuthRegistrationError,
+    OAuthTokenError,
+)
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
+from mcp_types import INTERNAL_ERROR
+
+from .._core.auth import challenge_param, is_bearer, sign_in_error
+from .._core.errors import SignInError
+
+if TYPE_CHECKING:
+    from .session import ServerSession
+
+__all__ = ["SigningClient", "oauth_provider"]
+
+
+class SigningClient(httpx2.AsyncClient):
+    """The HTTP client of a session: the SDK's OAuth provider as its ``auth``, and a sign-in
+    that fails turned into one line (the transport would otherwise say only "error", or lose
+    the request).
+
+    A failure inside the provider becomes a JSON-RPC error response to the request that
+    triggered it; the session keeps the real reason (:class:`SignInError`) and raises that.
+    """
+
+    def __init__(self, session: ServerSession, **kwargs):
+        super().__init__(**kwargs)
+        self._session = session
+
+    def __repr__(self) -> str:
+        return f"<nb_elicit HTTP client for {self._session.target.url}>"
+
+    async def send(self, request: httpx2.Request, **kwargs) -> httpx2.Response:
+        session = self._session
+        name = session.auth.name if session.auth is not None else str(session.target.url)
+        saved = session.auth.tokens_saved if session.auth is not None else 0
+        try:
+            response = await super().send(request, **kwargs)
+        except SignInError as error:
+            return self._failed(request, error)
+        except (httpx2.HTTPError, OSError):
+            raise  # the server went away: as without sign-in
+        except Exception as error:  # noqa: BLE001 - the SDK's OAuth failed: say at which step
+            if session.auth is None:
+                raise
+            return self._failed(request, _sign_in_failure(name, error))
+        challenge = response.headers.get("www-authenticate", "")
+        if session.auth is None or not session.auth.config.enabled:
+            if response.status_code == 401 and is_bearer(challenge):
+                session._auth_failure = SignInError(
+                    f"could not connect to {name}: the server asks for sign-in (401) and this "
+                    "connection's auth is off", "config")
+            return response
+        scope_error = challenge_param(challenge, "error") == "insufficient_scope"
+        if response.status_code == 403 and scope_error:
+            self._note(sign_in_error(name, "scope", challenge_param(challenge, "scope")))
+        elif response.status_code == 401 and session.auth.tokens_saved > saved:
+            self._note(sign_in_error(name, "refused", "401 with a fresh token"))
+        return response
+
+    def _note(self, error: SignInError) -> None:
+        self._session._auth_failure = error
+        if self._session.auth is not None:
+            self._session.auth.failed(error)
+
+    def _failed(self, request: httpx2.Request, error: SignInError) -> httpx2.Response:
+        self._note(error)
+        body = {"jsonrpc": "2.0", "id": None,
+                "error": {"code": INTERNAL_ERROR, "message": "sign-in failed"}}
+        return httpx2.Response(401, headers={"content-type": "application/json"},
+                               content=json.dumps(body).encode(), request=request)
+
+
+def _sign_in_failure(name: str, error: Exception) -> SignInError:
+    """The SDK's OAuth error, as the step it failed at."""
+    text = str(error)
+    if isinstance(error, OAuthRegistrationError) or "registration" in text.lower():
+        return sign_in_error(name, "registration", text)
+    if "State parameter mismatch" in text:
+        return sign_in_error(name, "state")
+    if isinstance(error, OAuthTokenError) or text.startswith("Token exchange failed"):
+        return sign_in_error(name, "token", text)
+    return sign_in_error(name, "discovery", text)
+
+
+class _Storage:
+    """The SDK's ``TokenStorage`` over nb_elicit's :class:`~nb_elicit._core.tokens.TokenStore`
+    (tokens with when they expire and where they came from; the registered client)."""
+
+    def __init__(self, auth, provider_context=None):
+        self._auth = auth
+        self.context = provider_context
+
+    def __repr__(self) -> str:
+        return f"<nb_elicit token storage for {self._auth.server_url}>"
+
+    def saved_state(self) -> dict:
+        return self._auth.store.load("tokens") or {}
+
+    async def get_tokens(self) -> OAuthToken | None:
+        data = self.saved_state().get("token")
+        try:
+            return OAuthToken.model_validate(data) if data else None
+        except ValueError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        entry: dict[str, Any] = {"token": tokens.model_dump(mode="json", exclude_none=True)}
+        if tokens.expires_in is not None:
+            entry["expires_at"] = time.time() + tokens.expires_in
+        context = self.context
+        if context is not None:
+            for key in ("oauth_metadata", "protected_resource_metadata"):
+                value = getattr(context, key, None)
+                if value is not None:
+                    entry[key] = value.model_dump(mode="json", exclude_none=True)
+            if context.auth_server_url:
+                entry["auth_server_url"] = context.auth_server_url
+        self._auth.store.save("tokens", entry)
+        self._auth.saved()
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        config = self._auth.config
+        if config.client_id and config.mode != "client_credentials":  # pre-registered
+            secret = self._auth.secret()
+            method = config.token_auth or ("client_secret_basic" if secret else "none")
+            return OAuthClientInformationFull(
+                client_id=config.client_id, client_secret=secret,
+                token_endpoint_auth_method=method, redirect_uris=[self._auth.redirect_uri])
+        data = self._auth.store.load("client")
+        try:
+            return OAuthClientInformationFull.model_validate(data) if data else None
+        except ValueError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if not self._auth.config.client_id:
+            self._auth.store.save("client", client_info.model_dump(mode="json",
+                                                                   exclude_none=True))
+
+
+class _Restoring:
+    """Mixed into the SDK's providers: what was stored comes back with its expiry and its
+    authorization server, so an expired token is refreshed silently after a restart."""
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        state = self._nb_storage.saved_state()
+        context = self.context  # type: ignore[attr-defined]
+        with contextlib.suppress(ValueError, TypeError):
+            if "expires_at" in state:
+                context.token_expiry_time = float(state["expires_at"])
+            if state.get("oauth_metadata") and context.oauth_metadata is None:
+                context.oauth_metadata = OAuthMetadata.model_validate(state["oauth_metadata"])
+            if (state.get("protected_resource_metadata")
+                    and context.protected_resource_metadata is None):
+                context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    state["protected_resource_metadata"])
+            if state.get("auth_server_url") and not context.auth_server_url:
+                context.auth_server_url = state["auth_server_url"]
+
+
+class _SignInProvider(_Restoring, OAuthClientProvider):
+    pass
+
+
+@functools.cache
+def _credentials_provider() -> type:
+    # Made on first use: the SDK's client-credentials extension imports PyJWT (about 20 ms).
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    return type("_CredentialsProvider", (_Restoring, ClientCredentialsOAuthProvider),
+                {"__module__": __name__})
+
+
+def oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
+    """The SDK's OAuth provider for a connection's :class:`SignIn` (None: auth is off)."""
+    if auth is None or not auth.config.enabled:
+        return None
+    config = auth.config
+    storage = _Storage(auth)
+    if config.mode == "client_credentials":
+        secret = auth.secret()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (no issuer: the SDK warns it will be required)
+            provider = _credentials_provider()(
+                server_url, storage, config.client_id, secret,
+                token_endpoint_auth_method=config.token_auth or "client_secret_basic",
+                scope=config.scope, issuer=config.issuer)
+    else:
+        pending: dict[str, str] = {}
+
+        async def redirect(url: str) -> None:
+            pending["url"] = url  # (shown on the card; nothing opens it but the person)
+
+        async def callback() -> AuthorizationCodeResult:
+            result = await auth.authorize(pending.pop("url"))
+            return AuthorizationCodeResult(code=result.code, state=result.state, iss=result.iss)
+
+        metadata = OAuthClientMetadata(
+            client_name="nb_elicit", redirect_uris=[auth.redirect_uri],
+            grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+            token_endpoint_auth_method=config.token_auth, scope=config.scope)
+        provider = _SignInProvider(server_url, metadata, storage, redirect, callback,
+                                   client_metadata_url=config.metadata_url)
+    provider._nb_storage = storage
+    storage.context = provider.context
+    return provider

@@ -1,0 +1,107 @@
+"""The error table: what the SDK and its transports raise, as nb_elicit's exceptions.
+
+Every request of a :class:`~.session.ServerSession` goes through :func:`map_request_errors`,
+and a failed connect through :func:`describe`; nothing else above the adapter sees an SDK
+exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import MCPError
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
+
+from .._core.errors import NbElicitError, ServerDisconnected, ServerError, UrlElicitationRequired
+from .._core.types import ElicitationRequest
+from .era import Era
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
+
+__all__ = ["GONE", "describe", "from_mcp_error", "map_request_errors", "needs_other_era",
+           "request_of"]
+
+#: What a transport raises when its server is gone.
+GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError,
+        anyio.EndOfStream)
+
+
+@contextlib.contextmanager
+def map_request_errors() -> Iterator[None]:
+    """Inside: an SDK or transport failure of a request leaves as nb_elicit's exception
+    (:class:`ServerError`, :class:`UrlElicitationRequired`, :class:`ServerDisconnected`)."""
+    try:
+        yield
+    except MCPError as exc:
+        raise from_mcp_error(exc) from None
+    except GONE as exc:
+        raise ServerDisconnected(f"the server went away ({describe(exc)})") from None
+
+
+def needs_other_era(error: ServerError, era: Era) -> bool:
+    """Whether a call that failed this way would work on a session of the other protocol era.
+
+    SDK 2.x servers that call ``ctx.elicit`` need a legacy session (the 2026-07-28 protocol has
+    no back-channel for server-initiated requests); tools that return input-required results
+    need a 2026-07-28 session (on a legacy one the SDK calls their result invalid).
+    """
+    if error.code == INVALID_REQUEST and "no back-channel" in error.message:
+        return True
+    return (era == Era.HANDSHAKE and error.code == INTERNAL_ERROR
+            and error.message == "Handler returned an invalid result")
+
+
+def from_mcp_error(exc: MCPError) -> NbElicitError:
+    """One JSON-RPC error of the SDK as nb_elicit's exception."""
+    if exc.code == CONNECTION_CLOSED:
+        return ServerDisconnected(f"the server went away ({exc.message})")
+    if exc.code == URL_ELICITATION_REQUIRED:
+        requests = url_requests(exc.data)
+        if requests:
+            return UrlElicitationRequired(exc.code, exc.message, exc.data, requests)
+    return ServerError(exc.code, exc.message, exc.data)
+
+
+def url_requests(data: Any) -> list[ElicitationRequest]:
+    """The URL requests listed in a -32042 error's data (entries that are not are dropped)."""
+    entries = data.get("elicitations") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return []
+    requests = []
+    for entry in entries[:20]:
+        try:
+            params = types.ElicitRequestURLParams.model_validate(entry)
+        except Exception:  # noqa: BLE001 - a malformed entry is simply not shown
+            continue
+        requests.append(request_of(params))
+    return requests
+
+
+def describe(exc: BaseException) -> str:
+    """The innermost cause of an SDK failure, in one line (ExceptionGroups unwrapped)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return exc.message
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, NbElicitError) else f"{type(exc).__name__}: {text}"
+
+
+def request_of(params) -> ElicitationRequest:
+    """The SDK's elicitation params as nb_elicit's plain request (no ``mode``: form mode)."""
+    return ElicitationRequest(
+        mode=getattr(params, "mode", None) or "form",
+        message=params.message,
+        requested_schema=getattr(params, "requested_schema", None),
+        url=getattr(params, "url", None),
+        elicitation_id=getattr(params, "elicitation_id", None),
+    )

@@ -1,0 +1,295 @@
+"""One open SDK client to one server (:class:`ServerSession`), on stdio, streamable HTTP or
+HTTP+SSE, in one protocol era (:class:`~.era.Era`).
+
+A session keeps its SDK ``Client`` open inside a task of its own, because the SDK's task groups
+must be entered and left by the same task, while calls come from notebook cells. Elicitation
+requests reach the handler given to :meth:`ServerSession.open`; whatever it raises is turned
+into a JSON-RPC error here, and only here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import IO, Any
+
+import httpx2
+import mcp_types as types
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+
+from .._core.answer import Answer
+from .._core.errors import (
+    ConnectError,
+    InvalidRequest,
+    SchemaError,
+    ServerDisconnected,
+    ServerError,
+    SignInError,
+)
+from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+from .._core.validate import jsonschema_imported
+from .auth import SigningClient, oauth_provider
+from .era import Era
+from .errors import GONE, describe, from_mcp_error, request_of
+
+__all__ = ["Era", "ServerSession"]
+
+# The SDK logs an OAuth failure with its traceback; with no logging configured Python would
+# print it into the cell. nb_elicit reports it as one line instead (a configured handler
+# still receives it).
+logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
+
+ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
+CompleteHandler = Callable[[str], None]
+ProgressHandler = Callable[[float, "float | None", "str | None"], None]
+EndHandler = Callable[[], None]
+
+#: Protocol versions that have no URL mode (a client on them cannot have declared it).
+_FORM_ONLY_VERSIONS = ("2025-06-18",)
+
+
+class ServerSession:
+    """One open SDK client to one server, in one protocol era (:class:`Era`)."""
+
+    def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
+                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
+                 on_end: EndHandler | None = None, auth: Any = None):
+        self.target = target
+        #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
+        self.auth = auth
+        #: Why the last request failed to sign in (the transport only says "error").
+        self._auth_failure: SignInError | None = None
+        self.era = Era(era)
+        self._handler = handler
+        self._on_complete = on_complete
+        self._on_end = on_end
+        self._errlog = errlog
+        self._client: Client | None = None
+        #: What the handshake said (kept: the SDK's client refuses to tell once it is closed).
+        self._about: tuple[str | None, str | None, str | None] = (None, None, None)
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        #: The client has ended (closed, or its server exited).
+        self.closed = False
+        #: A request found the server gone; the client may still be winding down.
+        self.lost = False
+
+    @classmethod
+    async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
+                   errlog: IO[str] | None = None,
+                   on_complete: CompleteHandler | None = None,
+                   on_end: EndHandler | None = None, auth: Any = None) -> ServerSession:
+        """Start the server (or reach it) and finish the handshake.
+
+        ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
+        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended;
+        ``auth`` (a :class:`~nb_elicit._runtime.signin.SignIn`) signs in to an HTTP server
+        that asks for it.
+        """
+        session = cls(target, era, handler, errlog, on_complete, on_end, auth)
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
+        await ready
+        return session
+
+    # -- what the server is ---------------------------------------------------------------
+
+    @property
+    def usable(self) -> bool:
+        """Whether requests can go out on this session."""
+        return not self.closed and not self.lost
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._about[0]
+
+    @property
+    def server_name(self) -> str | None:
+        return self._about[1]
+
+    @property
+    def server_version(self) -> str | None:
+        return self._about[2]
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
+                        on_progress: ProgressHandler | None = None) -> ToolResult:
+        """Call a tool; ``on_progress(progress, total, message)`` hears its progress."""
+        progress = None
+        if on_progress is not None:
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                on_progress(value, total, message)
+        try:
+            result = await self._request(self._live().call_tool, name, arguments or {},
+                                         timeout, progress)
+        except ServerError as error:
+            if error.code != REQUEST_TIMEOUT or timeout is None:
+                raise
+            raise ServerError(error.code, f"{name} took longer than the connection's timeout "
+                                          f"of {timeout:g} s, so it was cancelled") from None
+        return ToolResult(content=[_plain(b) for b in result.content],
+                          structured=result.structured_content, is_error=bool(result.is_error))
+
+    async def list_tools(self) -> list[dict]:
+        return [_plain(t) for t in (await self._request(self._live().list_tools)).tools]
+
+    async def list_prompts(self) -> list[dict]:
+        return [_plain(p) for p in (await self._request(self._live().list_prompts)).prompts]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> dict:
+        return _plain(await self._request(self._live().get_prompt, name, arguments))
+
+    async def list_resources(self) -> list[dict]:
+        result = await self._request(self._live().list_resources)
+        return [_plain(r) for r in result.resources]
+
+    async def read_resource(self, uri: str) -> dict:
+        return _plain(await self._request(self._live().read_resource, uri))
+
+    def stop(self) -> None:
+        """Ask the client to close (and a stdio server to stop), without waiting for it."""
+        self._stop.set()
+
+    async def close(self) -> None:
+        """Close the client (and stop a stdio server), and wait until it has; idempotent.
+
+        A caller cancelled while it waits is cancelled (the close goes on without it); only
+        what the close itself raised is kept quiet.
+        """
+        self.stop()
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            cancelling = getattr(current, "cancelling", None)  # (3.11+)
+            if not task.done() or (cancelling is not None and cancelling()):
+                raise  # the caller's own cancellation
+            # else the session's task itself was cancelled: it has ended all the same
+        except Exception:  # noqa: BLE001, S110 - the session's failure; it has ended either way
+            pass
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _live(self) -> Client:
+        if self.closed or self._client is None:
+            raise ServerDisconnected("the connection is closed")
+        return self._client
+
+    async def _request(self, method, *args):
+        self._auth_failure = None
+        try:
+            return await method(*args)
+        except MCPError as exc:
+            error = self._take_auth_failure() or from_mcp_error(exc)
+        except GONE as exc:
+            error = ServerDisconnected(f"the server went away ({describe(exc)})")
+        if isinstance(error, ServerDisconnected):
+            self.lost = True
+        raise error
+
+    async def _run(self, ready: asyncio.Future) -> None:
+        http = None
+        try:
+            if isinstance(self.target, SseTarget):
+                # HTTP+SSE: no read timeout on the event stream (a form may stay open long).
+                transport = sse_client(self.target.url, headers=self.target.headers,
+                                       timeout=30, sse_read_timeout=None)
+            elif isinstance(self.target, HttpTarget):
+                http = SigningClient(self, headers=self.target.headers,
+                                      timeout=httpx2.Timeout(30, read=None),
+                                      auth=oauth_provider(self.target.url, self.auth))
+                transport = streamable_http_client(self.target.url, http_client=http)
+            else:
+                transport = self._stdio_transport()
+            async with Client(transport, mode=self.era.value, elicitation_callback=self._on_elicit,
+                              message_handler=self._on_message) as client:
+                self._client = client
+                _results_wait_for_jsonschema(client.session)
+                info = client.server_info
+                self._about = (client.protocol_version, info.name if info else None,
+                               info.version if info else None)
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`
+            if not ready.done():
+                ready.set_exception(self._take_auth_failure() or ConnectError(describe(exc)))
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+        finally:
+            self.closed = True
+            if not ready.done():
+                ready.set_exception(ConnectError("the connection closed during the handshake"))
+            if http is not None:
+                with contextlib.suppress(Exception):
+                    await http.aclose()
+            if self._on_end is not None:
+                self._on_end()
+
+    def _take_auth_failure(self) -> SignInError | None:
+        failure, self._auth_failure = self._auth_failure, None
+        return failure
+
+    def _stdio_transport(self):
+        command, *args = self.target.command
+        params = StdioServerParameters(command=command, args=list(args), env=self.target.env,
+                                       cwd=self.target.cwd)
+        return stdio_client(params, errlog=self._errlog) if self._errlog else params
+
+    async def _on_message(self, message) -> None:
+        if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
+            self._on_complete(message.params.elicitation_id)
+
+    async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
+        """The single place where what the handler raises becomes a JSON-RPC error."""
+        request = request_of(params)
+        if request.mode == "url" and self.protocol_version in _FORM_ONLY_VERSIONS:
+            return types.ErrorData(code=INVALID_PARAMS, message=(
+                f"URL mode does not exist in protocol {self.protocol_version}, so nb_elicit "
+                "did not declare it"))
+        try:
+            answer = await self._handler(request)
+        except (SchemaError, InvalidRequest) as exc:
+            return types.ErrorData(code=INVALID_PARAMS, message=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
+            return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
+        return types.ElicitResult(**answer.to_result())
+
+
+def _task_of_its_own(coro, name: str) -> asyncio.Task:
+    """A task that starts from an empty context, not a copy of the caller's: a session outlives
+    the call that opened it (a reconnect, a second era), and requests it hears later must not
+    take that finished call for the current one."""
+    if sys.version_info >= (3, 11):
+        return asyncio.get_running_loop().create_task(coro, name=name,
+                                                      context=contextvars.Context())
+    return contextvars.Context().run(asyncio.create_task, coro, name=name)
+
+
+def _results_wait_for_jsonschema(session) -> None:
+    """The SDK checks a structured tool result with jsonschema, imported on the event loop the
+    first time: a second in which the kernel answers nothing (not even a withdrawn form's close).
+    Such a result waits instead, without blocking, for the import on a thread of its own."""
+    check = session.validate_tool_result
+
+    async def validate_tool_result(name, result) -> None:
+        if result.structured_content is not None:  # (as an output schema requires)
+            await asyncio.wrap_future(jsonschema_imported())
+        await check(name, result)
+
+    session.validate_tool_result = validate_tool_result
+
+
+def _plain(model) -> dict:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
