@@ -46,6 +46,8 @@ def world(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("APPDATA", str(home / "AppData"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))  # (consents: tests/test_trust)
+    monkeypatch.delenv("NB_ELICIT_TRUST", raising=False)
     monkeypatch.chdir(notebook)
     for name in list(os.environ):
         if name.startswith("NB_ELICIT_INPUT_"):
@@ -426,11 +428,14 @@ def test_percent_mcp_servers_lists_name_file_key_transport_and_status(world):
     world("repo/.vscode/mcp.json", VSCODE)
     world("repo/nb/sub/.mcp.json", {"mcpServers": {"fetch": stdio("x")}})
     table = handlers.servers(None, "")
-    assert table.headers == ["name", "file", "key", "transport", "connected"]
-    assert table.rows[0] == ["fetch", ".mcp.json", "mcpServers.fetch", "stdio", "no"]
-    assert ["fetch", "../../.vscode/mcp.json", "servers.fetch", "stdio",
-            "no (an earlier file has this name)"] in table.rows
-    assert ["legacy", "../../.vscode/mcp.json", "servers.legacy", "sse", "no"] in table.rows
+    assert table.headers == ["name", "file", "key", "transport", "command or URL", "trust",
+                             "connected"]
+    assert table.rows[0] == ["fetch", ".mcp.json", "mcpServers.fetch", "stdio", "x",
+                             "project: not trusted", "no"]
+    assert ["fetch", "../../.vscode/mcp.json", "servers.fetch", "stdio", "uvx mcp-server-fetch",
+            "project: not trusted", "no (an earlier file has this name)"] in table.rows
+    assert ["legacy", "../../.vscode/mcp.json", "servers.legacy", "sse",
+            "http://localhost:8931/events", "project: not trusted", "no"] in table.rows
     assert SECRET not in repr(table) and "perplexity-key" not in repr(table)
 
 
@@ -458,6 +463,7 @@ def env_server_config(extra_env: dict | None = None) -> dict:
 
 def test_connect_by_name_with_an_input_from_the_environment(world, monkeypatch):
     world("repo/.vscode/mcp.json", env_server_config())
+    monkeypatch.setenv("NB_ELICIT_TRUST", "envy")  # (a project file: see tests/test_trust.py)
     monkeypatch.setenv("NB_TEST_GREETING", "hello from the kernel")
     monkeypatch.setenv("NB_ELICIT_INPUT_DB_PASSWORD", SECRET)
 
@@ -475,8 +481,9 @@ def test_connect_by_name_with_an_input_from_the_environment(world, monkeypatch):
     assert Path(cwd) == world.home / "repo"
 
 
-def test_a_missing_input_names_its_environment_variable(world):
+def test_a_missing_input_names_its_environment_variable(world, monkeypatch):
     world("repo/.vscode/mcp.json", env_server_config())
+    monkeypatch.setenv("NB_ELICIT_TRUST", "envy")
 
     async def scenario(person):
         with pytest.raises(nb_elicit.ConnectError) as error:
@@ -494,6 +501,7 @@ def test_a_failed_connect_hides_the_input(world, monkeypatch):
     config["servers"]["envy"]["args"] = ["-c", "import sys; sys.exit(3)", "${input:db-password}"]
     world("repo/.vscode/mcp.json", config)
     monkeypatch.setenv("NB_ELICIT_INPUT_DB_PASSWORD", SECRET)
+    monkeypatch.setenv("NB_ELICIT_TRUST", "envy")
 
     async def scenario(person):
         with pytest.raises(nb_elicit.ConnectError) as error:

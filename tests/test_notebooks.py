@@ -214,12 +214,15 @@ def test_remote_http_runs_headless_and_stops_its_server():
 def test_configs_connects_the_demo_server_by_name(tmp_path):
     home = tmp_path / "home"  # no user-level configs: only notebooks/.vscode/mcp.json
     home.mkdir()
+    # (A project file: headless, its server starts only when approved; see tests/test_trust.py.)
     env = kernel_env(respond='accept {"name": "octocat"}') | {
-        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"), "NB_ELICIT_TRUST": "demo"}
     nb = run("configs.ipynb", env)
     assert_no_errors(nb)
     listed = result(code_cell(nb, "%mcp servers"))
-    assert "demo  .vscode/mcp.json  servers.demo  stdio      no" in listed
+    assert ("demo  .vscode/mcp.json  servers.demo  stdio      ${env:NB_ELICIT_PYTHON} -m "
+            "nb_elicit.demo  project: trusted (NB_ELICIT_TRUST)  no") in listed, listed
     assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
     assert "Hello, @octocat!" in stdout(code_cell(nb, "%mcp call demo github_username"))
     assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))

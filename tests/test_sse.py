@@ -40,6 +40,7 @@ def test_by_name_from_a_config_whose_type_is_sse(sse_demo, journal, views, tmp_p
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("NB_TEST_TOKEN", "t0k3n-sse")
+    monkeypatch.setenv("NB_ELICIT_TRUST", "legacy")  # (a project file: see tests/test_trust.py)
 
     async def scenario(person):
         person.will("decline")

@@ -76,7 +76,7 @@ COMMANDS: tuple[Subcommand, ...] = (
         ("%mcp connect NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
          "%mcp connect NAME --url URL [--header 'K: V']... [--auth MODE] [--client-id ID]",
          "%mcp connect NAME --sse URL [--header 'K: V']...",
-         "%mcp connect [--config PATH] NAME"),
+         "%mcp connect [--config PATH] [--trust] NAME"),
         "start a stdio server, reach one over HTTP, or one the MCP config files name",
         handlers.connect, awaited=True, opens_connection=True,
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",

@@ -48,7 +48,7 @@ async def connect(magic, rest: str):
             conn = await rt.connect(name, options.command, env=options.env or None,
                                     cwd=options.cwd, **guard)
         else:
-            conn = await rt.connect(name, config=options.config, **guard)
+            conn = await rt.connect(name, config=options.config, trust=options.trust, **guard)
     except (rt.ConnectError, rt.ConfigError) as error:
         first, *more = str(error).splitlines()
         if more:
@@ -63,17 +63,26 @@ async def connect(magic, rest: str):
 def servers(magic, rest: str):
     from .._core.configs import configured_servers
     from .._core.errors import ConfigError
+    from .._core.trust import TrustStore, is_own, shown, trust_state
 
     try:
         found = configured_servers()
     except ConfigError as error:
         raise UsageError(str(error)) from None
     live = runtime().connections if found else {}
-    rows = [[s.name, s.file, s.key, s.transport,
-             ("no (an earlier file has this name)" if not s.active else
-              live[s.name].status if s.name in live else "no")]
-            for s in found]
-    return Table(["name", "file", "key", "transport", "connected"], rows,
+    store, first = TrustStore(), {s.name: s for s in found if s.active}
+
+    def connected(s) -> str:
+        if s.active:
+            return live[s.name].status if s.name in live else "no"
+        if is_own(s) and not is_own(first[s.name]):
+            return f"no (hidden by the project's {first[s.name].file})"
+        return "no (an earlier file has this name)"
+
+    rows = [[s.name, s.file, s.key, s.transport, shown(s).target,
+             trust_state(s, store), connected(s)] for s in found]
+    return Table(["name", "file", "key", "transport", "command or URL", "trust", "connected"],
+                 rows,
                  "No MCP servers are configured here (.vscode/mcp.json, .mcp.json, "
                  ".cursor/mcp.json, ... ; see docs/configs.md).")
 

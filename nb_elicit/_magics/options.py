@@ -22,6 +22,8 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--url", metavar="URL", help="reach the server over HTTP instead")
 @argument("--sse", metavar="URL", help="reach the server over HTTP+SSE (the older transport)")
 @argument("--config", metavar="PATH", help="the config file to find NAME in (no command, URL)")
+@argument("--trust", action="store_true",
+          help="start NAME of a project config file without asking (you read its entry)")
 @argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
 @argument("--auth", metavar="auto|oauth|client_credentials|off",
           help="signing in (--url): auto (when the server answers 401), off, ...")
@@ -59,6 +61,8 @@ class ConnectOptions:
     guard: dict = field(default_factory=dict)
     #: Sign-in options for connect() (auth, client_id, ...), only those given.
     auth: dict = field(default_factory=dict)
+    #: --trust: a server of a project config file starts without its trust card.
+    trust: bool = False
 
 
 def parse_connect(rest: str) -> ConnectOptions:
@@ -104,6 +108,9 @@ def parse_connect(rest: str) -> ConnectOptions:
                          "or a configured server")
     if (command is not None or flags.config is not None or not given) and headers:
         raise UsageError("--header is for --url and --sse servers")
+    if flags.trust and (command is not None or flags.url is not None or flags.sse is not None):
+        raise UsageError("--trust is for a server of the MCP config files: %mcp connect NAME "
+                         "--trust")
     auth = {key: getattr(flags, key) for key in ("auth", "client_id", "client_secret_env",
                                                  "client_metadata_url", "token_store")
             if getattr(flags, key) is not None}
@@ -118,7 +125,7 @@ def parse_connect(rest: str) -> ConnectOptions:
         raise UsageError("--client-secret-env takes the NAME of an environment variable that "
                          "holds the secret, never the secret itself")
     return ConnectOptions(name, command, flags.url, flags.sse, flags.config, headers, env,
-                          flags.cwd, guard, auth)
+                          flags.cwd, guard, auth, flags.trust)
 
 
 def rate_limit(text: str):

@@ -7,6 +7,11 @@ comes from the environment variable ``NB_ELICIT_INPUT_<ID>`` (which the error na
 asked for is kept in memory for the kernel's life, and never reaches an output, the transcript,
 the history, the answers file or a log: the form is replaced by a line that does not quote it,
 and no outcome is written for it.
+
+Before a server of a project file first starts, the calling cell shows a trust card
+(:class:`~nb_elicit._ui.trust_card.TrustCard`) with its command or URL; nothing is started, and
+no input asked for, until **Start**. Where no widget frontend is attached, only an approval
+starts it: ``NB_ELICIT_TRUST``, ``trust=True`` or ``%mcp connect NAME --trust``.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ from .._core.configs import (
     inputs_needed,
 )
 from .._core.errors import ConnectError
+from .._core.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.types import HttpTarget, SseTarget, StdioTarget
 from .._ui.call_view import CallView, close_tree
 from .._ui.form import ElicitationForm
+from .._ui.trust_card import TrustCard
 from .asking import wait_for_person
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 
@@ -39,10 +46,17 @@ def forget_inputs() -> None:
     _REMEMBERED.clear()
 
 
-async def configured_target(name: str, config: str | os.PathLike | None = None
-                            ) -> StdioTarget | HttpTarget | SseTarget:
-    """The target of the configured server ``name``, its inputs asked for."""
+async def configured_target(name: str, config: str | os.PathLike | None = None,
+                            trust: bool = False) -> StdioTarget | HttpTarget | SseTarget:
+    """The target of the configured server ``name``, trusted and its inputs asked for.
+
+    ``trust=True`` approves a server of a project file without asking."""
     server = find_server(name, config=config)
+    hides = hidden_own(server) if config is None else None
+    if hides is not None:
+        print(f"{name!r} is the one of the project file {server.file}, which hides your own "
+              f"{name!r} of {hides.file} (that one: %mcp connect --config {hides.file} {name})")
+    await _trusted(server, trust, hides)
     answers = {spec.id: await _input_value(server, spec) for spec in inputs_needed(server)}
     resolved = expand(server, answers)
     hidden = frozenset(value for value in answers.values() if value)
@@ -50,6 +64,47 @@ async def configured_target(name: str, config: str | os.PathLike | None = None
         return StdioTarget(resolved.command, resolved.env or None, resolved.cwd, hidden)
     kind = SseTarget if resolved.transport == "sse" else HttpTarget
     return kind(resolved.url or "", dict(resolved.headers), hidden)
+
+
+async def _trusted(server: ConfiguredServer, trust: bool,
+                   hides: ConfiguredServer | None) -> None:
+    """Return once ``server`` may start: the person's own file, an approval, or **Start**."""
+    if trust or is_own(server) or approved_by_env(server.name):
+        return
+    store = TrustStore()
+    if store.trusts(server):
+        return
+    name = server.name
+    if not widget_frontend_attached():
+        raise ConnectError(
+            f"{name!r} comes from the project file {server.file} ({server.key}) and is not "
+            f"trusted, so nothing was started; approve it with %mcp connect {name} --trust, "
+            f"connect({name!r}, trust=True) or {ENV_TRUST}={name}")
+    check_blocking_supported()
+    card = TrustCard(server, hides=hides)
+    view = CallView(name, "trust", show_waiting=False)
+    view.show(keyboard=True)
+    answer = None
+    try:
+        answer = await wait_for_person(name, card, None, view, lambda: False)
+    finally:
+        _close_card(view, server, answer.action if answer is not None else None)
+    if answer.action != "accept":
+        raise ConnectError(f"connecting {name!r} stopped: its entry in {server.file} was not "
+                           "trusted, so nothing was started")
+    store.remember(server)
+
+
+def _close_card(view: CallView, server: ConfiguredServer, action: str | None) -> None:
+    """Replace the card by one line that says what was decided; close its widgets."""
+    view.frozen = True
+    text = (f"{server.name}: trusted {server.file} ({server.key}); asked again if it changes."
+            if action == "accept" else f"{server.name}: not started.")
+    if view.display_handle is not None:
+        view.display_handle.update(_Line(text))
+    if view._script_handle is not None:
+        view._script_handle.update(_Line(""))
+    close_tree(view)
 
 
 async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:

