@@ -430,3 +430,16 @@ def test_percent_mcp_servers_shows_the_command_or_url_and_the_trust(world):
          "no (hidden by the project's ../.mcp.json)"]]
     assert SECRET not in repr(table) and SECRET not in table._repr_html_()
     assert os.fspath(world.home) not in repr(table)
+
+
+def test_the_card_speaks_the_persons_language(world):
+    from nb_elicit._core.i18n import set_language
+
+    set_language("zh")
+    try:
+        card = card_for(world, {"command": "sh", "env": {"K": SECRET}})
+        assert card.start_button.description == "启动"
+        assert card.decline_button.description == "取消"
+        assert "启动项目文件中的服务器？" in _html(card) and SECRET not in _html(card)
+    finally:
+        set_language(None)
