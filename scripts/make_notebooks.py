@@ -516,8 +516,16 @@ user-level configs, such as `~/.cursor/mcp.json`, are listed too.)
     md("""
 ## Connect by name
 
-A config's `${input:...}` values (a password, say) would be asked for right here, in a form;
-the demo server needs none.
+This `.vscode/mcp.json` is a project file: it came with the folder, not from you. So before
+nb_elicit starts anything it names, a **trust card** shows here what would run (the command, its
+arguments, where it runs, and the names of its environment keys, never their values), with
+**Start** and **Cancel**. Start is remembered for this file and entry until the entry changes.
+Without a person (nbclient, papermill), a project server starts only when you approve it:
+`%mcp connect demo --trust`, or `NB_ELICIT_TRUST=demo` in the kernel's environment
+([Trust](../docs/configs.md#trust)).
+
+A config's `${input:...}` values (a password, say) would be asked for right here too, in a
+form; the demo server needs none.
 """),
     code("%mcp connect demo"),
     md("""
