@@ -184,6 +184,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "v_listed_items": ("Choose only listed options.", "只能选择列出的选项。"),
     "v_listed": ("Choose one of the listed options.", "请选择列出的选项之一。"),
     "v_not_allowed": ("This value is not allowed.", "不允许使用此值。"),
+    # how a request ended when nb_elicit itself failed (the runtime's boundary)
+    "failed_request": ("nb_elicit failed while showing this request; the server was told.",
+                       "nb_elicit 在显示此请求时出错；已告知服务器。"),
+    "handler_failed": ("nb_elicit could not take this answer ({error}); nothing was sent and "
+                       "nothing you typed is lost: change it and try again, or Decline.",
+                       "nb_elicit 无法接收此回答（{error}）；尚未发送任何内容，"
+                       "您输入的内容也没有丢失：请修改后重试，或选择拒绝。"),
 }
 
 

@@ -10,13 +10,15 @@ widget frontend is attached (after a bounded wait). Only the person ever decline
 
 Each of those ways returns an :class:`~nb_elicit._core.outcome.Outcome`, and
 :func:`write_outcome` is the one place that turns it into the cell's notice, the history entry
-and, for a person's answer, the recording.
+and, for a person's answer, the recording. A request travels as one :class:`RequestContext`:
+its connection, the call(s) it may belong to, and the view that shows it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 from .._core.answer import Answer
 from .._core.errors import InvalidRequest, SchemaError
@@ -43,32 +45,90 @@ from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["ask", "check_message", "wait_for_person", "write_outcome"]
+__all__ = ["RequestContext", "ask", "check_message", "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
 
-async def ask(server: str, request: ElicitationRequest, call: Call | None, view: CallView,
-              gone: Callable[[], bool], guard: Guard) -> Answer:
-    """Answer ``request`` from ``server``; ``gone()`` tells whether the server went away."""
+class RequestContext:
+    """Where one request of a server is answered: its connection (the name ``server``, its
+    ``guard``, ``gone()``: whether its server went away), the ``calls`` it may belong to, and
+    the ``view`` that shows it.
+
+    ``calls`` is the one call that asked, where the SDK tells (a request on a call's own HTTP
+    response, or of a 2026-07-28 call, runs inside that call); where the transport cannot tell
+    (stdio, HTTP+SSE), every call of the connection that was running when the request came,
+    quiet ones (list_tools, read_resource, ...) left out. Each keeps its timeout paused while
+    the request is open, so the call that really asked is never cut off while the person
+    answers. The first is the call whose cell shows the request (an interrupt there dismisses
+    it)."""
+
+    def __init__(self, server: str, view: CallView, guard: Guard | None = None,
+                 gone: Callable[[], bool] = lambda: False, calls: Sequence[Call] = ()):
+        self.server = server
+        self.view = view
+        self.guard = guard if guard is not None else Guard(server=server)
+        self.gone = gone
+        self.calls = tuple(calls)
+
+    @property
+    def call(self) -> Call | None:
+        """The call whose cell shows the request (None: it shows in a view of its own)."""
+        return self.calls[0] if self.calls else None
+
+    @property
+    def what(self) -> str:
+        """What the server was doing when it asked, as the view names it."""
+        return self.view.what
+
+    @contextlib.contextmanager
+    def asking(self) -> Iterator[None]:
+        """While the person is (or will be) answering: the calls' timeouts stand still."""
+        for call in self.calls:
+            call.begin_asking()
+        try:
+            yield
+        finally:
+            for call in self.calls:
+                call.end_asking()
+
+    def write_outcome(self, message: object, outcome: Outcome, spec: FormSpec | None = None,
+                      schema: object = None, in_cell: bool = True) -> None:
+        """Record ``outcome`` (see :func:`write_outcome`); ``in_cell=False`` when the prompt
+        already says it, so the cell gets no line of its own."""
+        write_outcome(self.server, message, self.view if in_cell else None, self.guard,
+                      outcome, spec=spec, schema=schema, tool=self.what)
+
+    def __repr__(self) -> str:
+        return f"<RequestContext {self.server} · {self.what}: {len(self.calls)} call(s)>"
+
+
+async def ask(context: RequestContext, request: ElicitationRequest) -> Answer:
+    """Answer ``request`` of ``context.server``. A failure of nb_elicit's own ends here too: a
+    line in the cell, an error to the server, and no form left open."""
+    server = context.server
     spec = None
     try:
-        outcome = _muted(server, request, guard)
+        outcome = _muted(server, request, context.guard)
         if outcome is None:
             check_message(request)
             if request.mode == "url":
-                outcome = await _answer_url(server, request, call, view, gone, guard)
+                outcome = await _answer_url(context, request)
             else:
                 spec = parse_schema(request.requested_schema)
-                outcome = await _answer_form(server, request, spec, call, view, gone, guard)
+                outcome = await _answer_form(context, request, spec)
     except (SchemaError, InvalidRequest) as error:
         what = "a form" if isinstance(error, SchemaError) else "a request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
         outcome = Outcome(None, "refused", error=error, kind="error", notice=(
             f"{server} sent {what} nb_elicit cannot show, so it answered with an error: "
             f"{detail}"))
-    write_outcome(server, request.message, view, guard, outcome, spec=spec,
-                  schema=request.requested_schema if request.mode == "form" else None)
+    except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
+        outcome = Outcome(None, "failed", error=error, kind="error", notice=(
+            f"nb_elicit failed while showing a request from {server}, so it answered with an "
+            f"error: {_text(repr(error))}"))
+    context.write_outcome(request.message, outcome, spec=spec,
+                          schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:
         raise outcome.error
     return outcome.answer
@@ -90,12 +150,13 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         elif outcome.status is not None:
             content = outcome.answer.content if outcome.answer is not None else None
             view.notice(f"{server} asked: {message} {outcome.status}", outcome.kind, asked=Asked(
-                server, _text(message, limit=None), outcome.status, outcome.action, outcome.by,
-                shown_fields(spec, content) if spec is not None else ()))
+                server, _text(message, limit=None), outcome.status, outcome.action,
+                outcome.answered_by, shown_fields(spec, content) if spec is not None else ()))
         elif outcome.notice is not None:
             view.notice(outcome.notice, outcome.kind)
     content = outcome.answer.content if outcome.answer is not None else None
-    HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema, tool)
+    HISTORY.add(server, _text(message), outcome.action, content, outcome.answered_by, schema,
+                tool)
     recorder = TAPE.recorder
     if (recorder is not None and outcome.by_person and outcome.answer is not None
             and schema is not None and view is not None):
@@ -126,15 +187,15 @@ def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | 
         f"to see its requests again: %mcp unmute {server}")))
 
 
-async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
-                       call: Call | None, view: CallView, gone: Callable[[], bool],
-                       guard: Guard) -> Outcome:
+async def _answer_form(context: RequestContext, request: ElicitationRequest,
+                       spec: FormSpec) -> Outcome:
+    server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
         return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=(
             f"{server} asked in a form for what looks like a secret, and this connection "
             f"refuses such forms, so nb_elicit declined: {', '.join(secrets)}"))
-    replayed = _from_recording(server, request, spec, view)
+    replayed = _from_recording(server, request, spec, context.view)
     if isinstance(replayed, Outcome):
         return replayed
     notes = (replayed,) if replayed else ()
@@ -144,13 +205,13 @@ async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited.noting(*notes)
-    outcome = await _by_person(server, lambda: ElicitationForm(
-        request.message, request.requested_schema, server=server), call, view, gone, guard)
+    outcome = await _by_person(context, request.message, lambda: ElicitationForm(
+        request.message, request.requested_schema, server=server))
     return outcome.noting(*notes)
 
 
-async def _answer_url(server: str, request: ElicitationRequest, call: Call | None,
-                      view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
+async def _answer_url(context: RequestContext, request: ElicitationRequest) -> Outcome:
+    server, guard = context.server, context.guard
     url = check_url(request.url)
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
@@ -174,7 +235,7 @@ async def _answer_url(server: str, request: ElicitationRequest, call: Call | Non
         guard.remember_card(request.elicitation_id, made)
         return made
 
-    return await _by_person(server, card, call, view, gone, guard)
+    return await _by_person(context, request.message, card)
 
 
 def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
@@ -229,19 +290,18 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
             f"%mcp limit {server} RATE|off")))
 
 
-async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call: Call | None,
-                     view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
+async def _by_person(context: RequestContext, message: object,
+                     make_prompt: Callable[[], PromptWidget]) -> Outcome:
     """Wait for this request's turn in the backlog, then show it (made only then: a waiting
     request costs no widgets) and wait for the person."""
-    backlog = guard.backlog
+    server, backlog = context.server, context.guard.backlog
     wait = None if widget_frontend_attached() else headless_wait()
-    if call is not None:
-        call.begin_asking()  # waiting for the person, shown or not: the call's timeout pauses
     try:
-        turn = await backlog.turn(view, wait)
-    finally:
-        if call is not None:
-            call.end_asking()
+        with context.asking():  # waiting for the person, shown or not: the timeouts pause
+            turn = await backlog.turn(context.view, wait)
+    except asyncio.CancelledError:  # withdrawn (or its server went away) while it waited
+        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None)
+        raise
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
             "full", lambda n: (
@@ -255,7 +315,7 @@ async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call:
         return _no_frontend(server)
     try:
         prompt = make_prompt()
-        answer = await wait_for_person(server, prompt, call, view, gone)
+        answer = await wait_for_person(context, prompt)
     finally:
         backlog.done()
     if prompt.answered_by == "no frontend":
@@ -273,29 +333,34 @@ def _no_frontend(server: str) -> Outcome:
             "the environment variable NB_ELICIT_RESPOND.")))
 
 
-async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
-                          view: CallView, gone: Callable[[], bool]) -> Answer:
-    """Show ``prompt`` in ``view`` and wait for its answer (bounded where nobody can see it)."""
+async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answer:
+    """Show ``prompt`` in the context's view and wait for its answer (bounded where nobody can
+    see it). A prompt that ends without an answer (withdrawn, its server gone, its connection
+    closed) is recorded here, once."""
     keep_widget_messages_flowing(prompt)
-    if call is not None:
-        call.begin_asking()  # (first: the form shows at once that the call's timeout is paused)
     loop = asyncio.get_running_loop()
     timer = None
-    try:
-        view.add_form(prompt)
-        if not widget_frontend_attached():
-            timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
-        with PENDING.track(prompt, server, call):
-            return await prompt.wait()
-    except asyncio.CancelledError:
-        # The server withdrew the request, or went away: look a moment later which it was.
-        loop.call_later(SETTLE, _withdrawn, server, view.what, prompt, gone)
-        raise
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if call is not None:
-            call.end_asking()
+    # (asking first: the form shows at once that the calls' timeouts are paused)
+    with context.asking():
+        try:
+            context.view.add_form(prompt)
+            if not widget_frontend_attached():
+                timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
+            with PENDING.track(prompt, context.server, context.call):
+                return await prompt.wait()
+        except asyncio.CancelledError:
+            # The request is gone: no answer can reach the server any more, so the prompt
+            # refuses one at once (and takes back one given a moment ago that never left).
+            # Whether the server withdrew it or went away is told a moment later.
+            prompt.withdraw(t("withdrew", server=context.server))
+            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt)
+            raise
+        except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
+            prompt.abandon(t("failed_request"), answered_by="failed")
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
 def _misfit(spec: FormSpec, content: dict) -> str:
@@ -303,12 +368,18 @@ def _misfit(spec: FormSpec, content: dict) -> str:
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 
 
-def _withdrawn(server: str, tool: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
-    disconnected = gone()
-    if prompt.abandon(t("disconnected", server=server) if disconnected else
-                      t("withdrew", server=server)):
-        write_outcome(server, prompt.message, None, None,
-                      Outcome(None, "disconnected" if disconnected else "withdrawn"), tool=tool)
+def _record_gone(context: RequestContext, message: object,
+                 prompt: PromptWidget | None) -> None:
+    """A moment after a request went away unanswered: tell whether its server withdrew it or
+    went away, and record it. ``prompt`` is None for a request still waiting for its turn."""
+    disconnected = context.gone()
+    if prompt is None:
+        how = "disconnected" if disconnected else "withdrawn while waiting"
+    else:
+        if disconnected and prompt.answered_by == "withdrawn":
+            prompt.retell(t("disconnected", server=context.server), "disconnected")
+        how = prompt.answered_by
+    context.write_outcome(message, Outcome(None, how), in_cell=False)
 
 
 def _requests(count: int) -> str:
