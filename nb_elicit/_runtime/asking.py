@@ -118,15 +118,13 @@ async def ask(context: RequestContext, request: ElicitationRequest) -> Answer:
                 spec = parse_schema(request.requested_schema)
                 outcome = await _answer_form(context, request, spec)
     except (SchemaError, InvalidRequest) as error:
-        what = "a form" if isinstance(error, SchemaError) else "a request"
+        key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
-        outcome = Outcome(None, "refused", error=error, kind="error", notice=(
-            f"{server} sent {what} nb_elicit cannot show, so it answered with an error: "
-            f"{detail}"))
+        outcome = Outcome(None, "refused", error=error, kind="error",
+                          notice=t(key, server=server, detail=detail))
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
-        outcome = Outcome(None, "failed", error=error, kind="error", notice=(
-            f"nb_elicit failed while showing a request from {server}, so it answered with an "
-            f"error: {_text(repr(error))}"))
+        outcome = Outcome(None, "failed", error=error, kind="error", notice=t(
+            "n_failed", server=server, error=_text(repr(error))))
     context.write_outcome(request.message, outcome, spec=spec,
                           schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:
@@ -149,7 +147,8 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
             guard.count_notice(outcome.counted.kind, view, outcome.counted.text, outcome.kind)
         elif outcome.status is not None:
             content = outcome.answer.content if outcome.answer is not None else None
-            view.notice(f"{server} asked: {message} {outcome.status}", outcome.kind, asked=Asked(
+            view.notice(f"{t('transcript_asked', server=server)} {message} {outcome.status}",
+                        outcome.kind, asked=Asked(
                 server, _text(message, limit=None), outcome.status, outcome.action,
                 outcome.answered_by, shown_fields(spec, content) if spec is not None else ()))
         elif outcome.notice is not None:
@@ -182,9 +181,8 @@ def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | 
     if not guard.muted:
         guard.forget_notice("muted")
         return None
-    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: (
-        f"{server} is muted, so nb_elicit answered cancel to {_requests(n)}; "
-        f"to see its requests again: %mcp unmute {server}")))
+    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: t(
+        "n_muted", server=server, requests=_requests(n))))
 
 
 async def _answer_form(context: RequestContext, request: ElicitationRequest,
@@ -192,9 +190,8 @@ async def _answer_form(context: RequestContext, request: ElicitationRequest,
     server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=(
-            f"{server} asked in a form for what looks like a secret, and this connection "
-            f"refuses such forms, so nb_elicit declined: {', '.join(secrets)}"))
+        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=t(
+            "n_secrets_refused", server=server, fields=", ".join(secrets)))
     replayed = _from_recording(server, request, spec, context.view)
     if isinstance(replayed, Outcome):
         return replayed
@@ -215,16 +212,14 @@ async def _answer_url(context: RequestContext, request: ElicitationRequest) -> O
     url = check_url(request.url)
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
-        return Outcome(Answer(policy.action), "policy", notice=(
-            f"{server} asked you to open a web page, and the respond policy ({policy.source}) "
-            f"answered {policy.action}: {url.url}"))
+        return Outcome(Answer(policy.action), "policy", notice=t(
+            "n_url_policy", server=server, source=policy.source, action=policy.action,
+            url=url.url))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
         return Outcome(Answer("cancel"), "policy (URL needs a person)", kind="warning",
-                       notice=(f"{server} asked you to open a web page, and a respond policy "
-                               f"never consents to a web page, so nb_elicit answered cancel: "
-                               f"{url.url}"))
+                       notice=t("n_url_no_policy", server=server, url=url.url))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
@@ -250,32 +245,30 @@ def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
     if found is None:
         return None
     if isinstance(found, Mismatch):
-        return (f"{server} · {view.what} asked with a form that changed since {name} was "
-                "recorded, so nb_elicit did not answer from the recording and the respond "
-                f"policy answers instead: schema {found.recorded} then, {found.asked} now")
+        return t("n_replay_changed", server=server, what=view.what, name=name,
+                 then=found.recorded, now=found.asked)
     content = None
     if found.action == "accept":
         content = as_submitted(spec, found.content or {})
         detail = _misfit(spec, content)
         if detail:
-            return (f"The answer recorded in {name} for {server} · {view.what} does not "
-                    f"fit the form, so the respond policy answers instead: {detail}")
+            return t("n_replay_misfit", server=server, what=view.what, name=name,
+                     detail=detail)
     return Outcome(Answer(found.action, content), "replay",
-                   status=f"Answered {found.action} from the recording {name}.")
+                   status=t("n_replayed", action=found.action, name=name))
 
 
 def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Outcome:
     if policy.action != "accept":
         return Outcome(Answer(policy.action), "policy",
-                       status=f"Answered {policy.action} by the respond policy ({policy.source}).")
+                       status=t("n_by_policy", action=policy.action, source=policy.source))
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
-        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=(
-            f"{server} asked: {message}\nThe respond policy's answer does not fit this form, "
-            f"so nb_elicit answered cancel: {detail}"))
+        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=t(
+            "n_policy_misfit", server=server, message=message, detail=detail))
     return Outcome(Answer("accept", content), "policy",
-                   status=f"Answered accept by the respond policy ({policy.source}).")
+                   status=t("n_by_policy", action="accept", source=policy.source))
 
 
 def _rate_limited(server: str, guard: Guard) -> Outcome | None:
@@ -283,11 +276,9 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     if guard.allow():
         return None
     return Outcome(Answer("cancel"), "rate limit", kind="warning", counted=Counted(
-        "limited", lambda n: (
-            f"{server} asks too often (limit {guard.rate_limit}), so nb_elicit answered cancel "
-            f"to {_requests(n)} without showing them and shows the next one in "
-            f"{guard.seconds_to_next():.0f} s; to change the limit: "
-            f"%mcp limit {server} RATE|off")))
+        "limited", lambda n: t(
+            "n_rate_limited", server=server, limit=guard.rate_limit, requests=_requests(n),
+            seconds=f"{guard.seconds_to_next():.0f}")))
 
 
 async def _by_person(context: RequestContext, message: object,
@@ -304,13 +295,12 @@ async def _by_person(context: RequestContext, message: object,
         raise
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
-            "full", lambda n: (
-                f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} "
-                f"requests already waited), so it answered cancel to {_requests(n)} without "
-                "showing them.")))
+            "full", lambda n: t("n_backlog_full", server=server, most=backlog.max_waiting,
+                                requests=_requests(n))))
     if turn is Turn.CANCELLED:
         return Outcome(Answer("cancel"), "cancelled while waiting", counted=Counted(
-            "cancelled", lambda n: f"You cancelled {_requests(n)} from {server} that waited."))
+            "cancelled", lambda n: t("n_cancelled_waiting", server=server,
+                                     requests=_requests(n))))
     if turn is Turn.TIMED_OUT:
         return _no_frontend(server)
     try:
@@ -325,12 +315,8 @@ async def _by_person(context: RequestContext, message: object,
 
 def _no_frontend(server: str) -> Outcome:
     return Outcome(Answer("cancel"), "no frontend", kind="warning", counted=Counted(
-        "no frontend", lambda n: (
-            f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
-            f"widgets), so nb_elicit answered cancel to {_requests(n)} after "
-            f"{headless_wait():g} s; to answer without a person, set a policy with "
-            f"%mcp respond {server} decline|cancel|accept JSON, nb_elicit.respond(...), or "
-            "the environment variable NB_ELICIT_RESPOND.")))
+        "no frontend", lambda n: t("n_no_frontend", server=server, requests=_requests(n),
+                                   seconds=f"{headless_wait():g}")))
 
 
 async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answer:
@@ -351,7 +337,8 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
         except asyncio.CancelledError:
             # The request is gone: no answer can reach the server any more, so the prompt
             # refuses one at once (and takes back one given a moment ago that never left).
-            # Whether the server withdrew it or went away is told a moment later.
+            # Whether the server withdrew it or went away is told a moment later, when the
+            # prompt ends (the view freezes only then, with the true reason).
             prompt.withdraw(t("withdrew", server=context.server))
             loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt)
             raise
@@ -376,14 +363,16 @@ def _record_gone(context: RequestContext, message: object,
     if prompt is None:
         how = "disconnected" if disconnected else "withdrawn while waiting"
     else:
-        if disconnected and prompt.answered_by == "withdrawn":
-            prompt.retell(t("disconnected", server=context.server), "disconnected")
+        reason, how = ((t("disconnected", server=context.server), "disconnected")
+                       if disconnected else (t("withdrew", server=context.server), "withdrawn"))
+        if not prompt.abandon(reason, how) and prompt.answered_by == "withdrawn":
+            prompt.retell(reason, how)  # (an answer taken back)
         how = prompt.answered_by
     context.write_outcome(message, Outcome(None, how), in_cell=False)
 
 
 def _requests(count: int) -> str:
-    return "1 request" if count == 1 else f"{count:,} requests"
+    return t("n_request_one") if count == 1 else t("n_requests", n=f"{count:,}")
 
 
 def _text(message: object, limit: int | None = 200) -> str:

@@ -10,6 +10,7 @@ error, which names the pages.
 from __future__ import annotations
 
 from .._core.errors import InvalidRequest, UrlElicitationRequired
+from .._core.i18n import t
 from .._core.outcome import Outcome
 from .._core.url import check_url
 from .._ui.url_card import RetryPanel, UrlConsentCard
@@ -29,7 +30,7 @@ async def ask_before_retry(context: RequestContext, what: str,
             check_message(request)
             url = check_url(request.url)
         except InvalidRequest as problem:
-            context.view.notice(f"{server} listed a page nb_elicit will not show: {problem}",
+            context.view.notice(t("n_page_refused", server=server, problem=problem),
                                 "warning")
             continue
         card = UrlConsentCard(request.message, url, server=server,

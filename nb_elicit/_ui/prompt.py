@@ -43,6 +43,8 @@ class PromptWidget(widgets.VBox):
         self._answered_by = "person"
         #: An answer was given but the request went away before it left: it never arrived.
         self._taken_back = False
+        #: The request went away: no answer is taken any more, and :meth:`abandon` follows.
+        self._closing = False
         self._late_listeners: list[Callable[[], bool]] = []
         self._lock = threading.Lock()
         #: Layout and style models its widgets share (see _controls.Kit).
@@ -129,9 +131,11 @@ class PromptWidget(widgets.VBox):
 
     def withdraw(self, reason: str, answered_by: str = "withdrawn") -> bool:
         """The request is gone before an answer left (withdrawn, or its server went away):
-        refuse any answer from now on, and take back the person's answer of a moment ago that
-        has not left (it never reaches the server). False if it had already ended unanswered,
-        or was answered for the person."""
+        refuse any answer from now on, showing ``reason``, and take back the person's answer
+        of a moment ago that has not left (it never reaches the server). An unanswered prompt
+        stays unended until :meth:`abandon` says how it really ended (a moment later: the
+        call's view keeps it live until then). False if it had already ended unanswered, or
+        was answered for the person."""
         with self._lock:
             if self.answer.done():
                 if (self._taken_back or self.answer.cancelled()
@@ -143,7 +147,12 @@ class PromptWidget(widgets.VBox):
                 self._lock_controls()
                 self._set_status(reason)
                 return True
-            self._end_unanswered(reason, answered_by)
+            if self._closing:
+                return False
+            self._closing = True
+            self._answered_by = answered_by
+            self._lock_controls()
+            self._set_status(reason)
             return True
 
     def retell(self, reason: str, answered_by: str) -> None:
@@ -218,6 +227,8 @@ class PromptWidget(widgets.VBox):
             return True
 
     def _finish(self, answer: Answer, status: str | None = None) -> None:
+        if self._closing:  # (the request is gone: this answer could reach no one)
+            return
         # The answer first: the widgets lock and say so a moment later, once it has left.
         # (What the transcript tells, status_text, is true at once.)
         self.status_text = status or t(OUTCOMES[answer.action])
