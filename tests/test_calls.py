@@ -164,3 +164,68 @@ def test_session_tasks_start_without_the_callers_context_variables(monkeypatch, 
         return await _mcp._task_of_its_own(seen(), name="probe"), marker.get()
 
     assert asyncio.run(main()) == ("unset", "the caller's")
+
+
+# -- which calls a form pauses: the one that asked, or every call that may have ------------------
+
+def hostile_target(request, transport: str) -> dict:
+    if transport == "stdio":
+        return {"command": hostile_command()}
+    return {"url": request.getfixturevalue("http_hostile")}
+
+
+async def warm(request, transport: str):
+    """The hostile server, its first result behind it (which waits for jsonschema's import,
+    seconds on a busy machine), then with a timeout of 1 s."""
+    conn = await nb_elicit.connect("hostile", **hostile_target(request, transport),
+                                   rate_limit=None)
+    await conn.call_tool("nap", {"seconds": 0})
+    conn.timeout = 1
+    return conn
+
+
+def ask_later(conn, message: str, delay: float = 0.3):
+    """A call that asks ``message`` after ``delay`` s: calls started meanwhile are newer."""
+    return conn.start_tool("ask_later", {"schema_json": json.dumps(NAME_FORM), "delay": delay,
+                                         "message": message})
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_call_that_asked_is_not_cut_off_while_a_newer_call_runs(request, transport, shown):
+    """Over stdio nothing says which call a request belongs to: every running call keeps its
+    timeout paused while the form is open, not only the newest one's."""
+    async def scenario(person):
+        conn = await warm(request, transport)
+        asking = ask_later(conn, "Who?")
+        newer = conn.start_tool("nap", {"seconds": 0.8})  # the newest call when the form comes
+        form = await person.wait_for_form(unless=asking)
+        await asyncio.sleep(2)  # twice the timeout, with the form open
+        still_open = (form.final_answer(), asking.done())
+        person._act(form, "accept", {"name": "Ada"})
+        return still_open, json.loads((await asking).text), (await newer).text, form
+
+    still_open, result, napped, form = drive(scenario)
+    assert still_open == (None, False)
+    assert result == answered("Ada")
+    assert napped == "rested"
+    assert "Submitted." in form.status.value and "withdrew" not in form.status.value
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_quiet_request_in_flight_never_takes_the_form(request, transport, shown):
+    async def scenario(person):
+        conn = await warm(request, transport)
+        asking = ask_later(conn, "Who?")
+        reading = asyncio.ensure_future(conn.read_resource("slow://nap"))  # takes 2 s
+        form = await person.wait_for_form(unless=asking)
+        await asyncio.sleep(1.5)  # past the timeout, with the form open
+        still_open = (form.final_answer(), asking.done())
+        person._act(form, "accept", {"name": "Ada"})
+        return still_open, json.loads((await asking).text), await reading, form
+
+    still_open, result, read, form = drive(scenario)
+    assert still_open == (None, False)
+    assert result == answered("Ada")
+    assert read["contents"][0]["text"] == "read slowly"
+    asked = next(view for view in shown if view.what == "ask_later")
+    assert list(asked.forms.children) == [form]

@@ -192,6 +192,38 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(journal, views, monk
     assert len(notices) == 1 and "RuntimeError('boom')" in html.unescape(notices[0].value)
 
 
+def test_a_failure_while_a_form_is_open_closes_it_and_tells_the_cell_and_the_server(
+        journal, views, monkeypatch):
+    """Past the schema and the request checks, any failure of nb_elicit's own ends the same
+    way: one line in the cell, an internal error to the server, the history, and no form left
+    open (or locked on a bare exception name)."""
+    from nb_elicit._core.history import HISTORY
+    from nb_elicit._ui.prompt import PromptWidget
+
+    async def overflow(self):
+        raise OverflowError("int too large to convert to float")
+
+    monkeypatch.setattr(PromptWidget, "wait", overflow)
+    HISTORY.clear()
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        with pytest.raises(nb_elicit.ServerError) as failed:
+            await conn.call_tool("github_username")
+        return failed.value
+
+    error = drive(scenario)
+    assert error.code == -32603 and "OverflowError" in error.message
+    assert [e["error"]["code"] for e in journal.entries()] == [-32603]
+    (view,) = views
+    form, *notices = view.forms.children
+    assert "nb_elicit failed while showing this request" in html.unescape(form.status.value)
+    assert form.submit_button.disabled
+    errors = [w for w in notices if "nb-elicit-notice-error" in w._dom_classes]
+    assert len(errors) == 1 and "OverflowError" in html.unescape(errors[0].value)
+    assert [(e.action, e.answered_by) for e in HISTORY.entries] == [("error", "failed")]
+
+
 def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(journal, views):
     async def scenario(person):
         demo = await nb_elicit.connect("demo", demo_command(journal))

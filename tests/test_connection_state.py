@@ -43,7 +43,7 @@ def test_a_connection_that_reconnects_is_connected_again_and_withdrawals_say_so(
     form = person_seen[-1]
     assert form.message == "Going away"
     assert html.unescape(form.status.value).count("hostile withdrew this request.") == 1
-    assert HISTORY.entries[-1].how == "withdrawn"
+    assert HISTORY.entries[-1].answered_by == "withdrawn"
 
 
 @pytest.mark.parametrize("bad", [
@@ -75,3 +75,90 @@ def test_a_closed_connection_still_says_what_it_was(journal):
     assert before[0] == "nb-elicit-demo" and before[1]
     assert after == before
     assert "closed" in text and "nb-elicit-demo" in text
+
+
+# -- a form whose request went away: refused at once, and in the history once -------------------
+
+from helpers.fill import fill  # noqa: E402
+from helpers.servers import hostile_command as _hostile  # noqa: E402
+
+from nb_elicit._runtime import asking  # noqa: E402
+from nb_elicit._runtime.pending import PENDING  # noqa: E402
+
+
+def entries_for(message: str) -> list[tuple[str, str]]:
+    return [(e.action, e.answered_by) for e in HISTORY.entries if e.message == message]
+
+
+def test_a_click_just_after_a_withdrawal_is_refused_and_recorded_as_withdrawn(
+        journal, views, monkeypatch):
+    """The moment between a withdrawal and telling it from a disconnection (widened here) is
+    no window for an answer: nothing can be sent, so the form says withdrawn at once."""
+    monkeypatch.setattr(asking, "SETTLE", 1.0)
+    HISTORY.clear()
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        call = conn.start_tool("withdraw", {"after": 0.5})
+        form = await person.wait_for_form(unless=call)
+        fill(form, {"answer": "too late"})
+        while form in PENDING.forms():  # the server withdrew it: its wait has ended
+            await asyncio.sleep(0.005)
+        form.submit_button.click()
+        result = await call
+        await asyncio.sleep(1.3)  # the withdrawal is recorded after the settle
+        return form, result.text
+
+    form, text = drive(scenario)
+    assert text == "The question was withdrawn."
+    status = html.unescape(form.status.value)
+    assert "demo withdrew this request." in status and "Submitted" not in status
+    assert form.final_answer() is None and form.outcome().action is None
+    assert entries_for(form.message) == [("none", "withdrawn")]
+    assert [e.get("event") for e in journal.entries()] == ["withdrawn"]
+
+
+def test_an_answer_given_as_the_request_is_withdrawn_is_taken_back():
+    """A Submit that lands while the request is being withdrawn never reaches the server: the
+    form says so instead of "Submitted."."""
+    from nb_elicit import ElicitationForm
+
+    form = ElicitationForm("Who?", NAME_FORM, server="demo")
+    fill(form, {"name": "Ada"})
+    form.submit_button.click()
+    assert form.withdraw("demo withdrew this request.")
+    assert form.final_answer() is None and form.outcome().action is None
+    assert form.answered_by == "withdrawn"
+    assert "withdrew" in form.status_text and form.submit_button.disabled
+
+
+def test_a_form_closed_by_its_server_dying_is_in_the_history_once(views):
+    HISTORY.clear()
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", _hostile(), rate_limit=None)
+        with pytest.raises(nb_elicit.ServerDisconnected):
+            await conn.call_tool("crash", {"after": 0.3})
+        await asyncio.sleep(0.5)  # (told a moment later)
+        return person.seen[-1]
+
+    form = drive(scenario)
+    assert "hostile disconnected." in html.unescape(form.status.value)
+    assert entries_for("I will crash") == [("none", "disconnected")]
+
+
+def test_a_form_closed_with_its_connection_is_in_the_history_once(views):
+    HISTORY.clear()
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("hostile", _hostile(), rate_limit=None)
+        call = conn.start_tool("ask", {"schema_json": json.dumps(NAME_FORM),
+                                       "message": "Still there?"})
+        form = await person.wait_for_form(unless=call)
+        await conn.close()
+        await asyncio.sleep(0.5)
+        return form
+
+    form = drive(scenario)
+    assert "The connection was closed." in html.unescape(form.status.value)
+    assert entries_for("Still there?") == [("none", "closed")]

@@ -280,12 +280,25 @@ def test_abandon_locks_with_the_reason_and_cancels_the_answer():
     assert form.answer.cancelled()
 
 
-def test_a_bug_in_a_handler_fails_the_answer_instead_of_raising(monkeypatch):
-    form = make({"type": "object", "properties": {}})
-    monkeypatch.setattr(form, "_collect", lambda: 1 / 0)
+def test_a_bug_in_a_handler_keeps_the_form_open_with_what_was_typed(monkeypatch):
+    """A failure while taking an answer (a number too big to convert, say) neither raises into
+    the comm nor locks the form: it says the try did not go, and everything typed stays."""
+    form = make({"type": "object", "properties": {"name": {"type": "string"}}})
+    form.controls["name"].widget.value = "Ada"
+
+    def overflow():
+        raise OverflowError("int too large to convert to float: Ada")
+
+    monkeypatch.setattr(form, "_collect", overflow)
     form.submit_button.click()
-    assert isinstance(form.answer.exception(timeout=0), ZeroDivisionError)
-    assert "nb_elicit failed" in form.status.value
+    assert not form.answer.done() and not form.submit_button.disabled
+    assert "nb_elicit failed" not in form.status.value
+    assert "OverflowError" in form.status.value and "nothing was sent" in form.status.value
+    assert "Ada" not in form.status.value  # (a failure's text may quote what was typed)
+    assert form.controls["name"].widget.value == "Ada"
+    monkeypatch.undo()
+    form.submit_button.click()
+    assert form.answer.result(timeout=0) == Answer("accept", {"name": "Ada"})
 
 
 def test_enter_in_a_text_field_submits():

@@ -227,7 +227,7 @@ def test_the_person_can_cancel_every_waiting_request_at_once(views):
     assert run_case(send) == {"cancel": 20}
     notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
     assert any("You cancelled 17 requests from hostile" in n for n in notices)
-    assert [e.how for e in HISTORY.entries if e.how == "cancelled while waiting"] == [
+    assert [e.answered_by for e in HISTORY.entries if e.answered_by == "cancelled while waiting"] == [
         "cancelled while waiting"] * 17
 
 
@@ -271,7 +271,7 @@ def test_mute_answers_cancel_with_one_counted_notice_until_unmuted(views):
     assert first == second == {"result": {"action": "cancel"}}
     texts = [w.value for v in views[:2] for w in v.forms.children]
     assert any("muted" in t and "1 request" in t for t in texts)
-    assert [e.how for e in HISTORY.entries[-3:-1]] == ["muted", "muted"]
+    assert [e.answered_by for e in HISTORY.entries[-3:-1]] == ["muted", "muted"]
 
 
 # -- lifecycle ----------------------------------------------------------------------------------

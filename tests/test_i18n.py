@@ -82,3 +82,32 @@ def test_english_texts_stay_as_they_were(env):
     assert form.submit_button.description == "Submit"
     assert form.controls["age"].widget.placeholder == "whole number, at least 18"
     assert t("fix_fields", n=2, s="s") == "Please fix 2 fields; nothing was sent."
+
+
+def test_the_notices_about_requests_follow_the_language(env):
+    """What a call's cell says about a request (refused, answered for the person) is in the
+    person's language, like the forms; the server's own text is not translated."""
+    import asyncio
+
+    from nb_elicit._core.types import ElicitationRequest
+    from nb_elicit._runtime import asking
+    from nb_elicit._ui.call_view import CallView
+
+    set_language("zh")
+    assert asking._no_frontend("demo").counted.text(3).startswith("没有连接小部件前端")
+    assert "3 个请求" in asking._no_frontend("demo").counted.text(3)
+    view = CallView("demo", "tool", show_waiting=False)
+    request = ElicitationRequest(mode="form", message="Address?", requested_schema={
+        "type": "object", "properties": {"x": {"type": "object"}}})
+
+    async def run():
+        with pytest.raises(Exception):  # noqa: B017 - the schema's error, sent to the server
+            await asking.ask(asking.RequestContext("demo", view), request)
+
+    asyncio.run(run())
+    (line,) = view.lines
+    assert line.startswith("demo 发送了 nb_elicit 无法显示的表单"), line
+    set_language("en")
+    assert asking._no_frontend("demo").counted.text(1).startswith(
+        "No widget frontend is attached") and "1 request " in asking._no_frontend(
+        "demo").counted.text(1)

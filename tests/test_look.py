@@ -285,7 +285,7 @@ def test_a_refused_form_is_an_error_notice_in_one_sentence(schema, kind, phrase,
 
     async def run():
         with pytest.raises(Exception):  # noqa: B017 - whichever error the schema raises
-            await asking.ask("demo", request, None, view, lambda: False, Guard())
+            await asking.ask(asking.RequestContext("demo", view, Guard()), request)
 
     asyncio.run(run())
     (line,) = view.forms.children

@@ -38,7 +38,7 @@ def test_an_interrupt_that_answers_is_labelled_as_the_interrupt():
     form = ElicitationForm("Who?", SCHEMA, server="demo")
     pending = PendingForms()
     with pending.track(form, "demo", None):
-        assert pending.dismiss("demo", by="interrupt") == 1
+        assert pending.dismiss("demo", answered_by="interrupt") == 1
     assert form.answer.result().action == "cancel"
     assert form.answered_by == "interrupt"
 
@@ -94,7 +94,7 @@ def test_an_outcome_with_a_status_is_told_as_the_request_with_the_fields_it_sent
     assert (asked.action, asked.answered_by, asked.fields) == ("accept", "policy",
                                                               (("name", "Ada", '"Ada"'),))
     (entry,) = history.entries
-    assert (entry.action, entry.how, entry.content) == ("accept", "policy", {"name": "Ada"})
+    assert (entry.action, entry.answered_by, entry.content) == ("accept", "policy", {"name": "Ada"})
 
 
 def test_counted_outcomes_share_one_line_per_call(history):
@@ -103,7 +103,7 @@ def test_counted_outcomes_share_one_line_per_call(history):
         asking.write_outcome("demo", "Who?", view, guard, Outcome(
             Answer("cancel"), "muted", counted=Counted("muted", lambda n: f"{n} muted")))
     assert view.lines == ["3 muted"]
-    assert [e.how for e in history.entries] == ["muted"] * 3
+    assert [e.answered_by for e in history.entries] == ["muted"] * 3
 
 
 def test_notes_come_before_the_outcomes_own_line(history):
@@ -129,7 +129,7 @@ def test_an_error_outcome_is_history_with_the_action_error(history):
     outcome = Outcome(None, "refused", error=ValueError("bad"), notice="refused")
     asking.write_outcome("demo", 42, FakeView(), Guard(), outcome)
     (entry,) = history.entries
-    assert (entry.action, entry.how, entry.message) == ("error", "refused", "42")
+    assert (entry.action, entry.answered_by, entry.message) == ("error", "refused", "42")
 
 
 def test_each_way_of_answering_returns_an_outcome_and_none_writes_history_itself():

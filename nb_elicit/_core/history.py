@@ -68,7 +68,9 @@ class HistoryEntry:
     message: str
     action: str
     sent: str | None  # the content sent, secrets masked, as JSON text (None: no content)
-    how: str  # "person", "policy", "no frontend", "withdrawn", "interrupted", "error"
+    #: Who answered ("person", "policy", "no frontend", "interrupt", ...), or how the request
+    #: ended without an answer ("withdrawn", "disconnected", "closed", "refused", ...).
+    answered_by: str
     tool: str = ""  # what the server was doing when it asked (the tool called), if known
 
     @property
@@ -82,11 +84,11 @@ class History:
     entries: list[HistoryEntry] = field(default_factory=list)
     limit: int = 1000
 
-    def add(self, server: str, message: str, action: str, content: dict | None, how: str,
+    def add(self, server: str, message: str, action: str, content: dict | None, answered_by: str,
             schema: Any = None, tool: str = "") -> HistoryEntry:
         shown = masked(content, schema)
         sent = None if shown is None else json.dumps(shown, ensure_ascii=False, default=repr)
-        entry = HistoryEntry(time.time(), server, message, action, sent, how, tool)
+        entry = HistoryEntry(time.time(), server, message, action, sent, answered_by, tool)
         self.entries.append(entry)
         del self.entries[:-self.limit]
         return entry
@@ -100,7 +102,7 @@ class History:
         lines = []
         for e in self.entries:
             sent = e.sent if e.sent is not None else "-"
-            lines.append(f"{_clock(e.at)}  {_asker(e)}  {e.action} ({e.how})  "
+            lines.append(f"{_clock(e.at)}  {_asker(e)}  {e.action} ({e.answered_by})  "
                          f"{_short(e.message)}  {sent}")
         return "\n".join(lines)
 
@@ -111,7 +113,7 @@ class History:
         for e in self.entries:
             sent = e.sent if e.sent is not None else "–"
             rows.append([_clock(e.at), e.server, e.tool or "–", " ".join(e.message.split()),
-                         f"{e.action} ({e.how})", sent])
+                         f"{e.action} ({e.answered_by})", sent])
         return table_html(["time", "server", "tool", "message", "action", "sent"], rows,
                           "nb-elicit-table nb-elicit-history", code=(5,), limit=120)
 

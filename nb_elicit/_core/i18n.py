@@ -184,6 +184,81 @@ TEXTS: dict[str, tuple[str, str]] = {
     "v_listed_items": ("Choose only listed options.", "只能选择列出的选项。"),
     "v_listed": ("Choose one of the listed options.", "请选择列出的选项之一。"),
     "v_not_allowed": ("This value is not allowed.", "不允许使用此值。"),
+    # the notices a call's cell shows about its requests (nb_elicit's words around the server's)
+    "n_refused_form": ("{server} sent a form nb_elicit cannot show, so it answered with an "
+                       "error: {detail}",
+                       "{server} 发送了 nb_elicit 无法显示的表单，因此已回复错误：{detail}"),
+    "n_refused_request": ("{server} sent a request nb_elicit cannot show, so it answered with "
+                          "an error: {detail}",
+                          "{server} 发送了 nb_elicit 无法显示的请求，因此已回复错误：{detail}"),
+    "n_failed": ("nb_elicit failed while showing a request from {server}, so it answered with "
+                 "an error: {error}",
+                 "nb_elicit 在显示来自 {server} 的请求时出错，因此已回复错误：{error}"),
+    "n_request_one": ("1 request", "1 个请求"),
+    "n_requests": ("{n} requests", "{n} 个请求"),
+    "n_muted": ("{server} is muted, so nb_elicit answered cancel to {requests}; to see its "
+                "requests again: %mcp unmute {server}",
+                "{server} 已被静音，因此 nb_elicit 对 {requests}回答了“取消”；"
+                "要重新查看其请求：%mcp unmute {server}"),
+    "n_secrets_refused": ("{server} asked in a form for what looks like a secret, and this "
+                          "connection refuses such forms, so nb_elicit declined: {fields}",
+                          "{server} 在表单中索取看似机密的信息，而此连接拒绝此类表单，"
+                          "因此 nb_elicit 已拒绝：{fields}"),
+    "n_url_policy": ("{server} asked you to open a web page, and the respond policy ({source}) "
+                     "answered {action}: {url}",
+                     "{server} 请求您打开一个网页，应答策略（{source}）回答了 {action}：{url}"),
+    "n_url_no_policy": ("{server} asked you to open a web page, and a respond policy never "
+                        "consents to a web page, so nb_elicit answered cancel: {url}",
+                        "{server} 请求您打开一个网页，而应答策略从不代您同意打开网页，"
+                        "因此 nb_elicit 回答了“取消”：{url}"),
+    "n_replay_changed": ("{server} · {what} asked with a form that changed since {name} was "
+                         "recorded, so nb_elicit did not answer from the recording and the "
+                         "respond policy answers instead: schema {then} then, {now} now",
+                         "{server} · {what} 的表单自录制 {name} 以来已改变，因此 nb_elicit "
+                         "没有按录制回答，改由应答策略回答：当时的模式为 {then}，现在为 {now}"),
+    "n_replay_misfit": ("The answer recorded in {name} for {server} · {what} does not fit the "
+                        "form, so the respond policy answers instead: {detail}",
+                        "{name} 中为 {server} · {what} 录制的回答与表单不符，"
+                        "因此改由应答策略回答：{detail}"),
+    "n_replayed": ("Answered {action} from the recording {name}.",
+                   "已按录制 {name} 回答 {action}。"),
+    "n_by_policy": ("Answered {action} by the respond policy ({source}).",
+                    "已由应答策略（{source}）回答 {action}。"),
+    "n_policy_misfit": ("{server} asked: {message}\nThe respond policy's answer does not fit "
+                        "this form, so nb_elicit answered cancel: {detail}",
+                        "{server} 请求：{message}\n应答策略的回答与此表单不符，"
+                        "因此 nb_elicit 回答了“取消”：{detail}"),
+    "n_rate_limited": ("{server} asks too often (limit {limit}), so nb_elicit answered cancel "
+                       "to {requests} without showing them and shows the next one in "
+                       "{seconds} s; to change the limit: %mcp limit {server} RATE|off",
+                       "{server} 请求过于频繁（限制 {limit}），因此 nb_elicit 未显示便对 "
+                       "{requests}回答了“取消”，将在 {seconds} 秒后显示下一个；"
+                       "要更改限制：%mcp limit {server} RATE|off"),
+    "n_backlog_full": ("{server} asked more than nb_elicit keeps waiting ({most} requests "
+                       "already waited), so it answered cancel to {requests} without showing "
+                       "them.",
+                       "{server} 的请求超过了 nb_elicit 可保留等待的数量（已有 {most} 个请求在"
+                       "等待），因此未显示便对 {requests}回答了“取消”。"),
+    "n_cancelled_waiting": ("You cancelled {requests} from {server} that waited.",
+                            "您取消了来自 {server} 的 {requests}（均在等待中）。"),
+    "n_no_frontend": ("No widget frontend is attached (nbclient, nbconvert and papermill show "
+                      "no widgets), so nb_elicit answered cancel to {requests} after {seconds} "
+                      "s; to answer without a person, set a policy with %mcp respond {server} "
+                      "decline|cancel|accept JSON, nb_elicit.respond(...), or the environment "
+                      "variable NB_ELICIT_RESPOND.",
+                      "没有连接小部件前端（nbclient、nbconvert 和 papermill 不显示小部件），"
+                      "因此 nb_elicit 在 {seconds} 秒后对 {requests}回答了“取消”；若要在无人时"
+                      "作答，请用 %mcp respond {server} decline|cancel|accept JSON、"
+                      "nb_elicit.respond(...) 或环境变量 NB_ELICIT_RESPOND 设置策略。"),
+    "n_page_refused": ("{server} listed a page nb_elicit will not show: {problem}",
+                       "{server} 列出了 nb_elicit 不会显示的网页：{problem}"),
+    # how a request ended when nb_elicit itself failed (the runtime's boundary)
+    "failed_request": ("nb_elicit failed while showing this request; the server was told.",
+                       "nb_elicit 在显示此请求时出错；已告知服务器。"),
+    "handler_failed": ("nb_elicit could not take this answer ({error}); nothing was sent and "
+                       "nothing you typed is lost: change it and try again, or Decline.",
+                       "nb_elicit 无法接收此回答（{error}）；尚未发送任何内容，"
+                       "您输入的内容也没有丢失：请修改后重试，或选择拒绝。"),
 }
 
 

@@ -30,14 +30,15 @@ class Outcome:
     """What became of one request.
 
     ``answer`` is what goes back to the server (None when nothing does: the request was
-    withdrawn, or ``error`` is sent instead). ``by`` names who answered: ``"person"``, or what
-    answered for them. ``notice`` is the line the calling cell shows (or ``counted``, for a
-    notice shared by many requests); with ``status``, the line is the request itself, as the
-    transcript tells it ("demo asked: ... Answered accept by the respond policy.").
+    withdrawn, or ``error`` is sent instead). ``answered_by`` names who answered:
+    ``"person"``, or what answered for them. ``notice`` is the line the calling cell shows
+    (or ``counted``, for a notice shared by many requests); with ``status``, the line is the
+    request itself, as the transcript tells it ("demo asked: ... Answered accept by the
+    respond policy.").
     """
 
     answer: Answer | None
-    by: str
+    answered_by: str
     notice: str | None = None
     counted: Counted | None = None
     status: str | None = None
@@ -60,7 +61,7 @@ class Outcome:
 
     @property
     def by_person(self) -> bool:
-        return self.by == "person"
+        return self.answered_by == "person"
 
     def noting(self, *notes: str) -> Outcome:
         """The same outcome, with ``notes`` shown before it."""

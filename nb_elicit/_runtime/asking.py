@@ -10,13 +10,15 @@ widget frontend is attached (after a bounded wait). Only the person ever decline
 
 Each of those ways returns an :class:`~nb_elicit._core.outcome.Outcome`, and
 :func:`write_outcome` is the one place that turns it into the cell's notice, the history entry
-and, for a person's answer, the recording.
+and, for a person's answer, the recording. A request travels as one :class:`RequestContext`:
+its connection, the call(s) it may belong to, and the view that shows it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 from .._core.answer import Answer
 from .._core.errors import InvalidRequest, SchemaError
@@ -43,32 +45,88 @@ from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["ask", "check_message", "wait_for_person", "write_outcome"]
+__all__ = ["RequestContext", "ask", "check_message", "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
 
-async def ask(server: str, request: ElicitationRequest, call: Call | None, view: CallView,
-              gone: Callable[[], bool], guard: Guard) -> Answer:
-    """Answer ``request`` from ``server``; ``gone()`` tells whether the server went away."""
+class RequestContext:
+    """Where one request of a server is answered: its connection (the name ``server``, its
+    ``guard``, ``gone()``: whether its server went away), the ``calls`` it may belong to, and
+    the ``view`` that shows it.
+
+    ``calls`` is the one call that asked, where the SDK tells (a request on a call's own HTTP
+    response, or of a 2026-07-28 call, runs inside that call); where the transport cannot tell
+    (stdio, HTTP+SSE), every call of the connection that was running when the request came,
+    quiet ones (list_tools, read_resource, ...) left out. Each keeps its timeout paused while
+    the request is open, so the call that really asked is never cut off while the person
+    answers. The first is the call whose cell shows the request (an interrupt there dismisses
+    it)."""
+
+    def __init__(self, server: str, view: CallView, guard: Guard | None = None,
+                 gone: Callable[[], bool] = lambda: False, calls: Sequence[Call] = ()):
+        self.server = server
+        self.view = view
+        self.guard = guard if guard is not None else Guard(server=server)
+        self.gone = gone
+        self.calls = tuple(calls)
+
+    @property
+    def call(self) -> Call | None:
+        """The call whose cell shows the request (None: it shows in a view of its own)."""
+        return self.calls[0] if self.calls else None
+
+    @property
+    def what(self) -> str:
+        """What the server was doing when it asked, as the view names it."""
+        return self.view.what
+
+    @contextlib.contextmanager
+    def asking(self) -> Iterator[None]:
+        """While the person is (or will be) answering: the calls' timeouts stand still."""
+        for call in self.calls:
+            call.begin_asking()
+        try:
+            yield
+        finally:
+            for call in self.calls:
+                call.end_asking()
+
+    def write_outcome(self, message: object, outcome: Outcome, spec: FormSpec | None = None,
+                      schema: object = None, in_cell: bool = True) -> None:
+        """Record ``outcome`` (see :func:`write_outcome`); ``in_cell=False`` when the prompt
+        already says it, so the cell gets no line of its own."""
+        write_outcome(self.server, message, self.view if in_cell else None, self.guard,
+                      outcome, spec=spec, schema=schema, tool=self.what)
+
+    def __repr__(self) -> str:
+        return f"<RequestContext {self.server} · {self.what}: {len(self.calls)} call(s)>"
+
+
+async def ask(context: RequestContext, request: ElicitationRequest) -> Answer:
+    """Answer ``request`` of ``context.server``. A failure of nb_elicit's own ends here too: a
+    line in the cell, an error to the server, and no form left open."""
+    server = context.server
     spec = None
     try:
-        outcome = _muted(server, request, guard)
+        outcome = _muted(server, request, context.guard)
         if outcome is None:
             check_message(request)
             if request.mode == "url":
-                outcome = await _answer_url(server, request, call, view, gone, guard)
+                outcome = await _answer_url(context, request)
             else:
                 spec = parse_schema(request.requested_schema)
-                outcome = await _answer_form(server, request, spec, call, view, gone, guard)
+                outcome = await _answer_form(context, request, spec)
     except (SchemaError, InvalidRequest) as error:
-        what = "a form" if isinstance(error, SchemaError) else "a request"
+        key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
-        outcome = Outcome(None, "refused", error=error, kind="error", notice=(
-            f"{server} sent {what} nb_elicit cannot show, so it answered with an error: "
-            f"{detail}"))
-    write_outcome(server, request.message, view, guard, outcome, spec=spec,
-                  schema=request.requested_schema if request.mode == "form" else None)
+        outcome = Outcome(None, "refused", error=error, kind="error",
+                          notice=t(key, server=server, detail=detail))
+    except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
+        outcome = Outcome(None, "failed", error=error, kind="error", notice=t(
+            "n_failed", server=server, error=_text(repr(error))))
+    context.write_outcome(request.message, outcome, spec=spec,
+                          schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:
         raise outcome.error
     return outcome.answer
@@ -89,13 +147,15 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
             guard.count_notice(outcome.counted.kind, view, outcome.counted.text, outcome.kind)
         elif outcome.status is not None:
             content = outcome.answer.content if outcome.answer is not None else None
-            view.notice(f"{server} asked: {message} {outcome.status}", outcome.kind, asked=Asked(
-                server, _text(message, limit=None), outcome.status, outcome.action, outcome.by,
-                shown_fields(spec, content) if spec is not None else ()))
+            view.notice(f"{t('transcript_asked', server=server)} {message} {outcome.status}",
+                        outcome.kind, asked=Asked(
+                server, _text(message, limit=None), outcome.status, outcome.action,
+                outcome.answered_by, shown_fields(spec, content) if spec is not None else ()))
         elif outcome.notice is not None:
             view.notice(outcome.notice, outcome.kind)
     content = outcome.answer.content if outcome.answer is not None else None
-    HISTORY.add(server, _text(message), outcome.action, content, outcome.by, schema, tool)
+    HISTORY.add(server, _text(message), outcome.action, content, outcome.answered_by, schema,
+                tool)
     recorder = TAPE.recorder
     if (recorder is not None and outcome.by_person and outcome.answer is not None
             and schema is not None and view is not None):
@@ -121,20 +181,18 @@ def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | 
     if not guard.muted:
         guard.forget_notice("muted")
         return None
-    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: (
-        f"{server} is muted, so nb_elicit answered cancel to {_requests(n)}; "
-        f"to see its requests again: %mcp unmute {server}")))
+    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: t(
+        "n_muted", server=server, requests=_requests(n))))
 
 
-async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
-                       call: Call | None, view: CallView, gone: Callable[[], bool],
-                       guard: Guard) -> Outcome:
+async def _answer_form(context: RequestContext, request: ElicitationRequest,
+                       spec: FormSpec) -> Outcome:
+    server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=(
-            f"{server} asked in a form for what looks like a secret, and this connection "
-            f"refuses such forms, so nb_elicit declined: {', '.join(secrets)}"))
-    replayed = _from_recording(server, request, spec, view)
+        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=t(
+            "n_secrets_refused", server=server, fields=", ".join(secrets)))
+    replayed = _from_recording(server, request, spec, context.view)
     if isinstance(replayed, Outcome):
         return replayed
     notes = (replayed,) if replayed else ()
@@ -144,26 +202,24 @@ async def _answer_form(server: str, request: ElicitationRequest, spec: FormSpec,
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited.noting(*notes)
-    outcome = await _by_person(server, lambda: ElicitationForm(
-        request.message, request.requested_schema, server=server), call, view, gone, guard)
+    outcome = await _by_person(context, request.message, lambda: ElicitationForm(
+        request.message, request.requested_schema, server=server))
     return outcome.noting(*notes)
 
 
-async def _answer_url(server: str, request: ElicitationRequest, call: Call | None,
-                      view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
+async def _answer_url(context: RequestContext, request: ElicitationRequest) -> Outcome:
+    server, guard = context.server, context.guard
     url = check_url(request.url)
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
-        return Outcome(Answer(policy.action), "policy", notice=(
-            f"{server} asked you to open a web page, and the respond policy ({policy.source}) "
-            f"answered {policy.action}: {url.url}"))
+        return Outcome(Answer(policy.action), "policy", notice=t(
+            "n_url_policy", server=server, source=policy.source, action=policy.action,
+            url=url.url))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
         return Outcome(Answer("cancel"), "policy (URL needs a person)", kind="warning",
-                       notice=(f"{server} asked you to open a web page, and a respond policy "
-                               f"never consents to a web page, so nb_elicit answered cancel: "
-                               f"{url.url}"))
+                       notice=t("n_url_no_policy", server=server, url=url.url))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
@@ -174,7 +230,7 @@ async def _answer_url(server: str, request: ElicitationRequest, call: Call | Non
         guard.remember_card(request.elicitation_id, made)
         return made
 
-    return await _by_person(server, card, call, view, gone, guard)
+    return await _by_person(context, request.message, card)
 
 
 def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
@@ -189,32 +245,30 @@ def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
     if found is None:
         return None
     if isinstance(found, Mismatch):
-        return (f"{server} · {view.what} asked with a form that changed since {name} was "
-                "recorded, so nb_elicit did not answer from the recording and the respond "
-                f"policy answers instead: schema {found.recorded} then, {found.asked} now")
+        return t("n_replay_changed", server=server, what=view.what, name=name,
+                 then=found.recorded, now=found.asked)
     content = None
     if found.action == "accept":
         content = as_submitted(spec, found.content or {})
         detail = _misfit(spec, content)
         if detail:
-            return (f"The answer recorded in {name} for {server} · {view.what} does not "
-                    f"fit the form, so the respond policy answers instead: {detail}")
+            return t("n_replay_misfit", server=server, what=view.what, name=name,
+                     detail=detail)
     return Outcome(Answer(found.action, content), "replay",
-                   status=f"Answered {found.action} from the recording {name}.")
+                   status=t("n_replayed", action=found.action, name=name))
 
 
 def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Outcome:
     if policy.action != "accept":
         return Outcome(Answer(policy.action), "policy",
-                       status=f"Answered {policy.action} by the respond policy ({policy.source}).")
+                       status=t("n_by_policy", action=policy.action, source=policy.source))
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
-        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=(
-            f"{server} asked: {message}\nThe respond policy's answer does not fit this form, "
-            f"so nb_elicit answered cancel: {detail}"))
+        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=t(
+            "n_policy_misfit", server=server, message=message, detail=detail))
     return Outcome(Answer("accept", content), "policy",
-                   status=f"Answered accept by the respond policy ({policy.source}).")
+                   status=t("n_by_policy", action="accept", source=policy.source))
 
 
 def _rate_limited(server: str, guard: Guard) -> Outcome | None:
@@ -222,40 +276,36 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     if guard.allow():
         return None
     return Outcome(Answer("cancel"), "rate limit", kind="warning", counted=Counted(
-        "limited", lambda n: (
-            f"{server} asks too often (limit {guard.rate_limit}), so nb_elicit answered cancel "
-            f"to {_requests(n)} without showing them and shows the next one in "
-            f"{guard.seconds_to_next():.0f} s; to change the limit: "
-            f"%mcp limit {server} RATE|off")))
+        "limited", lambda n: t(
+            "n_rate_limited", server=server, limit=guard.rate_limit, requests=_requests(n),
+            seconds=f"{guard.seconds_to_next():.0f}")))
 
 
-async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call: Call | None,
-                     view: CallView, gone: Callable[[], bool], guard: Guard) -> Outcome:
+async def _by_person(context: RequestContext, message: object,
+                     make_prompt: Callable[[], PromptWidget]) -> Outcome:
     """Wait for this request's turn in the backlog, then show it (made only then: a waiting
     request costs no widgets) and wait for the person."""
-    backlog = guard.backlog
+    server, backlog = context.server, context.guard.backlog
     wait = None if widget_frontend_attached() else headless_wait()
-    if call is not None:
-        call.begin_asking()  # waiting for the person, shown or not: the call's timeout pauses
     try:
-        turn = await backlog.turn(view, wait)
-    finally:
-        if call is not None:
-            call.end_asking()
+        with context.asking():  # waiting for the person, shown or not: the timeouts pause
+            turn = await backlog.turn(context.view, wait)
+    except asyncio.CancelledError:  # withdrawn (or its server went away) while it waited
+        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None)
+        raise
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
-            "full", lambda n: (
-                f"{server} asked more than nb_elicit keeps waiting ({backlog.max_waiting} "
-                f"requests already waited), so it answered cancel to {_requests(n)} without "
-                "showing them.")))
+            "full", lambda n: t("n_backlog_full", server=server, most=backlog.max_waiting,
+                                requests=_requests(n))))
     if turn is Turn.CANCELLED:
         return Outcome(Answer("cancel"), "cancelled while waiting", counted=Counted(
-            "cancelled", lambda n: f"You cancelled {_requests(n)} from {server} that waited."))
+            "cancelled", lambda n: t("n_cancelled_waiting", server=server,
+                                     requests=_requests(n))))
     if turn is Turn.TIMED_OUT:
         return _no_frontend(server)
     try:
         prompt = make_prompt()
-        answer = await wait_for_person(server, prompt, call, view, gone)
+        answer = await wait_for_person(context, prompt)
     finally:
         backlog.done()
     if prompt.answered_by == "no frontend":
@@ -265,37 +315,39 @@ async def _by_person(server: str, make_prompt: Callable[[], PromptWidget], call:
 
 def _no_frontend(server: str) -> Outcome:
     return Outcome(Answer("cancel"), "no frontend", kind="warning", counted=Counted(
-        "no frontend", lambda n: (
-            f"No widget frontend is attached (nbclient, nbconvert and papermill show no "
-            f"widgets), so nb_elicit answered cancel to {_requests(n)} after "
-            f"{headless_wait():g} s; to answer without a person, set a policy with "
-            f"%mcp respond {server} decline|cancel|accept JSON, nb_elicit.respond(...), or "
-            "the environment variable NB_ELICIT_RESPOND.")))
+        "no frontend", lambda n: t("n_no_frontend", server=server, requests=_requests(n),
+                                   seconds=f"{headless_wait():g}")))
 
 
-async def wait_for_person(server: str, prompt: PromptWidget, call: Call | None,
-                          view: CallView, gone: Callable[[], bool]) -> Answer:
-    """Show ``prompt`` in ``view`` and wait for its answer (bounded where nobody can see it)."""
+async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answer:
+    """Show ``prompt`` in the context's view and wait for its answer (bounded where nobody can
+    see it). A prompt that ends without an answer (withdrawn, its server gone, its connection
+    closed) is recorded here, once."""
     keep_widget_messages_flowing(prompt)
-    if call is not None:
-        call.begin_asking()  # (first: the form shows at once that the call's timeout is paused)
     loop = asyncio.get_running_loop()
     timer = None
-    try:
-        view.add_form(prompt)
-        if not widget_frontend_attached():
-            timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
-        with PENDING.track(prompt, server, call):
-            return await prompt.wait()
-    except asyncio.CancelledError:
-        # The server withdrew the request, or went away: look a moment later which it was.
-        loop.call_later(SETTLE, _withdrawn, server, view.what, prompt, gone)
-        raise
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if call is not None:
-            call.end_asking()
+    # (asking first: the form shows at once that the calls' timeouts are paused)
+    with context.asking():
+        try:
+            context.view.add_form(prompt)
+            if not widget_frontend_attached():
+                timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
+            with PENDING.track(prompt, context.server, context.call):
+                return await prompt.wait()
+        except asyncio.CancelledError:
+            # The request is gone: no answer can reach the server any more, so the prompt
+            # refuses one at once (and takes back one given a moment ago that never left).
+            # Whether the server withdrew it or went away is told a moment later, when the
+            # prompt ends (the view freezes only then, with the true reason).
+            prompt.withdraw(t("withdrew", server=context.server))
+            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt)
+            raise
+        except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
+            prompt.abandon(t("failed_request"), answered_by="failed")
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
 def _misfit(spec: FormSpec, content: dict) -> str:
@@ -303,16 +355,24 @@ def _misfit(spec: FormSpec, content: dict) -> str:
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 
 
-def _withdrawn(server: str, tool: str, prompt: PromptWidget, gone: Callable[[], bool]) -> None:
-    disconnected = gone()
-    if prompt.abandon(t("disconnected", server=server) if disconnected else
-                      t("withdrew", server=server)):
-        write_outcome(server, prompt.message, None, None,
-                      Outcome(None, "disconnected" if disconnected else "withdrawn"), tool=tool)
+def _record_gone(context: RequestContext, message: object,
+                 prompt: PromptWidget | None) -> None:
+    """A moment after a request went away unanswered: tell whether its server withdrew it or
+    went away, and record it. ``prompt`` is None for a request still waiting for its turn."""
+    disconnected = context.gone()
+    if prompt is None:
+        how = "disconnected" if disconnected else "withdrawn while waiting"
+    else:
+        reason, how = ((t("disconnected", server=context.server), "disconnected")
+                       if disconnected else (t("withdrew", server=context.server), "withdrawn"))
+        if not prompt.abandon(reason, how) and prompt.answered_by == "withdrawn":
+            prompt.retell(reason, how)  # (an answer taken back)
+        how = prompt.answered_by
+    context.write_outcome(message, Outcome(None, how), in_cell=False)
 
 
 def _requests(count: int) -> str:
-    return "1 request" if count == 1 else f"{count:,} requests"
+    return t("n_request_one") if count == 1 else t("n_requests", n=f"{count:,}")
 
 
 def _text(message: object, limit: int | None = 200) -> str:

@@ -1,7 +1,8 @@
 """Calls in flight: the view each one shows in its cell, and waiting for them.
 
 A call displays its view in the cell that made it, records itself as the current call (so that
-forms the server asks for during it land in that view), and waits with light wake-ups so that
+forms the server asks for inside it land in that view; where the transport cannot tell which
+call a request belongs to, see ``Connection._signin_where``), and waits with light wake-ups so that
 Kernel > Interrupt ends it promptly. A connection's ``timeout`` counts only the time nobody is
 answering one of the call's forms: a person who is typing is never cut off.
 """
@@ -15,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from .._core.errors import NbElicitError, ServerDisconnected, ServerError
+from .._core.i18n import t
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
@@ -36,8 +38,11 @@ current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
 class Call:
     """One request in flight on a connection, with the view in the cell that made it."""
 
-    def __init__(self, view: CallView, timeout: float | None = None):
+    def __init__(self, view: CallView, timeout: float | None = None, quiet: bool = False):
         self.view = view
+        #: A quiet request (list_tools, read_resource, ...): it never owns a form it may not
+        #: have asked for.
+        self.quiet = quiet
         #: Seconds the call may run while nobody is answering one of its forms (None: no limit).
         self.timeout = timeout
         self._asking = 0  # elicitations of this call still being answered
@@ -83,11 +88,12 @@ class Call:
 
 async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
                    show: bool, interruptible: bool = True, timeout: float | None = None,
-                   on_disconnect: Callable[[], None] = lambda: None):
+                   quiet: bool = False, on_disconnect: Callable[[], None] = lambda: None):
     """Run ``work`` as a call of ``server`` shown in ``view``; return its result.
 
-    ``timeout`` ends the call once it has run that long with none of its forms open."""
-    call = Call(view, timeout)
+    ``timeout`` ends the call once it has run that long with none of its forms open; a
+    ``quiet`` call (a listing, a read) owns no form but one the SDK says it asked."""
+    call = Call(view, timeout, quiet=quiet)
     view.follow(call)
     calls.append(call)
     token = current_call.set(call)
@@ -112,14 +118,14 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     except asyncio.CancelledError:
         # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
         # (the SDK tells the server). The answers go first, so that the server hears them.
-        if PENDING.dismiss(call=call):
+        if PENDING.dismiss(call=call, answered_by="interrupt"):
             await call.let_answers_out(timeout=0.5)
         task.cancel()
         view.show_failure(f"Interrupted: {server} · {view.what} was cancelled.")
         raise
     except ServerDisconnected as error:
         on_disconnect()
-        PENDING.abandon(f"{server} disconnected.", server)
+        PENDING.abandon(t("disconnected", server=server), server, answered_by="disconnected")
         view.show_failure(f"✖ {server} · {view.what}: {error}")
         raise ServerDisconnected(f"{server} · {view.what}: {error}") from None
     except NbElicitError as error:

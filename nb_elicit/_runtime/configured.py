@@ -32,7 +32,7 @@ from .._core.types import HttpTarget, SseTarget, StdioTarget
 from .._ui.call_view import CallView, close_tree
 from .._ui.form import ElicitationForm
 from .._ui.trust_card import TrustCard
-from .asking import wait_for_person
+from .asking import RequestContext, wait_for_person
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 
 __all__ = ["configured_target", "forget_inputs"]
@@ -86,7 +86,7 @@ async def _trusted(server: ConfiguredServer, trust: bool,
     view.show(keyboard=True)
     answer = None
     try:
-        answer = await wait_for_person(name, card, None, view, lambda: False)
+        answer = await wait_for_person(RequestContext(name, view), card)
     finally:
         _close_card(view, server, answer.action if answer is not None else None)
     if answer.action != "accept":
@@ -144,7 +144,7 @@ async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
     view.show(keyboard=True)
     answer = None
     try:
-        answer = await wait_for_person(server.name, form, None, view, lambda: False)
+        answer = await wait_for_person(RequestContext(server.name, view), form)
     finally:
         _forget_view(view, spec, answer.action if answer is not None else None)
     if answer.action != "accept" or not answer.content or field not in answer.content:

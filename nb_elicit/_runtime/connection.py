@@ -25,8 +25,6 @@ from .._core.answer import Answer
 from .._core.auth import AuthConfig, parse_auth
 from .._core.errors import (
     ConnectError,
-    InvalidRequest,
-    SchemaError,
     ServerDisconnected,
     ServerError,
     SignInError,
@@ -46,7 +44,7 @@ from .._mcp import (
     needs_other_era,
 )
 from .._ui.call_view import CallView
-from .asking import ask
+from .asking import RequestContext, ask
 from .calls import Call, ToolCall, current_call, run_call
 from .configured import configured_target
 from .guard import Guard
@@ -378,10 +376,7 @@ class Connection:
             try:
                 return await self._call_tool(tool, arguments)
             except UrlElicitationRequired as error:
-                call = current_call.get()
-                view = call.view if call is not None else self._stray_view()
-                if not await ask_before_retry(self.name, tool, error, call, view, self._gone,
-                                              self.guard):
+                if not await ask_before_retry(self._signin_where(), tool, error):
                     raise
 
     async def _call_tool(self, tool: str, arguments: dict | None) -> ToolResult:
@@ -420,12 +415,13 @@ class Connection:
         async def run():
             return await request(await self._session(self._primary))
 
-        return await self._in_call(view, run(), show=False)
+        return await self._in_call(view, run(), show=False, quiet=True)
 
     async def _in_call(self, view: CallView, work: Awaitable, *, show: bool,
-                       interruptible: bool = True, timeout: float | None = None):
+                       interruptible: bool = True, timeout: float | None = None,
+                       quiet: bool = False):
         return await run_call(self.name, view, work, self._calls, show=show,
-                              interruptible=interruptible, timeout=timeout,
+                              interruptible=interruptible, timeout=timeout, quiet=quiet,
                               on_disconnect=self._mark_disconnected)
 
     def _mark_disconnected(self) -> None:
@@ -443,22 +439,24 @@ class Connection:
     # -- internals: elicitation --------------------------------------------------------------
 
     async def _on_elicit(self, request: ElicitationRequest) -> Answer:
-        call = current_call.get() or (self._calls[-1] if self._calls else None)
-        view = call.view if call is not None else self._stray_view()
-        try:
-            return await ask(self.name, request, call, view, self._gone, self.guard)
-        except (SchemaError, InvalidRequest, asyncio.CancelledError):
-            raise
-        except Exception as error:
-            view.notice(f"nb_elicit failed while showing a request from {self.name}: {error!r}",
-                        "error")
-            raise
+        # (ask ends every failure of its own: a line in the cell, an error to the server)
+        return await ask(self._signin_where(), request)
 
-    def _signin_where(self) -> tuple:
-        """Where a sign-in card is shown: the call under way (or the last one), else here."""
-        call = current_call.get() or (self._calls[-1] if self._calls else None)
-        view = call.view if call is not None else self._stray_view()
-        return call, view, self._gone
+    def _signin_where(self) -> RequestContext:
+        """Where a request of this server (a form, a URL card, a sign-in card) is answered.
+
+        Where the SDK tells which call it belongs to, that call (``current_call``): a request
+        that comes on a call's own streamable-HTTP response runs in that call's context, and
+        so do the requests of a 2026-07-28 call and a -32042 retry. Where the transport cannot
+        tell (stdio, HTTP+SSE, HTTP's standalone stream), it may belong to any call running
+        now: every one of them but the quiet ones keeps its timeout paused while it is open,
+        and it shows in the newest one's cell. A quiet request (list_tools, read_resource, ...)
+        never owns it: with no other call running, it shows in a view of its own, in the
+        current cell."""
+        told = current_call.get()
+        calls = [told] if told is not None else [c for c in reversed(self._calls) if not c.quiet]
+        view = calls[0].view if calls else self._stray_view()
+        return RequestContext(self.name, view, self.guard, self._gone, calls)
 
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""

@@ -47,14 +47,19 @@ class PendingForms:
                     if (connection is None or e.connection == connection)
                     and (call is None or e.call is call)]
 
-    def abandon(self, reason: str, connection: str | None = None) -> int:
-        """Close waiting forms without an answer (their requests are gone); return how many."""
-        return sum(form.abandon(reason) for form in self.forms(connection))
+    def abandon(self, reason: str, connection: str | None = None,
+                answered_by: str = "closed") -> int:
+        """Close waiting forms without an answer (their requests are gone), showing ``reason``;
+        ``answered_by`` says how they ended ("closed", "disconnected"). How many it closed.
+        Each is recorded in the history where it waited (see ``asking.wait_for_person``)."""
+        return sum(form.abandon(reason, answered_by) for form in self.forms(connection))
 
     def dismiss(self, connection: str | None = None, call: object | None = None,
-                by: str = "interrupt") -> int:
-        """Answer ``cancel`` for waiting forms on the person's behalf (``by`` says why)."""
-        return sum(form.dismiss(by=by) for form in self.forms(connection, call))
+                answered_by: str = "interrupt") -> int:
+        """Answer ``cancel`` for waiting forms on the person's behalf (``answered_by`` says
+        why)."""
+        return sum(form.dismiss(answered_by=answered_by)
+                   for form in self.forms(connection, call))
 
     def __len__(self) -> int:
         with self._lock:

@@ -21,13 +21,13 @@ from .._core.errors import InvalidRequest, SignInError
 from .._core.tokens import TokenStore
 from .._core.url import check_url
 from .._ui.signin_card import SignInCard
-from .asking import wait_for_person
+from .asking import RequestContext, wait_for_person
 from .callback import CallbackResult, LoopbackCallback, free_port
 
 __all__ = ["SignIn"]
 
-#: ``where()`` -> (call, view, gone): where a card is shown, as for an elicitation.
-Where = Callable[[], tuple]
+#: ``where()``: where a card is shown and waited for, as for an elicitation.
+Where = Callable[[], RequestContext]
 
 
 class SignIn:
@@ -96,8 +96,7 @@ class SignIn:
                 loop.call_soon_threadsafe(self._paste, callback, address)
 
             card = self.card = SignInCard(checked, server=self.name, on_paste=pasted)
-            call, view, gone = self._where()
-            answer = await wait_for_person(self.name, card, call, view, gone)
+            answer = await wait_for_person(self._where(), card)
             if card.answered_by == "no frontend":
                 card.mark_failed("no widget frontend")
                 raise sign_in_error(self.name, "no person") from None

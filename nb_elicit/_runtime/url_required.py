@@ -9,31 +9,29 @@ error, which names the pages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .._core.errors import InvalidRequest, UrlElicitationRequired
+from .._core.i18n import t
 from .._core.outcome import Outcome
 from .._core.url import check_url
-from .._ui.call_view import CallView
 from .._ui.url_card import RetryPanel, UrlConsentCard
-from .asking import check_message, wait_for_person, write_outcome
-from .calls import Call
-from .guard import Guard
+from .asking import RequestContext, check_message, wait_for_person
 
 __all__ = ["ask_before_retry"]
 
 
-async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired,
-                           call: Call | None, view: CallView, gone: Callable[[], bool],
-                           guard: Guard) -> bool:
-    """Show the pages the server asks for; True if the call should be retried."""
+async def ask_before_retry(context: RequestContext, what: str,
+                           error: UrlElicitationRequired) -> bool:
+    """Show the pages the server asks for before ``what`` runs; True if the call should be
+    retried."""
+    server, guard = context.server, context.guard
     cards = []
     for request in error.requests:
         try:
             check_message(request)
             url = check_url(request.url)
         except InvalidRequest as problem:
-            view.notice(f"{server} listed a page nb_elicit will not show: {problem}", "warning")
+            context.view.notice(t("n_page_refused", server=server, problem=problem),
+                                "warning")
             continue
         card = UrlConsentCard(request.message, url, server=server,
                               elicitation_id=request.elicitation_id)
@@ -44,10 +42,10 @@ async def ask_before_retry(server: str, what: str, error: UrlElicitationRequired
     panel = RetryPanel(error.message, cards, server=server, what=what)
     stop = guard.on_completion(panel.completed)
     try:
-        answer = await wait_for_person(server, panel, call, view, gone)
+        answer = await wait_for_person(context, panel)
     finally:
         stop()
-    write_outcome(server, error.message, None, guard, Outcome(
+    context.write_outcome(error.message, Outcome(
         answer, panel.answered_by, label="retry" if answer.action == "accept" else None),
-        tool=what)
+        in_cell=False)
     return answer.action == "accept"

@@ -41,6 +41,10 @@ class PromptWidget(widgets.VBox):
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
         self._answered_by = "person"
+        #: An answer was given but the request went away before it left: it never arrived.
+        self._taken_back = False
+        #: The request went away: no answer is taken any more, and :meth:`abandon` follows.
+        self._closing = False
         self._late_listeners: list[Callable[[], bool]] = []
         self._lock = threading.Lock()
         #: Layout and style models its widgets share (see _controls.Kit).
@@ -95,10 +99,11 @@ class PromptWidget(widgets.VBox):
         """Answer ``decline``: the person explicitly said no."""
         return self._answer_without_content("decline")
 
-    def dismiss(self, by: str = "person") -> bool:
-        """Answer ``cancel``: the person closed the request without choosing, or ``by`` (an
-        interrupt, no frontend, ...) answered for them. False if it was already answered."""
-        return self._answer_without_content("cancel", by)
+    def dismiss(self, answered_by: str = "person") -> bool:
+        """Answer ``cancel``: the person closed the request without choosing, or
+        ``answered_by`` (an interrupt, no frontend, ...) answered for them. False if it was
+        already answered."""
+        return self._answer_without_content("cancel", answered_by)
 
     def on_late_change(self, listener: Callable[[], bool]) -> None:
         """Call ``listener()`` when this request changes after its answer (a URL page reported
@@ -111,18 +116,58 @@ class PromptWidget(widgets.VBox):
 
     @property
     def answered_by(self) -> str:
-        """Who answered: "person", or what answered for them ("interrupt", "no frontend")."""
+        """Who answered: "person", or what answered for them ("interrupt", "no frontend"), or
+        how it ended without an answer ("withdrawn", "disconnected", "closed", "failed")."""
         return self._answered_by
 
-    def abandon(self, reason: str) -> bool:
-        """Close without an answer (the request is gone), showing ``reason``."""
+    def abandon(self, reason: str, answered_by: str = "closed") -> bool:
+        """Close without an answer (the request is gone), showing ``reason``; ``answered_by``
+        says how it ended. False if it had already ended."""
         with self._lock:
             if self.answer.done():
                 return False
+            self._end_unanswered(reason, answered_by)
+            return True
+
+    def withdraw(self, reason: str, answered_by: str = "withdrawn") -> bool:
+        """The request is gone before an answer left (withdrawn, or its server went away):
+        refuse any answer from now on, showing ``reason``, and take back the person's answer
+        of a moment ago that has not left (it never reaches the server). An unanswered prompt
+        stays unended until :meth:`abandon` says how it really ended (a moment later: the
+        call's view keeps it live until then). False if it had already ended unanswered, or
+        was answered for the person."""
+        with self._lock:
+            if self.answer.done():
+                if (self._taken_back or self.answer.cancelled()
+                        or self.answer.exception() is not None
+                        or self._answered_by != "person"):
+                    return False
+                self._taken_back = True
+                self._answered_by = answered_by
+                self._lock_controls()
+                self._set_status(reason)
+                return True
+            if self._closing:
+                return False
+            self._closing = True
+            self._answered_by = answered_by
             self._lock_controls()
             self._set_status(reason)
-            self.answer.cancel()
             return True
+
+    def retell(self, reason: str, answered_by: str) -> None:
+        """Say, after it ended unanswered, how it really ended (a withdrawal that was in fact
+        the server going away)."""
+        with self._lock:
+            if self.final_answer() is None:
+                self._answered_by = answered_by
+                self._set_status(reason)
+
+    def _end_unanswered(self, reason: str, answered_by: str) -> None:
+        self._answered_by = answered_by
+        self._lock_controls()
+        self._set_status(reason)
+        self.answer.cancel()
 
     async def wait(self) -> Answer:
         """Wait, on the running event loop, for the person's answer.
@@ -171,17 +216,19 @@ class PromptWidget(widgets.VBox):
     def _lock_body(self) -> None:
         """Lock what the subclass added (fields)."""
 
-    def _answer_without_content(self, action: str, by: str = "person") -> bool:
+    def _answer_without_content(self, action: str, answered_by: str = "person") -> bool:
         with self._lock:
             if self.answer.done():
                 return False
             # Decided under the lock: a click handled on another thread at this moment either
             # answers first (and this returns False) or finds the request answered.
-            self._answered_by = by
+            self._answered_by = answered_by
             self._finish(Answer(action))
             return True
 
     def _finish(self, answer: Answer, status: str | None = None) -> None:
+        if self._closing:  # (the request is gone: this answer could reach no one)
+            return
         # The answer first: the widgets lock and say so a moment later, once it has left.
         # (What the transcript tells, status_text, is true at once.)
         self.status_text = status or t(OUTCOMES[answer.action])
@@ -219,7 +266,8 @@ class PromptWidget(widgets.VBox):
 
     def final_answer(self) -> Answer | None:
         """The answer given, or None (still waiting, withdrawn, or failed)."""
-        if not self.answer.done() or self.answer.cancelled() or self.answer.exception():
+        if (self._taken_back or not self.answer.done() or self.answer.cancelled()
+                or self.answer.exception()):
             return None
         return self.answer.result()
 
@@ -227,15 +275,15 @@ class PromptWidget(widgets.VBox):
         return ()
 
     def _guarded(self, action) -> None:
-        """Run a click handler; a bug in it fails this answer instead of the comm."""
+        """Run a click handler. A bug in it neither breaks the comm nor ends the request: the
+        prompt stays open with everything typed, and says that this try did not go (only the
+        kind of failure: its text may quote what was typed)."""
         try:
             action()
-        except Exception as exc:  # noqa: BLE001 - reported on the widget and to the caller
+        except Exception as exc:  # noqa: BLE001 - reported on the widget
             with self._lock:
                 if not self.answer.done():
-                    self._lock_controls()
-                    self._set_status(f"nb_elicit failed: {exc!r}")
-                    self.answer.set_exception(exc)
+                    self._set_status(t("handler_failed", error=type(exc).__name__))
             traceback.print_exc()
 
 

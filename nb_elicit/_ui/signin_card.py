@@ -99,8 +99,8 @@ class SignInCard(PromptWidget):
     def decline(self) -> bool:
         return self._stop() if self._consented else super().decline()
 
-    def dismiss(self, by: str = "person") -> bool:
-        return self._stop() if self._consented else super().dismiss(by)
+    def dismiss(self, answered_by: str = "person") -> bool:
+        return self._stop() if self._consented else super().dismiss(answered_by)
 
     def paste(self) -> bool:
         """Finish from the pasted address (whether it was taken)."""

@@ -168,6 +168,29 @@ async def ask(ctx: Context, schema_json: str, message: str = "Please answer") ->
 
 
 @server.tool()
+async def ask_later(ctx: Context, schema_json: str, delay: float,
+                    message: str = "Please answer") -> str:
+    """Like ``ask``, ``delay`` seconds after the call came (other calls may start meanwhile)."""
+    await anyio.sleep(delay)
+    return json.dumps(await send_raw(ctx, {"message": message,
+                                           "requestedSchema": json.loads(schema_json)}))
+
+
+@server.tool()
+async def nap(seconds: float) -> str:
+    """Return after ``seconds``, asking nothing."""
+    await anyio.sleep(seconds)
+    return "rested"
+
+
+@server.resource("slow://nap")
+async def slow_read() -> str:
+    """A resource that takes two seconds to read."""
+    await anyio.sleep(2)
+    return "read slowly"
+
+
+@server.tool()
 async def image(data: str, mime_type: str = "image/png") -> types.CallToolResult:
     """An image block with exactly this data and mimeType, between two text blocks."""
     return types.CallToolResult(content=[
