@@ -7,6 +7,7 @@ its server starts it again on the next call.
 import asyncio
 import html
 import json
+import sys
 
 import pytest
 from helpers.servers import demo_command, drive, hostile_command
@@ -162,3 +163,60 @@ def test_a_form_closed_with_its_connection_is_in_the_history_once(views):
     form = drive(scenario)
     assert "The connection was closed." in html.unescape(form.status.value)
     assert entries_for("Still there?") == [("none", "closed")]
+
+
+# -- a connection exists from its first moment ---------------------------------------------------
+
+def test_a_connection_is_known_while_it_connects_and_a_call_made_then_waits_and_works(journal):
+    async def scenario(person):
+        connecting = asyncio.create_task(nb_elicit.connect("demo", demo_command(journal)))
+        await asyncio.sleep(0)  # the connect has started, its handshake has not ended
+        conn = nb_elicit.connections["demo"]
+        before = conn.status, repr(conn)
+        tools = asyncio.create_task(conn.list_tools())
+        hello = await conn.call_tool("hello", {"name": "Ada"})
+        return before, hello.text, [t["name"] for t in await tools], await connecting, conn
+
+    before, text, tools, connected, conn = drive(scenario)
+    assert before == ("connecting", "<nb_elicit.Connection 'demo': connecting>")
+    assert text == "Hello, Ada!"
+    assert "hello" in tools
+    assert connected is conn
+
+
+def test_a_connect_that_fails_removes_its_connection_and_those_who_waited_get_its_error():
+    broken = [sys.executable, "-c", "import sys; print('no server here', file=sys.stderr)"]
+
+    async def scenario(person):
+        connecting = asyncio.create_task(nb_elicit.connect("broken", broken))
+        await asyncio.sleep(0)
+        conn = nb_elicit.connections["broken"]
+        waiting = asyncio.create_task(conn.call_tool("hello"))
+        with pytest.raises(nb_elicit.ConnectError) as connect_error:
+            await connecting
+        with pytest.raises(nb_elicit.ConnectError) as call_error:
+            await waiting
+        return conn, dict(nb_elicit.connections), str(connect_error.value), str(call_error.value)
+
+    conn, left, connect_text, call_text = drive(scenario)
+    assert left == {}
+    assert conn.status == "closed"
+    assert "no server here" in connect_text  # (the server's last words, on later lines)
+    assert call_text == connect_text.splitlines()[0]
+    assert call_text.startswith("could not connect to 'broken'")
+
+
+def test_a_connect_closes_the_connection_it_replaces_and_takes_its_place_at_once(journal):
+    async def scenario(person):
+        old = await nb_elicit.connect("demo", demo_command(journal))
+        connecting = asyncio.create_task(nb_elicit.connect("demo", demo_command(journal)))
+        await asyncio.sleep(0)
+        new = nb_elicit.connections["demo"]
+        seen = new is not old, new.status, old.status
+        await connecting
+        return seen, new.status, (await new.call_tool("hello")).text
+
+    seen, status, text = drive(scenario)
+    assert seen == (True, "connecting", "closed")
+    assert status == "connected"
+    assert text == "Hello, world!"

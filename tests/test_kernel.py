@@ -231,3 +231,25 @@ def test_progress_shows_in_the_calling_cell(fe, demo):
     fe.click(newest(fe, "nb-elicit-submit"))
     fe.wait_for(lambda: "Imported 4 rows (overwrote row 4)." in "".join(fe.transcripts()), 20,
                 "the result in the transcript")
+
+
+def test_the_kernel_reads_busy_while_its_cell_waits_for_a_form_and_typing_still_arrives(fe, demo):
+    # JupyterLab's status bar shows the last status the kernel published: the idle that lets
+    # the widget send its next keystroke must not leave it saying "Idle" while the cell runs.
+    cell = fe.execute("result = await conn.call_tool('contact_info')\nprint(result.text)")
+    name = newest(fe, "nb-elicit-field-name")
+    fe.type_text(name, "Ada Lovelace")
+    fe.type_text(newest(fe, "nb-elicit-field-email"), "ada@example.com")
+    fe.type_text(newest(fe, "nb-elicit-field-age"), "36")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.pump_for(0.3)
+    while_waiting = fe.kernel_status
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    fe.pump_for(0.3)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert (while_waiting, fe.kernel_status) == ("busy", "idle")
+    for m in fe.messages:  # each keystroke was answered by exactly one idle
+        assert fe.idle_count(m.msg_id) == 1, (m, fe.statuses(m.msg_id))
+    assert_answers_then_kernel_is_fine(
+        fe, demo, [("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})])

@@ -220,3 +220,19 @@ def test_language_through_the_magic(ip):
         assert "English (en)" in repr(run(ip, "%mcp language en"))
     finally:
         nb_elicit.set_language(None)
+
+
+def test_list_shows_a_connection_while_it_connects_and_then_connected(ip, tmp_path):
+    command = demo_command(Journal(tmp_path / "journal.jsonl"))
+    ip.user_ns["command"] = command
+    run(ip, "import asyncio\nimport nb_elicit\n"
+            "connecting = asyncio.create_task(nb_elicit.connect('seed', command))\n"
+            "await asyncio.sleep(0)\n"
+            "during = repr(get_ipython().run_line_magic('mcp', 'list'))\n"
+            "await connecting\n"
+            "after = repr(get_ipython().run_line_magic('mcp', 'list'))")
+    during = ip.user_ns["during"].splitlines()
+    assert during[0].split()[:5] == ["name", "server", "version", "protocol", "status"]
+    assert during[1].split()[:5] == ["seed", "?", "?", "?", "connecting"]
+    assert ip.user_ns["after"].splitlines()[1].split()[:2] == ["seed", "nb-elicit-demo"]
+    assert "connected" in ip.user_ns["after"]

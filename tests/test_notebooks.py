@@ -144,6 +144,28 @@ def test_a_cancel_for_lack_of_a_frontend_reaches_the_server(tmp_path, journal):
                                  "action": "cancel", "content": None}]
 
 
+@pytest.mark.timeout(120)
+def test_a_connect_in_the_cell_of_load_ext_is_usable_in_the_next_cell(tmp_path, journal):
+    # That connect runs in the background (the cell was read before %mcp was known), so the
+    # next cell may run while its handshake does: the connection is there, and its call waits.
+    cells = [
+        "import sys\n%load_ext nb_elicit\n"
+        f"%mcp connect seed -- {{sys.executable}} -m nb_elicit.demo --journal {journal.path}",
+        "import nb_elicit\n"
+        "conn = nb_elicit.connections['seed']\n"
+        "print(conn.status in ('connecting', 'connected'))\n"
+        "result = await conn.call_tool('hello', {'name': 'Ada'})\n"
+        "print('result:', result.text)",
+        "%mcp list",
+    ]
+    nb = new_notebook(cells=[new_code_cell(source) for source in cells])
+    execute(nb, tmp_path, kernel_env())
+    assert_no_errors(nb)
+    printed = stdout(nb.cells[1]).splitlines()
+    assert printed[0] == "True" and printed[-1] == "result: Hello, Ada!"
+    assert "connected" in result(nb.cells[2])
+
+
 # -- field gallery ------------------------------------------------------------------------------
 
 @pytest.mark.timeout(180)

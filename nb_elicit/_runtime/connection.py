@@ -25,6 +25,7 @@ from .._core.answer import Answer
 from .._core.auth import AuthConfig, parse_auth
 from .._core.errors import (
     ConnectError,
+    NbElicitError,
     ServerDisconnected,
     ServerError,
     SignInError,
@@ -78,6 +79,11 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
     every HTTP request. An existing connection of the same name is closed first.
 
+    The connection is in :data:`connections` (and ``%mcp list``, status ``connecting``) from
+    the moment it starts connecting, so a cell that runs while a connect is under way in the
+    background finds it; its calls made meanwhile wait for the handshake. A connect that fails
+    removes it, and its one-line error is raised to them too.
+
     At most three of the server's forms are open at once; further requests wait in order and
     are shown as earlier ones are answered (past 100 waiting, nb_elicit answers ``cancel``).
     ``rate_limit`` optionally caps how often the server may ask (``"10/min"``, ``"2/s burst
@@ -126,11 +132,14 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if target is None:
         target = await configured_target(name, config, trust=trust)
-    if name in connections:
-        await connections.pop(name).close()
+    # From here on the connection is known, as "connecting": a cell that runs while the
+    # handshake does (a connect in the background) finds it, and its requests wait for it.
     connection = Connection(name, target, guard, timeout, auth=auth_config)
-    await connection._open()
+    replaced = connections.get(name)
     connections[name] = connection
+    if replaced is not None:
+        await replaced.close()  # before the new server starts
+    await connection._open()  # (a failed one removes itself from connections)
     return connection
 
 
@@ -185,6 +194,10 @@ class Connection:
         self._calls: list[Call] = []
         self._state = State.CONNECTING
         self._session_lock = asyncio.Lock()
+        #: Set when the first handshake has ended, either way; requests wait for it.
+        self._handshake = asyncio.Event()
+        #: Why the first handshake failed, for those who waited for it.
+        self._handshake_error: ConnectError | None = None
         self.log_path: str | None = None
         if isinstance(target, StdioTarget):
             log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open for the server
@@ -252,6 +265,8 @@ class Connection:
             return "".join(log.readlines()[-lines:])
 
     def __repr__(self) -> str:
+        if not self._sessions:
+            return f"<nb_elicit.Connection {self.name!r}: {self.status}>"
         server = f"{self.server_name} {self.server_version}" if self.server_name else "?"
         return (f"<nb_elicit.Connection {self.name!r}: {server}, "
                 f"protocol {self.protocol_version}, {self.status}>")
@@ -293,6 +308,7 @@ class Connection:
         disk and in memory); the next request signs in again. Whether there were any."""
         if self.sign_in is None:
             return False
+        await self._handshake.wait()  # (a session half opened would keep the old tokens)
         found = forget_server(self.sign_in.server_url)
         sessions = list(self._sessions.values())
         self._sessions.clear()  # (their providers hold the tokens in memory)
@@ -328,20 +344,30 @@ class Connection:
         return self._sessions.get(self._primary) or next(iter(self._sessions.values()))
 
     async def _open(self) -> None:
+        """The first handshake. A failed one closes the connection (which leaves
+        ``connections``); requests made meanwhile get its error."""
         try:
-            await self._session(Era.HANDSHAKE)
-        except SignInError:
+            await self._first_session()
+            self._to(State.READY)
+        except (Exception, asyncio.CancelledError) as error:
+            self._handshake_error = _handshake_failed(self.name, error)
             await self.close()
+            raise
+        finally:
+            self._handshake.set()
+
+    async def _first_session(self) -> None:
+        try:
+            await self._open_session(Era.HANDSHAKE)
+        except SignInError:
             raise
         except ConnectError as legacy_error:
             # A server that speaks only the 2026-07-28 protocol refuses the handshake.
             try:
-                await self._session(Era.V2026)
+                await self._open_session(Era.V2026)
             except ConnectError:
-                await self.close()
                 raise self._connect_error(legacy_error) from None
             self._primary = Era.V2026
-        self._to(State.READY)
 
     def _connect_error(self, error: ConnectError) -> ConnectError:
         text = f"could not connect to {self.name!r} ({self.target.where()}): {error}"
@@ -351,7 +377,20 @@ class Connection:
         return ConnectError(hide(text, self.target.hidden))
 
     async def _session(self, era: Era) -> ServerSession:
-        """The session of this era, (re)opened if there is none or it lost its server."""
+        """The session of this era, (re)opened if there is none or it lost its server.
+
+        A request made while the first handshake runs waits for it; then it uses the era the
+        handshake settled on (before, every request asks for the primary era, not yet known),
+        or it gets the handshake's error.
+        """
+        if not self._handshake.is_set():
+            await self._handshake.wait()
+            if self._handshake_error is not None:
+                raise ConnectError(str(self._handshake_error))
+            era = self._primary
+        return await self._open_session(era)
+
+    async def _open_session(self, era: Era) -> ServerSession:
         async with self._session_lock:
             if self._state is State.CLOSED:
                 raise ServerDisconnected(f"the connection {self.name!r} is closed")
@@ -461,6 +500,17 @@ class Connection:
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""
         return self._view("a request of its own", show_waiting=False)
+
+
+def _handshake_failed(name: str, error: BaseException) -> ConnectError:
+    """What a request that waited for the first handshake is told: one line."""
+    if isinstance(error, NbElicitError):
+        text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    elif isinstance(error, asyncio.CancelledError):
+        text = f"connecting {name!r} was stopped before it finished"
+    else:
+        text = f"could not connect to {name!r}: {error!r}"
+    return ConnectError(text)
 
 
 def _strings(mapping: Any, what: str) -> dict[str, str]:

@@ -8,6 +8,16 @@ edit of that field is silently lost. :func:`keep_widget_messages_flowing` publis
 idle, with the handled message as its parent, after one of our widgets handled a message on that
 path, and only then: where the kernel publishes the status itself, nothing extra is sent.
 
+JupyterLab's kernel status (the status bar, the toolbar's circle) is the last status the kernel
+published, whatever its parent (``@jupyterlab/services`` ``kernel/default.ts``; it skips only
+parents of the server's ``untracked_message_types``, and ``comm_msg`` is not one). So that idle
+alone would make a kernel whose cell still waits for a form read "Idle". Right after it,
+nb_elicit publishes ``busy`` again, parented on the execute request of the cell that runs (the
+widget's throttle counts only idles, and only for its own message): the kernel reads busy for as
+long as its cell runs, and the notebook server's record of the kernel's state agrees. Where a
+subshell handled the message (JupyterLab's default ``commsOverSubshells``), the kernel's own
+idle for it comes once our handler returns; the busy follows it on that thread's next turn.
+
 **Blocking style needs ipykernel >= 7.4.** Older kernels handle no widget message while a cell
 awaits, so ``await conn.call_tool(...)`` would wait forever for a click that cannot arrive.
 :func:`check_blocking_supported` says so in one line instead.
@@ -15,9 +25,12 @@ awaits, so ``await conn.call_tool(...)`` would wait forever for a click that can
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import os
 import sys
+import threading
 from importlib.metadata import PackageNotFoundError, version
 
 import ipywidgets as widgets
@@ -102,12 +115,83 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
                 handle(msg)
             finally:
                 if _on_concurrent_path():
-                    kernel.session.send(kernel.iopub_socket, "status",
-                                        {"execution_state": "idle"}, parent=msg,
-                                        ident=kernel._topic("status"))
+                    _publish_status(kernel, "idle", msg)  # the widget may send its next update
+                    _still_busy(kernel, msg)  # ... and the kernel still runs its cell
+                elif not _on_main_shell(kernel) and _cell_running(kernel):
+                    # A subshell handled it, and publishes its own idle once this returns:
+                    # busy follows that idle (same thread, its loop's next turn).
+                    _after_this_message(_still_busy, kernel, msg)
 
         comm.on_msg(handle_then_idle)
         widget._nb_elicit_idle_fix = True
+    _watch_cells(kernel)
+
+
+#: The execute request of the cell each kernel runs now (none between cells).
+_RUNNING_CELL: dict = {}
+
+
+def _watch_cells(kernel) -> None:
+    """Keep :data:`_RUNNING_CELL` up to date, from IPython's pre/post_execute events.
+
+    The comm package fires the same two events around each comm message it hands to a widget;
+    those (their parent is no execute request) say nothing about the cell and are ignored.
+    """
+    if kernel in _RUNNING_CELL:
+        return
+    events = kernel.shell.events
+
+    def started():
+        request = _execute_request(kernel)
+        if request is not None:
+            _RUNNING_CELL[kernel] = request
+
+    def ended():
+        if _execute_request(kernel) is not None:
+            _RUNNING_CELL[kernel] = None
+
+    events.register("pre_execute", started)
+    events.register("post_execute", ended)
+    # The cell that runs now began before this watch did. (In a task that a finished cell
+    # started, this is that cell: then only the label of a busy is stale, never the state,
+    # which comes from the shell's lock.)
+    _RUNNING_CELL[kernel] = _execute_request(kernel)
+
+
+def _cell_running(kernel) -> bool:
+    """Whether the main shell runs a cell: it holds the lock that sends comm messages down
+    the concurrent path (feature-detected; without it, what pre/post_execute said)."""
+    lock = getattr(kernel, "_main_asyncio_lock", None)
+    if lock is not None and hasattr(lock, "locked"):
+        return lock.locked()
+    return _RUNNING_CELL.get(kernel) is not None
+
+
+def _still_busy(kernel, msg: dict) -> None:
+    """Publish busy again, parented on the running cell, if one still runs."""
+    if _cell_running(kernel):
+        _publish_status(kernel, "busy", _RUNNING_CELL.get(kernel) or msg)
+
+
+def _on_main_shell(kernel) -> bool:
+    main = getattr(getattr(kernel, "shell_channel_thread", None), "parent_thread", None)
+    return threading.current_thread() is (main or threading.main_thread())
+
+
+def _after_this_message(callback, *args) -> None:
+    with contextlib.suppress(RuntimeError):  # no loop on this thread: nothing to follow
+        asyncio.get_running_loop().call_soon(callback, *args)
+
+
+def _execute_request(kernel) -> dict | None:
+    parent = kernel.get_parent("shell")
+    msg_type = (parent or {}).get("header", {}).get("msg_type")
+    return parent if msg_type == "execute_request" else None
+
+
+def _publish_status(kernel, state: str, parent: dict) -> None:
+    kernel.session.send(kernel.iopub_socket, "status", {"execution_state": state},
+                        parent=parent, ident=kernel._topic("status"))
 
 
 def _on_concurrent_path() -> bool:

@@ -28,7 +28,8 @@ API (short):
   ``flush(timeout)``.
 - Widget input (throttled): ``set_value``, ``type_text``, ``click``, ``press_enter``, ``send``.
 - Throttle state: ``in_flight(id)``, ``pending(id)``, ``stalled(min_age)``, ``messages`` (log).
-- Status bookkeeping: ``statuses(msg_id)``, ``idle_count(msg_id)``.
+- Status bookkeeping: ``statuses(msg_id)``, ``idle_count(msg_id)``; ``kernel_status``, what
+  JupyterLab's status bar would say.
 - Code: ``execute``, ``wait_reply``, ``outputs``, ``stdout``, ``run``, ``interrupt``.
 """
 
@@ -47,6 +48,17 @@ from typing import Any, TypeVar
 import zmq
 from jupyter_client import KernelManager
 from jupyter_client.blocking import BlockingKernelClient
+
+
+def _untracked_message_types() -> frozenset[str]:
+    """The parent message types whose status JupyterLab's kernel status ignores: the notebook
+    server's ``untracked_message_types`` (passed to the page; ``kernel/default.ts`` reads it)."""
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+
+    return frozenset(MappingKernelManager.class_traits()["untracked_message_types"].default())
+
+
+UNTRACKED_MESSAGE_TYPES = _untracked_message_types()
 
 WIDGET_TARGET = "jupyter.widget"
 """The comm target of ipywidgets models (the only one this frontend mirrors)."""
@@ -202,6 +214,9 @@ class Frontend:
         self._in_flight: dict[str, Outgoing] = {}
         self._by_msg_id: dict[str, Outgoing] = {}
         self._statuses: dict[str, list[str]] = defaultdict(list)
+        self.kernel_status = "unknown"
+        """The kernel's status as JupyterLab shows it: the last status published, whatever its
+        parent, except a parent of :data:`UNTRACKED_MESSAGE_TYPES`."""
         self._outputs: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._replies: dict[str, dict[str, Any]] = {}
         self._poller = zmq.Poller()
@@ -311,6 +326,8 @@ class Frontend:
         content = msg["content"]
         parent_id = msg["parent_header"].get("msg_id")
         if msg_type == "status":
+            if msg["parent_header"].get("msg_type") not in UNTRACKED_MESSAGE_TYPES:
+                self.kernel_status = content["execution_state"]
             if parent_id is not None:
                 self._statuses[parent_id].append(content["execution_state"])
                 if content["execution_state"] == "idle":
