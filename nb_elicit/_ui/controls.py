@@ -313,11 +313,14 @@ class CheckboxControl(FieldControl):
     """
 
     def __init__(self, field: BooleanField, kit: Kit):
+        clearable = not field.required and field.default is None
+        # (one that can be cleared is as wide as its label, so Clear sits right beside it)
         box = input_widget(widgets.Checkbox, field, kit, value=bool(field.default),
-                           description=named(field), indent=False)
+                           description=named(field), indent=False,
+                           layout=widgets.Layout(width="auto") if clearable else kit.plain)
         self.clear_button: widgets.Button | None = None
         row = None
-        if not field.required and field.default is None:
+        if clearable:
             self.clear_button = widgets.Button(
                 description=t("clear"), tooltip=t("clear.tip", label=field.label),
                 style=kit.style(widgets.Button), _dom_classes=("nb-elicit-clear",),
@@ -445,8 +448,9 @@ def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
     style (a box has no style)."""
     if "style" in widget_class.class_traits():
         traits["style"] = kit.style(widget_class)
-    return widget_class(layout=kit.plain, _dom_classes=(field_class(field.name),
-                                                        "nb-elicit-input", *extra), **traits)
+    traits.setdefault("layout", kit.plain)
+    return widget_class(_dom_classes=(field_class(field.name), "nb-elicit-input", *extra),
+                        **traits)
 
 
 def make_control(field: Field, kit: Kit | None = None) -> FieldControl:
