@@ -413,7 +413,10 @@ def test_label_then_hint_then_input_then_error():
         assert list(control.view.children) == expected, name
         assert "Hint for" in control.hint.value and "Hint for" not in control.label.value
     check = form.controls["c"]  # a checkbox's label is beside the box: then hint, then error
-    assert list(check.view.children) == [check.widget, check.hint]
+    # (an optional one: the box and its Clear button share the first line)
+    row = check.view.children[0]
+    assert list(check.view.children) == [row, check.hint]
+    assert list(row.children) == [check.widget, check.clear_button]
     assert "This field is required." in form.controls["a"].error.value
     assert "This field is required." in form.controls["m"].error.value
     # the hint is never the next field's caption: each row holds its own

@@ -12,12 +12,16 @@ import regex
 from rfc3339_validator import validate_rfc3339
 
 __all__ = ["PATTERN_TIMEOUT", "PatternTimeout", "import_format_checks", "is_date",
-           "is_date_time", "is_email", "is_uri", "search_pattern"]
+           "is_date_time", "is_email", "is_uri", "parse_date", "parse_date_time",
+           "search_pattern"]
 
 #: Seconds one server-supplied pattern may spend on one value before we give up on it.
 PATTERN_TIMEOUT = 0.2
 
 _DATE = regex.compile(r"\d{4}-\d{2}-\d{2}", flags=regex.ASCII)
+_DATE_TIME = regex.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?"
+    r"(?:([Zz])|([+-])(\d{2}):(\d{2}))", flags=regex.ASCII)
 
 
 def import_format_checks() -> None:
@@ -48,20 +52,52 @@ def is_uri(text: str) -> bool:
     return validate_rfc3986(text, rule="URI") is not None
 
 
+def parse_date(text: str) -> _dt.date | None:
+    """The calendar day of an ISO 8601 full-date, ``YYYY-MM-DD``; None if it is not one."""
+    if not isinstance(text, str) or not _DATE.fullmatch(text):
+        return None
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def is_date(text: str) -> bool:
     """An ISO 8601 full-date, ``YYYY-MM-DD``, that exists on the calendar."""
-    if not _DATE.fullmatch(text):
-        return False
+    return parse_date(text) is not None
+
+
+def parse_date_time(text: str) -> _dt.datetime | None:
+    """The timezone-aware datetime of an RFC 3339 date-time; None if it is not one, or is one
+    that Python cannot hold (a leap second ``:60``).
+
+    The one reader of date-times in nb_elicit, the same on every Python: ``fromisoformat``
+    before 3.11 takes neither ``Z`` nor fractions of 1, 2, 4, 5 or more than 6 digits (Go's
+    RFC3339Nano writes them). Fractions beyond microseconds are cut off, as Python keeps no
+    more.
+    """
+    if not isinstance(text, str) or not validate_rfc3339(text):
+        return None
+    match = _DATE_TIME.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = match.groups()
     try:
-        _dt.date.fromisoformat(text)
+        offset = _dt.timedelta(0)
+        if not zulu:
+            offset = _dt.timedelta(hours=int(off_h), minutes=int(off_m))
+            offset = -offset if sign == "-" else offset
+        return _dt.datetime(int(year), int(month), int(day), int(hour), int(minute),
+                            int(second), int(((fraction or "") + "000000")[:6]),
+                            tzinfo=_dt.timezone(offset))
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def is_date_time(text: str) -> bool:
-    """An RFC 3339 date-time, which always carries a timezone offset or ``Z``."""
-    return bool(validate_rfc3339(text))
+    """An RFC 3339 date-time, which always carries a timezone offset or ``Z``, that Python can
+    hold (:func:`parse_date_time`)."""
+    return parse_date_time(text) is not None
 
 
 class PatternTimeout(Exception):

@@ -113,6 +113,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "此次登录已经结束。您可以关闭此标签页。"),
     "required_sr": (" (required)", "（必填）"),
     "choose": ("Choose…", "请选择…"),
+    "clear": ("Clear", "清除"),
+    "clear.tip": ("Leave “{label}” unanswered", "不回答“{label}”"),
     # URL warnings
     "warn_userinfo": ("The link has text before an @ ({before!r}); it really goes to {host}.",
                       "链接中 @ 前面有文字（{before!r}）；它实际指向 {host}。"),

@@ -13,7 +13,6 @@ Anything else raises :class:`SchemaError`, naming every offending path at once.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,6 +20,15 @@ import regex
 
 from .errors import SchemaError
 from .formats import is_date, is_date_time
+from .keyword_values import (
+    brief,
+    count,
+    got,
+    json_type,
+    number,
+    too_long,
+    too_many_choices,
+)
 from .limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
 from .shapes import UNRESOLVED, flatten
 
@@ -172,11 +180,11 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     """Parse a ``requestedSchema`` into a :class:`FormSpec`, or raise :class:`SchemaError`."""
     problems = _Problems()
     if not isinstance(requested_schema, dict):
-        got = _json_type(requested_schema)
-        raise SchemaError([("requestedSchema", f"must be an object, not {got}")])
+        raise SchemaError([("requestedSchema",
+                            f"must be an object, not {json_type(requested_schema)}")])
 
     if requested_schema.get("type") != "object":
-        problems.add("type", 'must be "object"' + _got(requested_schema, "type"))
+        problems.add("type", 'must be "object"' + got(requested_schema, "type"))
     if "$schema" in requested_schema and not isinstance(requested_schema["$schema"], str):
         problems.add("$schema", "must be a string")
     for key in ("title", "description"):
@@ -204,9 +212,11 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     if len(properties) > MAX_PROPERTIES:
         raise SchemaError([("properties", f"has {len(properties):,} fields; the limit "
                                           f"is {MAX_PROPERTIES:,}")])
+    if not all(isinstance(name, str) for name in properties):
+        raise SchemaError([("properties", "property names must be strings")])
     for name in properties:
         if len(name) > MAX_TEXT:
-            problems.add(f"properties.{name[:40]}…", _too_long(name, MAX_TEXT, "a name"))
+            problems.add(f"properties.{name[:40]}…", too_long(name, MAX_TEXT, "a name"))
     properties = {name: flatten(prop, defs, f"properties.{name}", problems)
                   for name, prop in properties.items()}
     required = _parse_required(requested_schema, properties, problems)
@@ -232,7 +242,7 @@ def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[
         if not isinstance(name, str):
             problems.add(f"required[{i}]", "must be a string")
         elif name not in properties:
-            problems.add(f"required[{i}]", f"names {name!r}, which is not a property")
+            problems.add(f"required[{i}]", f"names {brief(name)}, which is not a property")
         else:
             names.add(name)
     return names
@@ -241,7 +251,7 @@ def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[
 def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -> Field | None:
     path = f"properties.{name}"
     if not isinstance(prop, dict):
-        problems.add(path, f"must be an object, not {_json_type(prop)}")
+        problems.add(path, f"must be an object, not {json_type(prop)}")
         return None
     kind = _kind_of(prop, path, problems)
     if kind is None:
@@ -295,25 +305,25 @@ def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
     if isinstance(t, list):
         problems.add(f"{path}.type", "must be a single type name, not a list")
     else:
-        problems.add(f"{path}.type", f"unknown type {t!r}")
+        problems.add(f"{path}.type", f"unknown type {brief(t)}")
     return None
 
 
 def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
-    min_length = _count(prop, "minLength", path, problems)
-    max_length = _count(prop, "maxLength", path, problems)
+    min_length = count(prop, "minLength", path, problems)
+    max_length = count(prop, "maxLength", path, problems)
     if min_length is not None and max_length is not None and min_length > max_length:
         problems.add(f"{path}.minLength", f"{min_length} is greater than maxLength {max_length}")
     fmt = prop.get("format")
     if fmt is not None and fmt not in STRING_FORMATS:
         expected = ", ".join(STRING_FORMATS)
-        problems.add(f"{path}.format", f"unknown format {fmt!r}; expected one of {expected}")
+        problems.add(f"{path}.format", f"unknown format {brief(fmt)}; expected one of {expected}")
     pattern = prop.get("pattern")
     if pattern is not None:
         if not isinstance(pattern, str):
             problems.add(f"{path}.pattern", "must be a string")
         elif len(pattern) > MAX_PATTERN:
-            problems.add(f"{path}.pattern", _too_long(pattern, MAX_PATTERN))
+            problems.add(f"{path}.pattern", too_long(pattern, MAX_PATTERN))
         else:
             try:
                 regex.compile(pattern)
@@ -324,19 +334,19 @@ def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field
         if not isinstance(default, str):
             problems.add(f"{path}.default", "must be a string")
         elif len(default) > MAX_MESSAGE:
-            problems.add(f"{path}.default", _too_long(default, MAX_MESSAGE))
+            problems.add(f"{path}.default", too_long(default, MAX_MESSAGE))
         elif fmt == "date" and not is_date(default):
-            problems.add(f"{path}.default", f"{default!r} is not a date (YYYY-MM-DD)")
+            problems.add(f"{path}.default", f"{brief(default)} is not a date (YYYY-MM-DD)")
         elif fmt == "date-time" and not is_date_time(default):
-            problems.add(f"{path}.default", f"{default!r} is not an RFC 3339 date-time")
+            problems.add(f"{path}.default", f"{brief(default)} is not an RFC 3339 date-time")
     return TextField(**base, default=default, min_length=min_length, max_length=max_length,
                      format=fmt, pattern=pattern)
 
 
 def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
     integer = prop["type"] == "integer"
-    minimum = _number(prop, "minimum", path, problems)
-    maximum = _number(prop, "maximum", path, problems)
+    minimum = number(prop, "minimum", path, problems)
+    maximum = number(prop, "maximum", path, problems)
     if minimum is not None and maximum is not None and minimum > maximum:
         problems.add(f"{path}.minimum", f"{minimum} is greater than maximum {maximum}")
     above = _exclusive(prop, "exclusiveMinimum", "minimum", path, problems)
@@ -351,10 +361,10 @@ def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Fie
         hi_key, hi = ("exclusiveMaximum", below) if below is not None else ("maximum", maximum)
         if lo is not None and hi is not None and lo >= hi:
             problems.add(f"{path}.{lo_key}", f"{lo} leaves no number up to {hi_key} {hi}")
-    multiple_of = _number(prop, "multipleOf", path, problems)
+    multiple_of = number(prop, "multipleOf", path, problems)
     if multiple_of is not None and multiple_of <= 0:
         problems.add(f"{path}.multipleOf", f"must be greater than 0, not {multiple_of}")
-    default = _number(prop, "default", path, problems)
+    default = number(prop, "default", path, problems)
     if integer and default is not None:
         if float(default).is_integer():
             default = int(default)
@@ -369,7 +379,7 @@ def _exclusive(prop: dict, key: str, bound: str, path: str,
     if prop.get(key) is True:  # draft 4's form with no bound beside it (see _draft4_bounds)
         problems.add(f"{path}.{key}", f"true needs a {bound} beside it")
         return None
-    return _number(prop, key, path, problems)
+    return number(prop, key, path, problems)
 
 
 def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
@@ -386,9 +396,9 @@ def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field
             return ChoiceField(**base, default=None)
         const = prop["const"]
         if not isinstance(const, str):
-            problems.add(f"{path}.const", f"must be a string, not {_json_type(const)}")
+            problems.add(f"{path}.const", f"must be a string, not {json_type(const)}")
         elif len(const) > MAX_TEXT:
-            problems.add(f"{path}.const", _too_long(const, MAX_TEXT))
+            problems.add(f"{path}.const", too_long(const, MAX_TEXT))
         options = (Option(const, const),) if isinstance(const, str) else ()
         return ChoiceField(**base, options=options,
                            default=_choice_default(prop, path, options, problems))
@@ -400,7 +410,7 @@ def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field
         if values and names and len(names) != len(values):
             problems.add(f"{path}.enumNames",
                          f"has {len(names)} names for {len(values)} enum values")
-        elif names:
+        elif values and names:
             labels = names
     options = tuple(Option(v, lbl) for v, lbl in zip(values, labels, strict=True))
     default = _choice_default(prop, path, options, problems)
@@ -432,8 +442,8 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
         problems.add(ipath, "must list its choices with enum or anyOf")
     if prop.get("uniqueItems", True) is not True:
         problems.add(f"{path}.uniqueItems", "only true is supported")
-    min_items = _count(prop, "minItems", path, problems)
-    max_items = _count(prop, "maxItems", path, problems)
+    min_items = count(prop, "minItems", path, problems)
+    max_items = count(prop, "maxItems", path, problems)
     if min_items is not None and max_items is not None and min_items > max_items:
         problems.add(f"{path}.minItems", f"{min_items} is greater than maxItems {max_items}")
     elif min_items is not None and options and min_items > len(options):
@@ -446,7 +456,7 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
             default = None
         elif options and (bad := [i for i, v in enumerate(default) if v not in allowed]):
             problems.add(f"{path}.default[{bad[0]}]",
-                         f"{default[bad[0]]!r} is not one of the choices")
+                         f"{brief(default[bad[0]])} is not one of the choices")
         elif len(set(default)) != len(default):
             problems.add(f"{path}.default", "lists a choice twice")
         else:
@@ -479,7 +489,7 @@ def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Optio
         problems.add(path, "must be a non-empty list of {const, title} choices")
         return ()
     if len(entries) > MAX_CHOICES:
-        problems.add(path, _too_many_choices(entries))
+        problems.add(path, too_many_choices(entries))
         return ()
     options, seen = [], set()
     for i, entry in enumerate(entries):
@@ -493,9 +503,9 @@ def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Optio
         elif not isinstance(title, str):
             problems.add(epath, "needs a string title")
         elif len(const) > MAX_TEXT or len(title) > MAX_TEXT:
-            problems.add(epath, _too_long(max(const, title, key=len), MAX_TEXT))
+            problems.add(epath, too_long(max(const, title, key=len), MAX_TEXT))
         elif const in seen:
-            problems.add(epath, f"repeats the value {const!r}")
+            problems.add(epath, f"repeats the value {brief(const)}")
         elif extra := sorted(set(entry) - {"const", "title", "description"} - ANNOTATION_KEYWORDS):
             problems.add(epath, f"{extra[0]} is not supported in a choice")
         else:
@@ -511,7 +521,7 @@ def _choice_default(prop: dict, path: str, options: tuple[Option, ...], problems
     if not isinstance(default, str):
         problems.add(f"{path}.default", "must be a string")
     elif options and default not in {o.value for o in options}:
-        problems.add(f"{path}.default", f"{default!r} is not one of the choices")
+        problems.add(f"{path}.default", f"{brief(default)} is not one of the choices")
     return default
 
 
@@ -521,18 +531,18 @@ def _string_list(values: Any, path: str, problems: _Problems, what: str,
         problems.add(path, f"{what} must be a non-empty list of strings")
         return []
     if len(values) > MAX_CHOICES:
-        problems.add(path, _too_many_choices(values))
+        problems.add(path, too_many_choices(values))
         return []
     for i, v in enumerate(values):
         if not isinstance(v, str):
-            problems.add(f"{path}[{i}]", f"{what} must be strings, not {_json_type(v)}")
+            problems.add(f"{path}[{i}]", f"{what} must be strings, not {json_type(v)}")
             return []
         if len(v) > MAX_TEXT:
-            problems.add(f"{path}[{i}]", _too_long(v, MAX_TEXT))
+            problems.add(f"{path}[{i}]", too_long(v, MAX_TEXT))
             return []
     if unique and len(set(values)) != len(values):
         dup = next(v for i, v in enumerate(values) if v in values[:i])
-        problems.add(path, f"lists {dup!r} twice")
+        problems.add(path, f"lists {brief(dup)} twice")
         return []
     return values
 
@@ -544,54 +554,6 @@ def _optional_str(prop: dict, key: str, path: str, problems: _Problems) -> str |
         problems.add(where, "must be a string")
         return None
     if value is not None and len(value) > MAX_TEXT:
-        problems.add(where, _too_long(value, MAX_TEXT))
+        problems.add(where, too_long(value, MAX_TEXT))
         return None
     return value
-
-
-def _too_long(text: str, limit: int, what: str = "it") -> str:
-    return f"{what} is {len(text):,} characters; the limit is {limit:,}"
-
-
-def _too_many_choices(values: list) -> str:
-    return f"has {len(values):,} choices; the limit is {MAX_CHOICES:,}"
-
-
-def _number(prop: dict, key: str, path: str, problems: _Problems) -> int | float | None:
-    value = prop.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        problems.add(f"{path}.{key}", f"must be a finite number, not {_json_type(value)}")
-        return None
-    return value
-
-
-def _count(prop: dict, key: str, path: str, problems: _Problems) -> int | None:
-    value = _number(prop, key, path, problems)
-    if value is None:
-        return None
-    if value < 0 or not float(value).is_integer():
-        problems.add(f"{path}.{key}", f"must be a whole number >= 0, not {value}")
-        return None
-    return int(value)
-
-
-def _got(obj: dict, key: str) -> str:
-    return f", got {obj[key]!r}" if key in obj else " (it is missing)"
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

@@ -95,8 +95,8 @@ def _make_engine() -> tuple[Any, Any]:
     import_format_checks()  # (their libraries too, so that the first Submit imports nothing)
 
     formats = FormatChecker(formats=())
-    for name, check in _FORMATS.items():
-        formats.checks(name)(check)
+    for name, check in _FORMATS.items():  # (a format says nothing of a value that is not text)
+        formats.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
 
     types = Draft202012Validator.TYPE_CHECKER.redefine_many({
         "integer": lambda _, v: _is_integer(v),
@@ -164,25 +164,39 @@ def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
     for field in spec:
         if field.required and field.name not in content:
             problems[field.name] = t("v_required")
-    schema, content = _checkable(spec), dict(content)
+    for name, prop in _checkable(spec)["properties"].items():
+        if name in content and name not in problems:
+            error = _first_problem({"type": "object", "properties": {name: prop}},
+                                   {name: content[name]})
+            if error is not None:
+                problems[name] = _message(spec, error)
+    return problems
+
+
+def _first_problem(schema: dict, content: dict):
+    """The first problem of a one-property ``content``: by the direct checks, else (for a value
+    no form control makes) by jsonschema. A value that jsonschema cannot even quote in its
+    message (an int of over 4,300 digits) is not allowed."""
     try:
         errors: Iterable = _direct_errors(schema, content)
     except _Undecided:
         validator_class, formats = _jsonschema()
         errors = validator_class(schema, format_checker=formats).iter_errors(content)
-    for error in errors:
-        if error.path and error.path[0] not in problems:
-            problems[error.path[0]] = _message(spec, error)
-    return problems
+    try:
+        return next((error for error in errors if error.path), None)
+    except (ValueError, RecursionError):
+        return _Error(tuple(content), "unreadable", None)
 
 
 def _checkable(spec: FormSpec) -> dict:
     """The schema as jsonschema should see it: the properties, never ``required``.
 
     A multi-select never holds a choice twice, whether or not the server said ``uniqueItems``.
+    A keyword that is ``null`` is left out, as the parser reads it.
     """
     properties = {}
     for name, prop in spec.schema.get("properties", {}).items():
+        prop = {key: value for key, value in prop.items() if value is not None}
         properties[name] = {**prop, "uniqueItems": True} if prop.get("type") == "array" else prop
     return {"type": "object", "properties": properties}
 
@@ -239,7 +253,8 @@ def _is_integer(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    # (an int of any size is finite: math.isfinite would turn it into a float, and overflow)
+    return _is_integer(value) or isinstance(value, float) and math.isfinite(value)
 
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
@@ -330,7 +345,7 @@ def _format(value, limit, path):
     if limit not in _FORMATS:
         return None  # (jsonschema's checker knows only these four)
     if not isinstance(value, str):
-        raise _Undecided("a format of a value that is not text")
+        return None  # (a format says nothing of a value that is not text; its type does)
     return None if _FORMATS[limit](value) else _Error(path, "format", limit)
 
 
@@ -413,7 +428,10 @@ def read_number(field: NumberField, text: str) -> int | float:
     """The number a person typed, typed as the field wants; ``ValueError`` says what is wrong."""
     text = text.strip().replace("\u2212", "-")
     if _WHOLE.fullmatch(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python makes an int of (4,300)
+            raise ValueError(_too_large(field, negative=text.startswith("-"))) from None
     if field.integer:
         raise ValueError(t("v_integer"))
     value = float(text) if _DECIMAL.fullmatch(text) else math.nan
@@ -426,8 +444,23 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+def _too_large(field: NumberField, negative: bool) -> str:
+    """What to say of a whole number with too many digits to read: the bound it is beyond."""
+    if negative and field.minimum is not None:
+        return t("v_minimum", n=_num(field.minimum))
+    if negative and field.exclusive_minimum is not None:
+        return t("v_more_than", n=_num(field.exclusive_minimum))
+    if not negative and field.maximum is not None:
+        return t("v_maximum", n=_num(field.maximum))
+    if not negative and field.exclusive_maximum is not None:
+        return t("v_less_than", n=_num(field.exclusive_maximum))
+    return t("v_integer") if field.integer else t("v_number")
+
+
 def _num(value: int | float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _s(n: int) -> str:

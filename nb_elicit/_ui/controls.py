@@ -12,7 +12,6 @@ through :func:`text_html`, which escapes them.
 
 from __future__ import annotations
 
-import datetime as dt
 import enum
 import html
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from urllib.parse import quote, unquote
 
 import ipywidgets as widgets
 
+from .._core.formats import parse_date, parse_date_time
 from .._core.i18n import t
 from .._core.schema import (
     BooleanField,
@@ -133,7 +133,7 @@ class FieldControl:
     _LABEL_CLASSES: tuple[str, ...] = ()
 
     def __init__(self, field: Field, widget: widgets.Widget, kit: Kit, *,
-                 label: bool = True):
+                 label: bool = True, shown: widgets.Widget | None = None):
         self.field = field
         self.widget = widget
         self.touched = False
@@ -151,8 +151,9 @@ class FieldControl:
                 layout=kit.plain, style=kit.style(widgets.HTML),
                 _dom_classes=("nb-elicit-label", *self._LABEL_CLASSES))
             parts.append(self.label)
+        shown = widget if shown is None else shown  # (the input, or a row that holds it)
         if not label:
-            parts.append(widget)  # a checkbox: its label is beside the box, the hint under it
+            parts.append(shown)  # a checkbox: its label is beside the box, the hint under it
         self.hint: widgets.HTML | None = None
         if field.description:
             self.hint = widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
@@ -160,7 +161,7 @@ class FieldControl:
                                      _dom_classes=("nb-elicit-help",))
             parts.append(self.hint)
         if label:
-            parts.append(widget)
+            parts.append(shown)
         classes = ["nb-elicit-row", *self._VIEW_CLASSES]
         if label:
             classes.append("nb-elicit-labelled")
@@ -214,6 +215,10 @@ class FieldControl:
         for w in self.inputs():
             w.disabled = True
 
+    def focus(self) -> None:
+        """Move the keyboard focus to this field's (first) input."""
+        self.inputs()[0].focus()
+
     def _changed(self, change) -> None:
         self.touched = True
         for listener in self._listeners:
@@ -242,7 +247,7 @@ class SecretTextControl(TextControl):
 
 class DateControl(FieldControl):
     def __init__(self, field: TextField, kit: Kit):
-        value = dt.date.fromisoformat(field.default) if field.default else None
+        value = parse_date(field.default) if field.default else None
         super().__init__(field, input_widget(widgets.DatePicker, field, kit, value=value,
                                              description=named(field)), kit)
 
@@ -257,7 +262,7 @@ class DateTimeControl(FieldControl):
     """A timezone-aware picker: RFC 3339 date-times always carry an offset."""
 
     def __init__(self, field: TextField, kit: Kit):
-        value = _parse_date_time(field.default) if field.default else None
+        value = parse_date_time(field.default) if field.default else None
         super().__init__(field, input_widget(widgets.DatetimePicker, field, kit, value=value,
                                              description=named(field)), kit)
 
@@ -300,17 +305,59 @@ class SecretNumberControl(NumberControl):
 
 class CheckboxControl(FieldControl):
     """A checkbox for a boolean that has a default or may be left out. Its label is its own,
-    beside the box; a required one says "(required)" in words (the checkbox's label is text)."""
+    beside the box; a required one says "(required)" in words (the checkbox's label is text).
+
+    An optional one without a default is "not given" until it is clicked; from then on a
+    **Clear** button beside it (shown only while there is an answer) takes it back to "not
+    given", so that clicking twice need not mean ``false``.
+    """
 
     def __init__(self, field: BooleanField, kit: Kit):
+        clearable = not field.required and field.default is None
+        # (one that can be cleared is as wide as its label, so Clear sits right beside it)
         box = input_widget(widgets.Checkbox, field, kit, value=bool(field.default),
-                           description=named(field), indent=False)
-        super().__init__(field, box, kit, label=False)
+                           description=named(field), indent=False,
+                           layout=widgets.Layout(width="auto") if clearable else kit.plain)
+        self.clear_button: widgets.Button | None = None
+        row = None
+        if clearable:
+            self.clear_button = widgets.Button(
+                description=t("clear"), tooltip=t("clear.tip", label=field.label),
+                style=kit.style(widgets.Button), _dom_classes=("nb-elicit-clear",),
+                layout=widgets.Layout(display="none", width="auto", margin="0 0 0 8px"))
+            self.clear_button.on_click(lambda _: self.clear())
+            row = widgets.HBox([box, self.clear_button], layout=kit.plain,
+                               _dom_classes=("nb-elicit-checkbox-row",))
+        super().__init__(field, box, kit, label=False, shown=row)
 
     def read(self):
         if not self.touched and self.field.default is None:
             return MISSING
         return self.widget.value
+
+    def clear(self) -> None:
+        """Back to "not given": unticked, untouched, and left out of the answer."""
+        if self.widget.disabled:
+            return
+        self.widget.value = False
+        self.touched = False
+        self._show_clear(False)
+        for listener in self._listeners:
+            listener(self)
+        self.widget.focus()
+
+    def lock(self) -> None:
+        super().lock()
+        if self.clear_button is not None:
+            self.clear_button.disabled = True
+
+    def _changed(self, change) -> None:
+        super()._changed(change)
+        self._show_clear(True)
+
+    def _show_clear(self, shown: bool) -> None:
+        if self.clear_button is not None:
+            self.clear_button.layout.display = None if shown else "none"
 
 
 class YesNoControl(FieldControl):
@@ -372,6 +419,9 @@ class MultiChoiceControl(FieldControl):
     def inputs(self) -> list[widgets.Widget]:
         return list(self.boxes)
 
+    def focus(self) -> None:
+        next((box for box in self.boxes if not box.disabled), self.boxes[0]).focus()
+
     def read(self):
         if not self.touched and self.field.default is None:
             return MISSING
@@ -398,8 +448,9 @@ def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
     style (a box has no style)."""
     if "style" in widget_class.class_traits():
         traits["style"] = kit.style(widget_class)
-    return widget_class(layout=kit.plain, _dom_classes=(field_class(field.name),
-                                                        "nb-elicit-input", *extra), **traits)
+    traits.setdefault("layout", kit.plain)
+    return widget_class(_dom_classes=(field_class(field.name), "nb-elicit-input", *extra),
+                        **traits)
 
 
 def make_control(field: Field, kit: Kit | None = None) -> FieldControl:
@@ -446,8 +497,3 @@ def _number_hint(field: NumberField) -> str:
         hint = t("hint_then", first=hint, then=t("hint_multiple", step=field.multiple_of))
     return hint
 
-
-def _parse_date_time(text: str) -> dt.datetime:
-    # Python 3.10's fromisoformat knows neither "Z" nor a lower-case "t".
-    text = text.replace("t", "T").replace("z", "+00:00").replace("Z", "+00:00")
-    return dt.datetime.fromisoformat(text)

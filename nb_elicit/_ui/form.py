@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
-from .._core.prefill import prefilled
+from .._core.prefill import is_given, prefilled
 from .._core.schema import FormSpec, parse_schema
 from .._core.secrets import secret_fields
 from .._core.transcript import shown_fields
@@ -87,6 +87,10 @@ class ElicitationForm(PromptWidget):
                 control.show_error(problems.get(name))
             if problems:
                 self._count_problems()
+                # the keyboard goes where the first problem is, not stays on Submit
+                first = next((c for n, c in self.controls.items() if n in problems), None)
+                if first is not None:
+                    first.focus()
                 return False
             self._finish(Answer("accept", content))
             return True
@@ -134,10 +138,13 @@ class ElicitationForm(PromptWidget):
         for name, control in self.controls.items():
             try:
                 value = control.read()
-            except ValueError as exc:
+            except ValueError as exc:  # text that is no value of the field: it says why
                 problems[name] = str(exc)
                 continue
-            if value is not MISSING:
+            except ArithmeticError:  # (a number no check foresaw: a problem of the field)
+                problems[name] = t("v_not_allowed")
+                continue
+            if value is not MISSING and is_given(control.field, value):
                 content[name] = value
         for name, problem in validate_spec(self.spec, content).items():
             problems.setdefault(name, problem)

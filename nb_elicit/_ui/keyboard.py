@@ -8,9 +8,15 @@ from any server). The rules:
   unless the person is typing somewhere else: in another form, or in a cell's editor where
   they have pressed keys since they last ran a cell (an editor that Shift+Enter just moved
   to, with nothing typed yet, does not count).
-* **Escape** inside a form or card that is still open dismisses it (answers ``cancel``), like
-  its ✕ button. JupyterLab's own Escape (leave the cell editor) never applies there: a widget
-  in an output is not a cell editor. Escape anywhere else is left to JupyterLab.
+* **Escape** dismisses a form or card that is still open (answers ``cancel``), like its ✕
+  button, but only when the focus is on the form itself: its own element (click its text or
+  background) or one of its buttons. The cancel cannot be undone, so it is conservative: an
+  Escape inside a field (an input, select or textarea: it may be closing the browser's
+  autofill list, a native drop-down or a date picker, or ending an input method's
+  composition), an Escape some other handler already took (``defaultPrevented``), one with a
+  modifier key, and one typed while composing are all left alone (:func:`escape_rule`).
+  JupyterLab's own Escape (leave the cell editor) never applies there: a widget in an output
+  is not a cell editor. Escape anywhere else is left to JupyterLab.
 
 Frontends that do not run scripts in outputs (GitHub, nbconvert without a kernel) simply lack
 both; everything else works by mouse, Tab and Enter.
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["keyboard_script"]
+__all__ = ["escape_rule", "keyboard_script"]
 
 _SCRIPT = """
 (function install(tries) {
@@ -62,13 +68,19 @@ _SCRIPT = """
     prompt.dataset.nbElicitFocused = "1";
     if (!typingElsewhere()) { first.focus(); }
   }
-  function scan() { root.querySelectorAll(prompts).forEach(focusFirst); }
+  function scan() {
+    root.querySelectorAll(prompts).forEach(function (prompt) {
+      // focusable (not by Tab): a click on its text or background puts the focus on the form
+      if (!prompt.hasAttribute("tabindex")) { prompt.tabIndex = -1; }
+      focusFirst(prompt);
+    });
+  }
   new MutationObserver(scan).observe(root, {childList: true, subtree: true});
   scan();
+  %(escape_rule)s
   root.addEventListener("keydown", function (event) {
-    if (event.key !== "Escape") { return; }
     var prompt = event.target.closest && event.target.closest(prompts);
-    if (!prompt || prompt.classList.contains("nb-elicit-locked")) { return; }
+    if (!prompt || !escapeCancels(event, prompt)) { return; }
     var dismiss = prompt.querySelector(".nb-elicit-dismiss");
     if (!dismiss || dismiss.disabled) { return; }
     event.preventDefault();
@@ -79,6 +91,23 @@ _SCRIPT = """
 """
 
 
+#: Whether an Escape ``event`` inside ``prompt`` (an open form or card) cancels it.
+_ESCAPE_RULE = """function escapeCancels(event, prompt) {
+    if (event.key !== "Escape" || event.defaultPrevented || event.isComposing ||
+        event.keyCode === 229 || event.shiftKey || event.ctrlKey || event.altKey ||
+        event.metaKey) { return false; }
+    if (prompt.classList.contains("nb-elicit-locked")) { return false; }
+    var target = event.target;
+    return target === prompt || target.tagName === "BUTTON";
+  }"""
+
+
+def escape_rule() -> str:
+    """The script's function ``escapeCancels(event, prompt)``: when Escape cancels a prompt
+    (the focus on the prompt itself or on one of its buttons, and nothing else took the key)."""
+    return _ESCAPE_RULE
+
+
 def keyboard_script(view_class: str) -> str:
     """The script for the view whose root element has the CSS class ``view_class``."""
-    return _SCRIPT % {"selector": json.dumps("." + view_class)}
+    return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE}

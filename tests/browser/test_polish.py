@@ -47,18 +47,84 @@ def test_the_first_field_is_focused_and_enter_submits(lab):
     lab.wait_done(2)
 
 
-def test_escape_dismisses_the_form(lab):
+PREVENT_ESCAPE = """() => { window.__taken = e => { if (e.key === "Escape") e.preventDefault(); };
+    document.addEventListener("keydown", window.__taken, true); }"""
+COMPOSING_ESCAPE = """button => button.dispatchEvent(new KeyboardEvent("keydown",
+    {key: "Escape", isComposing: true, bubbles: true, cancelable: true}))"""
+
+
+def test_escape_dismisses_the_form_only_when_the_focus_is_on_the_form_itself(lab):
     lab.open("%mcp call demo contact_info")
     lab.run(2, wait=False)
     form = lab.form(2)
     expect(field(form, "name")).to_be_focused()
     lab.page.keyboard.type("Ada", delay=15)
     lab.settle()
+    # inside a field, Escape is the field's (an autofill list, a drop-down): the form stays
+    lab.page.keyboard.press("Escape")
+    decline = form.locator(".nb-elicit-decline")
+    decline.focus()  # a button of the form, but some other handler took this Escape
+    lab.page.evaluate(PREVENT_ESCAPE)
+    lab.page.keyboard.press("Escape")
+    lab.page.evaluate('() => document.removeEventListener("keydown", window.__taken, true)')
+    decline.evaluate(COMPOSING_ESCAPE)  # typed while an input method composes
+    lab.settle()
+    lab.page.wait_for_timeout(500)
+    assert lab.journal() == []
+    expect(field(form, "name")).to_have_value("Ada")
+    expect(form.locator(".nb-elicit-submit")).to_be_enabled()
+    # the focus on the form itself (a click on its text): Escape dismisses it
+    form.locator(".nb-elicit-message-text").click()
+    assert form.evaluate("f => f.contains(document.activeElement) && "
+                         "document.activeElement.closest('.nb-elicit-form') === f")
+    assert form.evaluate("f => !/^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName)")
     lab.page.keyboard.press("Escape")
     assert lab.wait_journal(1) == [{"tool": "contact_info", "message": CONTACT_MESSAGE,
                                    "action": "cancel", "content": None}]
     lab.wait_done(2)
     expect(lab.cell(2).locator(".nb-elicit-transcript")).to_contain_text("Dismissed.")
+
+
+def test_escape_on_a_button_of_the_form_dismisses_it(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(field(form, "name")).to_be_focused()
+    lab.page.keyboard.type("Ada", delay=15)
+    lab.settle()
+    lab.page.keyboard.press("Tab")
+    lab.page.keyboard.press("Tab")
+    lab.page.keyboard.press("Tab")  # name, email, age, then Submit
+    expect(form.locator(".nb-elicit-submit")).to_be_focused()
+    lab.page.keyboard.press("Escape")
+    assert lab.wait_journal(1)[0]["action"] == "cancel"
+    lab.wait_done(2)
+
+
+def test_a_failed_submit_moves_the_focus_to_the_first_invalid_field(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    expect(field(form, "name")).to_be_focused()
+    lab.page.keyboard.type("Ada Lovelace", delay=15)
+    field(form, "email").fill("ada@")
+    field(form, "age").fill("-" + "9" * 400)
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    expect(field(form, "email")).to_be_focused()  # the first of the two problems
+    lab.screenshot("focus after a failed submit", of=form)
+    field(form, "email").fill("ada@example.com")
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    expect(field(form, "age")).to_be_focused()
+    expect(form.locator(".nb-elicit-invalid .nb-elicit-error")).to_have_text(
+        "Enter a number of at least 18.")
+    expect(field(form, "age")).to_have_value("-" + "9" * 400)  # what was typed stays
+    field(form, "age").fill("36")
+    lab.settle()
+    lab.page.keyboard.press("Enter")
+    assert lab.wait_journal(1)[0]["content"] == ADA
+    lab.wait_done(2)
 
 
 def test_a_form_does_not_steal_the_keyboard_from_a_cell_editor(lab):
@@ -261,3 +327,36 @@ def test_a_saved_notebook_reopens_with_the_record_not_a_broken_widget(lab):
     expect(transcript).to_contain_text("Ada Lovelace")
     assert not re.search("Error displaying widget", lab.cell(2).inner_text())
     lab.screenshot("reopened", of=lab.cell(2))
+
+
+OPTIONAL_CELL = """schema = {"type": "object", "properties": {
+    "news": {"type": "boolean", "title": "Send me news"},
+    "days": {"type": "array", "title": "Days", "minItems": 1,
+             "items": {"type": "string", "enum": ["mon", "tue"]}}}}
+result = await nb_elicit.connections['demo'].call_tool(
+    'custom_form', {"message": "Optional things", "requested_schema": schema})"""
+
+
+def test_optional_fields_go_back_to_not_given(lab):
+    lab.open(OPTIONAL_CELL)
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    clear = form.get_by_role("button", name="Clear")
+    expect(clear).to_have_count(0)  # hidden: nothing to clear yet
+    box = form.locator(".nb-elicit-field-news input")
+    box.click()
+    box.click()  # ticked, then unticked: an answer of false, with Clear beside it
+    expect(clear).to_be_visible()
+    assert clear.get_attribute("title") == "Leave “Send me news” unanswered"
+    lab.screenshot("clear beside an answered checkbox", of=form)
+    clear.click()
+    expect(clear).to_have_count(0)
+    expect(box).to_be_focused()  # back on the box, which is not given again
+    day = form.locator(".nb-elicit-option input").first
+    day.click()
+    day.click()  # ticked, then unticked: not given, so minItems does not block Submit
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    assert lab.wait_journal(1) == [{"tool": "custom_form", "message": "Optional things",
+                                   "action": "accept", "content": {}}]
+    lab.wait_done(2)
