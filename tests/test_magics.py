@@ -220,3 +220,55 @@ def test_language_through_the_magic(ip):
         assert "English (en)" in repr(run(ip, "%mcp language en"))
     finally:
         nb_elicit.set_language(None)
+
+
+# -- where %mcp lines may stand (awaited at the top level, plain inside a def) -------------------
+
+def test_a_def_with_mcp_lines_compiles_and_runs(ip):
+    run(ip, "def listing():\n"
+            "    found = %mcp list\n"
+            "    return found\n"
+            "def later():\n"
+            "    %mcp tools demo\n")  # (a subcommand that talks to a server, in a plain def)
+    assert "No connections" in repr(run(ip, "listing()"))
+    with pytest.raises(UsageError) as caught:  # no event loop runs a plain cell of this shell
+        run(ip, "later()")
+    assert "must be awaited here" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_class_body_and_an_if_block_hold_mcp_lines(ip):
+    run(ip, "class Help:\n    text = %mcp help\n")
+    assert "%mcp connect" in repr(ip.user_ns["Help"].text)
+    run(ip, "if True:\n    shown = %mcp respond\n")
+    assert "Now: ask." in repr(ip.user_ns["shown"])
+
+
+def test_an_async_def_awaits_its_mcp_lines(ip, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    run(ip, "async def tools_of_demo():\n"
+            "    found = %mcp tools demo\n"
+            "    def inner():\n"
+            "        listed = %mcp list\n"
+            "        return listed\n"
+            "    return found, inner()\n")
+    run(ip, "tools, listing = await tools_of_demo()")
+    assert "contact_info" in repr(ip.user_ns["tools"])
+    assert "nb-elicit-demo" in repr(ip.user_ns["listing"])
+
+
+def test_the_transformer_awaits_only_lines_that_need_it_where_await_may_stand():
+    from nb_elicit._magics import _await_mcp_lines
+    from nb_elicit._magics.commands import AWAITED
+
+    cell = ["x = get_ipython().run_line_magic('mcp', 'tools demo')\n",
+            "y = get_ipython().run_line_magic('mcp', 'list')\n",
+            "def f():\n",
+            "    return get_ipython().run_line_magic('mcp', 'tools demo')\n",
+            "for n in 'ab':\n",
+            "    get_ipython().run_line_magic('mcp', 'call é hello')\n"]
+    assert _await_mcp_lines(cell) == [
+        f"x = await get_ipython().run_line_magic('mcp', '{AWAITED}tools demo')\n",
+        cell[1], cell[2], cell[3],
+        cell[4], f"    await get_ipython().run_line_magic('mcp', '{AWAITED}call é hello')\n"]
+    assert _await_mcp_lines(["def broken(:\n"]) == ["def broken(:\n"]

@@ -187,7 +187,9 @@ class McpMagics(Magics):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            raise UsageError("run %mcp in a cell after the one with %load_ext nb_elicit") from None
+            raise UsageError(f"%mcp {command.name} talks to a server, so it must be awaited "
+                             "here: write it at the top level of a cell or inside an async def, "
+                             "in a cell after the one with %load_ext nb_elicit") from None
         task = loop.create_task(self._in_background(self._dispatch(line)))
         if command.opens_connection and rest.split():
             self.connecting[_connection_name(rest)] = task
