@@ -473,3 +473,35 @@ def test_logout_of_an_unknown_name_says_what_to_give():
     with pytest.raises(ValueError, match="give its name or the server's URL"):
         asyncio.run(nb_elicit.logout("nobody"))
     assert asyncio.run(nb_elicit.logout("https://never.example.com/mcp")) is False
+
+
+def test_the_demos_service_client_signs_in_with_client_credentials(tmp_path, monkeypatch):
+    """The demo's service client (its secret in the server's environment) gets a token with no
+    one there; a wrong secret is one line naming the refusal, and never shows the secret."""
+    import sys
+
+    from helpers.servers import served
+
+    monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "the-right-secret-123")  # (the server's)
+    with served([sys.executable, "-m", "nb_elicit.demo", "--auth", "--http"],
+                tmp_path / "demo-auth.log") as url:
+        options = {"auth": "client_credentials", "client_id": "nb-elicit-demo-service",
+                   "client_secret_env": "NB_ELICIT_DEMO_CLIENT_SECRET", "token_store": "memory"}
+
+        async def scenario():
+            # (first: a token got with the right one is kept for the kernel and reused)
+            monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "a-wrong-secret-456")
+            with pytest.raises(SignInError) as caught:
+                await nb_elicit.connect("bad", url=url, **options)
+            assert caught.value.step == "token" and "\n" not in str(caught.value)
+            assert "invalid_client" in str(caught.value)
+            assert "a-wrong-secret-456" not in str(caught.value) + repr(caught.value)
+            monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "the-right-secret-123")
+            conn = await nb_elicit.connect("svc", url=url, **options)
+            try:
+                assert (await conn.call_tool("hello", {"name": "service"})).text == (
+                    "Hello, service!")
+            finally:
+                await conn.close()
+
+        asyncio.run(scenario())
