@@ -11,7 +11,8 @@ the cell. Inside a ``def``, a ``class`` body or a ``lambda`` the line stays IPyt
 the same cell as ``%load_ext``), and later ``%mcp`` lines wait for its connection.
 
 The subcommands live in one table, :data:`commands.COMMANDS`; their handlers in
-:mod:`.handlers`, the flags of ``connect`` in :mod:`.options`, what they show in :mod:`.tables`.
+:mod:`.handlers`, the flags of ``connect`` in :mod:`.options`, what they show in :mod:`.tables`,
+and how their failures are told (one line, from one table) in :mod:`.errors`.
 
 This package imports neither ipywidgets nor the SDK; the connection module is imported the first
 time a subcommand needs it, which keeps ``%load_ext`` quick.
