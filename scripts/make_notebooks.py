@@ -551,8 +551,15 @@ the page opens in a new tab, and when you are done the card says so and the cell
 
 This notebook starts the demo server with a small local authorization server on `127.0.0.1`
 (`python -m nb_elicit.demo --http PORT --auth`), so everything stays on this machine.
+
+Run where no one can click (nbclient, papermill, Binder's smoke run, CI), it signs in with the
+demo's **client credentials** instead: a service client the demo's authorization server knows,
+whose secret this notebook makes up and hands to the server and the kernel in an environment
+variable. The connect cell says which way it signed in.
 """),
     code("""
+import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -561,15 +568,23 @@ import time
 from pathlib import Path
 
 %load_ext nb_elicit
+
+# Can someone click here? JupyterLab, Notebook 7, Binder and JupyterHub set JPY_SESSION_NAME;
+# nbclient, nbconvert and papermill, which show no widgets, do not (nb_elicit's own rule).
+someone_can_click = bool(os.environ.get("JPY_SESSION_NAME"))
 """),
     md("""
 ## Start the server with its authorization server
+
+The server also gets the secret of its service client (`NB_ELICIT_DEMO_CLIENT_SECRET`, made up
+here, never printed), for the run with nobody there.
 """),
     code("""
 with socket.socket() as probe:  # the operating system picks a free port
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
 
+os.environ["NB_ELICIT_DEMO_CLIENT_SECRET"] = secrets.token_urlsafe(24)
 log_file = Path(tempfile.gettempdir()) / f"nb-elicit-demo-auth-{port}.log"
 with open(log_file, "w") as log:
     server = subprocess.Popen(
@@ -600,10 +615,22 @@ The server answers `401`, so the sign-in card appears below. Click **Sign in**, 
 notebook (a remote notebook, Binder, JupyterHub), paste the address it landed on into the box on
 the card.
 
+With nobody there to click, the cell connects with the demo's client credentials
+(`--auth client_credentials`), and says so.
+
 The tokens are kept per server under the Jupyter data directory (owner-only files) and
 refreshed by themselves; `--token-store memory` keeps them for this kernel only.
 """),
-    code("%mcp connect secured --url {url}"),
+    code("""
+if someone_can_click:
+    connected = %mcp connect secured --url {url}
+else:
+    print("No one can click a sign-in card here (a run without widgets), so this notebook "
+          "signs in with the demo's client credentials instead.")
+    connected = %mcp connect secured --url {url} --auth client_credentials \\
+        --client-id nb-elicit-demo-service --client-secret-env NB_ELICIT_DEMO_CLIENT_SECRET
+connected
+"""),
     code('%mcp call secured hello {"name": "signed-in notebook"}'),
     md("""
 ## Sign out

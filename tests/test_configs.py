@@ -441,9 +441,10 @@ def test_percent_mcp_servers_lists_name_file_key_transport_and_status(world):
 
 def test_percent_mcp_servers_says_what_is_wrong(world):
     from nb_elicit._magics import handlers
+    from nb_elicit._magics.errors import map_exceptions
 
     world("repo/.mcp.json", '{"mcpServers": {"a": {"args": "x"}}}')
-    with pytest.raises(UsageError) as error:
+    with pytest.raises(UsageError) as error, map_exceptions():  # (the magic's error boundary)
         handlers.servers(None, "")
     assert str(error.value) == "../../.mcp.json: mcpServers.a.args: expected a list"
 

@@ -1,6 +1,11 @@
 """The %mcp magic through IPython's test shell (a real, in-process InteractiveShell)."""
 
+import json
+import os
+import signal
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from helpers.servers import SERVERS, Journal, demo_command
@@ -236,3 +241,180 @@ def test_list_shows_a_connection_while_it_connects_and_then_connected(ip, tmp_pa
     assert during[1].split()[:5] == ["seed", "?", "?", "?", "connecting"]
     assert ip.user_ns["after"].splitlines()[1].split()[:2] == ["seed", "nb-elicit-demo"]
     assert "connected" in ip.user_ns["after"]
+
+
+# -- where %mcp lines may stand (awaited at the top level, plain inside a def) -------------------
+
+def test_a_def_with_mcp_lines_compiles_and_runs(ip):
+    run(ip, "def listing():\n"
+            "    found = %mcp list\n"
+            "    return found\n"
+            "def later():\n"
+            "    %mcp tools demo\n")  # (a subcommand that talks to a server, in a plain def)
+    assert "No connections" in repr(run(ip, "listing()"))
+    with pytest.raises(UsageError) as caught:  # no event loop runs a plain cell of this shell
+        run(ip, "later()")
+    assert "must be awaited here" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_class_body_and_an_if_block_hold_mcp_lines(ip):
+    run(ip, "class Help:\n    text = %mcp help\n")
+    assert "%mcp connect" in repr(ip.user_ns["Help"].text)
+    run(ip, "if True:\n    shown = %mcp respond\n")
+    assert "Now: ask." in repr(ip.user_ns["shown"])
+
+
+def test_an_async_def_awaits_its_mcp_lines(ip, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    run(ip, "async def tools_of_demo():\n"
+            "    found = %mcp tools demo\n"
+            "    def inner():\n"
+            "        listed = %mcp list\n"
+            "        return listed\n"
+            "    return found, inner()\n")
+    run(ip, "tools, listing = await tools_of_demo()")
+    assert "contact_info" in repr(ip.user_ns["tools"])
+    assert "nb-elicit-demo" in repr(ip.user_ns["listing"])
+
+
+def test_the_transformer_awaits_only_lines_that_need_it_where_await_may_stand():
+    from nb_elicit._magics import _await_mcp_lines
+    from nb_elicit._magics.commands import AWAITED
+
+    cell = ["x = get_ipython().run_line_magic('mcp', 'tools demo')\n",
+            "y = get_ipython().run_line_magic('mcp', 'list')\n",
+            "def f():\n",
+            "    return get_ipython().run_line_magic('mcp', 'tools demo')\n",
+            "for n in 'ab':\n",
+            "    get_ipython().run_line_magic('mcp', 'call é hello')\n"]
+    assert _await_mcp_lines(cell) == [
+        f"x = await get_ipython().run_line_magic('mcp', '{AWAITED}tools demo')\n",
+        cell[1], cell[2], cell[3],
+        cell[4], f"    await get_ipython().run_line_magic('mcp', '{AWAITED}call é hello')\n"]
+    assert _await_mcp_lines(["def broken(:\n"]) == ["def broken(:\n"]
+
+
+# -- one error boundary: what nb_elicit raises on purpose is one line, for every subcommand -------
+
+def _connect_killable(ip, tmp_path) -> Path:
+    """Connect 'demo' to a demo server that writes its process id; the file's path."""
+    pid_file = tmp_path / "server.pid"
+    ip.user_ns["code"] = (f"import os; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+                          "from nb_elicit.demo.server import server; server.run('stdio')")
+    run(ip, f'%mcp connect demo -- {sys.executable} -c "$code"')
+    return pid_file
+
+
+def _kill(pid_file: Path) -> None:
+    pid = int(pid_file.read_text())
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(200):  # until it is gone (a zombie counts: it answers nothing)
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split(") ")[1].startswith("Z"):
+                    return
+        except FileNotFoundError:
+            return
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("line", ["tools demo", "prompts demo", "resources demo",
+                                  "call demo hello"])
+def test_a_server_that_died_is_one_line_for_every_subcommand(ip, tmp_path, capsys, line):
+    pid_file = _connect_killable(ip, tmp_path)
+    _kill(pid_file)
+    capsys.readouterr()
+    result = ip.run_cell(f"%mcp {line}")
+    error = result.error_in_exec
+    assert isinstance(error, UsageError), repr(error)
+    assert "the server went away" in str(error) and "\n" not in str(error)
+    shown = capsys.readouterr()
+    assert "Traceback" not in shown.out + shown.err
+    assert "UsageError: demo · " in shown.err + shown.out
+
+
+def test_a_bad_argument_the_api_refuses_is_one_line(ip, capsys):
+    result = ip.run_cell("%mcp connect z --url ''")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec) == "url must be a string, like 'http://127.0.0.1:8000/mcp'"
+    shown = capsys.readouterr()
+    assert "Traceback" not in shown.out + shown.err
+
+
+def test_a_bug_keeps_its_traceback_and_the_table_tells_only_what_it_knows():
+    from nb_elicit._core.errors import ServerDisconnected
+    from nb_elicit._core.policy import parse_policy
+    from nb_elicit._core.secrets import words
+    from nb_elicit._magics.errors import map_exceptions
+
+    with pytest.raises(KeyError), map_exceptions():  # not in the table
+        {}["missing"]
+    with pytest.raises(TypeError), map_exceptions():  # Python's own, inside nb_elicit: a bug
+        words(None)
+    with pytest.raises(ValueError, match="invalid literal"), map_exceptions():  # not ours
+        int("x")
+    with pytest.raises(UsageError) as caught, map_exceptions():  # nb_elicit's own raise
+        parse_policy("maybe")
+    assert str(caught.value) == "unknown policy 'maybe': use one of ask, accept, decline, cancel"
+    with pytest.raises(UsageError) as caught, map_exceptions():
+        raise ServerDisconnected("demo · list_tools: the server went away")
+    assert str(caught.value) == "demo · list_tools: the server went away"
+
+
+# -- one masking path: a policy's secret, a server's stderr, a connect error ----------------------
+
+KEY = "sk-live-9d2e7b3a51"
+
+
+def _surfaces(value) -> str:
+    """Everything a cell could show of a magic's result."""
+    shown = [repr(value), str(value)]
+    if hasattr(value, "_repr_html_"):
+        shown.append(value._repr_html_())
+    return "\n".join(shown)
+
+
+def test_a_policy_from_the_environment_never_shows_its_secret(ip, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NB_ELICIT_RESPOND", f'accept {{"api_key": "{KEY}", "name": "Ada"}}')
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    shown = [_surfaces(run(ip, "%mcp respond")), _surfaces(run(ip, "%mcp respond demo")),
+             _surfaces(run(ip, "%mcp list")), _surfaces(run(ip, "%mcp history"))]
+    captured = capsys.readouterr()
+    shown += [captured.out, captured.err]
+    run(ip, "%mcp call demo custom_form " + json.dumps({
+            "message": "Key?", "requested_schema": {
+                "type": "object", "properties": {"api_key": {"type": "string"}}}}))
+    assert journal.entries()[-1]["content"] == {"api_key": KEY}  # (what is sent is untouched)
+    capsys.readouterr()  # (the call's result: the demo echoes what it got, its own words)
+    shown += [_surfaces(run(ip, "%mcp history")), _surfaces(run(ip, "%mcp list"))]
+    captured = capsys.readouterr()
+    everything = "\n".join([*shown, captured.out, captured.err])
+    assert "accept {" in everything and '"name": "Ada"' in everything
+    assert KEY not in everything
+
+
+def test_a_policy_set_by_the_magic_never_shows_its_secret(ip, capsys):
+    said = run(ip, f'%mcp respond demo accept {{"password": "{KEY}"}}')
+    shown = [_surfaces(said), _surfaces(run(ip, "%mcp respond")),
+             repr(POLICIES.for_connection("demo"))]
+    captured = capsys.readouterr()
+    assert "accept" in shown[0]
+    assert KEY not in "\n".join([*shown, captured.out, captured.err])
+
+
+def test_the_server_log_and_the_connect_error_mask_secret_env_values(ip, capsys):
+    ip.user_ns["talk"] = ("import os, sys; print('my token is', os.environ['API_TOKEN'], "
+                          "file=sys.stderr, flush=True); from nb_elicit.demo.server import "
+                          "server; server.run('stdio')")
+    run(ip, f'%mcp connect e --env API_TOKEN={KEY} -- {sys.executable} -c "$talk"')
+    log = _surfaces(run(ip, "%mcp log e"))
+    assert "my token is" in log and KEY not in log
+    ip.user_ns["quit"] = ("import os, sys; print('bad token', os.environ['API_TOKEN'], "
+                          "file=sys.stderr, flush=True); sys.exit(3)")
+    result = ip.run_cell(f'%mcp connect q --env API_TOKEN={KEY} -- {sys.executable} -c "$quit"')
+    assert isinstance(result.error_in_exec, UsageError)
+    captured = capsys.readouterr()
+    assert "bad token" in captured.out + captured.err
+    assert KEY not in str(result.error_in_exec) + captured.out + captured.err

@@ -230,6 +230,25 @@ def test_remote_http_runs_headless_and_stops_its_server():
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 
 
+# -- signing in --------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_sign_in_runs_headless_with_the_demos_client_credentials(tmp_path):
+    """No one can click under nbclient: the notebook signs in with the demo's service client,
+    says so, and its calls go through a server that answers 401 to anyone not signed in."""
+    data_dir = tmp_path / "jupyter-data"  # (the tokens go there, not to this user's)
+    nb = run("sign-in.ipynb", kernel_env(wait=2) | {"JUPYTER_DATA_DIR": str(data_dir)})
+    assert_no_errors(nb)
+    connect = code_cell(nb, "%mcp connect secured")
+    assert ("No one can click a sign-in card here (a run without widgets), so this notebook "
+            "signs in with the demo's client credentials instead.") in stdout(connect)
+    assert "Connected 'secured': nb-elicit-demo" in result(connect)
+    assert "Hello, signed-in notebook!" in stdout(code_cell(nb, "%mcp call secured hello"))
+    # Signing out finds the tokens the sign-in kept: the sign-in happened.
+    assert "Signed out of secured" in result(code_cell(nb, "%mcp logout secured"))
+    assert "The demo server has stopped." in stdout(code_cell(nb, "server.wait(timeout=10)"))
+
+
 # -- servers from config files ----------------------------------------------------------------
 
 @pytest.mark.timeout(180)

@@ -175,3 +175,55 @@ def test_a_recording_omits_only_secret_values(tmp_path):
     assert answer.content == {"max_tokens": 1024, "integer": 7}
     assert answer.omitted == ["api_key"]
     assert "sk-1" not in (tmp_path / "answers.json").read_text(encoding="utf-8")
+
+
+# -- one masking path: every surface -------------------------------------------------------------
+
+KEY = "sk-live-4f9a2c81e7"
+
+
+def test_a_policys_secret_is_masked_in_its_text_and_repr():
+    from nb_elicit._core.policy import parse_policy
+
+    policy = parse_policy(f'accept {{"api_key": "{KEY}", "name": "Ada"}}')
+    assert policy.content["api_key"] == KEY  # (what it sends is untouched)
+    for shown in (str(policy), repr(policy), f"{policy}", repr([policy])):
+        assert KEY not in shown and MASK in shown
+    assert '"name": "Ada"' in str(policy)
+
+
+def test_a_remembered_secret_is_masked_in_errors_and_history():
+    from nb_elicit._core.errors import ConnectError, ServerError, SignInError
+    from nb_elicit._core.secrets import remember
+
+    remember([KEY])
+    for error in (ConnectError(f"the server said: bad key {KEY}"),
+                  SignInError(f"token {KEY} refused", "token"), ServerError(-1, f"no {KEY}")):
+        for shown in (str(error), repr(error), f"{error!s}"):
+            assert KEY not in shown and MASK in shown
+    history = History()
+    history.add("demo", "Your note?", "accept", {"note": f"my key is {KEY}", "n": 1}, "policy",
+                {"properties": {"note": {"type": "string"}, "n": {"type": "integer"}}})
+    assert KEY not in history.as_text() and KEY not in history.as_html()
+    assert history.entries[0].content == {"note": f"my key is {MASK}", "n": 1}
+
+
+def test_short_values_are_never_searched_for_in_text():
+    from nb_elicit._core.secrets import remember, scrub
+
+    remember(["no", "1"])
+    assert scrub("no 1 here") == "no 1 here"
+
+
+def test_a_targets_secrets_are_its_hidden_inputs_secret_env_and_credential_headers():
+    from nb_elicit._core.secrets import hide, target_secrets
+    from nb_elicit._core.types import HttpTarget, StdioTarget
+
+    stdio = StdioTarget(("srv",), {"GITHUB_TOKEN": "ghp_abcdef", "DEBUG": "1"}, None,
+                        frozenset({"typed-in"}))
+    assert target_secrets(stdio) == {"ghp_abcdef", "typed-in"}
+    http = HttpTarget("http://h/mcp", {"Authorization": "Bearer tok-123456", "X-Api-Key": "k-9876",
+                                       "Accept": "text/plain"})
+    assert target_secrets(http) == {"Bearer tok-123456", "tok-123456", "k-9876"}
+    assert hide("sent Bearer tok-123456 and tok-123456", target_secrets(http)) == (
+        f"sent {MASK} and {MASK}")

@@ -144,17 +144,56 @@ def test_the_callback_takes_one_code_with_the_right_state_then_closes():
     asyncio.run(scenario())
 
 
-def test_a_wrong_state_ends_the_attempt_with_a_state_mismatch():
+#: Answers that do not carry this attempt's state: any page could make a browser fetch them.
+NOT_OURS = ["code=C1&state=forged", "code=C1", "error=access_denied",
+            "error=access_denied&state=forged", "error=access_denied&state=", "state=S1"]
+
+
+@pytest.mark.parametrize("query", NOT_OURS)
+def test_an_answer_without_this_attempts_state_is_ignored(query):
     async def scenario():
         callback = await LoopbackCallback("demo").start("S1")
         waiting = asyncio.ensure_future(callback.wait(10))
-        page = await _get(f"{callback.redirect_uri}?code=C1&state=forged")
+        page = await _get(f"{callback.redirect_uri}?{query}")
+        assert page.status_code == 400
+        assert "not a sign-in answer nb_elicit is waiting for" in page.text
+        await asyncio.sleep(0.05)
+        assert not waiting.done() and not callback.closed
+        page = await _get(f"{callback.redirect_uri}?code=C2&state=S1")  # the real one, later
+        assert page.status_code == 200
+        assert (await waiting).code == "C2"
+        assert callback.closed
+
+    asyncio.run(scenario())
+
+
+def test_an_error_with_this_attempts_state_ends_it_in_one_line():
+    async def scenario():
+        callback = await LoopbackCallback("demo").start("S1")
+        waiting = asyncio.ensure_future(callback.wait(10))
+        page = await _get(f"{callback.redirect_uri}?error=access_denied&state=S1"
+                          "&error_description=the+person+said+no")
         assert page.status_code == 400
         with pytest.raises(SignInError) as caught:
             await waiting
-        assert caught.value.step == "state"
-        assert str(caught.value) == ("could not sign in to demo: the answer to the sign-in did "
-                                     "not match it (state mismatch)")
+        assert caught.value.step == "token"
+        assert str(caught.value) == ("could not sign in to demo: the authorization server refused "
+                                     "to give a token (the authorization server answered "
+                                     "access_denied: the person said no)")
+        assert callback.closed
+
+    asyncio.run(scenario())
+
+
+def test_a_pasted_address_of_another_attempt_is_refused_and_the_attempt_goes_on():
+    async def scenario():
+        callback = await LoopbackCallback("demo").start("S1")
+        for query in NOT_OURS:
+            with pytest.raises(ValueError, match="sign-in answer"):
+                callback.deliver(f"{callback.redirect_uri}?{query}")
+        assert not callback.closed
+        callback.deliver(f"{callback.redirect_uri}?code=C3&state=S1")
+        assert (await callback.wait(5)).code == "C3"
 
     asyncio.run(scenario())
 
@@ -434,3 +473,35 @@ def test_logout_of_an_unknown_name_says_what_to_give():
     with pytest.raises(ValueError, match="give its name or the server's URL"):
         asyncio.run(nb_elicit.logout("nobody"))
     assert asyncio.run(nb_elicit.logout("https://never.example.com/mcp")) is False
+
+
+def test_the_demos_service_client_signs_in_with_client_credentials(tmp_path, monkeypatch):
+    """The demo's service client (its secret in the server's environment) gets a token with no
+    one there; a wrong secret is one line naming the refusal, and never shows the secret."""
+    import sys
+
+    from helpers.servers import served
+
+    monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "the-right-secret-123")  # (the server's)
+    with served([sys.executable, "-m", "nb_elicit.demo", "--auth", "--http"],
+                tmp_path / "demo-auth.log") as url:
+        options = {"auth": "client_credentials", "client_id": "nb-elicit-demo-service",
+                   "client_secret_env": "NB_ELICIT_DEMO_CLIENT_SECRET", "token_store": "memory"}
+
+        async def scenario():
+            # (first: a token got with the right one is kept for the kernel and reused)
+            monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "a-wrong-secret-456")
+            with pytest.raises(SignInError) as caught:
+                await nb_elicit.connect("bad", url=url, **options)
+            assert caught.value.step == "token" and "\n" not in str(caught.value)
+            assert "invalid_client" in str(caught.value)
+            assert "a-wrong-secret-456" not in str(caught.value) + repr(caught.value)
+            monkeypatch.setenv("NB_ELICIT_DEMO_CLIENT_SECRET", "the-right-secret-123")
+            conn = await nb_elicit.connect("svc", url=url, **options)
+            try:
+                assert (await conn.call_tool("hello", {"name": "service"})).text == (
+                    "Hello, service!")
+            finally:
+                await conn.close()
+
+        asyncio.run(scenario())

@@ -14,9 +14,14 @@ The tree::
 
 Validation problems with what a person typed are not exceptions: they are shown on the form,
 next to the field, and nothing is sent.
+
+An error's text and repr never carry a secret nb_elicit was given (a respond policy's key, a
+credential header, a secret ``--env`` value): they go through :func:`.secrets.scrub`.
 """
 
 from __future__ import annotations
+
+from .secrets import scrub
 
 __all__ = [
     "BlockingNotSupported",
@@ -34,6 +39,12 @@ __all__ = [
 
 class NbElicitError(Exception):
     """Base class of every error nb_elicit raises on purpose."""
+
+    def __str__(self) -> str:
+        return scrub(super().__str__())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class SchemaError(NbElicitError, ValueError):

@@ -1,7 +1,8 @@
 """Every elicitation this kernel saw, and how it was answered (``%mcp history``).
 
 Values of fields that look secret (password, token, API key, card number, ...) are masked
-when the history is shown. Pure: no ipywidgets, no mcp.
+before they are kept, and so is any secret nb_elicit was given (a respond policy's key, ...)
+wherever it appears in what was sent (see :mod:`.secrets`). Pure: no ipywidgets, no mcp.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .secrets import masked
+from .secrets import masked, scrubbed
 
 __all__ = ["CELL_LIMIT", "HISTORY", "History", "HistoryEntry", "table_html"]
 
@@ -86,7 +87,7 @@ class History:
 
     def add(self, server: str, message: str, action: str, content: dict | None, answered_by: str,
             schema: Any = None, tool: str = "") -> HistoryEntry:
-        shown = masked(content, schema)
+        shown = scrubbed(masked(content, schema))
         sent = None if shown is None else json.dumps(shown, ensure_ascii=False, default=repr)
         entry = HistoryEntry(time.time(), server, message, action, sent, answered_by, tool)
         self.entries.append(entry)

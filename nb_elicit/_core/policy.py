@@ -10,6 +10,10 @@ A policy is set per connection, or for all of them (``%mcp respond``, :func:`res
 environment variable ``NB_ELICIT_RESPOND`` for runs without a person (papermill, nbconvert, CI).
 A connection's own policy wins over the global one, which wins over the environment.
 
+An ``accept`` policy's values under secret-looking names (``api_key``, ``password``, ...) are
+never shown: its text and repr mask them, and they are remembered as secrets, so that every
+other surface masks them too (see :mod:`.secrets`).
+
 Pure: no ipywidgets, no mcp.
 """
 
@@ -19,6 +23,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from .secrets import masked, remember, secret_values
 
 __all__ = ["ENV_RESPOND", "ENV_WAIT", "POLICIES", "Policies", "Policy", "parse_policy", "respond"]
 
@@ -36,8 +42,12 @@ class Policy:
 
     def __str__(self) -> str:
         if self.action == "accept":
-            return f"accept {json.dumps(self.content, ensure_ascii=False)}"
+            return f"accept {json.dumps(masked(self.content, None), ensure_ascii=False)}"
         return self.action
+
+    def __repr__(self) -> str:
+        return (f"Policy(action={self.action!r}, content={masked(self.content, None)!r}, "
+                f"source={self.source!r})")
 
 
 def parse_policy(text: str, source: str = "") -> Policy:
@@ -59,6 +69,7 @@ def parse_policy(text: str, source: str = "") -> Policy:
                          f"{error.msg} at column {error.colno}") from None
     if not isinstance(content, dict):
         raise ValueError('accept needs a JSON object, like accept {"name": "Ada"}')
+    remember(secret_values(content))
     return Policy("accept", content, source)
 
 

@@ -33,21 +33,39 @@ the word right after that describes it rather than holds it (``token_type``, ``t
 
 A secret field is masked as typed, never prefilled, shown as ``••••••`` in history and
 transcripts, and left out of recordings; the rest of its form is untouched.
+
+**The one masking path.** Every surface that shows text goes through this module:
+
+- :func:`masked` replaces the values of secret-named keys in a dict of content (a form's answer
+  in the history, a respond policy's ``accept {...}`` in its text and repr);
+- :func:`hide` replaces given values wherever they appear in a text (a server's stderr, a
+  connect error, a target's command line), and :func:`scrub` does so with every value
+  nb_elicit was given as a secret so far (:func:`remember`): a respond policy's values under
+  secret names, the values of secret-named ``--env`` variables and of credential headers.
+  The errors nb_elicit raises, the ``%mcp`` tables and texts, and the history are scrubbed.
+
 Pure: no ipywidgets, no mcp.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from .schema import NumberField, TextField
 from .shapes import unwrap_nullable
 
-__all__ = ["MASK", "is_secret", "looks_secret", "masked", "secret_fields", "secret_property",
-           "words"]
+__all__ = ["MASK", "hide", "is_secret", "looks_secret", "masked", "remember", "scrub",
+           "secret_fields", "secret_property", "secret_values", "target_secrets", "words"]
 
 MASK = "••••••"
+#: Values shorter than this are masked where they stand (a key, a header), never searched for in
+#: free text: "1" or "no" would mask half of every line.
+MIN_SEARCHED = 4
+#: Header names whose value is a credential whatever it looks like.
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
+#: Every value nb_elicit was given as a secret in this kernel (see :func:`remember`).
+_KNOWN: set[str] = set()
 
 # A chunk between separators splits at camelCase humps: "userAPIKey" -> user, API, Key.
 # Digits stay with the letters they touch: "2FA", "cvv2", "OAuth2".
@@ -133,6 +151,8 @@ def secret_property(name: str, prop: Any) -> bool:
 
 def is_secret(field) -> bool:
     """Whether a parsed field is a secret: a text (not a date) or number field named like one."""
+    from .schema import NumberField, TextField
+
     typed_in = isinstance(field, NumberField) or (
         isinstance(field, TextField) and field.format not in ("date", "date-time"))
     return typed_in and looks_secret(field.name, field.title)
@@ -152,6 +172,67 @@ def masked(content: dict[str, Any] | None, schema: Any) -> dict[str, Any] | None
         properties = {}
     return {name: MASK if secret_property(name, properties.get(name)) else value
             for name, value in content.items()}
+
+
+def hide(text: str, hidden: Iterable[str]) -> str:
+    """``text`` with every value of ``hidden`` replaced by :data:`MASK` (the longest first)."""
+    for value in sorted(set(hidden), key=len, reverse=True):
+        if value:
+            text = text.replace(value, MASK)
+    return text
+
+
+def scrub(text: str, also: Iterable[str] = ()) -> str:
+    """``text`` with every remembered secret (and those of ``also``) masked."""
+    return hide(text, _KNOWN.union(v for v in also if len(v) >= MIN_SEARCHED))
+
+
+def remember(values: Iterable[str]) -> None:
+    """Keep ``values`` as secrets, so that :func:`scrub` masks them wherever they appear."""
+    _KNOWN.update(v for v in values if isinstance(v, str) and len(v) >= MIN_SEARCHED)
+
+
+def secret_values(content: Any) -> list[str]:
+    """The values (as text) under secret-looking names in ``content``, at any depth."""
+    found: list[str] = []
+    if isinstance(content, dict):
+        for name, value in content.items():
+            if isinstance(name, str) and looks_secret(name) and not isinstance(
+                    value, (dict, list, bool)) and value is not None:
+                found.append(str(value))
+            else:
+                found += secret_values(value)
+    elif isinstance(content, list):
+        for value in content:
+            found += secret_values(value)
+    return found
+
+
+def target_secrets(target: Any) -> frozenset[str]:
+    """The secrets a server's target (or connect options) carries: the config's hidden inputs,
+    the values of secret-named environment variables, and credential headers (their token
+    too, after ``Bearer``)."""
+    found = set(getattr(target, "hidden", None) or ())
+    env = getattr(target, "env", None) or {}
+    found.update(str(v) for k, v in env.items() if looks_secret(k) and v)
+    for name, value in (getattr(target, "headers", None) or {}).items():
+        if value and (name.lower() in _CREDENTIAL_HEADERS or looks_secret(name)):
+            found.add(str(value))
+            scheme, _, token = str(value).partition(" ")
+            if token.strip() and scheme.isalpha():
+                found.add(token.strip())
+    return frozenset(found)
+
+
+def scrubbed(value: Any) -> Any:
+    """A JSON-like ``value`` with every remembered secret masked inside its strings."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrubbed(v) for v in value]
+    return value
 
 
 def _names_secret(ws: list[str]) -> bool:

@@ -8,18 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .secrets import hide
+
 __all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
-
-
-MASK = "••••••"
-
-
-def hide(text: str, hidden: frozenset[str]) -> str:
-    """``text`` with every value of ``hidden`` replaced by :data:`MASK`."""
-    for value in sorted(hidden, key=len, reverse=True):
-        if value:
-            text = text.replace(value, MASK)
-    return text
 
 
 @dataclass(frozen=True, repr=False)

@@ -3,6 +3,8 @@
 Each :class:`Subcommand` says how it is typed (its usage lines and one-line help), whether it
 needs a connection name, whether it is awaited, and which handler runs it. ``%mcp help``,
 parsing, the "needs a NAME" check and tab completion are all read from :data:`COMMANDS`.
+Every subcommand runs inside :func:`.errors.map_exceptions`: what nb_elicit raises on purpose
+is one line, a bug keeps its traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from IPython.display import display
 
 from .._core.policy import ACTIONS
 from . import handlers
+from .errors import map_exceptions
 from .tables import Text
 
 __all__ = ["COMMANDS", "McpMagics", "Subcommand", "help_text", "parse"]
@@ -183,11 +186,14 @@ class McpMagics(Magics):
             return self._dispatch(line[len(AWAITED):])
         command, rest = parse(line)
         if not command.awaited:
-            return command.handler(self, rest)
+            with map_exceptions():
+                return command.handler(self, rest)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            raise UsageError("run %mcp in a cell after the one with %load_ext nb_elicit") from None
+            raise UsageError(f"%mcp {command.name} talks to a server, so it must be awaited "
+                             "here: write it at the top level of a cell or inside an async def, "
+                             "in a cell after the one with %load_ext nb_elicit") from None
         task = loop.create_task(self._in_background(self._dispatch(line)))
         if command.opens_connection and rest.split():
             self.connecting[_connection_name(rest)] = task
@@ -195,8 +201,9 @@ class McpMagics(Magics):
 
     async def _dispatch(self, line: str):
         command, rest = parse(line)
-        result = command.handler(self, rest)
-        return await result if inspect.isawaitable(result) else result
+        with map_exceptions():
+            result = command.handler(self, rest)
+            return await result if inspect.isawaitable(result) else result
 
     @staticmethod
     async def _in_background(work):

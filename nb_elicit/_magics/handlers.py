@@ -2,6 +2,10 @@
 
 ``magic`` is the :class:`~nb_elicit._magics.commands.McpMagics` instance (its connects under way,
 and its look-up of connections). The runtime (ipywidgets, the SDK) is imported on first use.
+
+A handler lets nb_elicit's errors out: the magic tells them in one line, from one table
+(:mod:`.errors`). What a handler shows goes through :mod:`.tables`, which masks every secret
+nb_elicit was given.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import shlex
 from IPython.core.error import UsageError
 
 from .._core.policy import ACTIONS, POLICIES, parse_policy
+from .._core.secrets import remember, scrub, target_secrets
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, Text, clean_doc, schema_text
 
@@ -26,9 +31,6 @@ def runtime():
         connect = staticmethod(_connection.connect)
         logout = staticmethod(_connection.logout)
         connections = _connection.connections
-        ConnectError = _errors.ConnectError
-        ConfigError = _errors.ConfigError
-        NbElicitError = _errors.NbElicitError
         BlockingNotSupported = _errors.BlockingNotSupported
         check_blocking_supported = staticmethod(_kernel_compat.check_blocking_supported)
 
@@ -38,37 +40,26 @@ def runtime():
 async def connect(magic, rest: str):
     options = parse_connect(rest)
     name, guard, rt = options.name, options.guard, runtime()
-    try:
-        if options.url is not None:
-            conn = await rt.connect(name, url=options.url, headers=options.headers, **guard,
-                                    **options.auth)
-        elif options.sse is not None:
-            conn = await rt.connect(name, sse=options.sse, headers=options.headers, **guard)
-        elif options.command is not None:
-            conn = await rt.connect(name, options.command, env=options.env or None,
-                                    cwd=options.cwd, **guard)
-        else:
-            conn = await rt.connect(name, config=options.config, trust=options.trust, **guard)
-    except (rt.ConnectError, rt.ConfigError) as error:
-        first, *more = str(error).splitlines()
-        if more:
-            print("\n".join(more))
-        raise UsageError(first) from None
-    except ValueError as error:  # (after ConfigError, which is one too)
-        raise UsageError(str(error)) from None
+    remember(target_secrets(options))  # (a secret --env value, a credential --header)
+    if options.url is not None:
+        conn = await rt.connect(name, url=options.url, headers=options.headers, **guard,
+                                **options.auth)
+    elif options.sse is not None:
+        conn = await rt.connect(name, sse=options.sse, headers=options.headers, **guard)
+    elif options.command is not None:
+        conn = await rt.connect(name, options.command, env=options.env or None,
+                                cwd=options.cwd, **guard)
+    else:
+        conn = await rt.connect(name, config=options.config, trust=options.trust, **guard)
     return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
                 f" (protocol {conn.protocol_version}).")
 
 
 def servers(magic, rest: str):
     from .._core.configs import configured_servers
-    from .._core.errors import ConfigError
     from .._core.trust import TrustStore, is_own, shown, trust_state
 
-    try:
-        found = configured_servers()
-    except ConfigError as error:
-        raise UsageError(str(error)) from None
+    found = configured_servers()
     live = runtime().connections if found else {}
     store, first = TrustStore(), {s.name: s for s in found if s.active}
 
@@ -150,10 +141,7 @@ async def call(magic, rest: str):
     except rt.BlockingNotSupported:
         conn.start_tool(tool, arguments)  # older kernels: the form must not block the cell
         return None
-    try:
-        await conn.call_tool(tool, arguments)
-    except rt.NbElicitError as error:
-        raise UsageError(str(error)) from None
+    await conn.call_tool(tool, arguments)
     # The call's view already shows the result; for the value, use the Python API.
     return None
 
@@ -177,10 +165,7 @@ def respond(magic, rest: str):
                                                               POLICIES.for_connection(""))
         return Text(f"Now: {current}. Set with %mcp respond{where} "
                     'ask|decline|cancel|accept {"field": "value"}')
-    try:
-        policy = parse_policy(rest, source=f"%mcp respond{' ' + name if name else ''}")
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    policy = parse_policy(rest, source=f"%mcp respond{' ' + name if name else ''}")
     POLICIES.set(policy, name)
     return Text(f"Forms {'from ' + repr(name) if name else 'from every server'} are now "
                 f"answered: {policy}.")
@@ -211,7 +196,7 @@ def _recording(which: str, rest: str):
         raise UsageError(f"cannot read the path: {error}") from None
     try:
         return Text(getattr(recording, which)(None if path == "off" else path))
-    except (ValueError, OSError) as error:
+    except OSError as error:  # (the file named on the line)
         raise UsageError(str(error).splitlines()[0]) from None
 
 
@@ -220,10 +205,7 @@ def language(magic, rest: str):
     from .._core.i18n import set_language
 
     if rest:
-        try:
-            set_language(rest)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+        set_language(rest)
     now = "Chinese (zh)" if current() == "zh" else "English (en)"
     return Text(f"nb_elicit's texts are in {now}. Choose with %mcp language en|zh|auto.")
 
@@ -251,17 +233,15 @@ def log(magic, rest: str):
     conn = magic.connection(rest)
     if not conn.log_path:
         return Text(f"{rest!r} is reached over HTTP; it has no stderr here.")
-    return Text(conn.log_tail(40).rstrip() or f"{rest!r} has written nothing to stderr.")
+    # Masked like the connect error's last words: the config's inputs, secret env values, ...
+    tail = scrub(conn.log_tail(40), target_secrets(conn.target)).rstrip()
+    return Text(tail or f"{rest!r} has written nothing to stderr.")
 
 
 async def logout(magic, rest: str):
     name = rest.split()[0]
-    runtime_ = runtime()
     if name in magic.connecting:
         await magic.ready(name)
-    try:
-        found = await runtime_.logout(name)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    found = await runtime().logout(name)
     return Text(f"Signed out of {name}: its tokens are forgotten; the next request signs in "
                 "again." if found else f"No sign-in was kept for {name}.")

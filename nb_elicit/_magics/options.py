@@ -55,8 +55,8 @@ class ConnectOptions:
     url: str | None = None
     sse: str | None = None
     config: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # (values may be secret)
+    env: dict[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
     guard: dict = field(default_factory=dict)
     #: Sign-in options for connect() (auth, client_id, ...), only those given.

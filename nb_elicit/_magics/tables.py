@@ -1,4 +1,8 @@
-"""What ``%mcp`` subcommands show: tables, plain text, the elicitation history."""
+"""What ``%mcp`` subcommands show: tables, plain text, the elicitation history.
+
+Every text shown goes through :func:`~nb_elicit._core.secrets.scrub`: no secret nb_elicit was
+given (a respond policy's key, a credential header, ...) reaches the cell.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import inspect
 import re
 
 from .._core.history import HISTORY, table_html
+from .._core.secrets import scrub
 
 
 class Table:
@@ -16,7 +21,8 @@ class Table:
 
     def __init__(self, headers: list[str], rows: list[list[str]], empty: str = "(none)",
                  code: tuple[int, ...] = ()):
-        self.headers, self.rows, self.empty, self.code = headers, rows, empty, code
+        self.headers, self.empty, self.code = headers, scrub(empty), code
+        self.rows = [[scrub(str(cell)) for cell in row] for row in rows]
 
     def _repr_html_(self) -> str:
         if not self.rows:
@@ -40,7 +46,7 @@ class Text:
     """Plain text shown as the cell's result (no quotes, unlike a str)."""
 
     def __init__(self, text: str):
-        self.text = text
+        self.text = scrub(text)
 
     def __repr__(self) -> str:
         return self.text

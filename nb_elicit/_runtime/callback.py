@@ -4,16 +4,21 @@
 the kernel's event loop. The authorization server sends the browser to
 ``http://127.0.0.1:PORT/callback?code=...&state=...``; the callback takes the first such
 request whose ``state`` is the one expected, answers the browser with a short "you can close
-this tab" page, and closes. Any other ``state`` ends the attempt (state mismatch); an
-``error=...`` from the authorization server too. Where the browser cannot reach the kernel
-(Binder, JupyterHub, a remote kernel), :meth:`deliver` takes the address the browser landed
-on, pasted by the person, and checks it the same way.
+this tab" page, and closes. Only a response that carries the expected ``state`` ends the
+attempt: its code, or its ``error=...`` (the authorization server refused, said in one line).
+Anything else (no ``state``, another one, an ``error=access_denied`` without the right
+``state``) is answered "not a sign-in answer nb_elicit is waiting for" and ignored, so a page
+that makes the browser fetch ``http://127.0.0.1:PORT/callback?error=...`` cannot end a
+sign-in. Where the browser cannot reach the kernel (Binder, JupyterHub, a remote kernel),
+:meth:`deliver` takes the address the browser landed on, pasted by the person, and checks it
+the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import html
 import socket
 from dataclasses import dataclass
@@ -92,9 +97,9 @@ class LoopbackCallback:
     def deliver(self, address: str) -> CallbackResult:
         """Finish from the address the browser landed on (pasted by the person).
 
-        A :class:`ValueError` says what is wrong with an address that is no answer at all (the
-        person may paste again); a state mismatch or an error from the authorization server
-        ends the attempt like one that came to the loopback."""
+        A :class:`ValueError` says what is wrong with an address that is no answer to this
+        sign-in (none at all, or another ``state``): the person may paste again. An answer with
+        the right ``state`` ends the attempt like one that came to the loopback."""
         query = urlsplit(address.strip()).query
         params = {k: v[0] for k, v in parse_qs(query).items()}
         if "code" not in params and "error" not in params:
@@ -115,19 +120,25 @@ class LoopbackCallback:
         result = self._result
         if result is None or result.done():
             raise ValueError(t("signin_paste_late"))
+        if not self._is_ours(params.get("state")):
+            raise ValueError(t("signin_page_bad"))  # not this attempt's: ignored
         if "error" in params:
             error = sign_in_error(self.server, "token", "the authorization server answered "
                                   f"{params['error'][:80]}: "
                                   f"{params.get('error_description', '')[:200]}")
             result.set_exception(error)
             raise error
-        if params.get("state") != self._expected:
-            error = sign_in_error(self.server, "state")
-            result.set_exception(error)
-            raise error
+        if "code" not in params:
+            raise ValueError(t("signin_page_bad"))
         found = CallbackResult(params["code"], params["state"], params.get("iss"))
         result.set_result(found)
         return found
+
+    def _is_ours(self, state: str | None) -> bool:
+        """Whether ``state`` is the one this attempt sent (compared in constant time)."""
+        if not state or not self._expected:
+            return False
+        return hmac.compare_digest(state.encode(), self._expected.encode())
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.requests += 1
@@ -147,8 +158,9 @@ class LoopbackCallback:
                     status, body = 200, t("signin_page_done", server=self.server)
                 except SignInError as error:
                     status, body = 400, str(error)
-                except ValueError:
-                    status, body = 410, t("signin_page_late")
+                except ValueError as error:
+                    late = self._result is None or self._result.done()
+                    status, body = (410, t("signin_page_late")) if late else (400, str(error))
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError,
                 ValueError, UnicodeError):
             pass

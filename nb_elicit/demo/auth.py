@@ -8,13 +8,30 @@ server-side auth support (metadata, dynamic registration, authorize, token, PKCE
 Its sign-in page asks nothing but a click ("Sign in as the demo user"); everything is kept in
 memory and forgotten when the server stops. For trying nb_elicit only: not a real identity
 provider.
+
+For runs where nobody can click (nbclient, CI), it also knows one service client,
+:data:`SERVICE_CLIENT`, that gets tokens with the client-credentials grant, when its secret is
+given in the environment variable :data:`ENV_SERVICE_SECRET` (never on the command line,
+where other processes could read it)::
+
+    NB_ELICIT_DEMO_CLIENT_SECRET=... python -m nb_elicit.demo --http 8765 --auth
+
+and then, in the notebook (with the same variable set in the kernel)::
+
+    %mcp connect secured --url http://127.0.0.1:8765/mcp --auth client_credentials \
+        --client-id nb-elicit-demo-service --client-secret-env NB_ELICIT_DEMO_CLIENT_SECRET
 """
 
 from __future__ import annotations
 
+import base64
+import hmac
 import html
+import json
+import os
 import secrets
 import time
+from urllib.parse import parse_qs, unquote
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -30,6 +47,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 SCOPE = "demo"
+#: The demo's one service client: client credentials, for runs with nobody there.
+SERVICE_CLIENT = "nb-elicit-demo-service"
+#: The environment variable that holds the service client's secret (unset: no service client).
+ENV_SERVICE_SECRET = "NB_ELICIT_DEMO_CLIENT_SECRET"
+#: The largest token request read (bytes).
+_MAX_TOKEN_REQUEST = 65_536
 #: Seconds an access token lives (short, so refreshing is part of the demo).
 TOKEN_SECONDS = 3600
 
@@ -101,17 +124,89 @@ class DemoAuthorizationServer:
         self.tokens.pop(getattr(token, "token", ""), None)
         self.refresh_tokens.pop(getattr(token, "token", ""), None)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
-        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None,
+               refresh: bool = True, subject: str = "demo-user") -> OAuthToken:
+        access = secrets.token_urlsafe(32)
         expires = int(time.time()) + TOKEN_SECONDS
         self.tokens[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
                                           expires_at=expires, resource=resource,
-                                          subject="demo-user")
-        self.refresh_tokens[refresh] = RefreshToken(token=refresh, client_id=client_id,
-                                                    scopes=scopes, resource=resource,
-                                                    subject="demo-user")
+                                          subject=subject)
+        refresh_token = None
+        if refresh:  # (client credentials get none: the client asks again, RFC 6749 4.4.3)
+            refresh_token = secrets.token_urlsafe(32)
+            self.refresh_tokens[refresh_token] = RefreshToken(
+                token=refresh_token, client_id=client_id, scopes=scopes, resource=resource,
+                subject=subject)
         return OAuthToken(access_token=access, token_type="Bearer", expires_in=TOKEN_SECONDS,
-                          refresh_token=refresh, scope=" ".join(scopes))
+                          refresh_token=refresh_token, scope=" ".join(scopes))
+
+
+class ClientCredentialsGrant:
+    """ASGI: the token endpoint's ``client_credentials`` grant for :data:`SERVICE_CLIENT` (the
+    SDK's token handler has no such grant); every other request goes on to ``app``."""
+
+    def __init__(self, app, provider: DemoAuthorizationServer, secret: str):
+        self.app, self.provider, self.secret = app, provider, secret
+
+    async def __call__(self, scope, receive, send):
+        if not (scope["type"] == "http" and scope["method"] == "POST"
+                and scope["path"] == "/token"):
+            return await self.app(scope, receive, send)
+        messages, body, more = [], b"", True
+        while more and len(body) <= _MAX_TOKEN_REQUEST:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        form = {k: v[0] for k, v in parse_qs(body.decode("latin-1")).items()}
+        if form.get("grant_type") != "client_credentials":
+            async def replay():
+                return messages.pop(0) if messages else await receive()
+
+            return await self.app(scope, replay, send)
+        client_id, secret = _client_of(dict(scope["headers"]), form)
+        if client_id != SERVICE_CLIENT or not hmac.compare_digest(secret.encode(),
+                                                                  self.secret.encode()):
+            return await _json(send, 401, {"error": "invalid_client",
+                                           "error_description": "unknown client or secret"})
+        token = self.provider._issue(SERVICE_CLIENT, [SCOPE], form.get("resource"),
+                                     refresh=False, subject=SERVICE_CLIENT)
+        return await _json(send, 200, token.model_dump(exclude_none=True))
+
+
+def _client_of(headers: dict[bytes, bytes], form: dict[str, str]) -> tuple[str, str]:
+    """The client ID and secret of a token request: HTTP Basic, or in the form."""
+    scheme, _, value = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True).decode()
+        except (ValueError, UnicodeDecodeError):
+            return "", ""
+        client_id, _, secret = decoded.partition(":")
+        return unquote(client_id), unquote(secret)
+    return form.get("client_id", ""), form.get("client_secret", "")
+
+
+async def _json(send, status: int, body: dict) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+        (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class _DemoWithSignIn(MCPServer):
+    """The guarded demo; its HTTP app also takes the service client's client credentials when
+    :data:`ENV_SERVICE_SECRET` is set."""
+
+    demo_authorization_server: DemoAuthorizationServer
+
+    def streamable_http_app(self, **options):
+        app = super().streamable_http_app(**options)
+        secret = os.environ.get(ENV_SERVICE_SECRET, "")
+        if not secret:
+            return app
+        return ClientCredentialsGrant(app, self.demo_authorization_server, secret)
 
 
 def server_with_sign_in(port: int) -> MCPServer:
@@ -126,7 +221,7 @@ def server_with_sign_in(port: int) -> MCPServer:
             enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
     # (the demo's tools, as registered on the plain demo server)
     tools = demo._tool_manager.list_tools()
-    guarded = MCPServer("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
+    guarded = _DemoWithSignIn("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
                         tools=tools, auth_server_provider=provider, auth=settings)
     guarded.demo_authorization_server = provider
 
