@@ -364,6 +364,10 @@ def test_table_words_never_break_inside_and_only_long_unbroken_strings_may():
     assert "overflow-wrap: anywhere" not in re.sub(r"<span[^>]*>x+</span>", "", page)
     assert f'<span style="overflow-wrap: anywhere; word-break: normal">{token}</span>' in page
     assert ">github_username</td>" in page and "Ask for a GitHub username " in page
+    # Not even at a hyphen: a date or "input-required" stays whole.
+    dated = Table(["when"], [["on 2026-07-28, input-required"]])._repr_html_()
+    assert ('<span style="white-space: nowrap">2026-07-28,</span> '
+            '<span style="white-space: nowrap">input-required</span>') in dated
     history = History()
     history.add("demo", "Please provide your GitHub username", "accept", {"name": "ada"},
                 "person", tool="github_username")

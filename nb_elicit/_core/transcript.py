@@ -267,14 +267,24 @@ LONG_WORD = 30
 
 
 def words_html(text: str) -> str:
-    """``text`` escaped for a table cell, whose words never break: each word longer than
-    :data:`LONG_WORD` characters may, but only as a last resort, where a line is full (such a
-    word alone, so that it does not make its whole column as wide as itself)."""
-    return "".join(f'<span style="{_URL}">{_e(part)}</span>' if len(part) > LONG_WORD
-                   else _e(part) for part in _WORDS.split(text))
+    """``text`` escaped for a table cell, whose words never break: not even at a hyphen or a
+    slash (``2026-07-28``, ``input-required``); only a word longer than :data:`LONG_WORD`
+    characters may, as a last resort, where a line is full (such a word alone, so that it does
+    not make its whole column as wide as itself)."""
+    return "".join(_word_html(part) for part in _WORDS.split(text))
+
+
+def _word_html(word: str) -> str:
+    if len(word) > LONG_WORD:
+        return f'<span style="{_URL}">{_e(word)}</span>'
+    if _BREAKS.search(word):
+        return f'<span style="white-space: nowrap">{_e(word)}</span>'
+    return _e(word)
 
 
 _WORDS = re.compile(r"(\s+)")
+#: Where a browser would break a word that has no space: after a hyphen, dash or slash.
+_BREAKS = re.compile(r"(?<=\S)[-‐–—/](?=\S)")
 
 
 def link_html(url: str, host: str, text: str | None = None) -> str:
