@@ -137,7 +137,7 @@ def test_the_live_result_and_the_transcript_show_a_json_result_once_in_the_code_
     assert '"action": "accept",\n' in html.unescape(live)  # indented
     bundle = transcript_bundle(view.transcript())
     assert bundle["text/html"].count("Ada Lovelace") == 1
-    assert CODE_FONT in bundle["text/html"].split("nb-elicit-transcript-result")[1]
+    assert CODE_FONT in bundle["text/html"].split('class="nb-elicit-transcript-result"')[1]
     assert bundle["text/plain"].count("Ada Lovelace") == 1
 
 
@@ -164,7 +164,7 @@ def test_tables_are_left_aligned_wrap_at_words_and_cut_long_cells_with_the_full_
     assert len(headers) == 2 and all("text-align: left" in h for h in headers)
     cells = re.findall(r"<td style=\"([^\"]*)\"", page)
     assert all("text-align: left" in c and "word-break: normal" in c
-               and "overflow-wrap: anywhere" in c for c in cells)
+               and "overflow-wrap: break-word" in c for c in cells)  # words never break
     assert "word-break: break-all" not in page and "<pre" not in page
     (title,) = re.findall(r'title="([^"]*)"', page)
     assert title == long.strip()
@@ -299,3 +299,101 @@ def test_answers_given_for_the_person_are_warnings_and_the_persons_own_are_not()
     assert Outcome(Answer("cancel"), "person").kind == "info"
     outcome = asking._no_frontend("demo")
     assert outcome.kind == "warning"
+
+
+# -- what a newcomer noticed: a labelled result, the page once, words whole, plain descriptions ----
+
+
+@pytest.mark.parametrize(("lang", "label"), [("en", "Result from demo:"),
+                                             ("zh", "来自 demo 的结果：")])
+def test_a_result_is_labelled_as_the_servers_in_the_live_view_and_the_transcript(lang, label):
+    set_language(lang)
+    view = CallView("demo", "contact_info", show_waiting=False)
+    asked = Asked("demo", "Who?", "Submitted.", "accept", fields=(("name", "Ada", '"Ada"'),))
+    view.notice("Submitted.", "info", asked=asked)
+    view.show_result(ToolResult([{"type": "text", "text": "Hello, Ada!"}]))
+    (box,) = view.result.children
+    first, *rest = box.children
+    assert "nb-elicit-result-label" in first._dom_classes and label in first.value
+    assert "Hello, Ada!" in rest[0].value and label not in rest[0].value
+    bundle = transcript_bundle(view.transcript())
+    page = bundle["text/html"]
+    assert page.count(label) == 1
+    # under the answer's table, before the result itself
+    assert page.index("nb-elicit-transcript-fields") < page.index(label) < page.index(
+        "Hello, Ada!")
+    lines = bundle["text/plain"].splitlines()
+    assert lines[lines.index(label) + 1] == "Hello, Ada!"
+    assert lines.index("  name: Ada") < lines.index(label)
+
+
+def test_an_error_result_keeps_its_own_label_alone():
+    view = CallView("demo", "fail", show_waiting=False)
+    view.show_result(ToolResult([{"type": "text", "text": "boom"}], is_error=True))
+    page = transcript_bundle(view.transcript())["text/html"]
+    assert "demo · fail reported an error:" in page and "Result from" not in page
+
+
+PAGE = "https://example.com/nb-elicit/sign-in?a=<b>"
+
+
+@pytest.mark.parametrize("consented", [True, False])
+def test_a_url_record_names_the_page_once_as_the_link_only_after_consent(consented):
+    asked = Asked("demo", "Please sign in.", "✓ demo reports this is done.",
+                  "accept" if consented else "decline", url=PAGE,
+                  consented_host="example.com" if consented else None)
+    bundle = transcript_bundle(Transcript("demo", "sign_in", [asked]))
+    page, text = bundle["text/html"], bundle["text/plain"]
+    escaped = html.escape(PAGE)
+    shown = re.sub(r"<[^>]+>", "", page)  # what a reader sees
+    assert shown.count(escaped) == 1 and text.count(PAGE) == 1
+    assert "Open example.com" not in shown
+    links = re.findall(r"<a [^>]*>[^<]*</a>", page)
+    if consented:
+        (link,) = links
+        assert f'href="{escaped}"' in link and f">{escaped} ↗</a>" in link
+        assert 'rel="noopener noreferrer"' in link and 'target="_blank"' in link
+    else:
+        assert links == []
+
+
+def test_table_words_never_break_inside_and_only_long_unbroken_strings_may():
+    token = "x" * 31
+    page = Table(["tool", "description"],
+                 [["github_username", f"Ask for a GitHub username {token} and more"]])._repr_html_()
+    assert "overflow-wrap: anywhere" not in re.sub(r"<span[^>]*>x+</span>", "", page)
+    assert f'<span style="overflow-wrap: anywhere; word-break: normal">{token}</span>' in page
+    assert ">github_username</td>" in page and "Ask for a GitHub username " in page
+    # Not even at a hyphen: a date or "input-required" stays whole.
+    dated = Table(["when"], [["on 2026-07-28, input-required"]])._repr_html_()
+    assert ('<span style="white-space: nowrap">2026-07-28,</span> '
+            '<span style="white-space: nowrap">input-required</span>') in dated
+    history = History()
+    history.add("demo", "Please provide your GitHub username", "accept", {"name": "ada"},
+                "person", tool="github_username")
+    (time_cell,) = re.findall(r'<td style="([^"]*)">\d\d:\d\d:\d\d</td>', history.as_html())
+    assert "white-space: nowrap" in time_cell
+
+
+def test_the_demo_tools_descriptions_read_as_sentences_and_its_answers_in_plain_words():
+    import inspect
+
+    from nb_elicit.demo import server
+
+    for name, tool in inspect.getmembers(server, inspect.iscoroutinefunction):
+        doc = clean_doc(tool.__doc__)
+        if not doc or name in ("ask", "journal"):
+            continue
+        assert not re.search(r"\b(\w+)\s+\1\b", doc, re.I), (name, doc)  # "after after"
+        for argument in inspect.signature(tool).parameters:
+            assert not re.search(rf"\b{argument}\s+seconds\b", doc), (name, doc)
+    for said in (*server.ANSWERED.values(), *server.NOT_SIGNED_IN.values()):
+        assert not re.search(r"\b(chose|accept|decline|cancel)\b", said), said
+
+
+def test_the_calls_waiting_line_is_under_its_forms_so_nothing_moves_above_a_form():
+    view = CallView("demo", "sign_in", show_waiting=False)
+    view.show_backlog("demo", 2, lambda: None)
+    children = list(view.children)
+    assert children.index(view.forms) < children.index(view.status) < children.index(
+        view.result)

@@ -98,7 +98,7 @@ def test_quickstart_runs_headless_with_an_accept_policy():
     assert result(python_api) == "'Hello, @Ada!'"
 
     sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
-    assert "never consents to a web page" in sign_in and "You chose cancel." in sign_in
+    assert "never consents to a web page" in sign_in and "Not signed in: the page was not opened." in sign_in
 
     history = result(code_cell(nb, "%mcp history"))
     assert history.count("accept (policy)") == 2, history
@@ -119,7 +119,7 @@ def test_quickstart_finishes_headless_without_a_policy():
     python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
     assert result(python_api) == "'No username: you chose cancel.'"
     sign_in = stdout(code_cell(nb, "%mcp call demo sign_in"))
-    assert "answered cancel to 1 request after 2 s" in sign_in and "You chose cancel." in sign_in
+    assert "answered cancel to 1 request after 2 s" in sign_in and "Not signed in: the page was not opened." in sign_in
     assert result(code_cell(nb, "%mcp history")).count("cancel (no frontend)") == 3
     assert elapsed >= 6  # two forms and a consent card, each given its 2 s
 

@@ -23,8 +23,12 @@ PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGA
 
 
 def shown_result(view: CallView) -> list[widgets.Widget]:
+    """What the result shows, under its label "Result from SERVER:"."""
     (box,) = view.result.children
-    return list(box.children)
+    label, *shown = box.children
+    assert "nb-elicit-result-label" in label._dom_classes
+    assert html.unescape(label.value).count(f"Result from {view.server}:") == 1
+    return shown
 
 
 def texts(parts: list[widgets.Widget]) -> list[str]:
@@ -54,8 +58,8 @@ def test_a_bad_image_shows_a_notice_in_its_place_and_the_call_returns(views, dat
     assert "\n" not in html.unescape(notice.value).split(">", 1)[1].rsplit("</", 1)[0]
     transcript = transcript_bundle(view.transcript())
     lines = transcript["text/plain"].splitlines()
-    assert lines[1] == "before" and lines[3] == "after"
-    assert lines[2].startswith("[An image was not shown") and why in lines[2]
+    assert lines[1] == "Result from hostile:" and lines[2] == "before" and lines[4] == "after"
+    assert lines[3].startswith("[An image was not shown") and why in lines[3]
     assert "<img" not in transcript["text/html"]
     assert html.escape(why) in transcript["text/html"]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .secrets import masked, scrubbed
+from .transcript import words_html
 
 __all__ = ["CELL_LIMIT", "HISTORY", "History", "HistoryEntry", "table_html"]
 
@@ -22,16 +23,19 @@ CELL_LIMIT = 240
 _CODE_FONT = "font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size)"
 _TH = ("text-align: left; vertical-align: bottom; padding: 4px 12px 4px 4px; font-weight: 600; "
        "border-bottom: 1px solid var(--jp-border-color1); white-space: nowrap")
+#: Words never break; a long unbroken string may, as a last resort (see words_html).
 _TD = ("text-align: left; vertical-align: top; padding: 4px 12px 4px 4px; white-space: pre-wrap; "
-       "word-break: normal; overflow-wrap: anywhere; max-width: 48em")
+       "word-break: normal; overflow-wrap: break-word; max-width: 48em")
 
 
 def table_html(headers: list[str], rows: list[list[str]], css_class: str = "nb-elicit-table",
-               code: tuple[int, ...] = (), limit: int = CELL_LIMIT) -> str:
+               code: tuple[int, ...] = (), limit: int = CELL_LIMIT,
+               nowrap: tuple[int, ...] = ()) -> str:
     """Rows of untrusted text as an HTML table that reads like JupyterLab's own: left-aligned,
-    wrapping at words (a long token breaks anywhere), JupyterLab's own stripes and hover, and
-    each cell longer than ``limit`` cut with its whole text in ``title``. ``code``: the
-    columns shown in the code font."""
+    wrapping between words and never inside one (a long unbroken string breaks only where a
+    line is full), JupyterLab's own stripes and hover, and each cell longer than ``limit`` cut
+    with its whole text in ``title``. ``code``: the columns shown in the code font;
+    ``nowrap``: the columns kept on one line (times)."""
     head = "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers)
     body = []
     for row in rows:
@@ -42,7 +46,9 @@ def table_html(headers: list[str], rows: list[list[str]], css_class: str = "nb-e
             if shown != text:
                 title = f' title="{html.escape(text, quote=True)}"'
             style = f"{_TD}; {_CODE_FONT}" if i in code else _TD
-            cells.append(f'<td style="{style}"{title}>{html.escape(shown)}</td>')
+            if i in nowrap:
+                style += "; white-space: nowrap"
+            cells.append(f'<td style="{style}"{title}>{words_html(shown)}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     return (f'<table class="{css_class}" style="border-collapse: collapse; margin: 4px 0; '
             f'width: auto; table-layout: auto"><thead><tr>{head}</tr></thead>'
@@ -116,7 +122,8 @@ class History:
             rows.append([_clock(e.at), e.server, e.tool or "–", " ".join(e.message.split()),
                          f"{e.action} ({e.answered_by})", sent])
         return table_html(["time", "server", "tool", "message", "action", "sent"], rows,
-                          "nb-elicit-table nb-elicit-history", code=(5,), limit=120)
+                          "nb-elicit-table nb-elicit-history", code=(5,), limit=120,
+                          nowrap=(0,))
 
 
 def _asker(entry: HistoryEntry) -> str:

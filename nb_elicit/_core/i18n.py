@@ -132,6 +132,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "transcript_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
     "transcript_image": ("image from {server}", "来自 {server} 的图片"),
     "transcript_sent": ("sent {value}", "发送的值：{value}"),
+    # a result, and a page opened, as the live view and the transcript tell them
+    "result_from": ("Result from {server}:", "来自 {server} 的结果："),
     # the word before a notice, by its kind
     "notice_info": ("Note:", "提示："),
     "notice_warning": ("Warning:", "警告："),

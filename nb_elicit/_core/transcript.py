@@ -24,7 +24,7 @@ from .secrets import MASK, secret_fields
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Notice", "Shown", "Transcript", "block_text",
            "image_problem", "json_text", "link_html", "notice_html", "redundant_structured",
-           "result_parts", "shown_fields", "shown_value", "transcript_bundle"]
+           "result_parts", "shown_fields", "shown_value", "transcript_bundle", "words_html"]
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,10 @@ CODE_STYLE = ("font-family: var(--jp-code-font-family); font-size: var(--jp-code
               "line-height: var(--jp-code-line-height); white-space: pre-wrap; "
               "overflow-wrap: anywhere; margin: 2px 0; padding: 0; background: none; "
               "color: var(--jp-content-font-color1)")
-_CELL = "text-align: left; vertical-align: top; padding: 1px 12px 1px 0; background: none"
+_CELL = ("text-align: left; vertical-align: top; padding: 1px 12px 1px 0; background: none; "
+         "word-break: normal; overflow-wrap: break-word")
+#: An address: one long word, which may break anywhere, but only where a line is full.
+_URL = "overflow-wrap: anywhere; word-break: normal"
 
 
 def _html(transcript: Transcript) -> str:
@@ -231,10 +234,13 @@ def _asked_html(asked: Asked) -> str:
     rows = "".join(_field_row(field) for field in asked.fields)
     table = (f'<table class="nb-elicit-transcript-fields" style="margin: 2px 0 2px 0; '
              f'border-collapse: collapse"><tbody>{rows}</tbody></table>' if rows else "")
-    url = (f'<div>{_e(t("transcript_page"))} <code style="word-break: break-all">'
-           f"{_e(asked.url)}</code></div>" if asked.url else "")
-    if asked.url and asked.consented_host:
-        url += link_html(asked.url, asked.consented_host)
+    # The page once: the link itself when the person agreed to open it, else its text.
+    url = ""
+    if asked.url:
+        page = (link_html(asked.url, asked.consented_host, text=asked.url)
+                if asked.consented_host else
+                f'<code style="{_URL}">{_e(asked.url)}</code>')
+        url = f'<div class="nb-elicit-transcript-page">{_e(t("transcript_page"))} {page}</div>'
     return (f'<div class="nb-elicit-transcript-asked" style="margin: 4px 0">'
             f"<div><b>{_e(t('transcript_asked', server=asked.server))}</b> "
             f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
@@ -246,8 +252,9 @@ def _field_row(field: tuple[str, ...]) -> str:
     title = ""
     if sent and _sent_differs(value, sent[0]):
         title = f' title="{html.escape(t("transcript_sent", value=sent[0]), quote=True)}"'
-    return (f'<tr style="background: none"><td style="{_CELL}; {_MUTED}">{_e(label)}</td>'
-            f'<td style="{_CELL}; white-space: pre-wrap"{title}>{_e(value)}</td></tr>')
+    return (f'<tr style="background: none"><td style="{_CELL}; {_MUTED}">{words_html(label)}'
+            f'</td><td style="{_CELL}; white-space: pre-wrap"{title}>{words_html(value)}</td>'
+            "</tr>")
 
 
 def _sent_differs(value: str, sent: str) -> bool:
@@ -255,17 +262,44 @@ def _sent_differs(value: str, sent: str) -> bool:
     return sent not in (value, json.dumps(value, ensure_ascii=False))
 
 
-def link_html(url: str, host: str) -> str:
-    """The link to a page the person agreed to open: a new tab, no opener, no referrer.
+#: Characters from which a word counts as a long unbroken string (an address, a token).
+LONG_WORD = 30
+
+
+def words_html(text: str) -> str:
+    """``text`` escaped for a table cell, whose words never break: not even at a hyphen or a
+    slash (``2026-07-28``, ``input-required``); only a word longer than :data:`LONG_WORD`
+    characters may, as a last resort, where a line is full (such a word alone, so that it does
+    not make its whole column as wide as itself)."""
+    return "".join(_word_html(part) for part in _WORDS.split(text))
+
+
+def _word_html(word: str) -> str:
+    if len(word) > LONG_WORD:
+        return f'<span style="{_URL}">{_e(word)}</span>'
+    if _BREAKS.search(word):
+        return f'<span style="white-space: nowrap">{_e(word)}</span>'
+    return _e(word)
+
+
+_WORDS = re.compile(r"(\s+)")
+#: Where a browser would break a word that has no space: after a hyphen, dash or slash.
+_BREAKS = re.compile(r"(?<=\S)[-‐–—/](?=\S)")
+
+
+def link_html(url: str, host: str, text: str | None = None) -> str:
+    """The link to a page the person agreed to open: a new tab, no opener, no referrer. It
+    reads "Open HOST in a new tab ↗", or ``text`` and ↗.
 
     (JupyterLab rewrites ``rel`` of links in HTML outputs to ``noopener``; the
     ``referrerpolicy`` keeps the referrer out there too.)
     """
+    look = "font-weight: bold" if text is None else _URL
+    shown = t("open_link", host=host) if text is None else f"{text} ↗"
     return (f'<a class="nb-elicit-url-link" href="{html.escape(url, quote=True)}" '
             f'target="_blank" rel="noopener noreferrer" referrerpolicy="no-referrer" '
-            f'style="color: '
-            f'var(--jp-content-link-color); text-decoration: underline; font-weight: bold">'
-            f"{_e(t('open_link', host=host))}</a>")
+            f'style="color: var(--jp-content-link-color); text-decoration: underline; {look}">'
+            f"{_e(shown)}</a>")
 
 
 def _result_html(transcript: Transcript) -> str:
@@ -274,6 +308,9 @@ def _result_html(transcript: Transcript) -> str:
     if result.get("is_error"):
         error = t("transcript_error", server=transcript.server, what=transcript.what)
         parts.append(f'<div style="{_ERROR}">{_e(error)}</div>')
+    else:  # (labelled: under an answer's table, it would read as the answer again)
+        parts.append(f'<div class="nb-elicit-transcript-result-label" style="{_MUTED}; '
+                     f'margin-top: 4px">{_e(t("result_from", server=transcript.server))}</div>')
     content, structured = result_parts(result.get("content", []), result.get("structured"))
     for block in content:
         kind = block.get("type")
@@ -313,8 +350,8 @@ def _text(transcript: Transcript) -> str:
         lines.extend(_field_line(field) for field in item.fields)
     if transcript.result is not None:
         result = transcript.result
-        if result.get("is_error"):
-            lines.append(t("transcript_error", server=transcript.server, what=transcript.what))
+        lines.append(t("transcript_error", server=transcript.server, what=transcript.what)
+                     if result.get("is_error") else t("result_from", server=transcript.server))
         content, structured = result_parts(result.get("content", []), result.get("structured"))
         lines.extend(block_text(b) for b in content)
         if structured is not None:

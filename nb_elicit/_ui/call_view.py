@@ -1,4 +1,4 @@
-"""The output slot of one call: a waiting line, then its forms, then its result.
+"""The output slot of one call: its forms, a waiting line under them, then its result.
 
 A call displays its view in the cell that made it, at once, while that cell is still the
 kernel's current parent. Forms and results arrive later, often from another task; they are
@@ -49,7 +49,8 @@ MAX_NOTICES = 50
 
 
 class CallView(widgets.VBox):
-    """Shows "waiting for SERVER · TOOL (12 s)", then the forms, then the tool's result."""
+    """Shows its forms, "Waiting for SERVER · TOOL (12 s)…" under them while the call waits,
+    then the tool's result, labelled as the server's."""
 
     def __init__(self, server: str, what: str, *, show_waiting: bool = True):
         self.server, self.what = server, what
@@ -86,7 +87,9 @@ class CallView(widgets.VBox):
         #: Widget updates waiting to be drawn (see _draw_soon), by what they draw.
         self._pending_draws: dict[object, Callable[[], None]] = {}
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
-        super().__init__([self.status, self._progress_box, self.forms, self.result],
+        # The waiting line comes after the forms: when it comes back under an answered form,
+        # nothing above the form moves (the call's one clock, in one place).
+        super().__init__([self._progress_box, self.forms, self.status, self.result],
                          layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
         self._script_handle = None
         if show_waiting:
@@ -139,7 +142,7 @@ class CallView(widgets.VBox):
             button.on_click(lambda _: self._cancel_backlog and self._cancel_backlog())
             line = widgets.HTML(_dom_classes=("nb-elicit-backlog-text",))
             self._backlog = widgets.HBox([line, button], _dom_classes=("nb-elicit-backlog",))
-            self.children = (self.status, self._progress_box, self.forms, self._backlog,
+            self.children = (self._progress_box, self.forms, self.status, self._backlog,
                              self.result)
         self._backlog_text = (t("backlog_one", server=server) if count == 1 else
                               t("backlog_many", n=count, server=server)) if count else ""
@@ -269,6 +272,10 @@ class CallView(widgets.VBox):
             box.children = (title, *box.children)
             box.layout.border_left = "3px solid var(--jp-error-color1)"
             box.layout.padding = "0 0 0 8px"
+        else:  # (labelled: under an answer's table, it would read as the answer again)
+            label = widgets.HTML(text_html(t("result_from", server=self.server)),
+                                 _dom_classes=("nb-elicit-result-label",))
+            box.children = (label, *box.children)
         self.result.children = (box,)
 
     def show_failure(self, text: str) -> None:

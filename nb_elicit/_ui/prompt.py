@@ -328,7 +328,9 @@ def make_button(label: str, css_class: str, tooltip: str, style: str = "",
 
 #: The prompt's stylesheet, ``.P`` standing for its own class. JupyterLab's ``--jp-*``
 #: variables only, so it follows the light and dark themes. Labels sit above the inputs, all
-#: of which start at the same left edge and share one width (docs/forms.md says why).
+#: of which start at the same left edge and share one width, a checkbox group's box included
+#: (docs/forms.md says why); inputs use JupyterLab's UI font, as its own inputs do; an
+#: answered prompt's ✕ fades to a glyph with no button around it.
 _CSS = """
 .P { max-width: 46em; box-sizing: border-box; padding: 8px 14px 6px 14px;
      border: var(--jp-border-width) solid var(--jp-border-color2); border-radius: 4px;
@@ -344,6 +346,9 @@ _CSS = """
 .P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0);
      margin: 0 0 10px 0; }
 .P .nb-elicit-dismiss { flex: none; width: 2.5em; }
+.P .jupyter-button:disabled { cursor: default; }
+.P.nb-elicit-locked .nb-elicit-dismiss { background: transparent; box-shadow: none;
+     color: var(--jp-ui-font-color3); opacity: 1; }
 .P .nb-elicit-hidden { display: none !important; }
 .P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
 .P .nb-elicit-row > .jupyter-widgets { margin: 0; }
@@ -356,6 +361,7 @@ _CSS = """
 .P .nb-elicit-help { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1);
      margin-bottom: 4px; }
 .P .nb-elicit-row > .nb-elicit-input { width: 100%; max-width: 100%; }
+.P input, .P select, .P textarea, .P button { font-family: var(--jp-ui-font-family); }
 .P .nb-elicit-input > input:not([type=checkbox]):not([type=radio]),
 .P .nb-elicit-input > select { flex: 1 1 auto; width: 100%; min-width: 0;
      box-sizing: border-box; height: var(--jp-widgets-inline-height); }
@@ -370,8 +376,7 @@ _CSS = """
 .P .nb-elicit-invalid > .nb-elicit-input > select { border-color: var(--jp-error-color1); }
 .P .nb-elicit-error { margin-top: 4px; }
 .P .nb-elicit-error-text { color: var(--jp-error-color1); }
-.P .nb-elicit-group { width: calc(100% + 11px); max-width: calc(32em + 11px); margin-left: -11px;
-     padding: 6px 10px 8px 10px;
+.P .nb-elicit-group { padding: 6px 10px 8px 10px;
      box-sizing: border-box; border: var(--jp-border-width) solid var(--jp-border-color2);
      border-radius: 2px; }
 .P .nb-elicit-options > .jupyter-widgets { margin: 0; height: 24px; }

@@ -90,6 +90,13 @@ async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.Elic
     return result
 
 
+#: What withdraw and sign_in say of each answer, in plain words.
+ANSWERED = {"accept": "You answered.", "decline": "You declined to answer.",
+            "cancel": "You dismissed the question."}
+NOT_SIGNED_IN = {"decline": "Not signed in: you declined to open the page.",
+                 "cancel": "Not signed in: the page was not opened."}
+
+
 def received(result: types.ElicitResult) -> dict:
     return {"action": result.action, "content": result.content}
 
@@ -175,30 +182,32 @@ async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequired
 
 @server.tool()
 async def withdraw(ctx: Context, after: float = 3.0) -> str:
-    """Ask a question, then withdraw it after ``after`` seconds if nobody answered."""
+    """Ask a question, and withdraw it if nobody answers in time (the argument after, in
+    seconds: 3 by default)."""
     with anyio.move_on_after(after) as scope:
         result = await ask(ctx, "withdraw", f"Answer within {after:g} s, or I withdraw this.",
                            {"type": "object", "properties": {"answer": {"type": "string"}}})
     if scope.cancelled_caught:
         journal("withdraw", event="withdrawn")
         return "The question was withdrawn."
-    return f"You chose {result.action}."
+    return ANSWERED[result.action]
 
 
 @server.tool()
 async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-in",
                   done_after: float = 3.0) -> str:
-    """Ask the person to open a web page (URL mode): nb_elicit shows a consent card. After an
-    accept, pretend the page was finished ``done_after`` seconds later and say so."""
+    """Ask the person to open a web page (URL mode): nb_elicit shows a consent card. Once they
+    agree, pretend they finished on that page a little later (the argument done_after, in
+    seconds: 3 by default), and say so."""
     result = await ctx.session.elicit_url("Please sign in to the example service on its own "
                                           "page.", url=url, elicitation_id="demo-sign-in",
                                           related_request_id=ctx.request_id)
     journal("sign_in", message="url", action=result.action, url=url)
     if result.action != "accept":
-        return f"You chose {result.action}."
+        return NOT_SIGNED_IN[result.action]
     await anyio.sleep(done_after)
     await ctx.session.send_elicit_complete("demo-sign-in")
-    return "You chose accept; the sign-in page reports it is done."
+    return "Signed in: you finished on the sign-in page."
 
 
 @server.tool()

@@ -339,8 +339,11 @@ class Notebook:
 
     def open(self, *cells: str) -> None:
         """Write the notebook (load, connect, then ``cells``), open it, wait for the kernel."""
+        # (--cwd: `-m` imports the demo from this checkout, not from wherever nb_elicit is
+        # installed; the server's environment does not carry PYTHONPATH.)
         connect = ("import sys, nb_elicit\n"
-                   "%mcp connect demo -- {sys.executable} -m nb_elicit.demo --journal "
+                   f"%mcp connect demo --cwd {shlex.quote(str(REPO))} -- {{sys.executable}} "
+                   "-m nb_elicit.demo --journal "
                    f"{shlex.quote(str(self.journal_path))}")
         notebook = nbformat.v4.new_notebook()
         notebook.cells = [nbformat.v4.new_code_cell(source)

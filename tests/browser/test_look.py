@@ -6,6 +6,7 @@ in the transcript, tables with left-aligned headers, a result shown once. Screen
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ try:
 except ImportError:  # every test then fails in the browser fixture, saying how to install it
     expect = None
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
 
 ORDER = {
     "type": "object",
@@ -115,3 +117,127 @@ def test_the_tools_table_is_left_aligned_and_cuts_long_cells(lab):
         "cells => cells.map(c => getComputedStyle(c).textAlign)")
     assert set(cells) <= {"left", "start"}, cells
     assert "``" not in table.inner_text()
+
+
+# -- what a newcomer noticed -----------------------------------------------------------------------
+
+REVIEW = REPO / "test-artifacts" / "review"
+
+
+def review(notebook, name: str, of) -> None:
+    """A picture for the review, and the same in the test's artifacts."""
+    REVIEW.mkdir(parents=True, exist_ok=True)
+    of.screenshot(path=str(REVIEW / f"{name}.png"))
+    notebook.screenshot(name, of=of)
+
+
+def test_a_result_is_labelled_as_the_servers_under_the_answer(lab):
+    lab.open("%mcp call demo contact_info")
+    lab.run(2, wait=False)
+    form = lab.form(2)
+    for name, value in (("name", "Ada Lovelace"), ("email", "ada@example.com")):
+        form.locator(f".nb-elicit-field-{name} input").fill(value)
+    lab.settle()
+    form.get_by_role("button", name="Submit").click()
+    lab.wait_done(2)
+    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    expect(transcript).to_contain_text("Submitted.")
+    review(lab, "result-labelled", lab.cell(2))
+    label = transcript.locator(".nb-elicit-transcript-result-label")
+    assert label.count() == 1, transcript.inner_text()
+    assert label.inner_text() == "Result from demo:"
+    fields = transcript.locator(".nb-elicit-transcript-fields").bounding_box()
+    json_block = transcript.locator(".nb-elicit-transcript-result pre").bounding_box()
+    box = label.bounding_box()
+    assert fields["y"] + fields["height"] <= box["y"] < json_block["y"], (fields, box, json_block)
+
+
+URL = "https://example.com/nb-elicit/sign-in"
+
+
+def test_the_finished_url_record_names_the_page_once_in_plain_words(lab):
+    lab.page.context.route("https://example.com/**", lambda route: route.fulfill(body="ok"))
+    lab.open("%mcp call demo sign_in")
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-url-card")
+    card.locator(".nb-elicit-open").click()
+    lab.wait_done(2)
+    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    expect(transcript).to_contain_text("demo reports this is done")
+    review(lab, "url-record", lab.cell(2))
+    shown = transcript.inner_text()
+    assert shown.count(URL) == 1, shown  # the page once: the link is the address
+    link = transcript.locator("a.nb-elicit-url-link")
+    assert link.get_attribute("href") == URL and URL in link.inner_text()
+    assert "chose" not in shown and "accept" not in shown, shown  # no protocol words
+    assert "Result from demo:" in shown and "Signed in" in shown, shown
+
+
+BROKEN_WORDS = """(table, longest) => {
+    const broken = [];
+    for (const cell of table.querySelectorAll('td')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const word of node.data.matchAll(/\\S+/g)) {
+                if (word[0].length > longest) { continue; }  // may break, as a last resort
+                const range = document.createRange();
+                range.setStart(node, word.index);
+                range.setEnd(node, word.index + word[0].length);
+                const lines = new Set(Array.from(range.getClientRects())
+                    .filter(r => r.width > 0).map(r => Math.round(r.top)));
+                if (lines.size > 1) { broken.push(word[0]); }
+            }
+        }
+    }
+    // A long unbroken string wraps where its line is full instead of widening its column.
+    const wrapped = Array.from(table.querySelectorAll('td span'))
+        .filter(s => s.innerText.length > longest)
+        .map(s => new Set(Array.from(s.getClientRects()).map(r => Math.round(r.top))).size);
+    return {broken: broken, wrapped: wrapped};
+}"""
+
+LONG_TOKEN = "https://example.com/" + "x" * 150
+
+
+def test_table_cells_break_between_words_never_inside_one(lab_zoomed):
+    lab = lab_zoomed  # 640 CSS pixels wide: the tables must wrap
+    arguments = {"message": LONG_TOKEN, "requested_schema": {"type": "object", "properties": {}}}
+    lab.open("%mcp respond demo decline", "%mcp call demo github_username",
+             f"%mcp call demo custom_form {json.dumps(arguments)}", "%mcp tools demo",
+             "%mcp history")
+    for cell in range(2, 7):
+        lab.run(cell)
+    tools = lab.cell(5).locator("table.nb-elicit-table")
+    history = lab.cell(6).locator("table.nb-elicit-history")
+    expect(history).to_contain_text("github_username")
+    review(lab, "tools-table-200", tools.locator("tr").nth(2))
+    review(lab, "history-table-200", history)
+    in_tools = tools.evaluate(BROKEN_WORDS, 30)
+    in_history = history.evaluate(BROKEN_WORDS, 30)
+    assert in_tools["broken"] == [], in_tools
+    assert in_history["broken"] == [], in_history
+    # The long unbroken message wraps at the edge of its column, over several lines.
+    assert in_history["wrapped"] and min(in_history["wrapped"]) > 1, in_history
+    # The demo's descriptions read as sentences: no doubled word, no argument name as a word.
+    text = tools.inner_text()
+    assert not re.search(r"\b(\w+)\s+\1\b", text), text
+    assert "done_after seconds" not in text and "after after" not in text, text
+
+
+def test_jupyterlab_settings_editor_puts_labels_beside_inputs_as_the_docs_say(lab):
+    lab.open()
+    lab.page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    lab.page.locator(".lm-Menu-itemLabel", has_text="Settings Editor").click()
+    group = lab.page.locator(
+        ".jp-SettingsPanel .jp-FormGroup-contentNormal:has(> .jp-FormGroup-fieldLabel)"
+        ":has(> .jp-inputFieldWrapper > input[type=text])").first
+    group.wait_for()
+    review(lab, "settings-editor", group)
+    label = group.locator("> .jp-FormGroup-fieldLabel").bounding_box()
+    control = group.locator("> .jp-inputFieldWrapper > input").bounding_box()
+    assert label["x"] + label["width"] <= control["x"] + 1, (label, control)  # beside it
+    assert (label["y"] < control["y"] + control["height"]
+            and control["y"] < label["y"] + label["height"]), (label, control)  # on its line
+    forms = " ".join((REPO / "docs" / "forms.md").read_text(encoding="utf-8").split())
+    assert "what JupyterLab's Settings Editor and" not in forms
+    assert "Settings Editor does otherwise: each label sits beside its input" in forms

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -359,4 +360,120 @@ def test_optional_fields_go_back_to_not_given(lab):
     form.locator(".nb-elicit-submit").click()
     assert lab.wait_journal(1) == [{"tool": "custom_form", "message": "Optional things",
                                    "action": "accept", "content": {}}]
+
+
+# -- what a newcomer noticed -----------------------------------------------------------------------
+
+#: Before/after pictures of these checks (docs/review/ keeps a few of them).
+REVIEW = Path(__file__).resolve().parents[2] / "test-artifacts" / "review"
+
+GALLERY_FORM = (
+    "form = nb_elicit.ElicitationForm('Pick what you like', {'type': 'object', 'properties': {"
+    "'name': {'type': 'string', 'title': 'Name'}, "
+    "'size': {'type': 'string', 'title': 'Size', 'enum': ['small', 'large']}, "
+    "'toppings': {'type': 'array', 'title': 'Toppings', "
+    "'items': {'type': 'string', 'enum': ['cheese', 'ham']}}, "
+    "'beta': {'type': 'boolean', 'title': 'Join the beta'}}}, server='gallery')\n"
+    "display(form)")
+
+FORM_LOOK = """form => {
+    const style = e => getComputedStyle(e);
+    const edges = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; };
+    const typed = form.querySelectorAll(
+        'input:not([type=checkbox]):not([type=radio]), select, textarea');
+    return {ui: style(document.body).getPropertyValue('--jp-ui-font-family'),
+            label: style(form.querySelector('.nb-elicit-label')).fontFamily,
+            typed: Array.from(typed).map(e => style(e).fontFamily),
+            input: edges(form.querySelector('.nb-elicit-field-name input')),
+            select: edges(form.querySelector('.nb-elicit-field-size select')),
+            group: edges(form.querySelector('.nb-elicit-group')),
+            boxes: Array.from(form.querySelectorAll('.nb-elicit-group input[type=checkbox]'))
+                .map(b => b.getBoundingClientRect().left)};
+}"""
+
+BUTTON_LOOK = """button => {
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--jp-ui-font-color3)';
+    button.parentElement.appendChild(probe);
+    const faint = getComputedStyle(probe).color;
+    probe.remove();
+    const s = getComputedStyle(button);
+    return {disabled: button.disabled, background: s.backgroundColor, color: s.color,
+            opacity: s.opacity, cursor: s.cursor, shadow: s.boxShadow, faint: faint};
+}"""
+
+
+def review(lab, name: str, of) -> None:
+    """A picture for the review, and the same in the test's artifacts."""
+    REVIEW.mkdir(parents=True, exist_ok=True)
+    of.screenshot(path=str(REVIEW / f"{name}.png"))
+    lab.screenshot(name, of=of)
+
+
+def font(family: str) -> str:
+    return family.replace(" ", "").replace('"', "").replace("'", "").lower()
+
+
+def transparent(colour: str) -> bool:
+    return colour == "transparent" or re.fullmatch(r"rgba\(.*,\s*0\)", colour) is not None
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_an_answered_form_fades_its_dismiss_and_inputs_share_the_ui_font_and_one_edge(
+        request, theme):
+    lab = request.getfixturevalue("lab" if theme == "light" else "lab_dark")
+    lab.open(GALLERY_FORM)
+    lab.run(2)
+    form = lab.form(2)
+    field(form, "name").fill("Ada")
+    lab.settle()
+    dismiss = form.locator(".nb-elicit-dismiss")
+    live, look = dismiss.evaluate(BUTTON_LOOK), form.evaluate(FORM_LOOK)
+    form.locator(".nb-elicit-submit").click()
+    expect(form.locator(".nb-elicit-status")).to_have_text("Submitted.")
+    expect(dismiss).to_be_disabled()
+    answered = dismiss.evaluate(BUTTON_LOOK)
+    review(lab, f"form-answered-{theme}", form)
+    (lab.artifacts / "look.json").write_text(json.dumps([live, look, answered], indent=2),
+                                             encoding="utf-8")
+    # What is typed is in JupyterLab's UI font, like the labels (and JupyterLab's own inputs).
+    assert look["typed"] and font(look["label"]) == font(look["ui"]), look
+    assert {font(f) for f in look["typed"]} == {font(look["ui"])}, look
+    # The checkbox group's box starts and ends where the other inputs do; its boxes are inside.
+    assert abs(look["group"][0] - look["input"][0]) <= 1, look
+    assert abs(look["group"][1] - look["input"][1]) <= 1, look
+    assert abs(look["select"][0] - look["input"][0]) <= 1, look
+    assert look["boxes"] and min(look["boxes"]) > look["group"][0] + 4, look
+    # Live, ✕ is a button; answered, it is a faint glyph with no button around it.
+    assert not live["disabled"] and not transparent(live["background"]), live
+    assert transparent(answered["background"]) and answered["shadow"] == "none", answered
+    assert answered["color"] == answered["faint"] and answered["cursor"] != "pointer", answered
+
+
+CLOCKS = """cell => Array.from(cell.querySelectorAll('.nb-elicit-call-status, .nb-elicit-waited'))
+    .filter(e => e.getBoundingClientRect().height > 0 && /\\d/.test(e.innerText))
+    .map(e => e.classList.contains('nb-elicit-waited') ? 'form' : 'call')"""
+
+
+def test_url_mode_shows_one_clock_at_a_time_and_nothing_moves_the_card_down(lab):
+    lab.open("%mcp call demo sign_in")
+    lab.run(2, wait=False)
+    cell = lab.cell(2)
+    card = cell.locator(".nb-elicit-url-card")
+    expect(card.locator(".nb-elicit-waited")).to_contain_text("waiting")
+    before = cell.evaluate(CLOCKS)
+    top = card.bounding_box()["y"]
+    card.locator(".nb-elicit-open").click()
+    expect(card.locator("a.nb-elicit-url-link")).to_be_visible()
+    waiting = cell.locator(".nb-elicit-call-status")
+    expect(waiting).to_contain_text("Waiting for demo · sign_in")  # the server's turn
+    after = cell.evaluate(CLOCKS)
+    moved = card.bounding_box()["y"] - top
+    card_bottom = card.bounding_box()["y"] + card.bounding_box()["height"]
+    line_top = waiting.bounding_box()["y"]
+    review(lab, "url-after-open", cell)
+    assert before == ["form"], before  # the card's own clock
+    assert after == ["call"], after  # then one clock: the call's
+    assert abs(moved) <= 1, moved  # nothing was inserted above the card
+    assert line_top >= card_bottom - 1, (line_top, card_bottom)  # the line is under it
     lab.wait_done(2)

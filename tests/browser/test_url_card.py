@@ -59,7 +59,7 @@ def test_the_consent_card_links_only_after_consent_and_opens_safely(lab):
     # (JupyterLab sets rel="noopener" on links in HTML outputs; referrerpolicy keeps the
     # referrer out, which the opened tab shows below.)
     transcript = lab.cell(2).locator(".nb-elicit-transcript")
-    expect(transcript).to_contain_text("the sign-in page reports it is done")
+    expect(transcript).to_contain_text("Signed in: you finished on the sign-in page.")
     expect(transcript).to_contain_text("demo reports this is done")  # the completion notice
     link = transcript.locator("a.nb-elicit-url-link")
     assert link.get_attribute("href") == URL
