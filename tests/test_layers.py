@@ -167,3 +167,28 @@ def test_a_test_module_imports_no_other_test_module_nor_conftest(path):
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names.add(node.module.split(".")[0])
     assert not names & LOCAL, f"{path.name} imports {sorted(names & LOCAL)}; use tests/helpers"
+
+
+def test_every_dotted_name_in_the_package_text_exists():
+    """Docstrings and comments that name ``nb_elicit.x.y`` name something that exists (no
+    module names left over from an earlier layout)."""
+    import importlib
+    import re
+
+    stale = []
+    for path in package_modules():
+        text = path.read_text(encoding="utf-8")
+        for dotted_name in sorted(set(re.findall(r"\bnb_elicit(?:\.[A-Za-z_]\w*)+", text))):
+            parts = dotted_name.split(".")
+            for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+                try:
+                    found = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                try:
+                    for attribute in parts[cut:]:
+                        found = getattr(found, attribute)
+                except AttributeError:
+                    stale.append(f"{path.relative_to(PACKAGE)}: {dotted_name}")
+                break
+    assert stale == []

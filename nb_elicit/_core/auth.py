@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from .errors import SignInError
+from .text import shorten
 
 __all__ = ["AUTH_MODES", "STEPS", "AuthConfig", "challenge_param", "is_bearer", "parse_auth",
            "sign_in_error"]
@@ -155,7 +156,7 @@ def sign_in_error(server: str, step: str, detail: str | None = None) -> SignInEr
     """The one-line error of a sign-in that failed at ``step`` (a key of :data:`STEPS`)."""
     text = f"could not sign in to {server}: {STEPS[step]}"
     if detail:
-        text += f" ({_one_line(detail)})"
+        text += f" ({shorten(str(detail), 300, one_line=True)})"
     return SignInError(text, step)
 
 
@@ -169,7 +170,3 @@ def challenge_param(challenge: str, name: str) -> str | None:
     found = re.search(rf'\b{re.escape(name)}="([^"]*)"', challenge)
     return found.group(1) if found else None
 
-
-def _one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -22,6 +22,7 @@ credential header, a secret ``--env`` value): they go through :func:`.secrets.sc
 from __future__ import annotations
 
 from .secrets import scrub
+from .text import shorten
 
 __all__ = [
     "BlockingNotSupported",
@@ -57,7 +58,7 @@ class SchemaError(NbElicitError, ValueError):
     def __init__(self, problems: list[tuple[str, str]]):
         self.problems = list(problems)
         shown = self.problems[:_SHOWN_PROBLEMS]
-        detail = "; ".join(f"{_clip(path)}: {reason}" for path, reason in shown)
+        detail = "; ".join(f"{shorten(path, 80)}: {reason}" for path, reason in shown)
         if len(self.problems) > len(shown):
             detail += f"; and {len(self.problems) - len(shown)} more problems"
         super().__init__(f"unsupported requestedSchema: {detail}")
@@ -65,9 +66,6 @@ class SchemaError(NbElicitError, ValueError):
 
 _SHOWN_PROBLEMS = 10
 
-
-def _clip(path: str, limit: int = 80) -> str:
-    return path if len(path) <= limit else path[: limit - 1] + "…"
 
 
 class InvalidRequest(NbElicitError, ValueError):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .secrets import masked, scrubbed
+from .text import shorten
 from .transcript import words_html
 
 __all__ = ["CELL_LIMIT", "HISTORY", "History", "HistoryEntry", "table_html"]
@@ -57,13 +58,7 @@ def table_html(headers: list[str], rows: list[list[str]], css_class: str = "nb-e
 
 def cut(text: str, limit: int = CELL_LIMIT) -> str:
     """``text`` up to ``limit`` characters, cut at a word with "…" when it is longer."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 1]
-    space = max(head.rfind(" "), head.rfind("\n"))
-    if space > limit // 2:
-        head = head[:space]
-    return head.rstrip() + "…"
+    return shorten(text, limit, at_word=True)
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
@@ -110,7 +105,7 @@ class History:
         for e in self.entries:
             sent = e.sent if e.sent is not None else "-"
             lines.append(f"{_clock(e.at)}  {_asker(e)}  {e.action} ({e.answered_by})  "
-                         f"{_short(e.message)}  {sent}")
+                         f"{shorten(str(e.message), 60, one_line=True)}  {sent}")
         return "\n".join(lines)
 
     def as_html(self) -> str:
@@ -133,10 +128,6 @@ def _asker(entry: HistoryEntry) -> str:
 def _clock(at: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(at))
 
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 HISTORY = History()

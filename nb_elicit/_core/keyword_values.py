@@ -12,6 +12,7 @@ import sys
 from typing import Any, Protocol
 
 from .limits import MAX_CHOICES
+from .text import shorten
 
 __all__ = ["brief", "count", "got", "json_type", "number", "too_long", "too_many_choices"]
 
@@ -70,7 +71,7 @@ def brief(value: Any) -> str:
         text = repr(value)
     except (ValueError, RecursionError):  # an int of over 4,300 digits, a list nested too deep
         return json_type(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return shorten(text, 60, one_line=True)
 
 
 def json_type(value: Any) -> str:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from .i18n import t
 from .secrets import MASK, secret_fields
+from .text import shorten
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Notice", "Shown", "Transcript", "block_text",
            "image_problem", "json_text", "link_html", "notice_html", "redundant_structured",
@@ -398,7 +399,7 @@ def image_problem(block: dict) -> str | None:
     if not isinstance(mime, str):
         return "it has no mimeType"
     if not _IMAGE_TYPE.fullmatch(mime):
-        return f"its type {_short(mime)!r} is not an image type"
+        return f"its type {shorten(mime, 60, one_line=True)!r} is not an image type"
     if not isinstance(data, str):
         return "its data is not text"
     if not data:
@@ -409,10 +410,6 @@ def image_problem(block: dict) -> str | None:
         return "its data is not valid base64"
     return None
 
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())  # one line
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _e(value: Any) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .secrets import hide
+from .text import shorten
 
 __all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
 
@@ -80,7 +81,7 @@ class ToolResult:
         return "\n".join(b["text"] for b in self.content if b.get("type") == "text")
 
     def __repr__(self) -> str:
-        text = self.text if len(self.text) <= 80 else self.text[:79] + "…"
+        text = shorten(self.text, 80)
         others = len([b for b in self.content if b.get("type") != "text"])
         more = f" + {others} other block{'s' if others > 1 else ''}" if others else ""
         structured = f", structured={self.structured!r}" if self.structured is not None else ""

@@ -31,6 +31,7 @@ from .._core.prefill import as_submitted
 from .._core.recording import TAPE, Mismatch
 from .._core.schema import FormSpec, parse_schema
 from .._core.secrets import secret_fields
+from .._core.text import shorten
 from .._core.transcript import Asked, shown_fields
 from .._core.types import ElicitationRequest
 from .._core.url import check_url
@@ -376,5 +377,4 @@ def _requests(count: int) -> str:
 
 
 def _text(message: object, limit: int | None = 200) -> str:
-    text = message if isinstance(message, str) else repr(message)
-    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(message if isinstance(message, str) else repr(message), limit)

@@ -7,7 +7,7 @@
 The form answers exactly once. Submit validates first and sends nothing while any field has a
 problem; Decline and Dismiss (✕) answer ``decline`` and ``cancel``. After any of them the form
 locks and says what happened. What it shares with the URL consent card (the answer future, safe
-to resolve from any thread, and ``wait``) is in :mod:`nb_elicit._prompt`.
+to resolve from any thread, and ``wait``) is in :mod:`nb_elicit._ui.prompt`.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> tuple[list[widgets
 
 
 class UrlConsentCard(PromptWidget):
-    """Asks the person's consent to open ``url`` (a :class:`~nb_elicit._url.CheckedUrl`)."""
+    """Asks the person's consent to open ``url`` (a :class:`~nb_elicit._core.url.CheckedUrl`)."""
 
     def __init__(self, message: str, url: CheckedUrl, *, server: str = "MCP server",
                  elicitation_id: str | None = None, **kwargs):
