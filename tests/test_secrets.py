@@ -227,3 +227,37 @@ def test_a_targets_secrets_are_its_hidden_inputs_secret_env_and_credential_heade
     assert target_secrets(http) == {"Bearer tok-123456", "tok-123456", "k-9876"}
     assert hide("sent Bearer tok-123456 and tok-123456", target_secrets(http)) == (
         f"sent {MASK} and {MASK}")
+
+
+def test_a_python_connect_masks_its_secret_env_values_in_the_connect_error():
+    """``nb_elicit.connect(..., env=...)`` (not only ``%mcp connect``) keeps a secret-named
+    environment value out of the error that quotes the server's last words."""
+    import asyncio
+    import sys
+
+    import nb_elicit
+    from nb_elicit._core.errors import ConnectError
+
+    secret = "sk-python-connect-77ab31"
+    quit_loudly = ("import os, sys; print('bad token', os.environ['API_TOKEN'], "
+                   "file=sys.stderr, flush=True); sys.exit(3)")
+
+    async def main() -> str:
+        try:
+            await nb_elicit.connect("loud", [sys.executable, "-c", quit_loudly],
+                                    env={"API_TOKEN": secret})
+        except ConnectError as error:
+            return str(error) + repr(error)
+        raise AssertionError("the connect should have failed")
+
+    told = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "bad token" in told
+    assert secret not in told
+
+
+def test_a_transcript_shows_a_date_time_of_any_precision_as_the_picker_does():
+    from nb_elicit._core.transcript import _date_time
+
+    assert _date_time("2026-01-02T03:04:05.12345+02:00") == "2026-01-02 03:04:05 UTC+02:00"
+    assert _date_time("2026-01-02T03:04:00.1Z") == "2026-01-02 03:04 UTC"
+    assert _date_time("not a date") == "not a date"

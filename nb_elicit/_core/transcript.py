@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime as dt
 import html
 import json
 import re
@@ -134,9 +133,10 @@ def _option_label(spec_field, value: Any) -> str:
 
 def _date_time(text: str) -> str:
     """An RFC 3339 date-time as the picker shows it: date, time, and its offset."""
-    try:
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
+    from .formats import parse_date_time  # (the one reader; it loads `regex`, so only here)
+
+    when = parse_date_time(text) if isinstance(text, str) else None
+    if when is None:
         return text
     shown = when.strftime("%Y-%m-%d %H:%M" + (":%S" if when.second else ""))
     offset = when.strftime("%z")

@@ -32,6 +32,7 @@ from .._core.errors import (
     UrlElicitationRequired,
 )
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
+from .._core.secrets import remember, target_secrets
 from .._core.tokens import forget_server
 from .._core.types import hide
 from .._mcp import (
@@ -134,6 +135,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
         target = await configured_target(name, config, trust=trust)
     # From here on the connection is known, as "connecting": a cell that runs while the
     # handshake does (a connect in the background) finds it, and its requests wait for it.
+    remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)
     connection = Connection(name, target, guard, timeout, auth=auth_config)
     replaced = connections.get(name)
     connections[name] = connection
