@@ -198,6 +198,24 @@ def test_a_pasted_address_of_another_attempt_is_refused_and_the_attempt_goes_on(
     asyncio.run(scenario())
 
 
+def test_a_pasted_address_of_another_attempt_says_so_on_the_card():
+    """The card tells the person why a pasted address was not taken; the attempt goes on."""
+    from nb_elicit._runtime.signin import SignIn
+
+    async def scenario():
+        callback = await LoopbackCallback("demo").start("S1")
+        card = SignInCard(check_url(AUTH_URL), server="demo", on_paste=lambda _: None)
+        card.consent()
+        SignIn._paste(callback, f"{callback.redirect_uri}?code=C1&state=forged", card)
+        refused = card.paste_note.value
+        SignIn._paste(callback, f"{callback.redirect_uri}?code=C2&state=S1", card)
+        return refused, (await callback.wait(5)).code
+
+    refused, code = asyncio.run(scenario())
+    assert "sign-in answer" in refused
+    assert code == "C2"
+
+
 def test_the_callback_gives_up_after_its_timeout():
     async def scenario():
         callback = await LoopbackCallback("demo").start("S1")

@@ -93,7 +93,7 @@ class SignIn:
         card = None
         try:
             def pasted(address: str) -> None:
-                loop.call_soon_threadsafe(self._paste, callback, address)
+                loop.call_soon_threadsafe(self._paste, callback, address, card)
 
             card = self.card = SignInCard(checked, server=self.name, on_paste=pasted)
             answer = await wait_for_person(self._where(), card)
@@ -128,6 +128,13 @@ class SignIn:
             callback.close()
 
     @staticmethod
-    def _paste(callback: LoopbackCallback, address: str) -> None:
-        with contextlib.suppress(ValueError, SignInError):  # (the attempt reports it)
+    def _paste(callback: LoopbackCallback, address: str, card: SignInCard | None) -> None:
+        """Finish from a pasted address; one that is no answer to this attempt (none at all,
+        another attempt's ``state``, too late) is refused on the card, and the attempt goes on."""
+        try:
             callback.deliver(address)
+        except ValueError as refused:
+            if card is not None:
+                card.paste_refused(str(refused))
+        except SignInError:
+            pass  # (the attempt itself reports it)

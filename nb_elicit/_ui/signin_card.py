@@ -116,6 +116,11 @@ class SignInCard(PromptWidget):
             self.on_paste(address)
         return True
 
+    def paste_refused(self, reason: str) -> None:
+        """Say under the paste box why a pasted address was not taken (it may be pasted again)."""
+        if not self._ended:
+            self.paste_note.value = text_html(reason)
+
     # -- how it ended -----------------------------------------------------------------------------
 
     def mark_signed_in(self) -> None:
