@@ -18,6 +18,33 @@ _chosen: str | None = None
 
 #: key: (English, Chinese). Placeholders are filled with str.format.
 TEXTS: dict[str, tuple[str, str]] = {
+    # the trust card (a server of a project file, before it starts)
+    "trust_asks": ("Start a server from a project file?", "启动项目文件中的服务器？"),
+    "trust_message": ("{file} names the server {name!r}. Nothing has started yet.",
+                      "{file} 定义了服务器 {name!r}。尚未启动任何内容。"),
+    "trust_file": ("file", "文件"),
+    "trust_key": ("key", "键"),
+    "trust_command": ("command", "命令"),
+    "trust_cwd": ("runs in", "运行目录"),
+    "trust_env": ("env keys", "环境变量名"),
+    "trust_env_file": ("env file", "环境变量文件"),
+    "trust_url": ("URL", "URL"),
+    "trust_headers": ("headers", "请求头"),
+    "trust_transport": ("transport", "传输方式"),
+    "trust_none": ("(none)", "（无）"),
+    "trust_names_only": ("(names only; values are not shown)", "（仅名称；不显示值）"),
+    "trust_hides": ("This project entry hides your own {name!r} of {file}.",
+                    "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),
+    "trust_note": ("Variables (${{...}}) are shown as written and filled in when it starts. Start "
+                   "is remembered for this entry of this file; a changed entry asks again.",
+                   "变量（${{...}}）按原样显示，启动时才填入。“启动”会为此文件的此条目记住；"
+                   "条目改变后会再次询问。"),
+    "trust_start": ("Start", "启动"),
+    "trust_start.tip": ("Start this server now", "现在启动此服务器"),
+    "trust_cancel": ("Cancel", "取消"),
+    "trust_cancel.tip": ("Do not start it", "不启动"),
+    "trust_started": ("Started.", "已启动。"),
+    "trust_cancelled": ("Cancelled: nothing was started.", "已取消：未启动任何内容。"),
     # buttons and their tooltips
     "submit": ("Submit", "提交"),
     "submit.tip": ("Send these answers", "发送这些回答"),

@@ -16,48 +16,18 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.configs import ConfiguredServer
-from .._core.i18n import language
+from .._core.i18n import t
 from .._core.trust import Shown, shown
 from .controls import text_html
 from .prompt import PromptWidget, make_button
 
 __all__ = ["TrustCard", "trust_text"]
 
-#: key: (English, Chinese).
-_TEXTS: dict[str, tuple[str, str]] = {
-    "asks": ("Start a server from a project file?", "启动项目文件中的服务器？"),
-    "message": ("{file} names the server {name!r}. Nothing has started yet.",
-                "{file} 定义了服务器 {name!r}。尚未启动任何内容。"),
-    "file": ("file", "文件"),
-    "key": ("key", "键"),
-    "command": ("command", "命令"),
-    "cwd": ("runs in", "运行目录"),
-    "env": ("env keys", "环境变量名"),
-    "env_file": ("env file", "环境变量文件"),
-    "url": ("URL", "URL"),
-    "headers": ("headers", "请求头"),
-    "transport": ("transport", "传输方式"),
-    "none": ("(none)", "（无）"),
-    "names_only": ("(names only; values are not shown)", "（仅名称；不显示值）"),
-    "hides": ("This project entry hides your own {name!r} of {file}.",
-              "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),
-    "note": ("Variables (${{...}}) are shown as written and filled in when it starts. Start "
-             "is remembered for this entry of this file; a changed entry asks again.",
-             "变量（${{...}}）按原样显示，启动时才填入。“启动”会为此文件的此条目记住；"
-             "条目改变后会再次询问。"),
-    "start": ("Start", "启动"),
-    "start.tip": ("Start this server now", "现在启动此服务器"),
-    "cancel": ("Cancel", "取消"),
-    "cancel.tip": ("Do not start it", "不启动"),
-    "started": ("Started.", "已启动。"),
-    "cancelled": ("Cancelled: nothing was started.", "已取消：未启动任何内容。"),
-}
 
 
 def trust_text(key: str, **values) -> str:
-    """One of the card's texts, in the language in use."""
-    english, chinese = _TEXTS[key]
-    return (chinese if language() == "zh" else english).format(**values)
+    """One of the card's texts (``trust_KEY`` of the i18n table), in the language in use."""
+    return t(f"trust_{key}", **values)
 
 
 class TrustCard(PromptWidget):
