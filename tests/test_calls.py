@@ -65,7 +65,8 @@ def test_a_call_awaited_inside_an_except_block_shows_its_result_in_the_transcrip
     assert result.text == "Hello, world!"
     (view,) = shown
     assert view.frozen
-    assert view.display_handle.transcript.splitlines()[:2] == ["[demo · hello]", "Hello, world!"]
+    assert view.display_handle.transcript.splitlines()[:3] == [
+        "[demo · hello]", "Result from demo:", "Hello, world!"]
 
 
 # -- closing -----------------------------------------------------------------------------------

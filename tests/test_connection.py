@@ -61,7 +61,9 @@ def test_a_form_shows_in_the_calls_view_and_the_result_replaces_the_waiting_line
     assert form.answer.result() == Answer("accept", {"name": "octocat"})
     assert "Submitted." in form.status.value
     assert view.status.layout.display == "none"
-    assert "Hello, @octocat!" in view.result.children[0].children[0].value
+    label, text = view.result.children[0].children[:2]
+    assert "Result from demo:" in label.value  # (labelled as the server's, not the answer again)
+    assert "Hello, @octocat!" in text.value
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -274,7 +276,7 @@ def test_start_tool_returns_at_once_and_can_be_awaited_later(journal, views):
     assert running is False
     assert result.text == "Hello, @later!"
     assert text == "<nb_elicit.ToolCall demo · github_username: done>"
-    assert "Hello, @later!" in views[0].result.children[0].children[0].value
+    assert "Hello, @later!" in views[0].result.children[0].children[1].value
 
 
 def test_a_command_that_is_not_found_is_a_one_line_connect_error():
