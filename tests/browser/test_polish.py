@@ -54,13 +54,19 @@ COMPOSING_ESCAPE = """button => button.dispatchEvent(new KeyboardEvent("keydown"
     {key: "Escape", isComposing: true, bubbles: true, cancelable: true}))"""
 
 
-def test_escape_dismisses_the_form_only_when_the_focus_is_on_the_form_itself(lab):
+def contact_form_with_ada(lab):
+    """The demo's contact form in cell 2, waiting, with "Ada" typed into its focused first field."""
     lab.open("%mcp call demo contact_info")
     lab.run(2, wait=False)
     form = lab.form(2)
     expect(field(form, "name")).to_be_focused()
     lab.page.keyboard.type("Ada", delay=15)
     lab.settle()
+    return form
+
+
+def test_escape_dismisses_the_form_only_when_the_focus_is_on_the_form_itself(lab):
+    form = contact_form_with_ada(lab)
     # inside a field, Escape is the field's (an autofill list, a drop-down): the form stays
     lab.page.keyboard.press("Escape")
     decline = form.locator(".nb-elicit-decline")
@@ -87,12 +93,7 @@ def test_escape_dismisses_the_form_only_when_the_focus_is_on_the_form_itself(lab
 
 
 def test_escape_on_a_button_of_the_form_dismisses_it(lab):
-    lab.open("%mcp call demo contact_info")
-    lab.run(2, wait=False)
-    form = lab.form(2)
-    expect(field(form, "name")).to_be_focused()
-    lab.page.keyboard.type("Ada", delay=15)
-    lab.settle()
+    form = contact_form_with_ada(lab)
     lab.page.keyboard.press("Tab")
     lab.page.keyboard.press("Tab")
     lab.page.keyboard.press("Tab")  # name, email, age, then Submit
