@@ -216,14 +216,17 @@ class PromptWidget(widgets.VBox):
     def _lock_body(self) -> None:
         """Lock what the subclass added (fields)."""
 
-    def _answer_without_content(self, action: str, answered_by: str = "person") -> bool:
+    def _answer_without_content(self, action: str, answered_by: str = "person",
+                                status: str | None = None) -> bool:
+        """Answer ``action`` (no content) unless answered already; ``status`` replaces the
+        usual line ("Declined.", "Dismissed.")."""
         with self._lock:
             if self.answer.done():
                 return False
             # Decided under the lock: a click handled on another thread at this moment either
             # answers first (and this returns False) or finds the request answered.
             self._answered_by = answered_by
-            self._finish(Answer(action))
+            self._finish(Answer(action), status)
             return True
 
     def _finish(self, answer: Answer, status: str | None = None) -> None:

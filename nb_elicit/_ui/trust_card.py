@@ -14,7 +14,6 @@ import html
 
 import ipywidgets as widgets
 
-from .._core.answer import Answer
 from .._core.configs import ConfiguredServer
 from .._core.i18n import t
 from .._core.trust import Shown, shown
@@ -91,18 +90,10 @@ class TrustCard(PromptWidget):
 
     def start(self) -> bool:
         """Answer ``accept``: the person agrees that it starts."""
-        with self._lock:
-            if self.answer.done():
-                return False
-            self._finish(Answer("accept"), trust_text("started"))
-            return True
+        return self._answer_without_content("accept", status=trust_text("started"))
 
     def decline(self) -> bool:
-        with self._lock:
-            if self.answer.done():
-                return False
-            self._finish(Answer("decline"), trust_text("cancelled"))
-            return True
+        return self._answer_without_content("decline", status=trust_text("cancelled"))
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.start_button, *super()._buttons()]
