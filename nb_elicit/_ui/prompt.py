@@ -142,14 +142,11 @@ class PromptWidget(widgets.VBox):
                         or self.answer.exception() is not None
                         or self._answered_by != "person"):
                     return False
-                self._taken_back = True
-                self._answered_by = answered_by
-                self._lock_controls()
-                self._set_status(reason)
-                return True
-            if self._closing:
+                self._taken_back = True  # the person's answer of a moment ago, taken back
+            elif self._closing:
                 return False
-            self._closing = True
+            else:
+                self._closing = True
             self._answered_by = answered_by
             self._lock_controls()
             self._set_status(reason)
