@@ -70,16 +70,23 @@ def test_a_transcript_shows_titles_yes_no_and_the_chosen_options(lab):
     expect(fields.locator("td[title='sent \"l\"']")).to_have_text("Large")
 
 
-def test_a_contact_form_answered_leaves_a_readable_transcript_and_result(lab):
+def submit_contact(lab, values):
+    """Call the demo's contact_info in cell 2, fill ``values`` (field, text) in, press Submit,
+    and wait for the call to end; the cell's transcript."""
     lab.open("%mcp call demo contact_info")
     lab.run(2, wait=False)
     form = lab.form(2)
-    for name, value in (("name", "Ada Lovelace"), ("email", "ada@example.com"), ("age", "36")):
+    for name, value in values:
         form.locator(f".nb-elicit-field-{name} input").fill(value)
     lab.settle()
     form.get_by_role("button", name="Submit").click()
     lab.wait_done(2)
-    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    return lab.cell(2).locator(".nb-elicit-transcript")
+
+
+def test_a_contact_form_answered_leaves_a_readable_transcript_and_result(lab):
+    transcript = submit_contact(lab, (("name", "Ada Lovelace"), ("email", "ada@example.com"),
+                                      ("age", "36")))
     expect(transcript).to_contain_text("Submitted")
     shot(lab, "transcript-contact", lab.cell(2))
     result = transcript.locator(".nb-elicit-transcript-result")
@@ -132,15 +139,7 @@ def review(notebook, name: str, of) -> None:
 
 
 def test_a_result_is_labelled_as_the_servers_under_the_answer(lab):
-    lab.open("%mcp call demo contact_info")
-    lab.run(2, wait=False)
-    form = lab.form(2)
-    for name, value in (("name", "Ada Lovelace"), ("email", "ada@example.com")):
-        form.locator(f".nb-elicit-field-{name} input").fill(value)
-    lab.settle()
-    form.get_by_role("button", name="Submit").click()
-    lab.wait_done(2)
-    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    transcript = submit_contact(lab, (("name", "Ada Lovelace"), ("email", "ada@example.com")))
     expect(transcript).to_contain_text("Submitted.")
     review(lab, "result-labelled", lab.cell(2))
     label = transcript.locator(".nb-elicit-transcript-result-label")
