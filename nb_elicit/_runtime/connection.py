@@ -185,7 +185,7 @@ class Connection:
         #: How this connection signs in (HTTP only; None for stdio).
         self.sign_in: SignIn | None = None
         if isinstance(target, HttpTarget):
-            self.sign_in = SignIn(name, target.url, auth or AuthConfig(), self._signin_where)
+            self.sign_in = SignIn(name, target.url, auth or AuthConfig(), self._request_context)
         #: Seconds a tool call may take (None: no limit).
         self.timeout = timeout
         #: Backpressure, mute, rate limit and the secret-form rule of this connection.
@@ -417,7 +417,7 @@ class Connection:
             try:
                 return await self._call_tool(tool, arguments)
             except UrlElicitationRequired as error:
-                if not await ask_before_retry(self._signin_where(), tool, error):
+                if not await ask_before_retry(self._request_context(), tool, error):
                     raise
 
     async def _call_tool(self, tool: str, arguments: dict | None) -> ToolResult:
@@ -481,9 +481,9 @@ class Connection:
 
     async def _on_elicit(self, request: ElicitationRequest) -> Answer:
         # (ask ends every failure of its own: a line in the cell, an error to the server)
-        return await ask(self._signin_where(), request)
+        return await ask(self._request_context(), request)
 
-    def _signin_where(self) -> RequestContext:
+    def _request_context(self) -> RequestContext:
         """Where a request of this server (a form, a URL card, a sign-in card) is answered.
 
         Where the SDK tells which call it belongs to, that call (``current_call``): a request
