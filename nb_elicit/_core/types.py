@@ -65,6 +65,8 @@ class ElicitationRequest:
     requested_schema: Any = None
     url: str | None = None
     elicitation_id: str | None = None
+    #: The server's task this was asked in (2025-11-25 ``related-task``), if any.
+    related_task: str | None = None
 
 
 @dataclass(frozen=True)

@@ -96,12 +96,14 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, NbElicitError) else f"{type(exc).__name__}: {text}"
 
 
-def request_of(params) -> ElicitationRequest:
-    """The SDK's elicitation params as nb_elicit's plain request (no ``mode``: form mode)."""
+def request_of(params, related_task: str | None = None) -> ElicitationRequest:
+    """The SDK's elicitation params as nb_elicit's plain request (no ``mode``: form mode);
+    ``related_task``: the server's task it was asked in (2025-11-25)."""
     return ElicitationRequest(
         mode=getattr(params, "mode", None) or "form",
         message=params.message,
         requested_schema=getattr(params, "requested_schema", None),
         url=getattr(params, "url", None),
         elicitation_id=getattr(params, "elicitation_id", None),
+        related_task=related_task,
     )

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import IO, Any
 
 import httpx2
@@ -22,8 +23,10 @@ import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
+from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+from mcp_types import methods as wire_methods
 
 from .._core.answer import Answer
 from .._core.errors import (
@@ -37,8 +40,22 @@ from .._core.errors import (
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
 from .auth import SigningClient, oauth_provider
+from .client_tasks import METHODS as CLIENT_TASK_METHODS
+from .client_tasks import ClientTasks
 from .era import Era
 from .errors import GONE, describe, from_mcp_error, request_of
+from .tasks import (
+    SHAPE_2025,
+    TTL_MS,
+    RemoteTask,
+    TaskFollower,
+    TasksExtension,
+    attach_extension,
+    attach_legacy,
+    legacy_task,
+    related_task_of,
+    tool_result_of,
+)
 
 __all__ = ["Era", "ServerSession"]
 
@@ -54,6 +71,14 @@ EndHandler = Callable[[], None]
 
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
+#: The protocol version of the experimental tasks (SEP-1686).
+_TASKS_VERSION = "2025-11-25"
+#: What nb_elicit declares of the 2025-11-25 tasks: it lists and cancels its own tasks, and
+#: runs a server's forms as tasks when asked.
+_TASKS_AD = types.ClientTasksCapability(
+    list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
+    requests=types.ClientTasksRequestsCapability(elicitation=types.TasksElicitationCapability(
+        create=types.TasksCreateElicitationCapability())))
 
 
 class ServerSession:
@@ -61,7 +86,8 @@ class ServerSession:
 
     def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                  errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None, auth: Any = None):
+                 on_end: EndHandler | None = None, auth: Any = None,
+                 on_task: TaskFollower | None = None):
         self.target = target
         #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
         self.auth = auth
@@ -72,6 +98,11 @@ class ServerSession:
         self._on_complete = on_complete
         self._on_end = on_end
         self._errlog = errlog
+        self._on_task = on_task
+        #: Each tool's ``execution.taskSupport`` (2025-11-25), as the last listing said.
+        self._task_support: dict[str, str] = {}
+        #: The server's forms that run as our tasks.
+        self._client_tasks = ClientTasks()
         self._client: Client | None = None
         #: What the handshake said (kept: the SDK's client refuses to tell once it is closed).
         self._about: tuple[str | None, str | None, str | None] = (None, None, None)
@@ -86,15 +117,17 @@ class ServerSession:
     async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
                    on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None, auth: Any = None) -> ServerSession:
+                   on_end: EndHandler | None = None, auth: Any = None,
+                   on_task: TaskFollower | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
         ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
         ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended;
         ``auth`` (a :class:`~nb_elicit._runtime.signin.SignIn`) signs in to an HTTP server
-        that asks for it.
+        that asks for it; ``on_task(task)`` follows a call the server runs as a task
+        (:class:`~.tasks.RemoteTask`) and returns its result.
         """
-        session = cls(target, era, handler, errlog, on_complete, on_end, auth)
+        session = cls(target, era, handler, errlog, on_complete, on_end, auth, on_task)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
@@ -122,25 +155,59 @@ class ServerSession:
     # -- requests -------------------------------------------------------------------------
 
     async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
-                        on_progress: ProgressHandler | None = None) -> ToolResult:
-        """Call a tool; ``on_progress(progress, total, message)`` hears its progress."""
+                        on_progress: ProgressHandler | None = None,
+                        task: bool | None = None) -> ToolResult:
+        """Call a tool; ``on_progress(progress, total, message)`` hears its progress.
+
+        A tool the server may run as a task (2025-11-25: its ``taskSupport``; 2026-07-28: the
+        server's choice) is followed by ``on_task`` to its end; ``task=False`` calls a tool
+        whose task support is optional without one."""
         progress = None
         if on_progress is not None:
             async def progress(value: float, total: float | None, message: str | None) -> None:
                 on_progress(value, total, message)
         try:
-            result = await self._request(self._live().call_tool, name, arguments or {},
-                                         timeout, progress)
+            if task is not False and await self._runs_as_task(name):
+                result = await self._request(self._call_as_task, name, arguments or {},
+                                             timeout, progress)
+            else:
+                result = await self._request(self._live().call_tool, name, arguments or {},
+                                             timeout, progress)
         except ServerError as error:
             if error.code != REQUEST_TIMEOUT or timeout is None:
                 raise
             raise ServerError(error.code, f"{name} took longer than the connection's timeout "
                                           f"of {timeout:g} s, so it was cancelled") from None
-        return ToolResult(content=[_plain(b) for b in result.content],
-                          structured=result.structured_content, is_error=bool(result.is_error))
+        return tool_result_of(result)
 
     async def list_tools(self) -> list[dict]:
-        return [_plain(t) for t in (await self._request(self._live().list_tools)).tools]
+        tools = (await self._request(self._live().list_tools)).tools
+        for tool in tools:
+            execution = getattr(tool, "execution", None)
+            self._task_support[tool.name] = getattr(execution, "task_support", None) or "forbidden"
+        return [_plain(t) for t in tools]
+
+    def attach(self, task_id: str, tool: str, shape: str) -> RemoteTask:
+        """A task of this server known by its id (attached to again, maybe after a restart)."""
+        if shape == SHAPE_2025:
+            return attach_legacy(self, tool, task_id)
+        return attach_extension(self, tool, task_id)
+
+    @property
+    def task_shape(self) -> str | None:
+        """Which tasks this session speaks with its server (None: none)."""
+        if self.protocol_version == _TASKS_VERSION:
+            return SHAPE_2025 if self._server_runs_tool_tasks() else None
+        from .tasks import SHAPE_EXTENSION
+        extensions = getattr(self._server_capabilities(), "extensions", None) or {}
+        return SHAPE_EXTENSION if SHAPE_EXTENSION in extensions else None
+
+    async def request(self, request, result_type):
+        """One request of a shape the SDK's client has no method for (the tasks' requests)."""
+        return await self._request(self._live().session.send_request, request, result_type)
+
+    async def validate_tool_result(self, name: str, result) -> None:
+        await self._live().session.validate_tool_result(name, result)
 
     async def list_prompts(self) -> list[dict]:
         return [_plain(p) for p in (await self._request(self._live().list_prompts)).prompts]
@@ -213,8 +280,11 @@ class ServerSession:
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
-            async with Client(transport, mode=self.era.value, elicitation_callback=self._on_elicit,
-                              message_handler=self._on_message) as client:
+            async with _TaskAwareClient(transport, mode=self.era.value,
+                                        elicitation_callback=self._on_elicit,
+                                        message_handler=self._on_message,
+                                        extensions=[TasksExtension(self, self._follow)],
+                                        client_tasks=self._client_tasks) as client:
                 self._client = client
                 _results_wait_for_jsonschema(client.session)
                 info = client.server_info
@@ -229,6 +299,7 @@ class ServerSession:
                 raise
         finally:
             self.closed = True
+            self._client_tasks.cancel_all()
             if not ready.done():
                 ready.set_exception(ConnectError("the connection closed during the handshake"))
             if http is not None:
@@ -236,6 +307,45 @@ class ServerSession:
                     await http.aclose()
             if self._on_end is not None:
                 self._on_end()
+
+    def _server_capabilities(self):
+        client = self._client
+        return client.session.server_capabilities if client is not None else None
+
+    def _server_runs_tool_tasks(self) -> bool:
+        tasks = getattr(self._server_capabilities(), "tasks", None)
+        requests = getattr(tasks, "requests", None)
+        return getattr(getattr(requests, "tools", None), "call", None) is not None
+
+    async def _runs_as_task(self, name: str) -> bool:
+        """Whether a call of ``name`` goes out as a 2025-11-25 task (the 2026-07-28 extension
+        needs no asking: the server answers with a task, and the claim follows it)."""
+        if self.protocol_version != _TASKS_VERSION or not self._server_runs_tool_tasks():
+            return False
+        if name not in self._task_support:
+            with contextlib.suppress(ServerError):
+                await self.list_tools()
+        return self._task_support.get(name, "forbidden") in ("optional", "required")
+
+    async def _call_as_task(self, name: str, arguments: dict, timeout: float | None, progress):
+        raw = await self._live().session.send_task_call(name, arguments, TTL_MS, timeout, progress)
+        if "task" not in raw:  # the server ran it at once after all
+            result = types.CallToolResult.model_validate(raw, by_name=False)
+            if not result.is_error:
+                await self.validate_tool_result(name, result)
+            return result
+        return await self._follow_raw(legacy_task(self, name, raw))
+
+    async def _follow_raw(self, task: RemoteTask) -> types.CallToolResult:
+        result = await self._follow(task)
+        return types.CallToolResult(content=result.content, structured_content=result.structured,
+                                    is_error=result.is_error)
+
+    async def _follow(self, task: RemoteTask) -> ToolResult:
+        if self._on_task is None:
+            raise ServerError(-32603, f"{task.tool} runs as a task, and nothing follows tasks "
+                                      "on this session")
+        return await self._on_task(task)
 
     def _take_auth_failure(self) -> SignInError | None:
         failure, self._auth_failure = self._auth_failure, None
@@ -253,7 +363,8 @@ class ServerSession:
 
     async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
         """The single place where what the handler raises becomes a JSON-RPC error."""
-        request = request_of(params)
+        request = request_of(params, related_task=related_task_of(
+            getattr(context, "meta", None)) or related_task_of(getattr(params, "meta", None)))
         if request.mode == "url" and self.protocol_version in _FORM_ONLY_VERSIONS:
             return types.ErrorData(code=INVALID_PARAMS, message=(
                 f"URL mode does not exist in protocol {self.protocol_version}, so nb_elicit "
@@ -265,6 +376,63 @@ class ServerSession:
         except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
             return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
         return types.ElicitResult(**answer.to_result())
+
+
+@dataclasses.dataclass
+class _TaskAwareClient(Client):
+    """The SDK's client, taught the 2025-11-25 tasks that mcp 2.3 has types for but does not
+    speak (SEP-1686): its capability ad gains ``tasks``; the server's ``tasks/*`` requests and
+    its ``elicitation/create`` with ``params.task`` are answered by :class:`ClientTasks`
+    before the SDK would refuse them; and a task-augmented ``tools/call`` goes out through the
+    dispatcher's ``send_raw_request``, as the SDK's own ``send_request`` does, but without its
+    check that the answer is a ``CallToolResult``. These use the session's own hooks
+    (``_build_capabilities``, ``_on_request``, ``_stamp``, ``_dispatcher``): mcp 2.3 has no
+    public one for them; ``tests/test_tasks_adapter.py`` fails if they change."""
+
+    client_tasks: ClientTasks | None = None
+
+    async def _build_session(self, exit_stack):
+        session = await super()._build_session(exit_stack)
+        _teach_tasks(session, self.client_tasks or ClientTasks())
+        return session
+
+
+def _teach_tasks(session, client_tasks: ClientTasks) -> None:
+    build_capabilities, on_request = session._build_capabilities, session._on_request
+
+    def capabilities(version: str) -> types.ClientCapabilities:
+        ad = build_capabilities(version)
+        return ad.model_copy(update={"tasks": _TASKS_AD}) if version == _TASKS_VERSION else ad
+
+    async def answer(dctx, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        if (session.protocol_version or _TASKS_VERSION) == _TASKS_VERSION:
+            if method in CLIENT_TASK_METHODS:
+                return await client_tasks.answer(method, dict(params or {}))
+            if method == "elicitation/create" and isinstance(params, Mapping) \
+                    and params.get("task") is not None:
+                request = wire_methods.parse_server_request(method, _TASKS_VERSION, params)
+                context = ClientRequestContext(session=session, request_id=dctx.request_id,
+                                               meta=request.params.meta)
+                return client_tasks.create(session._elicitation_callback(context,
+                                                                         request.params))
+        return await on_request(dctx, method, params)
+
+    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
+                             progress) -> dict[str, Any]:
+        data = types.CallToolRequest(params=types.CallToolRequestParams(
+            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
+            by_alias=True, mode="json", exclude_none=True)
+        opts: dict[str, Any] = {}
+        session._stamp(data, opts)
+        if timeout is not None:
+            opts["timeout"] = timeout
+        if progress is not None:
+            opts["on_progress"] = progress
+        return await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
+
+    session._build_capabilities = capabilities
+    session._on_request = answer
+    session.send_task_call = send_task_call
 
 
 def _task_of_its_own(coro, name: str) -> asyncio.Task:

@@ -1,0 +1,301 @@
+"""Tasks, in both wire shapes, as :class:`RemoteTask` handles free of SDK types.
+
+- **2025-11-25 experimental tasks** (SEP-1686,
+  https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks): a
+  ``tools/call`` with ``params.task`` answers a ``CreateTaskResult``; the client polls
+  ``tasks/get``, fetches the result with ``tasks/result`` (the server's questions travel while
+  that request is open, tagged with the related task), and may ``tasks/cancel``. A server may
+  also run *our* answer to its ``elicitation/create`` as a task of the client's
+  (:mod:`.client_tasks`).
+- **The 2026-07-28 extension** ``io.modelcontextprotocol/tasks`` (SEP-2663): ``tools/call``
+  answers a result claimed by the extension (``resultType: "task"``), declared through the SDK's
+  extension API (:class:`TasksExtension`, ``ResultClaim``); ``tasks/get`` carries the
+  task's ``inputRequests`` while it is ``input_required``, ``tasks/update`` answers them, and
+  ``tasks/cancel`` ends it.
+
+mcp 2.3 has the 2025-11-25 types but sends none of those requests, and its ``tools/call``
+checks every answer against ``CallToolResult``. :class:`~.session.TaskAwareClient` fills the gap
+with the session's lowest layer: the dispatcher's ``send_raw_request`` for the task-augmented
+call (JSON-RPC framing stays the SDK's), a capability ad that adds ``tasks``, and the
+``tasks/*`` requests a server sends to the client (see ``session.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+import mcp_types as types
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp_types import RequestParams, Result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ConfigDict, Field, ValidationError
+
+from .._core.answer import Answer
+from .._core.errors import ServerError
+from .._core.tasks import TaskState
+from .._core.types import ElicitationRequest, ToolResult
+
+__all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
+           "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+#: Where a 2025-11-25 message names the task it belongs to (``_meta``).
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+SHAPE_2025 = "2025-11-25"
+SHAPE_EXTENSION = EXTENSION
+#: How long (ms) nb_elicit asks a 2025-11-25 server to keep a task: a day, so that a task
+#: detached today can be attached to after a kernel restart.
+TTL_MS = 24 * 3600 * 1000
+
+TaskFollower = Callable[["RemoteTask"], Awaitable[ToolResult]]
+
+
+class RemoteTask:
+    """One task on a server: what the runtime follows, in either shape."""
+
+    shape: str
+
+    def __init__(self, session, task_id: str, tool: str, first: TaskState):
+        self._session = session
+        self.task_id, self.tool, self.first = task_id, tool, first
+
+    async def get(self) -> TaskState:
+        """The task's state now (``tasks/get``)."""
+        raise NotImplementedError
+
+    async def result(self, state: TaskState) -> ToolResult:
+        """The tool's result, once ``state`` is terminal (2025-11-25: ``tasks/result``, which
+        blocks until then, and may be asked for at once)."""
+        raise NotImplementedError
+
+    def input_requests(self, state: TaskState) -> dict[str, ElicitationRequest]:
+        """The questions a 2026-07-28 task waits on in ``state`` (none in 2025-11-25: they
+        come as requests of their own)."""
+        return {}
+
+    async def answer(self, answers: dict[str, Answer]) -> None:
+        """Send the answers to :meth:`input_requests` (``tasks/update``)."""
+        raise ServerError(-32601, "this task shape takes no answers by tasks/update")
+
+    async def cancel(self) -> TaskState | None:
+        """Ask the server to cancel (``tasks/cancel``); the state it answered, if any."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<RemoteTask {self.tool} {self.task_id} ({self.shape})>"
+
+
+# -- 2025-11-25 ---------------------------------------------------------------------------
+
+
+def _state_2025(task) -> TaskState:
+    return TaskState(task_id=task.task_id, status=task.status, status_message=task.status_message,
+                     poll_interval_ms=task.poll_interval, ttl_ms=task.ttl,
+                     created_at=task.created_at, last_updated_at=task.last_updated_at)
+
+
+class _LegacyTask(RemoteTask):
+    shape = SHAPE_2025
+
+    async def get(self) -> TaskState:
+        task = await self._session.request(types.GetTaskRequest(
+            params=types.GetTaskRequestParams(task_id=self.task_id)), types.GetTaskResult)
+        return _state_2025(task)
+
+    async def result(self, state: TaskState) -> ToolResult:
+        result = await self._session.request(types.GetTaskPayloadRequest(
+            params=types.GetTaskPayloadRequestParams(task_id=self.task_id)),
+            types.CallToolResult)
+        await self._session.validate_tool_result(self.tool, result)
+        return tool_result_of(result)
+
+    async def cancel(self) -> TaskState | None:
+        task = await self._session.request(types.CancelTaskRequest(
+            params=types.CancelTaskRequestParams(task_id=self.task_id)), types.CancelTaskResult)
+        return _state_2025(task)
+
+
+def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
+    """The task a 2025-11-25 server created for a call (its ``CreateTaskResult``)."""
+    try:
+        created = types.CreateTaskResult.model_validate(raw, by_name=False)
+    except ValidationError as exc:
+        raise ServerError(-32603, f"the server's task for {tool} is malformed: "
+                                  f"{exc.errors()[0]['msg']}") from None
+    return _LegacyTask(session, created.task.task_id, tool, _state_2025(created.task))
+
+
+def attach_legacy(session, tool: str, task_id: str) -> RemoteTask:
+    """A 2025-11-25 task known by its id only (attached to again)."""
+    return _LegacyTask(session, task_id, tool, TaskState(task_id=task_id, status="working"))
+
+
+def related_task_of(meta: Any) -> str | None:
+    """The task a 2025-11-25 request belongs to, from its ``_meta``."""
+    if not isinstance(meta, dict):
+        meta = getattr(meta, "model_extra", None) or {}
+    related = meta.get(RELATED_TASK)
+    if isinstance(related, dict) and isinstance(related.get("taskId"), str):
+        return related["taskId"]
+    return None
+
+
+# -- 2026-07-28: io.modelcontextprotocol/tasks ---------------------------------------------
+
+
+class _TaskFields(Result):
+    model_config = ConfigDict(populate_by_name=True)
+
+    task_id: str = Field(alias="taskId")
+    status: str
+    created_at: str | None = Field(default=None, alias="createdAt")
+    last_updated_at: str | None = Field(default=None, alias="lastUpdatedAt")
+    ttl_ms: int | None = Field(default=None, alias="ttlMs")
+    status_message: str | None = Field(default=None, alias="statusMessage")
+    poll_interval_ms: float | None = Field(default=None, alias="pollIntervalMs")
+
+    def state(self, error: str | None = None) -> TaskState:
+        return TaskState(task_id=self.task_id, status=self.status,
+                         status_message=self.status_message,
+                         poll_interval_ms=self.poll_interval_ms, ttl_ms=self.ttl_ms,
+                         created_at=self.created_at, last_updated_at=self.last_updated_at,
+                         error=error)
+
+
+class ExtensionTaskCreated(_TaskFields):
+    """What ``tools/call`` answers when the server runs the call as a task."""
+
+    result_type: Literal["task"] = Field(alias="resultType")
+
+
+class ExtensionTaskStatus(_TaskFields):
+    """What ``tasks/get`` answers: the task, with its result, error or input requests."""
+
+    result_type: Literal["complete"] | None = Field(default=None, alias="resultType")
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = Field(default=None, alias="inputRequests")
+
+
+class _TaskIdParams(RequestParams):
+    model_config = ConfigDict(populate_by_name=True)
+
+    task_id: str = Field(serialization_alias="taskId")
+
+
+class _UpdateParams(_TaskIdParams):
+    input_responses: dict[str, Any] = Field(serialization_alias="inputResponses")
+
+
+class _ExtensionGet(types.Request[_TaskIdParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: _TaskIdParams
+
+
+class _ExtensionUpdate(types.Request[_UpdateParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    params: _UpdateParams
+
+
+class _ExtensionCancel(types.Request[_TaskIdParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    params: _TaskIdParams
+
+
+class _ExtensionTask(RemoteTask):
+    shape = SHAPE_EXTENSION
+
+    def __init__(self, session, task_id: str, tool: str, first: TaskState):
+        super().__init__(session, task_id, tool, first)
+        self._last: ExtensionTaskStatus | None = None
+
+    async def get(self) -> TaskState:
+        status = await self._session.request(
+            _ExtensionGet(params=_TaskIdParams(task_id=self.task_id)), ExtensionTaskStatus)
+        self._last = status
+        return status.state(error=_error_text(status.error) if status.status == "failed"
+                            else None)
+
+    async def result(self, state: TaskState) -> ToolResult:
+        last = self._last
+        if last is None or last.status != "completed":
+            raise ServerError(-32603, f"the task {self.task_id} has no result ({state.status})")
+        try:
+            result = types.CallToolResult.model_validate(last.result or {}, by_name=False)
+        except ValidationError as exc:
+            raise ServerError(-32603, f"the result of task {self.task_id} is malformed: "
+                                      f"{exc.errors()[0]['msg']}") from None
+        await self._session.validate_tool_result(self.tool, result)
+        return tool_result_of(result)
+
+    def input_requests(self, state: TaskState) -> dict[str, ElicitationRequest]:
+        from .errors import request_of  # (errors imports nothing of this module)
+
+        last = self._last
+        if last is None or state.status != "input_required" or not last.input_requests:
+            return {}
+        asked: dict[str, ElicitationRequest] = {}
+        for key, payload in last.input_requests.items():
+            method = payload.get("method") if isinstance(payload, dict) else None
+            if method != "elicitation/create":
+                raise ServerError(-32602, f"the task {self.task_id} asks by {method!r}, which "
+                                          "nb_elicit does not answer (only elicitation/create)")
+            try:
+                request = types.ElicitRequest.model_validate(payload, by_name=False)
+            except ValidationError as exc:
+                raise ServerError(-32602, f"the task {self.task_id} asks a malformed question: "
+                                          f"{exc.errors()[0]['msg']}") from None
+            asked[str(key)] = request_of(request.params)
+        return asked
+
+    async def answer(self, answers: dict[str, Answer]) -> None:
+        responses = {key: answer.to_result() for key, answer in answers.items()}
+        await self._session.request(_ExtensionUpdate(params=_UpdateParams(
+            task_id=self.task_id, input_responses=responses)), types.Result)
+
+    async def cancel(self) -> TaskState | None:
+        await self._session.request(
+            _ExtensionCancel(params=_TaskIdParams(task_id=self.task_id)), types.Result)
+        return None
+
+
+def attach_extension(session, tool: str, task_id: str) -> RemoteTask:
+    """A 2026-07-28 task known by its id only (attached to again)."""
+    return _ExtensionTask(session, task_id, tool, TaskState(task_id=task_id, status="working"))
+
+
+def _error_text(error: Any) -> str | None:
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    return None
+
+
+class TasksExtension(ClientExtension):
+    """The client half of ``io.modelcontextprotocol/tasks``: its ad, and the claim that turns a
+    task result of ``tools/call`` into the call's own result, by following the task."""
+
+    identifier = EXTENSION
+
+    def __init__(self, session, follow: TaskFollower):
+        self._session, self._follow = session, follow
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        return (ResultClaim(result_type="task", model=ExtensionTaskCreated, resolve=self._resolve,
+                            protocol_versions=frozenset(MODERN_PROTOCOL_VERSIONS)),)
+
+    async def _resolve(self, created: ExtensionTaskCreated,
+                       context: ClaimContext) -> types.CallToolResult:
+        task = _ExtensionTask(self._session, created.task_id, context.tool_name, created.state())
+        result = await self._follow(task)
+        # (the SDK checks the output schema again; it already passed here)
+        return types.CallToolResult(content=result.content, structured_content=result.structured,
+                                    is_error=result.is_error)
+
+
+def tool_result_of(result: types.CallToolResult) -> ToolResult:
+    def plain(model) -> dict:
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    return ToolResult(content=[plain(b) for b in result.content],
+                      structured=result.structured_content, is_error=bool(result.is_error))
