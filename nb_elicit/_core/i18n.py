@@ -18,6 +18,20 @@ _chosen: str | None = None
 
 #: key: (English, Chinese). Placeholders are filled with str.format.
 TEXTS: dict[str, tuple[str, str]] = {
+    # following a task (the runtime; the card's own texts are with the card's)
+    "task_lost": ("the server no longer knows the task {task} ({reason})",
+                  "服务器已不再知道任务 {task}（{reason}）"),
+    "task_no_answer": ("the server did not answer in time", "服务器未及时回答"),
+    "task_detached": ("{tool} goes on as task {task} on the server; {hint} attaches to it again",
+                      "{tool} 作为任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
+    "task_cancelled": ("{tool}: the task {task} was cancelled", "{tool}：任务 {task} 已取消"),
+    "task_failed": ("{tool}: the task {task} failed: {reason}", "{tool}：任务 {task} 失败：{reason}"),
+    "task_unknown_tool": ("a task", "一个任务"),
+    "task_no_tasks": ("{server} runs no tasks (it declared neither tasks shape)",
+                      "{server} 不运行任务（它未声明任何一种任务形式）"),
+    "task_shape_2025": ("task (2025-11-25)", "任务（2025-11-25）"),
+    "task_shape_extension": ("task (io.modelcontextprotocol/tasks)",
+                             "任务（io.modelcontextprotocol/tasks）"),
     # the trust card (a server of a project file, before it starts)
     "trust_asks": ("Start a server from a project file?", "启动项目文件中的服务器？"),
     "trust_message": ("{file} names the server {name!r}. Nothing has started yet.",

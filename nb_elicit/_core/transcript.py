@@ -76,6 +76,8 @@ class Transcript:
     items: list[Asked | Notice | str] = field(default_factory=list)  # requests and notices
     result: dict[str, Any] | None = None  # {"content": [...], "structured": ..., "is_error": ..}
     failure: str | None = None
+    #: A call run as a task: each status it went through, with its time, one line each.
+    task: tuple[str, ...] = ()
 
 
 class Shown(NamedTuple):
@@ -214,6 +216,10 @@ _URL = "overflow-wrap: anywhere; word-break: normal"
 def _html(transcript: Transcript) -> str:
     parts = [f'<div class="nb-elicit-transcript" style="{_BOX}">',
              f'<div style="{_MUTED}">{_e(transcript.server)} · {_e(transcript.what)}</div>']
+    if transcript.task:
+        parts.append('<div class="nb-elicit-transcript-task" style="margin: 2px 0">'
+                     + "".join(f'<div style="white-space: pre-wrap">{_e(line)}</div>'
+                               for line in transcript.task) + "</div>")
     for item in transcript.items:
         if isinstance(item, Asked):
             parts.append(_asked_html(item))
@@ -335,7 +341,7 @@ def _result_html(transcript: Transcript) -> str:
 # -- text ---------------------------------------------------------------------------------------
 
 def _text(transcript: Transcript) -> str:
-    lines = [f"[{transcript.server} · {transcript.what}]"]
+    lines = [f"[{transcript.server} · {transcript.what}]", *transcript.task]
     for item in transcript.items:
         if isinstance(item, Notice):
             lines.append(f"{t('notice_' + item.kind)} {item.text}")

@@ -15,7 +15,6 @@ and hashes, nothing of the entries themselves. Pure: no ipywidgets, no mcp.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -30,6 +29,7 @@ from pathlib import Path
 from .configs import ConfiguredServer, load, places
 from .errors import ConfigError
 from .filecheck import ConfigWarning
+from .private import write_json_owner_only
 
 __all__ = ["ENV_TRUST", "Shown", "TrustStore", "approved_by_env", "entry_hash", "hidden_own",
            "is_own", "shown", "trust_file", "trust_state"]
@@ -144,20 +144,7 @@ class TrustStore:
             self._write({"version": 1, "files": {f: k for f, k in files.items() if k}})
 
     def _write(self, data: dict) -> None:
-        """Owner-only: the folder 0700, the file 0600, written atomically."""
-        path = self.path
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)
-        temporary = path.parent / f".trust.{os.getpid()}.{threading.get_ident()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=1, sort_keys=True)
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+        write_json_owner_only(self.path, data)
 
 
 #: A word shown as it is; any other is quoted as a shell would need it (``${VAR}`` stays plain:

@@ -8,12 +8,16 @@ changes its API, this package is what changes:
   protocol era (:class:`Era`);
 - :mod:`.auth`: signing in, with the SDK's OAuth 2.1 providers over nb_elicit's token store;
 - :mod:`.errors`: the one table that turns the SDK's and the transports' failures into
-  nb_elicit's exceptions.
+  nb_elicit's exceptions;
+- :mod:`.tasks`: tasks in both wire shapes (2025-11-25 and the 2026-07-28 extension), as
+  :class:`~.tasks.RemoteTask` handles; :mod:`.client_tasks`: a server's forms run as tasks of
+  the client (2025-11-25).
 """
 
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .errors import needs_other_era
 from .session import Era, ServerSession
+from .tasks import SHAPE_2025, SHAPE_EXTENSION
 
-__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
-           "ToolResult", "needs_other_era"]
+__all__ = ["SHAPE_2025", "SHAPE_EXTENSION", "ElicitationRequest", "Era", "HttpTarget",
+           "ServerSession", "SseTarget", "StdioTarget", "ToolResult", "needs_other_era"]

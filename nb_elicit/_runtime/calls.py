@@ -161,10 +161,21 @@ class ToolCall:
     ``await call`` gives the :class:`ToolResult` (or raises what the call raised).
     """
 
-    def __init__(self, task: asyncio.Task, server: str, tool: str):
+    def __init__(self, task: asyncio.Task, server: str, tool: str, view: CallView | None = None):
         self._task = task
         self.server, self.tool = server, tool
+        self._view = view
         task.add_done_callback(_retrieve)
+
+    @property
+    def task(self):
+        """The server's task this call runs as (a ``TaskRun``: ``task_id``, ``status``), once
+        the server said so; None for a call that is no task."""
+        from .tasks import TASKS  # (tasks imports this module)
+
+        card = getattr(self._view, "task_card", None)
+        return next((r for r in TASKS.runs(self.server) if card is not None and r.card is card),
+                    None)
 
     def __await__(self):
         return self._task.__await__()

@@ -31,11 +31,13 @@ from .._core.errors import (
     SignInError,
     UrlElicitationRequired,
 )
+from .._core.i18n import t
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._core.secrets import remember, target_secrets
 from .._core.tokens import forget_server
 from .._core.types import hide
 from .._mcp import (
+    SHAPE_2025,
     ElicitationRequest,
     Era,
     HttpTarget,
@@ -46,6 +48,7 @@ from .._mcp import (
     needs_other_era,
 )
 from .._ui.call_view import CallView
+from .._ui.task_card import TaskCard
 from .asking import RequestContext, ask
 from .calls import Call, ToolCall, current_call, run_call
 from .configured import configured_target
@@ -53,6 +56,7 @@ from .guard import Guard
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
 from .signin import SignIn
+from .tasks import TASKS, TaskRun, follow
 from .url_required import ask_before_retry
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
@@ -275,20 +279,52 @@ class Connection:
 
     # -- requests -------------------------------------------------------------------------
 
-    async def call_tool(self, tool: str, arguments: dict | None = None) -> ToolResult:
-        """Call a tool and wait; its forms and then its result appear in this cell."""
+    async def call_tool(self, tool: str, arguments: dict | None = None, *,
+                        task: bool | None = None) -> ToolResult:
+        """Call a tool and wait; its forms and then its result appear in this cell.
+
+        A tool the server runs as a task shows a task card and is followed to its end;
+        ``task=False`` calls a tool whose task support is optional without one."""
         check_blocking_supported()
         view = self._view(f"{tool}", show_waiting=True)
-        return await self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True,
-                                   timeout=self.timeout)
+        return await self._in_call(view, self._call_tool_and_retry(tool, arguments, task),
+                                   show=True, timeout=self.timeout)
 
-    def start_tool(self, tool: str, arguments: dict | None = None) -> ToolCall:
+    def start_tool(self, tool: str, arguments: dict | None = None, *,
+                   task: bool | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self._view(tool, show_waiting=True)
-        task = asyncio.get_running_loop().create_task(
-            self._in_call(view, self._call_tool_and_retry(tool, arguments), show=True,
+        job = asyncio.get_running_loop().create_task(
+            self._in_call(view, self._call_tool_and_retry(tool, arguments, task), show=True,
                           interruptible=False, timeout=self.timeout))
-        return ToolCall(task, self.name, tool)
+        return ToolCall(job, self.name, tool, view)
+
+    async def attach_task(self, task_id: str, tool: str | None = None) -> ToolResult:
+        """Follow a task of this server again (one detached, or an earlier kernel's), in this
+        cell, to its end."""
+        check_blocking_supported()
+        if not isinstance(task_id, str) or not task_id:
+            raise TypeError("task_id must be the task's id (a string)")
+        saved = TASKS.store.find(self.name, task_id)
+        tool = tool or (saved.tool if saved is not None else t("task_unknown_tool"))
+        view = self._view(tool, show_waiting=True)
+
+        async def work() -> ToolResult:
+            shape = saved.shape if saved is not None else None
+            era = self._primary
+            if shape is not None:
+                era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
+            session = await self._session(era)
+            shape = shape or session.task_shape
+            if shape is None:
+                raise ServerError(-32601, t("task_no_tasks", server=self.name))
+            return await self._follow_task(session.attach(task_id, tool, shape))
+
+        return await self._in_call(view, work(), show=True, timeout=self.timeout)
+
+    def tasks(self) -> list[TaskRun]:
+        """This connection's tasks that this kernel follows or followed."""
+        return TASKS.runs(self.name)
 
     async def list_tools(self) -> list[dict]:
         return await self._quiet("list_tools", lambda s: s.list_tools())
@@ -402,7 +438,8 @@ class Connection:
                     await session.close()  # gone already, or going: let it finish
                 session = await ServerSession.open(self.target, era, self._on_elicit,
                                                    self._errlog, self.guard.complete,
-                                                   self._session_ended, auth=self.sign_in)
+                                                   self._session_ended, auth=self.sign_in,
+                                                   on_task=self._follow_task)
                 if self._state is State.CLOSED:  # closed while the handshake ran
                     await session.close()
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
@@ -411,23 +448,26 @@ class Connection:
                 self._to(State.READY)
             return session
 
-    async def _call_tool_and_retry(self, tool: str, arguments: dict | None) -> ToolResult:
+    async def _call_tool_and_retry(self, tool: str, arguments: dict | None,
+                                   task: bool | None = None) -> ToolResult:
         """Call; if the server first needs pages opened (-32042), show them and retry."""
         while True:
             try:
-                return await self._call_tool(tool, arguments)
+                return await self._call_tool(tool, arguments, task)
             except UrlElicitationRequired as error:
                 if not await ask_before_retry(self._request_context(), tool, error):
                     raise
 
-    async def _call_tool(self, tool: str, arguments: dict | None) -> ToolResult:
+    async def _call_tool(self, tool: str, arguments: dict | None,
+                         task: bool | None = None) -> ToolResult:
         if arguments is not None and not isinstance(arguments, dict):
             raise TypeError("arguments must be a dict of the tool's parameters")
         era = self._tool_eras.get(tool, self._primary)
         call = current_call.get()
         progress = call.view.show_progress if call is not None else None
         try:
-            return await (await self._session(era)).call_tool(tool, arguments, None, progress)
+            return await (await self._session(era)).call_tool(tool, arguments, None, progress,
+                                                              task=task)
         except ServerError as error:
             if not needs_other_era(error, era):
                 raise
@@ -437,7 +477,7 @@ class Connection:
             except ConnectError:
                 raise error from None
             self._tool_eras[tool] = other
-            return await session.call_tool(tool, arguments, None, progress)
+            return await session.call_tool(tool, arguments, None, progress, task=task)
 
     # -- internals: calls and their views --------------------------------------------------
 
@@ -481,9 +521,28 @@ class Connection:
 
     async def _on_elicit(self, request: ElicitationRequest) -> Answer:
         # (ask ends every failure of its own: a line in the cell, an error to the server)
-        return await ask(self._request_context(), request)
+        return await ask(self._request_context(request.related_task), request)
 
-    def _request_context(self) -> RequestContext:
+    # -- internals: tasks ----------------------------------------------------------------------
+
+    async def _follow_task(self, remote) -> ToolResult:
+        """A call the server runs as a task: its card in the call's cell, followed to its end."""
+        call = current_call.get()
+        view = call.view if call is not None else self._stray_view()
+        card = TaskCard(self.name, remote.tool, remote.task_id, t("task_shape_" + (
+            "2025" if remote.shape == SHAPE_2025 else "extension")))
+        view.show_task(card)
+        run = TaskRun(self.name, remote, card, call=call)
+        card.on_cancel(run.ask_cancel)
+        card.on_detach(run.ask_detach)
+        TASKS.begin(run, self.target.where())
+
+        async def ask_one(request: ElicitationRequest) -> Answer:
+            return await ask(self._request_context(), request)
+
+        return await follow(run, ask_one, hint=f"%mcp task {self.name} {remote.task_id}")
+
+    def _request_context(self, related_task: str | None = None) -> RequestContext:
         """Where a request of this server (a form, a URL card, a sign-in card) is answered.
 
         Where the SDK tells which call it belongs to, that call (``current_call``): a request
@@ -495,6 +554,9 @@ class Connection:
         never owns it: with no other call running, it shows in a view of its own, in the
         current cell."""
         told = current_call.get()
+        if told is None and related_task is not None:  # (2025-11-25: asked inside a task)
+            run = TASKS.find(self.name, related_task)
+            told = run.call if run is not None and run.call in self._calls else None
         calls = [told] if told is not None else [c for c in reversed(self._calls) if not c.quiet]
         view = calls[0].view if calls else self._stray_view()
         return RequestContext(self.name, view, self.guard, self._gone, calls)

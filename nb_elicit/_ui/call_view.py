@@ -86,6 +86,8 @@ class CallView(widgets.VBox):
         self._cancel_backlog = None
         #: Widget updates waiting to be drawn (see _draw_soon), by what they draw.
         self._pending_draws: dict[object, Callable[[], None]] = {}
+        #: The card of the task this call runs as (see :meth:`show_task`), if any.
+        self.task_card = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
@@ -125,6 +127,13 @@ class CallView(widgets.VBox):
             form.answer.add_done_callback(answered)
         if self._ticker is None and not self.frozen:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
+
+    def show_task(self, card: widgets.Widget) -> None:
+        """The call runs as a task: its card takes the forms' place, and the questions asked
+        inside the task show inside the card."""
+        self.task_card = card
+        card.forms.children = (self.forms,)
+        self.children = (self._progress_box, card, self.status, self.result)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -362,7 +371,8 @@ class CallView(widgets.VBox):
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
-        return Transcript(self.server, self.what, items, result, self._failure)
+        task = tuple(self.task_card.transcript_lines()) if self.task_card is not None else ()
+        return Transcript(self.server, self.what, items, result, self._failure, task)
 
     def _prompts(self) -> list:
         return [c for c in self.forms.children if hasattr(c, "answer")]
