@@ -1,8 +1,11 @@
-"""Shortening text for a cell, a table or an error line: the one place that cuts with "…"."""
+"""Shortening text for a cell, a table or an error line: the one place that cuts with "…";
+and how long something took, in words."""
 
 from __future__ import annotations
 
-__all__ = ["shorten"]
+from .i18n import t
+
+__all__ = ["duration", "shorten"]
 
 
 def shorten(text: str, limit: int | None, *, at_word: bool = False,
@@ -22,3 +25,10 @@ def shorten(text: str, limit: int | None, *, at_word: bool = False,
         space = max(head.rfind(" "), head.rfind("\n"))
         head = (head[:space] if space > limit // 2 else head).rstrip()
     return head + "…"
+
+
+def duration(seconds: float) -> str:
+    """``12 s`` or ``2 min 05 s``, in the current language."""
+    seconds = int(seconds)
+    return (t("seconds", n=seconds) if seconds < 60 else
+            t("minutes", m=seconds // 60, s=seconds % 60))

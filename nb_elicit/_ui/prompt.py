@@ -23,6 +23,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
+from .._core.text import duration
 from .._core.transcript import Asked
 from .controls import Kit, text_html
 
@@ -308,13 +309,6 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-def duration(seconds: float) -> str:
-    """``12 s`` or ``2 min 05 s``, in the current language."""
-    seconds = int(seconds)
-    return (t("seconds", n=seconds) if seconds < 60 else
-            t("minutes", m=seconds // 60, s=seconds % 60))
 
 
 def make_button(label: str, css_class: str, tooltip: str, style: str = "",

@@ -1,0 +1,208 @@
+"""A tool call that the server runs as a task: its state, how often to poll it, and the
+statuses it went through.
+
+The same for both wire shapes of tasks: the SDK adapter turns what the server sent into a
+:class:`TaskState`; the runtime polls at :func:`poll_seconds` and keeps a :class:`TaskTimeline`
+(through the task card). Everything the server wrote is shortened to one line when it is
+stored. Pure: no ipywidgets, no mcp.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import time
+from dataclasses import dataclass
+
+from .i18n import t
+from .text import duration, shorten
+
+__all__ = ["MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskState", "TaskTimeline",
+           "TimelineEntry", "poll_seconds"]
+
+STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+#: The statuses after which a task never changes again.
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+#: Seconds between polls: the server's suggestion, within these bounds.
+MIN_POLL = 0.5
+MAX_POLL = 30.0
+#: Seconds between polls when the server suggests nothing usable.
+DEFAULT_POLL = 1.0
+#: Characters of a status message or an error the model keeps (on one line).
+TEXT_LIMIT = 300
+#: Characters of an unknown status or interval quoted in a problem or a note.
+QUOTE_LIMIT = 40
+
+
+def _one_line(text: object, limit: int = TEXT_LIMIT) -> str:
+    return shorten(str(text), limit, one_line=True)
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """What the server last said about a task. ``status_message`` and ``error`` (a failed
+    task's message) are the server's texts, kept shortened to one line."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+    poll_interval_ms: int | float | None = None
+    ttl_ms: int | None = None
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("status_message", "error"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _one_line(value))
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the task has ended (completed, failed or cancelled)."""
+        return self.status in TERMINAL
+
+
+def poll_seconds(interval_ms: object) -> tuple[float, str | None]:
+    """Seconds to wait between polls for the server's suggested ``interval_ms``, and a note
+    when the suggestion was clamped to [:data:`MIN_POLL`, :data:`MAX_POLL`] or replaced by
+    :data:`DEFAULT_POLL` (no number, NaN, negative); None when it was taken as it is or there
+    was none."""
+    if interval_ms is None:
+        return DEFAULT_POLL, None
+    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)):
+        shown = shorten(repr(interval_ms), QUOTE_LIMIT, one_line=True)
+        return DEFAULT_POLL, t("poll_invalid", value=shown, s=_seconds_text(DEFAULT_POLL))
+    try:
+        seconds = float(interval_ms) / 1000
+    except OverflowError:  # (an int too large for a float)
+        seconds = math.inf if interval_ms > 0 else -math.inf
+    if math.isnan(seconds):
+        return DEFAULT_POLL, t("poll_invalid", value="NaN", s=_seconds_text(DEFAULT_POLL))
+    chosen = DEFAULT_POLL if seconds < 0 else min(max(seconds, MIN_POLL), MAX_POLL)
+    if chosen == seconds:
+        return chosen, None
+    return chosen, t("poll_clamped", ms=_ms_text(seconds * 1000), s=_seconds_text(chosen))
+
+
+def _ms_text(ms: float) -> str:
+    if math.isfinite(ms) and ms.is_integer() and abs(ms) < 1e15:
+        return str(int(ms))
+    return f"{ms:g}"
+
+
+def _seconds_text(seconds: float) -> str:
+    return f"{seconds:g}"
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One status a task was in (or a new message in the same status), and when:
+    ``at`` on the monotonic clock, ``wall`` on the wall clock (seconds since the epoch)."""
+
+    status: str
+    message: str | None
+    error: str | None
+    at: float
+    wall: float
+
+    def detail(self) -> str:
+        """The message and the error, as one text ("" when there is neither)."""
+        return " · ".join(part for part in (self.message, self.error) if part)
+
+
+#: Entries a timeline keeps: the first and the latest ones; the ones between are counted.
+MAX_ENTRIES = 50
+
+
+class TaskTimeline:
+    """The statuses a task went through, in order, each with its times and message.
+
+    A status after a final one, or a status no version of the protocol knows, is not recorded:
+    :meth:`record` returns a one-line problem instead. Times are relative to ``started``
+    (monotonic seconds), by default the first entry's time.
+    """
+
+    def __init__(self, started: float | None = None, max_entries: int = MAX_ENTRIES):
+        self.started = started
+        self.max_entries = max(2, max_entries)
+        self._first: TimelineEntry | None = None
+        self._rest: collections.deque[TimelineEntry] = collections.deque(
+            maxlen=self.max_entries - 1)
+        #: Entries no longer kept (between the first and the latest ones).
+        self.omitted = 0
+
+    @property
+    def entries(self) -> list[TimelineEntry]:
+        """The entries kept, oldest first."""
+        return [] if self._first is None else [self._first, *self._rest]
+
+    @property
+    def latest(self) -> TimelineEntry | None:
+        if self._rest:
+            return self._rest[-1]
+        return self._first
+
+    @property
+    def status(self) -> str | None:
+        """The latest status recorded (None before the first)."""
+        latest = self.latest
+        return None if latest is None else latest.status
+
+    def record(self, state: TaskState, now: float | None = None,
+               wall: float | None = None) -> str | None:
+        """Record ``state`` (``now``: monotonic seconds, ``wall``: the wall clock); None when
+        it was accepted (also when it said nothing new), else the problem, in one line."""
+        latest = self.latest
+        previous = None if latest is None else latest.status
+        if state.status not in STATUSES:
+            status = shorten(str(state.status), QUOTE_LIMIT, one_line=True)
+            if previous is None:
+                return t("task_unknown_status_first", status=status)
+            return t("task_unknown_status", status=status, previous=previous)
+        if previous in TERMINAL and state.status != previous:
+            return t("task_after_final", status=state.status, previous=previous)
+        message = state.status_message or None
+        error = state.error or None
+        if latest is not None and (latest.status, latest.message, latest.error) == (
+                state.status, message, error):
+            return None  # nothing new
+        entry = TimelineEntry(state.status, message, error,
+                              time.monotonic() if now is None else now,
+                              time.time() if wall is None else wall)
+        if self._first is None:
+            self._first = entry
+            if self.started is None:
+                self.started = entry.at
+            return None
+        if len(self._rest) == self._rest.maxlen:
+            self.omitted += 1
+        self._rest.append(entry)
+        return None
+
+    def elapsed(self, now: float | None = None) -> float:
+        """Seconds since ``started`` (0 before the first entry)."""
+        if self.started is None:
+            return 0.0
+        return max(0.0, (time.monotonic() if now is None else now) - self.started)
+
+    def text_lines(self, clock: bool = False) -> list[str]:
+        """One line per entry: "working · Gathering sources… (0 s)", the time since
+        ``started``; ``clock`` puts the wall clock time first ("14:02:07 working …")."""
+        lines = []
+        for index, entry in enumerate(self.entries):
+            lines.append(self.entry_line(entry, clock))
+            if index == 0 and self.omitted:
+                lines.append(t("task_omitted", n=self.omitted))
+        return lines
+
+    def entry_line(self, entry: TimelineEntry, clock: bool = False) -> str:
+        """One entry as a line of text (see :meth:`text_lines`)."""
+        detail = entry.detail()
+        line = t("task_status_" + entry.status) + (f" · {detail}" if detail else "")
+        line += f" ({duration(self.elapsed(entry.at))})"
+        if clock:
+            line = f"{time.strftime('%H:%M:%S', time.localtime(entry.wall))} {line}"
+        return line

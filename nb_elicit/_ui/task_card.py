@@ -1,0 +1,408 @@
+"""The card of a call that the server runs as a task, shown inside the call's view.
+
+It shows who runs what (``SERVER · TOOL``), the task's id, its status as a badge with the
+server's status message, progress, how long it has run (ticking once a second on the running
+event loop, never on a thread), the forms the server asks inside the task, and two buttons:
+
+* **Cancel** asks the server to cancel the task (the caller's callback sends it); the card
+  says so, then what the server answered (:meth:`TaskCard.cancel_confirmed`,
+  :meth:`TaskCard.cancel_failed`).
+* **Detach** stops following the task here; it goes on on the server
+  (:meth:`TaskCard.detached`).
+
+A status out of order (after a final one, or unknown) is shown as a warning and ignored.
+Everything the server wrote is shown as escaped text. Once the task ends, the card leaves its
+timeline as plain lines and static HTML for the call's transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import html
+import math
+import threading
+import time
+import traceback
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+from .._core.i18n import t
+from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline, TimelineEntry
+from .._core.text import duration, shorten
+from .._core.transcript import Notice, notice_html
+from .controls import Kit, text_html
+from .prompt import make_button, running_loop
+
+__all__ = ["TaskCard", "badge_html"]
+
+_TICK = 1.0  # seconds between updates of the elapsed time (as the call's view)
+#: Characters of the task id shown (a UUID fits).
+ID_LIMIT = 40
+#: Characters of the caller's texts kept (a result summary, the detach hint).
+RESULT_LIMIT = 2000
+HINT_LIMIT = 600
+#: Notices (ignored statuses, notes) the transcript lists; the rest are counted.
+MAX_NOTICES = 10
+#: Lines the card said about the task as a whole that the transcript lists (the latest).
+MAX_SAID = 10
+
+#: The JupyterLab colour of each status's badge.
+STATUS_COLORS = {"working": "var(--jp-brand-color1)", "input_required": "var(--jp-warn-color1)",
+                 "completed": "var(--jp-success-color1)", "failed": "var(--jp-error-color1)",
+                 "cancelled": "var(--jp-ui-font-color2)"}
+_MUTED = "color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0)"
+
+
+def badge_html(status: str) -> str:
+    """A known status as a badge: ``nb-elicit-task-status nb-elicit-task-<status>``."""
+    color = STATUS_COLORS.get(status, "var(--jp-ui-font-color2)")
+    return (f'<span class="nb-elicit-task-status nb-elicit-task-{_e(status)}" '
+            f'style="display: inline-block; padding: 0 6px; border: 1px solid {color}; '
+            f'border-radius: 8px; color: {color}; font-weight: 600; white-space: nowrap; '
+            f'font-size: var(--jp-ui-font-size0)">{_e(t("task_status_" + status))}</span>')
+
+
+class TaskCard(widgets.VBox):
+    """The task ``task_id`` of ``server`` (the connection name) running ``tool``;
+    ``shape_label`` names the protocol's shape of tasks."""
+
+    def __init__(self, server: str, tool: str, task_id: str, shape_label: str):
+        self.server, self.tool, self.task_id, self.shape_label = server, tool, task_id, shape_label
+        self.started = time.monotonic()
+        self.timeline = TaskTimeline(started=self.started)
+        self.kit = kit = Kit()
+        self._lock = threading.Lock()
+        self._cancel_callbacks: list[Callable[[], object]] = []
+        self._detach_callbacks: list[Callable[[], object]] = []
+        self._cancelling = self._detaching = False
+        self._cancel_confirmed = False
+        self._finished = self._detached = False
+        self._ticker: asyncio.Task | None = None
+        #: Status reports ignored (out of order), as counted.
+        self.ignored = 0
+        #: The card's notices (ignored statuses, notes): the first MAX_NOTICES, and how many.
+        self.notices: list[Notice] = []
+        self.notice_count = 0
+        #: What the card says last about the task as a whole (cancel, detach, its end), and
+        #: the lines it said before (the latest MAX_SAID).
+        self.status_text = ""
+        self.said: collections.deque[str] = collections.deque(maxlen=MAX_SAID)
+        self.result_text: str | None = None
+        self.header = self._html(
+            f'<div class="nb-elicit-title"><span class="nb-elicit-server" '
+            f'style="font-weight: 600">{_e(server)} · {_e(tool)}</span></div>',
+            "nb-elicit-task-header")
+        self.id_line = self._html(f'<div style="{_MUTED}">{_e(self._id_text())}</div>',
+                                  "nb-elicit-task-id")
+        self.badge = self._html("", "nb-elicit-task-badge")
+        self.message = self._html("", "nb-elicit-task-message")
+        self.elapsed = widgets.HTML(self._elapsed_html(), layout=widgets.Layout(),
+                                    _dom_classes=("nb-elicit-task-elapsed",))
+        state_row = widgets.HBox([self.badge, self.message, self.elapsed], layout=kit.plain,
+                                 _dom_classes=("nb-elicit-task-state",))
+        self.progress: widgets.FloatProgress | None = None
+        self.progress_text: widgets.HTML | None = None
+        self._progress_box = widgets.HBox(layout=kit.plain,
+                                          _dom_classes=("nb-elicit-task-progress",))
+        self.notice_line = widgets.HTML(layout=widgets.Layout(display="none"),
+                                         _dom_classes=("nb-elicit-task-notice",))
+        self.forms = widgets.VBox(layout=kit.plain, _dom_classes=("nb-elicit-task-forms",))
+        self.cancel_button = make_button(t("task_cancel"), "nb-elicit-task-cancel",
+                                         t("task_cancel.tip"), kit=kit)
+        self.detach_button = make_button(t("task_detach"), "nb-elicit-task-detach",
+                                         t("task_detach.tip"), kit=kit)
+        self.cancel_button.on_click(lambda _: self._click_cancel())
+        self.detach_button.on_click(lambda _: self._click_detach())
+        self.actions = widgets.HBox([self.cancel_button, self.detach_button],
+                                    layout=widgets.Layout(),
+                                    _dom_classes=("nb-elicit-actions", "nb-elicit-task-actions"))
+        self.status_line = self._html(self._status_html(), "nb-elicit-task-outcome")
+        self.result_line = self._html("", "nb-elicit-task-result")
+        super().__init__(
+            [self.header, self.id_line, state_row, self._progress_box, self.notice_line,
+             self.forms, self.actions, self.status_line, self.result_line],
+            layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
+                                  padding="2px 0 2px 10px", margin="4px 0"),
+            _dom_classes=("nb-elicit-task-card",))
+        self._tick_soon()
+
+    def _html(self, value: str, css_class: str) -> widgets.HTML:
+        return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML),
+                            _dom_classes=(css_class,))
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            status = self.timeline.status or "…"
+            bundle["text/plain"] = f"[{self.server} · {self.tool}: {self._id_text()}, {status}]"
+        return bundle
+
+    @property
+    def ended(self) -> bool:
+        """Whether the card follows the task no more (it ended, or was detached)."""
+        return self._finished or self._detached
+
+    # -- what the server says ---------------------------------------------------------------
+
+    def update(self, state: TaskState) -> str | None:
+        """Show ``state`` and record it in the timeline. Returns None, or the problem of a
+        status out of order, which the card shows as a warning (the status is ignored)."""
+        problem = self.timeline.record(state)
+        if problem is not None:
+            self.ignored += 1
+            more = " " + t("task_problems_more", n=self.ignored) if self.ignored > 1 else ""
+            self._notice(problem, "warning", shown=problem + more)
+            return problem
+        latest = self.timeline.latest
+        if latest is not None:
+            self.badge.value = badge_html(latest.status)
+            detail = latest.detail()
+            self.message.value = text_html(detail) if detail else ""
+        self._tick_soon()
+        return None
+
+    def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress notification: a bar where the total is known, else the count."""
+        if self.ended:
+            return
+        if self.progress is None:
+            self.progress = widgets.FloatProgress(min=0.0, max=1.0, layout=widgets.Layout(
+                width="16em"), _dom_classes=("nb-elicit-progress-bar",))
+            self.progress_text = self._html("", "nb-elicit-progress-text")
+            self._progress_box.children = (self.progress, self.progress_text)
+        known = _finite(progress) and _finite(total) and total > 0
+        self.progress.layout.display = None if known else "none"
+        if known:
+            self.progress.value = max(0.0, min(1.0, progress / total))
+        amount = (f"{progress / total:.0%}" if known else
+                  f"{progress:g}" if _finite(progress) else "")
+        text = shorten(str(message), TEXT_LIMIT, one_line=True) if message else ""
+        shown = f"{text} ({amount})" if text and amount else text or amount
+        self.progress_text.value = text_html(shown) if shown else ""
+
+    def note(self, text: str, kind: str = "info") -> None:
+        """A line of nb_elicit's own about the task (how often it is polled), of ``kind``
+        info, warning or error."""
+        self._notice(text, kind)
+
+    def _notice(self, text: str, kind: str, shown: str | None = None) -> None:
+        """Show ``text`` (or ``shown``) in the notice line; keep it for the transcript."""
+        self.notice_count += 1
+        if len(self.notices) < MAX_NOTICES:
+            self.notices.append(Notice(text, kind))
+        self.notice_line.value = notice_html(shown or text, kind)
+        self.notice_line.layout.display = None
+
+    # -- the buttons ----------------------------------------------------------------------
+
+    def on_cancel(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` when the person clicks **Cancel** (once per click, on the thread
+        that handles the click: not always the event loop's)."""
+        self._cancel_callbacks.append(callback)
+
+    def on_detach(self, callback: Callable[[], object]) -> None:
+        """Call ``callback()`` when the person clicks **Detach** (once per click)."""
+        self._detach_callbacks.append(callback)
+
+    def _click_cancel(self) -> None:
+        with self._lock:  # (a click may be handled on another thread)
+            if self._cancelling or self.ended:
+                return
+            self._cancelling = True
+        self.cancel_button.disabled = True
+        self._say(t("task_cancel_sent"))
+        failure = _call_all(self._cancel_callbacks)
+        if failure is not None:
+            self.cancel_failed(t("task_click_failed", error=failure))
+
+    def cancel_confirmed(self, state: TaskState) -> None:
+        """The server accepted the cancel; a final ``state`` ends the card."""
+        self._cancel_confirmed = True
+        if state.terminal:
+            self.end(state)  # ("Cancelled (the server confirmed) after 5 s.")
+            return
+        self.update(state)
+        if not self.ended:
+            self._say(t("task_cancel_confirmed"))
+
+    def cancel_failed(self, reason: str) -> None:
+        """The cancel did not go through: say why, and offer **Cancel** again."""
+        with self._lock:
+            self._cancelling = False
+        if not self.ended:
+            text = t("task_cancel_failed", reason=shorten(str(reason), TEXT_LIMIT, one_line=True))
+            self.cancel_button.disabled = False
+            self._say(text)
+
+    def _click_detach(self) -> None:
+        with self._lock:
+            if self._detaching or self.ended:
+                return
+            self._detaching = True
+        self.detach_button.disabled = True
+        failure = _call_all(self._detach_callbacks)
+        if failure is not None:
+            with self._lock:
+                self._detaching = False
+            self.detach_button.disabled = False
+            self._say(t("task_detach_failed", reason=t("task_click_failed", error=failure)))
+
+    def detached(self, hint: str) -> None:
+        """The card follows the task no more; it goes on on the server. ``hint`` says how to
+        follow it again."""
+        if self.ended:
+            return
+        self._detached = True
+        self._stop()
+        self._say(t("task_detached", hint=shorten(str(hint), HINT_LIMIT, one_line=True)))
+
+    # -- the end ----------------------------------------------------------------------------
+
+    def end(self, state: TaskState, result_text: str | None = None) -> None:
+        """The task ended with ``state`` (or the card stops following it): stop the clock,
+        hide the buttons, say how it ended; ``result_text`` is shown under that."""
+        if not self._finished:
+            self._finished = True
+            self.update(state)
+            self._stop()
+            self._say(self._end_text(state))
+        if result_text:
+            self.result_text = shorten(str(result_text), RESULT_LIMIT, at_word=True)
+            self.result_line.value = text_html(self.result_text)
+
+    def _end_text(self, state: TaskState) -> str:
+        status = self.timeline.status or shorten(str(state.status), 40, one_line=True)
+        took = duration(self.timeline.elapsed())
+        latest = self.timeline.latest
+        error = latest.error if latest is not None else state.error
+        if status == "completed":
+            return t("task_ended_completed", time=took)
+        if status == "failed":
+            return (t("task_ended_failed_error", time=took, error=error) if error else
+                    t("task_ended_failed", time=took))
+        if status == "cancelled":
+            return t("task_ended_cancel_confirmed" if self._cancel_confirmed else
+                     "task_ended_cancelled", time=took)
+        return t("task_ended_other", time=took, status=status)
+
+    def _stop(self) -> None:
+        self._stop_ticking()
+        self.actions.layout.display = "none"
+        self.elapsed.layout.display = "none"
+
+    def _say(self, text: str) -> None:
+        self.status_text = text
+        if not self.said or self.said[-1] != text:
+            self.said.append(text)
+        self.status_line.value = self._status_html()
+
+    def _status_html(self) -> str:
+        # role="status": announced politely when it changes (cancel sent, ended, ...)
+        inner = text_html(self.status_text) if self.status_text else ""
+        return f'<div role="status" aria-live="polite">{inner}</div>'
+
+    def close(self) -> None:
+        self._stop_ticking()
+        super().close()
+
+    # -- the clock --------------------------------------------------------------------------
+
+    def _id_text(self) -> str:
+        return t("task_id_line", id=shorten(str(self.task_id), ID_LIMIT, one_line=True),
+                 shape=shorten(str(self.shape_label), ID_LIMIT, one_line=True))
+
+    def _elapsed_html(self) -> str:
+        text = t("task_running", time=duration(time.monotonic() - self.started))
+        return f'<span style="{_MUTED}">{_e(text)}</span>'
+
+    def _tick_soon(self) -> None:
+        """Tick on the running event loop, if there is one, until the card ends."""
+        if self._ticker is None and not self.ended:
+            loop = running_loop()
+            if loop is not None:
+                self._ticker = loop.create_task(self._tick())
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(_TICK)
+            self.elapsed.value = self._elapsed_html()
+
+    def _stop_ticking(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    @property
+    def ticking(self) -> bool:
+        return self._ticker is not None
+
+    # -- the transcript it leaves -----------------------------------------------------------
+
+    def transcript_lines(self) -> list[str]:
+        """The task as plain text: its id, every status with its clock time and the time since
+        the call started, the notices, what the card said (cancel, detach, how it ended), and
+        the result text."""
+        lines = [self._id_text()]
+        lines += ["  " + line for line in self.timeline.text_lines(clock=True)]
+        lines += [f"  {t('notice_' + notice.kind)} {notice.text}" for notice in self.notices]
+        if self.notice_count > len(self.notices):
+            lines.append("  " + t("task_notices_more", n=self.notice_count - len(self.notices)))
+        lines += list(self.said)
+        if self.result_text:
+            lines.append(self.result_text)
+        return lines
+
+    def transcript_html(self) -> str:
+        """The same as static HTML: escaped text and inline styles, no script, no widget."""
+        parts = ['<div class="nb-elicit-task-transcript" style="margin: 4px 0">',
+                 f'<div class="nb-elicit-task-transcript-id" style="{_MUTED}">'
+                 f"{_e(self._id_text())}</div>"]
+        for index, entry in enumerate(self.timeline.entries):
+            parts.append(self._entry_html(entry))
+            if index == 0 and self.timeline.omitted:
+                parts.append(f'<div style="{_MUTED}">'
+                             f'{_e(t("task_omitted", n=self.timeline.omitted))}</div>')
+        parts += [notice_html(notice.text, notice.kind) for notice in self.notices]
+        if self.notice_count > len(self.notices):
+            more = t("task_notices_more", n=self.notice_count - len(self.notices))
+            parts.append(f'<div style="{_MUTED}">{_e(more)}</div>')
+        said = [(text, "said") for text in self.said]
+        for text, css in [*said, (self.result_text, "result")]:
+            if text:
+                parts.append(f'<div class="nb-elicit-task-transcript-{css}" '
+                             f'style="white-space: pre-wrap">{_e(text)}</div>')
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _entry_html(self, entry: TimelineEntry) -> str:
+        clock = time.strftime("%H:%M:%S", time.localtime(entry.wall))
+        detail = entry.detail()
+        took = duration(self.timeline.elapsed(entry.at))
+        return (f'<div class="nb-elicit-task-transcript-entry" style="margin: 1px 0">'
+                f'<span style="{_MUTED}">{_e(clock)}</span> {badge_html(entry.status)} '
+                + (f'<span style="white-space: pre-wrap">{_e(detail)}</span> ' if detail else "")
+                + f'<span style="{_MUTED}">({_e(took)})</span></div>')
+
+
+def _call_all(callbacks: list[Callable[[], object]]) -> str | None:
+    """Call each callback; the kind of the first failure (printed), or None. A failing
+    callback stops no other."""
+    failure = None
+    for callback in list(callbacks):
+        try:
+            callback()
+        except Exception as exc:  # noqa: BLE001 - reported on the card
+            failure = failure or type(exc).__name__
+            traceback.print_exc()
+    return failure
+
+
+def _finite(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))

@@ -1,0 +1,335 @@
+"""The task card, without a kernel: its badge, the server's text as text, Cancel and Detach,
+the clock on the running event loop, and the static transcript it leaves."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+
+import ipywidgets as widgets
+import pytest
+
+from nb_elicit import set_language
+from nb_elicit._core.tasks import TaskState
+from nb_elicit._ui.call_view import CallView
+from nb_elicit._ui.task_card import TaskCard
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+HUGE = (HOSTILE + "\n") * 3000 + "x" * 100_000  # more than 100 kB, many lines
+
+
+@pytest.fixture(autouse=True)
+def english():
+    set_language("en")
+    yield
+    set_language(None)
+
+
+def card(**values) -> TaskCard:
+    return TaskCard(values.get("server", "demo"), values.get("tool", "research"),
+                    values.get("task_id", "3f2a9c1e-0000-4000-8000-00000000c9d1"),
+                    values.get("shape", "2025-11-25 tasks"))
+
+
+def state(status: str, message: str | None = None, **values) -> TaskState:
+    return TaskState("3f2a9c1e-0000-4000-8000-00000000c9d1", status, message, **values)
+
+
+def classes(widget: widgets.HTML) -> set[str]:
+    return {c for found in re.findall(r'class="([^"]*)"', widget.value) for c in found.split()}
+
+
+def texts(widget: widgets.Widget) -> str:
+    """Every HTML value inside ``widget``, tags removed and unescaped."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, widgets.HTML):
+            found.append(html.unescape(re.sub(r"<[^>]+>", " ", node.value)))
+        for child in getattr(node, "children", ()):
+            visit(child)
+
+    visit(widget)
+    return " ".join(" ".join(found).split())
+
+
+def test_the_header_names_the_server_and_tool_and_the_task_id_and_shape():
+    shown = card()
+    assert "demo · research" in texts(shown.header)
+    assert texts(shown.id_line) == "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks"
+    assert "nb-elicit-task-card" in shown._dom_classes
+    assert "nb-elicit-task-forms" in shown.forms._dom_classes
+    assert shown.forms in shown.children
+    assert [b.description for b in shown.actions.children] == ["Cancel", "Detach"]
+
+
+def test_a_long_task_id_and_hostile_names_are_shown_short_and_escaped():
+    shown = card(server=HOSTILE, tool="<b>t</b>", task_id="id-" + "9" * 5000, shape=HUGE)
+    assert "<img" not in shown.header.value and "&lt;img src=x" in shown.header.value
+    assert "<b>" not in shown.header.value
+    line = texts(shown.id_line)
+    assert line.startswith("task id-999") and len(line) < 120 and "…" in line
+    assert "<img" not in shown.id_line.value
+    assert shown.task_id == "id-" + "9" * 5000  # (kept whole: the runtime polls with it)
+
+
+def test_each_update_changes_the_badge_and_the_message():
+    shown = card()
+    assert shown.badge.value == ""
+    assert shown.update(state("working", "Gathering sources…")) is None
+    assert {"nb-elicit-task-status", "nb-elicit-task-working"} <= classes(shown.badge)
+    assert texts(shown.badge) == "working"
+    assert texts(shown.message) == "Gathering sources…"
+    shown.update(state("input_required", "Which region?"))
+    assert "nb-elicit-task-input_required" in classes(shown.badge)
+    assert "nb-elicit-task-working" not in classes(shown.badge)
+    assert texts(shown.message) == "Which region?"
+    shown.update(state("working"))
+    assert "nb-elicit-task-working" in classes(shown.badge) and shown.message.value == ""
+    assert shown.timeline.status == "working" and len(shown.timeline.entries) == 3
+
+
+def test_hostile_status_text_is_shown_escaped_and_short():
+    shown = card()
+    shown.update(state("working", HUGE))
+    value = shown.message.value
+    assert "<img" not in value and "&lt;img src=x onerror=alert(1)&gt;" in value
+    assert len(texts(shown.message)) <= 300 and "\n" not in texts(shown.message)
+    shown.end(state("failed", HUGE, error=HUGE))
+    for widget in (shown.message, shown.status_line):
+        assert "<img" not in widget.value and len(widget.value) < 2000
+    assert texts(shown.status_line).startswith("Failed after 0 s: <img src=x")
+
+
+def test_an_out_of_order_status_shows_a_warning_and_is_ignored():
+    shown = card()
+    shown.update(state("working"))
+    shown.update(state("completed", "Done"))
+    assert shown.notice_line.layout.display == "none"
+    problem = shown.update(state("working", "again"))
+    assert problem == ("The server reported working after completed, which is final; it is "
+                       "ignored.")
+    assert shown.notice_line.layout.display is None
+    assert "Warning:" in texts(shown.notice_line) and problem in texts(shown.notice_line)
+    assert "nb-elicit-task-completed" in classes(shown.badge)
+    assert texts(shown.message) == "Done"
+    assert [e.status for e in shown.timeline.entries] == ["working", "completed"]
+    shown.update(state(HOSTILE))
+    assert "<img" not in shown.notice_line.value
+    assert "2 status reports ignored so far." in texts(shown.notice_line)
+
+
+def test_progress_is_a_bar_with_a_total_and_a_count_without():
+    shown = card()
+    shown.show_progress(5, 20, "Reading <b>files</b>\n" + "x" * 10_000)
+    assert shown.progress.value == 0.25 and shown.progress.layout.display is None
+    text = texts(shown.progress_text)
+    assert text.startswith("Reading <b>files</b> x") and text.endswith("(25%)")
+    assert "<b>" not in shown.progress_text.value and len(text) < 320
+    shown.show_progress(42, None, None)
+    assert shown.progress.layout.display == "none" and texts(shown.progress_text) == "42"
+    shown.show_progress(float("nan"), float("inf"), "odd")
+    assert shown.progress.layout.display == "none" and texts(shown.progress_text) == "odd"
+
+
+def test_cancel_calls_its_callback_once_and_disables_itself():
+    shown = card()
+    calls = []
+    shown.on_cancel(lambda: calls.append("cancel"))
+    shown.cancel_button.click()
+    shown.cancel_button.click()  # (a second click before the frontend disabled the button)
+    assert calls == ["cancel"]
+    assert shown.cancel_button.disabled and not shown.detach_button.disabled
+    assert texts(shown.status_line) == "Cancel sent…"
+
+
+def test_a_confirmed_cancel_ends_the_card():
+    shown = card()
+    shown.on_cancel(lambda: None)
+    shown.update(state("working"))
+    shown.cancel_button.click()
+    shown.cancel_confirmed(state("cancelled", "Stopped by request"))
+    assert "Cancelled (the server confirmed)" in texts(shown.status_line)
+    assert "nb-elicit-task-cancelled" in classes(shown.badge)
+    assert shown.ended and shown.actions.layout.display == "none"
+
+
+def test_a_cancel_not_yet_final_says_the_server_confirmed_and_keeps_following():
+    shown = card()
+    shown.update(state("working"))
+    shown.cancel_button.click()
+    shown.cancel_confirmed(state("working", "Stopping…"))
+    assert texts(shown.status_line) == "Cancelled (the server confirmed)"
+    assert not shown.ended and shown.cancel_button.disabled
+
+
+def test_a_failed_cancel_shows_the_reason_and_offers_cancel_again():
+    shown = card()
+    calls = []
+    shown.on_cancel(lambda: calls.append(1))
+    shown.cancel_button.click()
+    shown.cancel_failed("the server said: " + HOSTILE + "\n" * 5 + "y" * 10_000)
+    line = texts(shown.status_line)
+    assert line.startswith("Cancel failed: the server said: <img src=x onerror=alert(1)> y")
+    assert "<img" not in shown.status_line.value and len(line) < 350
+    assert not shown.cancel_button.disabled
+    shown.cancel_button.click()
+    assert calls == [1, 1] and shown.cancel_button.disabled
+
+
+def test_a_cancel_callback_that_raises_is_reported_and_cancel_comes_back(capsys):
+    shown = card()
+
+    def broken():
+        raise RuntimeError("no session")
+
+    shown.on_cancel(broken)
+    shown.cancel_button.click()
+    assert texts(shown.status_line) == ("Cancel failed: nb_elicit could not send it "
+                                        "(RuntimeError)")
+    assert not shown.cancel_button.disabled
+    assert "no session" in capsys.readouterr().err  # (the traceback, for whoever debugs)
+
+
+def test_detach_calls_its_callback_once_and_detached_shows_the_hint():
+    async def scenario():
+        shown = card()
+        calls = []
+        shown.on_detach(lambda: calls.append("detach"))
+        ticking = shown.ticking
+        shown.detach_button.click()
+        shown.detach_button.click()
+        disabled = shown.detach_button.disabled
+        shown.detached("Attach again with %mcp task demo 3f2a9c1e")
+        return shown, calls, ticking, disabled
+
+    shown, calls, ticking, disabled = asyncio.run(scenario())
+    assert calls == ["detach"] and ticking and disabled
+    assert texts(shown.status_line) == ("Detached: the task goes on on the server. Attach again "
+                                        "with %mcp task demo 3f2a9c1e")
+    assert shown.ended and not shown.ticking
+    assert shown.actions.layout.display == "none"
+    shown.cancel_button.click()  # (hidden, and ignored)
+    assert "Cancel sent" not in texts(shown.status_line)
+
+
+def test_the_clock_ticks_on_the_running_loop_and_stops_at_the_end():
+    async def scenario():
+        shown = card()
+        shown.update(state("working"))
+        ticker = shown._ticker
+        before = shown.elapsed.value
+        await asyncio.sleep(1.3)  # one tick
+        during = shown.elapsed.value
+        shown.end(state("completed"), result_text="3 sources found")
+        await asyncio.sleep(0)  # (the cancelled ticker ends)
+        await asyncio.sleep(1.2)
+        return shown, ticker, before, during
+
+    shown, ticker, before, during = asyncio.run(scenario())
+    assert "running for 0 s" in before and "running for 1 s" in during
+    assert ticker.cancelled() and not shown.ticking
+    assert shown.elapsed.value == during  # it ticked no more after the end
+    assert shown.elapsed.layout.display == "none" and shown.actions.layout.display == "none"
+    assert texts(shown.status_line) == "Completed after 1 s."
+    assert texts(shown.result_line) == "3 sources found"
+
+
+def test_without_a_running_loop_nothing_ticks():
+    shown = card()
+    shown.update(state("working"))
+    assert not shown.ticking
+    shown.end(state("completed"))
+    assert texts(shown.status_line) == "Completed after 0 s."
+
+
+def test_closing_the_card_stops_its_clock():
+    async def scenario():
+        shown = card()
+        ticking = shown.ticking
+        shown.close()
+        return ticking, shown.ticking
+
+    assert asyncio.run(scenario()) == (True, False)
+
+
+def test_how_a_task_ends_is_said_by_its_final_status():
+    ends = {}
+    for status, extra in [("completed", {}), ("failed", {}), ("failed", {"error": "disk full"}),
+                          ("cancelled", {}), ("working", {})]:
+        shown = card()
+        shown.end(state(status, **extra))
+        ends[status + ("+error" if extra else "")] = shown.status_text
+    assert ends == {"completed": "Completed after 0 s.", "failed": "Failed after 0 s.",
+                    "failed+error": "Failed after 0 s: disk full",
+                    "cancelled": "Cancelled after 0 s.",
+                    "working": "Stopped following after 0 s; the last status was working."}
+
+
+def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
+    shown = card()
+    start = shown.started
+    shown.timeline.record(state("working", "Gathering sources…"), now=start, wall=0.0)
+    shown.timeline.record(state("input_required", HOSTILE), now=start + 2.4, wall=2.0)
+    shown.update(state("weird"))  # (ignored: a notice)
+    shown.cancel_button.click()
+    shown.timeline.record(state("cancelled"), now=start + 65.0, wall=65.0)
+    shown.end(state("cancelled"), result_text="partial: <script>alert(1)</script>")
+    lines = shown.transcript_lines()
+    assert lines[0] == "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks"
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d working · Gathering sources… \(0 s\)", lines[1])
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d input_required · <img src=x onerror=alert\(1\)> "
+                        r"\(2 s\)", lines[2])
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d cancelled \(1 min 05 s\)", lines[3])
+    assert lines[4] == ("  Warning: The server reported an unknown task status 'weird' after "
+                        "input_required; it is ignored.")
+    assert lines[5:] == ["Cancel sent…", lines[6], "partial: <script>alert(1)</script>"]
+    assert lines[6].startswith("Cancelled after ")
+    page = shown.transcript_html()
+    assert "<script" not in page and "<img" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "nb-elicit-task-status nb-elicit-task-input_required" in page
+    assert "nb-elicit-task-status nb-elicit-task-cancelled" in page
+    assert "onerror=alert(1)&gt;" in page and "jupyter-widgets" not in page
+    # what the lines say, the page says as text
+    plain = html.unescape(re.sub(r"<[^>]+>", "", page))
+    for text in (lines[0], "Gathering sources… (0 s)", HOSTILE + " (2 s)", "(1 min 05 s)",
+                 lines[4].removeprefix("  Warning: "), *lines[5:]):
+        assert text in plain
+    assert [line[2:10] for line in lines[1:4]] == re.findall(r"\d\d:\d\d:\d\d", plain)
+
+
+def test_a_card_sits_in_a_calls_view():
+    view = CallView("demo", "research", show_waiting=False)
+    shown = card()
+    view.forms.children = (shown,)
+    shown.update(state("working"))
+    shown.end(state("completed"))
+    assert view.transcript().items == []  # (the view tells no card as a request)
+    assert not view._open_prompts()
+
+
+def test_the_card_in_chinese():
+    set_language("zh")
+    shown = card()
+    shown.update(state("working"))
+    assert [b.description for b in shown.actions.children] == ["取消", "分离"]
+    assert texts(shown.badge) == "进行中"
+    shown.cancel_button.click()
+    assert texts(shown.status_line) == "已发送取消请求…"
+    shown.cancel_confirmed(state("cancelled"))
+    assert texts(shown.status_line) == "0 秒 后已取消（服务器已确认）。"
+
+
+def test_a_note_shows_in_the_card_and_stays_in_the_transcript():
+    shown = card()
+    shown.note("The server asked for 0 ms between polls; polling every 0.5 s.")
+    assert shown.notice_line.layout.display is None
+    assert texts(shown.notice_line) == ("Note: The server asked for 0 ms between polls; polling "
+                                        "every 0.5 s.")
+    shown.end(state("completed"))
+    assert ("  Note: The server asked for 0 ms between polls; polling every 0.5 s."
+            in shown.transcript_lines())
+    assert "nb-elicit-notice-text-info" in shown.transcript_html()
