@@ -249,7 +249,7 @@ def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
         result_job.cancel()
     if run.card is not None:
         run.card.detached(hint)
-    raise TaskDetached(t("task_detached", tool=run.tool, task=run.task_id, hint=hint))
+    raise TaskDetached(t("task_detached_call", tool=run.tool, task=run.task_id, hint=hint))
 
 
 async def _ended_by_result(run: TaskRun, result_job) -> ToolResult:
