@@ -23,7 +23,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                   "服务器已不再知道任务 {task}（{reason}）"),
     "task_no_answer": ("the server did not answer in time", "服务器未及时回答"),
     "task_detached_call": ("{tool} goes on as task {task} on the server; {hint} attaches to "
-                           "it again", "{tool} 作为任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
+                           "it again",
+                           "{tool} 作为任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
     "task_cancelled": ("{tool}: the task {task} was cancelled", "{tool}：任务 {task} 已取消"),
     "task_failed": ("{tool}: the task {task} failed: {reason}",
                     "{tool}：任务 {task} 失败：{reason}"),
