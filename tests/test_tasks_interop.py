@@ -13,8 +13,8 @@ import json
 import re
 
 import pytest
-from helpers.interop import everything_command
-from helpers.servers import drive
+from helpers.interop import everything_command, fastmcp_tasks_command
+from helpers.servers import drive, served
 
 import nb_elicit
 from nb_elicit._runtime.tasks import TASKS
@@ -104,3 +104,84 @@ def test_everything_research_query_cancel_ends_the_task_on_the_server(everything
     run, said = drive(scenario, timeout=90)
     assert run.status == "cancelled", said
     assert "cancelled" in said
+
+
+# -- FastMCP with io.modelcontextprotocol/tasks, over stdio and streamable HTTP ------------------
+
+
+@pytest.fixture(scope="module")
+def fastmcp_tasks() -> list[str]:
+    return fastmcp_tasks_command()
+
+
+@pytest.fixture(params=["stdio", "http"])
+def tasks_server(request, fastmcp_tasks, tmp_path, monkeypatch):
+    """How to connect to the FastMCP tasks server: ``connect(name)`` over stdio or HTTP."""
+    marker = tmp_path / "cancelled.txt"
+    monkeypatch.setenv("NB_ELICIT_TASKS_MARKER", str(marker))
+    if request.param == "stdio":
+        yield (lambda name: nb_elicit.connect(name, fastmcp_tasks,
+                                              env={"NB_ELICIT_TASKS_MARKER": str(marker)})), marker
+        return
+    with served([*fastmcp_tasks, "--http"], tmp_path / "server.log") as url:
+        yield (lambda name: nb_elicit.connect(name, url=url, auth="off")), marker
+
+
+def test_fastmcp_plain_task_returns_its_result_on_a_card(tasks_server):
+    connect, _ = tasks_server
+
+    async def scenario(person):
+        conn = await connect("ft")
+        call = conn.start_tool("slow_sum", {"a": 2, "b": 40, "seconds": 0.4})
+        result = await call
+        return result, call._view.task_card, call.task
+
+    result, card, run = drive(scenario, timeout=120)
+    assert isinstance(card, TaskCard) and card.ended
+    assert result.text == "2 + 40 = 42"
+    assert run.status == "completed"
+    assert run.remote.shape == "io.modelcontextprotocol/tasks"
+
+
+def test_fastmcp_task_that_asks_mid_run_receives_the_typed_answer(tasks_server):
+    connect, _ = tasks_server
+
+    async def scenario(person):
+        person.will("accept", {"answer": "it bites"})
+        conn = await connect("ft")
+        call = conn.start_tool("ask_mid_run", {"topic": "otters"})
+        form = await person.wait_for_form(unless=call)
+        result = await call
+        return result, form, call._view.task_card
+
+    result, form, card = drive(scenario, timeout=120)
+    assert form in card.forms.children[0].children  # asked inside the card
+    received = json.loads(result.text)
+    assert received == {"topic": "otters", "action": "accept", "content": {"answer": "it bites"}}
+    assert "input_required" in " ".join(card.transcript_lines())
+
+
+def test_fastmcp_cancel_ends_a_task_that_runs_until_cancelled(tasks_server):
+    connect, marker = tasks_server
+
+    async def scenario(person):
+        conn = await connect("ft")
+        call = conn.start_tool("run_until_cancelled")
+        for _ in range(1000):
+            if call.task is not None and call.task.state is not None:
+                break
+            await asyncio.sleep(0.01)
+        run = call.task
+        await asyncio.sleep(0.5)
+        run.card.cancel_button.click()
+        with pytest.raises(nb_elicit.NbElicitError) as ended:
+            await call
+        for _ in range(300):  # the server writes its mark as the task ends
+            if marker.exists():
+                break
+            await asyncio.sleep(0.02)
+        return run, str(ended.value)
+
+    run, said = drive(scenario, timeout=120)
+    assert run.status == "cancelled", said
+    assert marker.exists() and "cancelled after" in marker.read_text()

@@ -17,6 +17,7 @@ import httpx2
 import mcp_types as types
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
+from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 from .._core.errors import NbElicitError, ServerDisconnected, ServerError, UrlElicitationRequired
 from .._core.types import ElicitationRequest
@@ -50,9 +51,13 @@ def needs_other_era(error: ServerError, era: Era) -> bool:
 
     SDK 2.x servers that call ``ctx.elicit`` need a legacy session (the 2026-07-28 protocol has
     no back-channel for server-initiated requests); tools that return input-required results
-    need a 2026-07-28 session (on a legacy one the SDK calls their result invalid).
+    need a 2026-07-28 session (on a legacy one the SDK calls their result invalid), and so do
+    tools that run only as tasks of the ``io.modelcontextprotocol/tasks`` extension (a legacy
+    session cannot declare it: -32021, a missing client capability).
     """
     if error.code == INVALID_REQUEST and "no back-channel" in error.message:
+        return True
+    if era == Era.HANDSHAKE and error.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
         return True
     return (era == Era.HANDSHAKE and error.code == INTERNAL_ERROR
             and error.message == "Handler returned an invalid result")

@@ -65,6 +65,7 @@ class TaskRun:
     _loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
     _cancel_asked: bool = False
     _detach_asked: bool = False
+    _poll_note: str | None = None
 
     @property
     def task_id(self) -> str:
@@ -151,7 +152,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
                 return await _ended_by_result(run, result_job)
             if state is not None and state.terminal:
                 return await _ended(run, state)
-            await _wait(run, result_job, poll_seconds(state.poll_interval_ms if state else None)[0])
+            await _wait(run, result_job, _interval(run))
             if run._detach_asked or run._cancel_asked or (
                     result_job is not None and result_job.done()):
                 continue
@@ -167,6 +168,16 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     finally:
         if result_job is not None and not result_job.done():
             result_job.cancel()
+
+
+def _interval(run: TaskRun) -> float:
+    """Seconds until the next poll: what the server asks for, clamped (the card says so once)."""
+    seconds, note = poll_seconds(run.state.poll_interval_ms if run.state is not None else None)
+    if note is not None and note != run._poll_note:
+        run._poll_note = note
+        if run.card is not None:
+            run.card.note(note)
+    return seconds
 
 
 def _show(run: TaskRun, state: TaskState) -> None:
