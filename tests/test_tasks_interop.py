@@ -185,3 +185,68 @@ def test_fastmcp_cancel_ends_a_task_that_runs_until_cancelled(tasks_server):
     run, said = drive(scenario, timeout=120)
     assert run.status == "cancelled", said
     assert marker.exists() and "cancelled after" in marker.read_text()
+
+
+def test_fastmcp_interrupt_cancels_the_task_on_the_server(tasks_server):
+    connect, marker = tasks_server
+
+    async def scenario(person):
+        conn = await connect("ft")
+        call = conn.start_tool("run_until_cancelled")
+        for _ in range(1000):
+            if call.task is not None and call.task.state is not None:
+                break
+            await asyncio.sleep(0.01)
+        run = call.task
+        call.cancel()  # what Kernel > Interrupt does to the cell's call
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        for _ in range(300):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.02)
+        return run
+
+    run = drive(scenario, timeout=120)
+    assert marker.exists() and "cancelled after" in marker.read_text()
+    assert run.ended and not run.detached
+    assert TASKS.store.entries() == []
+
+
+def test_fastmcp_detach_then_attach_again_gets_the_result(fastmcp_tasks, tmp_path):
+    with served([*fastmcp_tasks, "--http"], tmp_path / "server.log") as url:
+        async def scenario(person):
+            conn = await nb_elicit.connect("ft", url=url, auth="off")
+            call = conn.start_tool("slow_sum", {"a": 1, "b": 2, "seconds": 2})
+            for _ in range(1000):
+                if call.task is not None and call.task.state is not None:
+                    break
+                await asyncio.sleep(0.01)
+            run = call.task
+            run.card.detach_button.click()
+            with pytest.raises(nb_elicit.NbElicitError) as detached:
+                await call
+            saved = TASKS.saved("ft")
+            result = await conn.attach_task(run.task_id)
+            return run, str(detached.value), saved, result
+
+        run, said, saved, result = drive(scenario, timeout=120)
+    assert run.detached
+    assert f"%mcp task ft {run.task_id}" in said
+    assert [(s.connection, s.task_id, s.tool) for s in saved] == [("ft", run.task_id, "slow_sum")]
+    assert result.text == "1 + 2 = 3"
+    assert TASKS.store.entries() == []
+
+
+def test_fastmcp_attach_to_an_unknown_task_is_one_line(fastmcp_tasks, tmp_path):
+    with served([*fastmcp_tasks, "--http"], tmp_path / "server.log") as url:
+        async def scenario(person):
+            conn = await nb_elicit.connect("ft", url=url, auth="off")
+            await conn.list_tools()
+            with pytest.raises(nb_elicit.NbElicitError) as failed:
+                await conn.attach_task("no-such-task", tool="slow_sum")
+            return str(failed.value)
+
+        said = drive(scenario, timeout=120)
+    assert "no-such-task" in said
+    assert "\n" not in said

@@ -310,15 +310,21 @@ class Connection:
         view = self._view(tool, show_waiting=True)
 
         async def work() -> ToolResult:
-            shape = saved.shape if saved is not None else None
-            era = self._primary
-            if shape is not None:
-                era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
-            session = await self._session(era)
-            shape = shape or session.task_shape
-            if shape is None:
-                raise ServerError(-32601, t("task_no_tasks", server=self.name))
-            return await self._follow_task(session.attach(task_id, tool, shape))
+            if saved is not None:
+                era = Era.HANDSHAKE if saved.shape == SHAPE_2025 else Era.V2026
+                session = await self._session(era)
+                return await self._follow_task(session.attach(task_id, tool, saved.shape))
+            # Not in the file: the era whose session speaks tasks with this server.
+            other = Era.V2026 if self._primary == Era.HANDSHAKE else Era.HANDSHAKE
+            for era in (self._primary, other):
+                try:
+                    session = await self._session(era)
+                except ConnectError:
+                    continue
+                if session.task_shape is not None:
+                    return await self._follow_task(session.attach(task_id, tool,
+                                                                  session.task_shape))
+            raise ServerError(-32601, t("task_no_tasks", server=self.name))
 
         return await self._in_call(view, work(), show=True, timeout=self.timeout)
 
