@@ -250,3 +250,25 @@ def test_fastmcp_attach_to_an_unknown_task_is_one_line(fastmcp_tasks, tmp_path):
         said = drive(scenario, timeout=120)
     assert "no-such-task" in said
     assert "\n" not in said
+
+
+def test_fastmcp_a_task_that_never_ends_is_cut_by_the_connection_timeout(fastmcp_tasks, tmp_path,
+                                                                          monkeypatch):
+    marker = tmp_path / "cancelled.txt"
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("ft", fastmcp_tasks, timeout=2,
+                                       env={"NB_ELICIT_TASKS_MARKER": str(marker)})
+        call = conn.start_tool("run_until_cancelled")
+        with pytest.raises(nb_elicit.NbElicitError) as cut:
+            await call
+        for _ in range(300):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.02)
+        return str(cut.value), call._view.task_card
+
+    said, card = drive(scenario, timeout=120)
+    assert "took longer than the connection's timeout of 2 s" in said
+    assert marker.exists()  # the task was cancelled on the server, not left running
+    assert card.ended
