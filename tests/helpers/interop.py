@@ -16,6 +16,10 @@ EVERYTHING = ("@modelcontextprotocol/server-everything", "2026.8.31")
 #: FastMCP (PyPI) and the MCP SDK it runs on, in their own virtualenv.
 FASTMCP = ("fastmcp==4.1.6", "mcp==2.3.0")
 FASTMCP_VENV = "fastmcp-venv"
+#: FastMCP with its tasks extension (SEP-2663), in a virtualenv of their own: fastmcp-tasks pins
+#: fastmcp-slim to its own version, which conflicts with the FastMCP above.
+FASTMCP_TASKS = ("fastmcp==4.1.4", "fastmcp-tasks==4.1.4", "mcp==2.3.0")
+FASTMCP_TASKS_VENV = "fastmcp-tasks-venv"
 
 
 def everything_command() -> list[str]:
@@ -32,3 +36,14 @@ def fastmcp_python() -> str:
 def fastmcp_command() -> list[str]:
     """``tests/servers/fastmcp_server.py`` over stdio, in the FastMCP virtualenv."""
     return [fastmcp_python(), str(SERVERS / "fastmcp_server.py")]
+
+
+def fastmcp_tasks_python() -> str:
+    return cached_venv(FASTMCP_TASKS_VENV, list(FASTMCP_TASKS))
+
+
+def fastmcp_tasks_command(http_port: int | None = None) -> list[str]:
+    """``tests/servers/fastmcp_tasks_server.py`` in the FastMCP tasks virtualenv: over stdio, or
+    over streamable HTTP on ``http://127.0.0.1:HTTP_PORT/mcp``."""
+    command = [fastmcp_tasks_python(), str(SERVERS / "fastmcp_tasks_server.py")]
+    return command if http_port is None else [*command, "--http", str(http_port)]
