@@ -9,9 +9,10 @@ the server, so that tests of nb_elicit against it test nb_elicit.
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
-from helpers.interop import fastmcp_tasks_command, fastmcp_tasks_python
+from helpers.interop import FASTMCP_TASKS, fastmcp_tasks_command, fastmcp_tasks_python
 from helpers.servers import REPO, SERVERS, served
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.once]
@@ -79,3 +80,9 @@ def test_a_client_without_the_extension_is_told_which_capability_it_lacks(python
     assert "requires the tasks extension" in seen["message"]
     assert seen["data"] == {"requiredCapabilities": {
         "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+
+
+def test_the_testing_doc_names_the_pinned_versions():
+    text = Path(REPO / "docs" / "testing.md").read_text(encoding="utf-8")
+    for pin in FASTMCP_TASKS:
+        assert f"`{pin}`" in text

@@ -212,6 +212,7 @@ class _DemoWithSignIn(MCPServer):
 def server_with_sign_in(port: int) -> MCPServer:
     """The demo's tools behind the demo authorization server, both on 127.0.0.1:PORT."""
     from .server import server as demo
+    from .server import tasks
 
     base = f"http://127.0.0.1:{port}"
     provider = DemoAuthorizationServer(base)
@@ -222,7 +223,8 @@ def server_with_sign_in(port: int) -> MCPServer:
     # (the demo's tools, as registered on the plain demo server)
     tools = demo._tool_manager.list_tools()
     guarded = _DemoWithSignIn("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
-                        tools=tools, auth_server_provider=provider, auth=settings)
+                              tools=tools, auth_server_provider=provider, auth=settings,
+                              extensions=[tasks], middleware=[tasks.middleware])
     guarded.demo_authorization_server = provider
 
     @guarded.custom_route("/demo-sign-in", methods=["GET", "POST"])

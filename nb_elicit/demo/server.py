@@ -25,8 +25,14 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 
+from . import task_tools
+from .task_wire import DemoTasks
+
+#: The task tools' tasks, in both wire shapes (2025-11-25, and the 2026-07-28 extension).
+tasks = DemoTasks()
 server = MCPServer("nb-elicit-demo", version="0.1.0",
-                   instructions="Tools that ask the person for input, for trying nb_elicit.")
+                   instructions="Tools that ask the person for input, for trying nb_elicit.",
+                   extensions=[tasks], middleware=[tasks.middleware])
 
 ALL_FIELDS = {
     "type": "object",
@@ -237,6 +243,10 @@ async def logo() -> list[types.ContentBlock]:
 async def fail(reason: str = "This tool always fails.") -> str:
     """Fail on purpose, to show how tool errors look."""
     raise ValueError(reason)
+
+
+#: research and countdown: see task_tools.py.
+task_tools.register(server, tasks, journal)
 
 
 def _gradient_png(size: int) -> str:
