@@ -325,6 +325,7 @@ class ServerSession:
         if name not in self._task_support:
             with contextlib.suppress(ServerError):
                 await self.list_tools()
+            self._task_support.setdefault(name, "forbidden")  # (not listed: asked once only)
         return self._task_support.get(name, "forbidden") in ("optional", "required")
 
     async def _call_as_task(self, name: str, arguments: dict, timeout: float | None, progress):
