@@ -10,11 +10,15 @@
 
 import asyncio
 import json
+import os
 import re
+import socket
+import subprocess
+import time
 
 import pytest
 from helpers.interop import everything_command, fastmcp_tasks_command
-from helpers.servers import drive, served
+from helpers.servers import Journal, demo_command, drive, free_port, served
 
 import nb_elicit
 from nb_elicit._runtime.tasks import TASKS
@@ -24,9 +28,31 @@ from nb_elicit._ui.task_card import TaskCard
 pytestmark = [pytest.mark.timeout(600), pytest.mark.once]
 
 
-@pytest.fixture(scope="module")
-def everything() -> list[str]:
-    return everything_command()
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def everything(request, tmp_path_factory):
+    """How to connect to the everything server: over stdio, or over streamable HTTP."""
+    command = everything_command()
+    if request.param == "stdio":
+        yield lambda name: nb_elicit.connect(name, command)
+        return
+    port = free_port()
+    log = tmp_path_factory.mktemp("everything") / "server.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen([*command[:2], "streamableHttp"], stdout=out,
+                                   stderr=subprocess.STDOUT, env={**os.environ, "PORT": str(port)})
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None, log.read_text()
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        yield lambda name: nb_elicit.connect(name, url=url, auth="off")
+    finally:
+        process.kill()
+        process.wait(10)
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +71,7 @@ def raw_result(text: str) -> dict:
 def test_everything_research_query_asks_inside_its_task_card_and_reports_the_answer(everything):
     async def scenario(person):
         person.will("accept", {"interpretation": "snake"})
-        conn = await nb_elicit.connect("everything", everything)
+        conn = await everything("everything")
         call = conn.start_tool("simulate-research-query", {"topic": "python", "ambiguous": True})
         form = await person.wait_for_form(unless=call)
         card = call._view.task_card
@@ -71,7 +97,7 @@ def test_everything_research_query_asks_inside_its_task_card_and_reports_the_ans
 def test_everything_async_elicitation_runs_our_form_as_a_task_and_gets_what_was_typed(everything):
     async def scenario(person):
         person.will("accept", {"name": "Grace Hopper"})
-        conn = await nb_elicit.connect("everything", everything)
+        conn = await everything("everything")
         tools = [t["name"] for t in await conn.list_tools()]
         result = await conn.call_tool("trigger-elicitation-request-async")
         return tools, result, person.seen
@@ -89,7 +115,7 @@ def test_everything_async_elicitation_runs_our_form_as_a_task_and_gets_what_was_
 
 def test_everything_research_query_cancel_ends_the_task_on_the_server(everything):
     async def scenario(person):
-        conn = await nb_elicit.connect("everything", everything)
+        conn = await everything("everything")
         call = conn.start_tool("simulate-research-query", {"topic": "tides"})
         for _ in range(400):
             if call.task is not None:
@@ -272,3 +298,23 @@ def test_fastmcp_a_task_that_never_ends_is_cut_by_the_connection_timeout(fastmcp
     assert "took longer than the connection's timeout of 2 s" in said
     assert marker.exists()  # the task was cancelled on the server, not left running
     assert card.ended
+
+
+# -- the demo server: a tool with optional task support -------------------------------------------
+
+
+def test_demo_countdown_runs_as_a_task_and_task_false_runs_it_inline(tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        tasked = conn.start_tool("countdown", {"seconds": 1})
+        first = await tasked
+        inline = conn.start_tool("countdown", {"seconds": 1}, task=False)
+        second = await inline
+        return first, tasked, second, inline
+
+    first, tasked, second, inline = drive(scenario, timeout=60)
+    assert first.text == second.text == "Counted down from 1 s: done."
+    assert tasked._view.task_card is not None and tasked.task.status == "completed"
+    assert inline._view.task_card is None and inline.task is None
