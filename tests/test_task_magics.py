@@ -10,7 +10,7 @@ import time
 
 import pytest
 from helpers.interop import fastmcp_tasks_command
-from helpers.servers import drive, served
+from helpers.servers import Journal, demo_command, drive, served
 from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 
@@ -279,6 +279,19 @@ def test_detach_and_cancel_through_the_magic_are_one_line_each(ip, fastmcp_tasks
         assert said in str(error) and "\n" not in str(error)
         shown = capsys.readouterr()
         assert "Traceback" not in shown.out + shown.err
+
+
+def test_no_task_runs_a_2025_tool_whose_task_support_is_optional_inline(ip, tmp_path, capsys):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    capsys.readouterr()
+    assert run(ip, '%mcp call demo countdown {"seconds": 1} --no-task') is None
+    assert "Counted down from 1 s: done." in capsys.readouterr().out
+    assert TASKS.runs("demo") == []  # a plain call: no task
+    assert run(ip, '%mcp call demo countdown {"seconds": 1}') is None
+    assert "Counted down from 1 s: done." in capsys.readouterr().out
+    (task,) = TASKS.runs("demo")
+    assert (task.tool, task.status, task.remote.shape) == ("countdown", "completed", "2025-11-25")
 
 
 def test_no_task_on_the_2026_extension_leaves_it_to_the_server(ip, fastmcp_tasks, capsys):
