@@ -85,7 +85,7 @@ def test_help_lists_every_subcommand(ip):
     text = repr(run(ip, "%mcp help"))
     for sub in ("connect", "list", "tools", "prompts", "resources", "call", "disconnect",
                 "respond", "history", "record", "replay", "language", "mute", "unmute",
-                "limit", "log", "help"):
+                "limit", "log", "tasks", "task", "help"):
         assert f"%mcp {sub}" in text
 
 

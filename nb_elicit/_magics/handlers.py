@@ -11,14 +11,17 @@ nb_elicit was given.
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import time
 
 from IPython.core.error import UsageError
 
 from .._core.policy import ACTIONS, POLICIES, parse_policy
 from .._core.secrets import remember, scrub, target_secrets
+from .._core.text import duration
 from .options import parse_connect, rate_limit
-from .tables import HistoryView, Table, Text, clean_doc, schema_text
+from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
 
 
 def runtime():
@@ -118,13 +121,40 @@ async def resources(magic, rest: str):
                  code=(0,))
 
 
+#: The one option of ``%mcp call``: right after the tool's name, or at the end of the line.
+NO_TASK = "--no-task"
+
+
+_LAST_NO_TASK = re.compile(r"(.*\S)\s+--no-task", re.S)
+
+
+def _no_task(rest: str) -> tuple[str, bool]:
+    """``rest`` without its ``--no-task`` (right after the tool's name, or last), and whether it
+    had one. JSON arguments neither start nor end with it, so a ``"--no-task"`` inside them
+    stays."""
+    words = rest.split(None, 2)
+    if len(words) < 3:
+        return rest, False
+    first, *more = words[2].split(None, 1)
+    if first == NO_TASK:
+        return " ".join([*words[:2], *more]), True
+    last = _LAST_NO_TASK.fullmatch(rest.rstrip())
+    if last is not None:
+        return last.group(1), True
+    return rest, False
+
+
 async def call(magic, rest: str):
+    rest, no_task = _no_task(rest)
     parts = rest.split(None, 2)
-    if len(parts) < 2:
+    if len(parts) < 2 or parts[1] == NO_TASK:
         raise UsageError(f"%mcp call needs a tool name: %mcp call {parts[0]} TOOL [JSON-ARGS]")
     name, tool = parts[0], parts[1]
     arguments = None
     if len(parts) == 3:
+        if parts[2].startswith("--"):
+            raise UsageError(f"unknown option {parts[2].split()[0]} for %mcp call; it takes "
+                             f"{NO_TASK} only: %mcp call {name} {tool} [JSON-ARGS] [{NO_TASK}]")
         try:
             arguments = json.loads(parts[2])
         except json.JSONDecodeError as error:
@@ -135,14 +165,63 @@ async def call(magic, rest: str):
             raise UsageError(f"the arguments must be a JSON object, like: %mcp call {name} "
                              f'{tool} {{"city": "Oslo"}}')
     conn = await magic.ready(name)
+    task = False if no_task else None
     rt = runtime()
     try:
         rt.check_blocking_supported()
     except rt.BlockingNotSupported:
-        conn.start_tool(tool, arguments)  # older kernels: the form must not block the cell
+        # older kernels: the form must not block the cell
+        conn.start_tool(tool, arguments, task=task)
         return None
-    await conn.call_tool(tool, arguments)
+    await conn.call_tool(tool, arguments, task=task)
     # The call's view already shows the result; for the value, use the Python API.
+    return None
+
+
+def tasks(magic, rest: str):
+    from .._runtime.tasks import TASKS  # (widgets, not the SDK)
+
+    words = rest.split()
+    name = words[0] if words else None
+    now = time.time()
+    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started),
+             r.remote.shape] for r in TASKS.runs(name)]
+    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.shape, s.where,
+              f"%mcp task {s.connection} {s.task_id}"] for s in TASKS.saved(name)]
+    of = f" of {name!r}" if name else ""
+    return TasksView(
+        Table(["connection", "tool", "task id", "status", "age", "shape"], runs,
+              code=(1, 2)),
+        Table(["connection", "tool", "task id", "age", "shape", "server", "to attach"], saved,
+              code=(1, 2, 6)),
+        saved_caption=(f"Running on their servers, as {TASKS.store.path} keeps them (an earlier "
+                       "kernel's, or detached); connect the same name to the same server, then "
+                       "attach with %mcp task NAME ID:"),
+        empty=(f"No tasks{of}: this kernel follows none, and {TASKS.store.path} lists none "
+               "running. A tool the server runs as a task shows its card in the cell that "
+               "called it; Detach leaves it running, to attach to again from here."))
+
+
+def _run_status(run) -> str:
+    """A task's status as ``%mcp tasks`` shows it: detached, or no longer followed."""
+    if run.state is not None and run.state.terminal:
+        return run.status
+    if run.ended:
+        return f"no longer followed (last seen {run.status})"
+    if run.detached:
+        return f"{run.status}, detached"
+    return run.status
+
+
+async def task(magic, rest: str):
+    words = rest.split()
+    if len(words) != 2:
+        raise UsageError(f"%mcp task needs the task's id: %mcp task {words[0]} ID (%mcp tasks "
+                         "lists them)")
+    name, task_id = words
+    conn = await magic.ready(name)
+    await conn.attach_task(task_id)
+    # The call's view shows the task's card, then its result.
     return None
 
 

@@ -52,6 +52,36 @@ class Text:
         return self.text
 
 
+class TasksView:
+    """``%mcp tasks``: this kernel's tasks, then the running ones the file of running tasks
+    keeps that this kernel does not follow, under a caption that says how to attach."""
+
+    def __init__(self, runs: Table, saved: Table, saved_caption: str, empty: str):
+        self.runs, self.saved = runs, saved
+        self.saved_caption, self.empty = scrub(saved_caption), scrub(empty)
+
+    def _parts(self) -> list[tuple[str, Table]]:
+        parts: list[tuple[str, Table]] = []
+        if self.runs.rows:
+            parts.append(("Tasks of this kernel:", self.runs))
+        if self.saved.rows:
+            parts.append((self.saved_caption, self.saved))
+        return parts
+
+    def _repr_html_(self) -> str:
+        parts = self._parts()
+        if not parts:
+            return f"<p>{html.escape(self.empty)}</p>"
+        return "".join(f"<p>{html.escape(caption)}</p>{table._repr_html_()}"
+                       for caption, table in parts)
+
+    def __repr__(self) -> str:
+        parts = self._parts()
+        if not parts:
+            return self.empty
+        return "\n\n".join(f"{caption}\n{table!r}" for caption, table in parts)
+
+
 class HistoryView:
     """Every elicitation so far: HTML in notebooks, text elsewhere."""
 

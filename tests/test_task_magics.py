@@ -1,0 +1,344 @@
+"""``%mcp tasks``, ``%mcp task NAME ID`` and ``%mcp call ... --no-task``, through IPython's test
+shell: the tables from made-up tasks, and attaching again against the FastMCP tasks server
+(``tests/servers/fastmcp_tasks_server.py``, the ``io.modelcontextprotocol/tasks`` extension)."""
+
+import asyncio
+import json
+import os
+import stat
+import time
+
+import pytest
+from helpers.interop import fastmcp_tasks_command
+from helpers.servers import Journal, demo_command, drive, served
+from IPython.core.error import UsageError
+from IPython.testing import globalipapp
+
+import nb_elicit
+from nb_elicit._core.task_store import SavedTask
+from nb_elicit._runtime.tasks import TASKS, TaskRun
+
+pytestmark = pytest.mark.timeout(300)
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+@pytest.fixture
+def ip():
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "nb_elicit")
+    yield shell
+    shell.run_line_magic("unload_ext", "nb_elicit")
+
+
+@pytest.fixture(autouse=True)
+def task_file(tmp_path, monkeypatch):
+    """Each test keeps its running tasks in a file of its own, and follows none from before."""
+    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    monkeypatch.setattr(TASKS, "_runs", {})
+    return tmp_path / "tasks.json"
+
+
+def run(ip, cell: str):
+    """Run a cell; return its result, raising what it raised."""
+    result = ip.run_cell(cell)
+    if result.error_before_exec or result.error_in_exec:
+        raise result.error_before_exec or result.error_in_exec
+    return result.result
+
+
+# -- the table, from made-up tasks -----------------------------------------------------------
+
+
+class Remote:
+    """What a TaskRun needs of the adapter's RemoteTask to be listed."""
+
+    def __init__(self, task_id: str, tool: str, shape: str = EXTENSION):
+        self.task_id, self.tool, self.shape = task_id, tool, shape
+
+
+@pytest.fixture
+def loop():
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+def follow(loop, connection: str, task_id: str, tool: str, age: float,
+           shape: str = EXTENSION) -> TaskRun:
+    """A task this kernel follows, started ``age`` seconds ago."""
+    run_ = TaskRun(connection, Remote(task_id, tool, shape), started=time.time() - age,
+                   _loop=loop)
+    TASKS.begin(run_, "python server.py")
+    return run_
+
+
+def saved(connection: str, task_id: str, tool: str, age: float,
+          where: str = "http://127.0.0.1:9/mcp") -> SavedTask:
+    """A running task an earlier kernel started (in the file, followed by nobody here)."""
+    entry = SavedTask(connection=connection, where=where, tool=tool, task_id=task_id,
+                      shape="2025-11-25", started=time.time() - age)
+    TASKS.store.add(entry)
+    return entry
+
+
+def rows(text: str, marker: str) -> list[str]:
+    return [line for line in text.splitlines() if marker in line]
+
+
+def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop):
+    from nb_elicit._core.tasks import TaskState
+
+    working = follow(loop, "ft", "task-working", "slow_sum", age=5)
+    working.state = TaskState("task-working", "input_required")
+    done = follow(loop, "ft", "task-done", "ask_mid_run", age=130)
+    done.state = TaskState("task-done", "completed")
+    TASKS.end(done)
+    detached = follow(loop, "ft", "task-detached", "slow_sum", age=12)
+    detached.detached = True
+    lost = follow(loop, "ev", "task-lost", "research", age=3)
+    TASKS.end(lost)  # (ended without a final status: the server dropped it)
+    saved("ev", "task-earlier", "simulate-research-query", age=7200)
+
+    view = run(ip, "%mcp tasks")
+    text = repr(view)
+    mine, _, others = text.partition("Running on their servers")
+    assert mine.startswith("Tasks of this kernel:")
+    assert mine.splitlines()[1].split() == ["connection", "tool", "task", "id", "status", "age",
+                                            "shape"]
+    assert rows(mine, "task-working")[0].split() == [
+        "ft", "slow_sum", "task-working", "input_required", "5", "s", EXTENSION]
+    assert rows(mine, "task-done")[0].split()[3:7] == ["completed", "2", "min", "10"]
+    assert "working, detached" in rows(mine, "task-detached")[0]
+    assert "no longer followed (last seen working)" in rows(mine, "task-lost")[0]
+    # the file's running tasks this kernel does not follow: the detached one and the earlier
+    # kernel's, each with the line that attaches to it
+    assert str(TASKS.store.path) in others.splitlines()[0]
+    attach = {line.split()[2]: line for line in others.splitlines()[2:]}
+    assert sorted(attach) == ["task-detached", "task-earlier"]
+    assert attach["task-earlier"].rstrip().endswith("%mcp task ev task-earlier")
+    assert "http://127.0.0.1:9/mcp" in attach["task-earlier"]
+    assert "120 min 00 s" in attach["task-earlier"]
+    assert attach["task-detached"].rstrip().endswith("%mcp task ft task-detached")
+    html = view._repr_html_()
+    assert html.count('<table class="nb-elicit-table"') == 2
+    assert "%mcp task ev " in html and "task-earlier</span>" in html
+    assert "<p>Tasks of this kernel:</p>" in html
+
+
+def test_a_name_lists_only_that_connections_tasks(ip, loop):
+    follow(loop, "ft", "task-ft", "slow_sum", age=1)
+    saved("ev", "task-ev", "research", age=1)
+    only_ft = repr(run(ip, "%mcp tasks ft"))
+    assert "task-ft" in only_ft and "task-ev" not in only_ft
+    assert "Running on their servers" not in only_ft
+    only_ev = repr(run(ip, "%mcp tasks ev"))
+    assert "task-ev" in only_ev and "task-ft" not in only_ev
+    assert "Tasks of this kernel" not in only_ev
+
+
+def test_no_tasks_is_one_helpful_line(ip, task_file):
+    view = run(ip, "%mcp tasks")
+    assert repr(view).count("\n") == 0
+    assert repr(view).startswith("No tasks: this kernel follows none")
+    assert str(task_file) in repr(view) and "Detach" in repr(view)
+    assert view._repr_html_().startswith("<p>No tasks")
+    assert repr(run(ip, "%mcp tasks nope")).startswith("No tasks of 'nope':")
+
+
+@pytest.mark.parametrize(("cell", "message"), [
+    ("%mcp task", "%mcp task needs a connection name: %mcp task NAME ID"),
+    ("%mcp task ft", "%mcp task needs the task's id: %mcp task ft ID (%mcp tasks lists them)"),
+    ("%mcp task ft one two", "%mcp task needs the task's id: %mcp task ft ID"),
+    ("%mcp task nope abc", "no connection named 'nope'"),
+    ("%mcp call s --no-task", "%mcp call needs a tool name: %mcp call s TOOL [JSON-ARGS]"),
+    ("%mcp call s t --notask", "unknown option --notask for %mcp call; it takes --no-task only"),
+    ("%mcp call s t --no-task [1]", "the arguments must be a JSON object"),
+])
+def test_usage_errors_say_what_to_type(ip, cell, message):
+    with pytest.raises(UsageError) as caught:
+        run(ip, cell)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+class Stub:
+    """A connection that records how it was called."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def call_tool(self, tool, arguments=None, *, task=None):
+        self.calls.append((tool, arguments, task))
+
+    async def close(self):
+        pass
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("s t", ("t", None, None)),
+    ("s t --no-task", ("t", None, False)),
+    ('s t {"a": 1} --no-task', ("t", {"a": 1}, False)),
+    ('s t --no-task {"a": 1}', ("t", {"a": 1}, False)),
+    ('s t\t{"a": 1}\t--no-task ', ("t", {"a": 1}, False)),
+    ('s t {"a": "x --no-task"}', ("t", {"a": "x --no-task"}, None)),
+    ('s t {"a": "--no-task"}', ("t", {"a": "--no-task"}, None)),
+    ('s t {"a": 1}', ("t", {"a": 1}, None)),
+])
+def test_call_reads_no_task_after_the_tool_or_last(ip, monkeypatch, line, expected):
+    stub = Stub()
+    monkeypatch.setitem(nb_elicit.connections, "s", stub)
+    assert run(ip, f"%mcp call {line}") is None
+    assert stub.calls == [expected]
+
+
+# -- against the FastMCP tasks server --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fastmcp_tasks() -> list[str]:
+    return fastmcp_tasks_command()
+
+
+WAIT_FOR_TASK = """
+import asyncio
+for _ in range(2000):
+    if call.task is not None and call.task.state is not None:
+        break
+    await asyncio.sleep(0.01)
+"""
+
+
+def test_detach_list_attach_again_and_the_result_shows_in_the_cell(ip, fastmcp_tasks, capsys):
+    run(ip, f"%mcp connect ft -- {' '.join(fastmcp_tasks)}")
+    run(ip, "import nb_elicit\ncall = nb_elicit.connections['ft'].start_tool("
+            "'slow_sum', {'a': 2, 'b': 40, 'seconds': 2})\n"
+            + WAIT_FOR_TASK + "call.task.card.detach_button.click()\n"
+            "try:\n    await call\nexcept nb_elicit.NbElicitError as error:\n"
+            "    said = str(error)")
+    task_id = ip.user_ns["call"].task.task_id
+    assert f"%mcp task ft {task_id} attaches to it again" in ip.user_ns["said"]
+
+    listed = repr(run(ip, "%mcp tasks ft"))
+    mine, _, others = listed.partition("Running on their servers")
+    assert "working, detached" in rows(mine, task_id)[0]
+    (offered,) = rows(others, task_id)
+    assert offered.rstrip().endswith(f"%mcp task ft {task_id}")
+    assert "slow_sum" in offered and EXTENSION in offered
+
+    capsys.readouterr()
+    assert run(ip, f"%mcp task ft {task_id}") is None
+    assert "2 + 40 = 42" in capsys.readouterr().out  # (no frontend: the view's lines)
+    (again,) = TASKS.runs("ft")
+    assert again.task_id == task_id and again.status == "completed" and not again.detached
+    after = repr(run(ip, "%mcp tasks ft"))
+    assert "completed" in rows(after, task_id)[0]
+    assert "Running on their servers" not in after and TASKS.store.entries() == []
+
+
+def test_attaching_to_an_unknown_task_is_one_line(ip, fastmcp_tasks, capsys):
+    run(ip, f"%mcp connect ft -- {' '.join(fastmcp_tasks)}")
+    capsys.readouterr()
+    result = ip.run_cell("%mcp task ft no-such-task")
+    error = result.error_in_exec
+    assert isinstance(error, UsageError), repr(error)
+    assert "the server no longer knows the task no-such-task" in str(error)
+    assert "\n" not in str(error)
+    shown = capsys.readouterr()
+    assert "Traceback" not in shown.out + shown.err
+    assert TASKS.store.entries() == []
+
+
+def test_detach_and_cancel_through_the_magic_are_one_line_each(ip, fastmcp_tasks, capsys):
+    import threading
+
+    run(ip, f"%mcp connect ft -- {' '.join(fastmcp_tasks)}")
+
+    def click(button: str) -> threading.Thread:
+        def press():  # (a click from the frontend's thread, as a real one comes)
+            for _ in range(3000):
+                running = [r for r in TASKS.runs("ft") if not r.ended and not r.detached]
+                if running and running[0].state is not None and running[0].card is not None:
+                    getattr(running[0].card, button).click()
+                    return
+                time.sleep(0.01)
+
+        thread = threading.Thread(target=press)
+        thread.start()
+        return thread
+
+    for button, said in [("detach_button", "goes on as task"),
+                         ("cancel_button", "was cancelled")]:
+        presser = click(button)
+        capsys.readouterr()
+        result = ip.run_cell('%mcp call ft slow_sum {"a": 1, "b": 2, "seconds": 30}')
+        presser.join(30)
+        error = result.error_in_exec
+        assert isinstance(error, UsageError), repr(error)
+        assert said in str(error) and "\n" not in str(error)
+        shown = capsys.readouterr()
+        assert "Traceback" not in shown.out + shown.err
+
+
+def test_no_task_runs_a_2025_tool_whose_task_support_is_optional_inline(ip, tmp_path, capsys):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    capsys.readouterr()
+    assert run(ip, '%mcp call demo countdown {"seconds": 1} --no-task') is None
+    assert "Counted down from 1 s: done." in capsys.readouterr().out
+    assert TASKS.runs("demo") == []  # a plain call: no task
+    assert run(ip, '%mcp call demo countdown {"seconds": 1}') is None
+    assert "Counted down from 1 s: done." in capsys.readouterr().out
+    (task,) = TASKS.runs("demo")
+    assert (task.tool, task.status, task.remote.shape) == ("countdown", "completed", "2025-11-25")
+
+
+def test_no_task_on_the_2026_extension_leaves_it_to_the_server(ip, fastmcp_tasks, capsys):
+    """On io.modelcontextprotocol/tasks the server decides: a tool it runs only as a task still
+    runs as one (``task=False`` is for 2025-11-25 tools whose task support is optional)."""
+    run(ip, f"%mcp connect ft -- {' '.join(fastmcp_tasks)}")
+    capsys.readouterr()
+    assert run(ip, '%mcp call ft slow_sum {"a": 3, "b": 4, "seconds": 0.1} --no-task') is None
+    assert "3 + 4 = 7" in capsys.readouterr().out
+    assert [(r.tool, r.status) for r in TASKS.runs("ft")] == [("slow_sum", "completed")]
+
+
+# -- the file of running tasks holds no secret -----------------------------------------------
+
+
+def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
+        fastmcp_tasks, tmp_path, monkeypatch):
+    data = tmp_path / "jupyter-data"
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(data))
+    monkeypatch.setattr(TASKS.store, "_path", None)  # the real place: <data dir>/nb_elicit/
+    header_secret, env_secret = "SECRET-header-7f3a9c", "SECRET-env-51d2e8"
+    with served([*fastmcp_tasks, "--http"], tmp_path / "server.log") as url:
+        async def scenario(person):
+            remote = await nb_elicit.connect(
+                "remote", url=url, auth="off",
+                headers={"Authorization": f"Bearer {header_secret}"})
+            local = await nb_elicit.connect("local", fastmcp_tasks,
+                                            env={"NB_ELICIT_TOKEN": env_secret})
+            calls = [remote.start_tool("slow_sum", {"a": 1, "b": 1, "seconds": 30}),
+                     local.start_tool("slow_sum", {"a": 2, "b": 2, "seconds": 30})]
+            for _ in range(3000):
+                if len(TASKS.store.entries()) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            text = TASKS.store.path.read_text(encoding="utf-8")
+            for call in calls:
+                call.cancel()
+            await asyncio.gather(*calls, return_exceptions=True)
+            return text
+
+        text = drive(scenario, timeout=120)
+    path = data / "nb_elicit" / "tasks.json"
+    assert TASKS.store.path == path
+    entries = json.loads(text)["tasks"]
+    assert sorted(e["connection"] for e in entries) == ["local", "remote"]
+    assert {e["where"] for e in entries if e["connection"] == "remote"} == {url}
+    assert header_secret not in text and env_secret not in text and "SECRET" not in text
+    assert "Authorization" not in text and "NB_ELICIT_TOKEN" not in text
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
