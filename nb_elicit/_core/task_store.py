@@ -77,6 +77,17 @@ class TaskStore:
             if len(kept) != len(entries):
                 self._write(kept)
 
+    def forget(self, connection: str | None = None, task_id: str | None = None) -> int:
+        """Forget entries (of one connection, or one task; every entry when both are None);
+        how many went."""
+        with _LOCK:
+            entries = self._read()
+            kept = [t for t in entries if not (connection in (None, t.connection)
+                                               and task_id in (None, t.task_id))]
+            if len(kept) != len(entries):
+                self._write(kept)
+            return len(entries) - len(kept)
+
     def find(self, connection: str, task_id: str) -> SavedTask | None:
         return next((t for t in self.entries() if t.key == (connection, task_id)), None)
 

@@ -237,6 +237,9 @@ async def _cancel(run: TaskRun) -> None:
         if run.card is not None:
             run.card.cancel_failed(reason)
         return
+    if state is None:  # (the extension's tasks/cancel answers no state: ask for it)
+        with contextlib.suppress(ServerError, asyncio.TimeoutError):
+            state = await asyncio.wait_for(run.remote.get(), CANCEL_WAIT)
     if state is not None:
         _show(run, state)
     if run.card is not None and run.state is not None and run.state.status == "cancelled":
@@ -247,8 +250,9 @@ async def _cancel_on_the_way_out(run: TaskRun) -> None:
     """The call was interrupted (or timed out): the task ends on the server too."""
     with contextlib.suppress(Exception, asyncio.CancelledError):
         state = await asyncio.shield(asyncio.wait_for(run.remote.cancel(), CANCEL_WAIT))
-        if state is not None:
-            _show(run, state)
+        if state is None:  # (the extension's tasks/cancel answers no state: ask for it)
+            state = await asyncio.shield(asyncio.wait_for(run.remote.get(), CANCEL_WAIT))
+        _show(run, state)
     TASKS.end(run)
     if run.card is not None:
         run.card.end(run.state or TaskState(task_id=run.task_id, status="cancelled"))
