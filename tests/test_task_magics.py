@@ -342,3 +342,21 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
     assert "Authorization" not in text and "NB_ELICIT_TOKEN" not in text
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+
+
+def test_tasks_forget_drops_entries_of_the_file(tmp_path, monkeypatch):
+    from nb_elicit._core.task_store import SavedTask
+    from nb_elicit._magics import handlers
+    from nb_elicit._runtime.tasks import TASKS
+
+    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    for connection, task_id in [("a", "1"), ("a", "2"), ("b", "3")]:
+        TASKS.store.add(SavedTask(connection=connection, where="x", tool="t", task_id=task_id,
+                                  shape="2025-11-25", started=0.0))
+    said = handlers.tasks(None, "--forget a 1").text
+    assert "Forgot 1 running task " in said
+    assert [s.task_id for s in TASKS.store.entries()] == ["2", "3"]
+    handlers.tasks(None, "--forget a")
+    assert [s.task_id for s in TASKS.store.entries()] == ["3"]
+    handlers.tasks(None, "--forget")
+    assert TASKS.store.entries() == []

@@ -108,9 +108,11 @@ COMMANDS: tuple[Subcommand, ...] = (
                      "--no-task: a tool",
                      "    whose task support is optional runs without a task (2025-11-25 "
                      "servers)")),
-    Subcommand("tasks", ("%mcp tasks [NAME]",),
+    Subcommand("tasks", ("%mcp tasks [NAME]", "%mcp tasks --forget [NAME [ID]]"),
                "this kernel's tasks, and running ones to attach to again",
-               handlers.tasks, optional_name=True),
+               handlers.tasks, optional_name=True,
+               more=("    --forget drops entries from the file of running tasks (their servers "
+                     "are not told)",)),
     Subcommand("task", ("%mcp task NAME ID",),
                "attach to a running task again; its card and result show here",
                handlers.task, awaited=True, needs_name=True),

@@ -182,6 +182,12 @@ def tasks(magic, rest: str):
     from .._runtime.tasks import TASKS  # (widgets, not the SDK)
 
     words = rest.split()
+    if words and words[0] == "--forget":
+        if len(words) > 3:
+            raise UsageError("usage: %mcp tasks --forget [NAME [ID]]")
+        gone = TASKS.store.forget(*words[1:3])
+        return Text(f"Forgot {gone} running task{'' if gone == 1 else 's'} in "
+                    f"{TASKS.store.path} (the servers were not told).")
     name = words[0] if words else None
     now = time.time()
     runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started),
