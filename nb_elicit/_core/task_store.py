@@ -4,7 +4,7 @@ to them again (``%mcp tasks``, ``%mcp task NAME ID``).
 One entry per task still running on its server: the connection name, where the server is (its
 command or URL, as ``where()`` shows it: no env values, no header values), the tool, the task
 id, its shape and when it started. An entry goes when its task ends; a detached task, or one
-whose kernel died, stays until it is attached to and ends, or ``forget`` is called.
+whose kernel died, stays until it is attached to and ends, or `%mcp tasks --forget` drops it.
 """
 
 from __future__ import annotations
