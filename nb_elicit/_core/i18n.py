@@ -18,6 +18,25 @@ _chosen: str | None = None
 
 #: key: (English, Chinese). Placeholders are filled with str.format.
 TEXTS: dict[str, tuple[str, str]] = {
+    # MCP Apps: a server's own interface, shown with its tool's result
+    "app_shown": ("An app of {server} · {what} is shown here (live while the kernel runs).",
+                  "此处显示 {server} · {what} 的应用（内核运行期间可交互）。"),
+    "app_refused": ("The tool's app is not shown: {error}", "未显示该工具的应用：{error}"),
+    "app_ended_closed": ("The app ended: the connection {server!r} was closed.",
+                         "应用已结束：连接 {server!r} 已关闭。"),
+    "app_ended_off": ("The app ended: apps were turned off for {server!r}.",
+                      "应用已结束：已为 {server!r} 关闭应用。"),
+    "app_called": ("The app called {tool}: {text}", "应用调用了 {tool}：{text}"),
+    "app_called_failed": ("The app called {tool}, which failed: {error}",
+                          "应用调用了 {tool}，调用失败：{error}"),
+    "app_asks_link": ("The app of {tool} asks to open this page.", "{tool} 的应用请求打开此页面。"),
+    "app_link_what": ("a link the app asks to open", "应用请求打开的链接"),
+    "app_link_refused": ("The app asked to open a link that nb_elicit refuses: {error}",
+                         "应用请求打开的链接被 nb_elicit 拒绝：{error}"),
+    "app_link_opened": ("You agreed to open {url}.", "您同意打开 {url}。"),
+    "app_link_declined": ("You did not open {url}.", "您没有打开 {url}。"),
+    "app_message": ("The app says: {text}", "应用消息：{text}"),
+    "app_context": ("The app set its context: {text}", "应用设置了上下文：{text}"),
     # following a task (the runtime; the card's own texts are with the card's)
     "task_lost": ("the server no longer knows the task {task} ({reason})",
                   "服务器已不再知道任务 {task}（{reason}）"),

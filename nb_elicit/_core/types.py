@@ -76,6 +76,18 @@ class ToolResult:
     content: list[dict]
     structured: Any = None
     is_error: bool = False
+    #: What the tool's app said and did (an ``AppLog``), when an app was shown with it.
+    app: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def app_messages(self) -> list[dict]:
+        """The messages the tool's app sent (``ui/message``), as they arrive."""
+        return self.app.messages if self.app is not None else []
+
+    @property
+    def model_context(self) -> dict | None:
+        """What the tool's app last set as its model context (``ui/update-model-context``)."""
+        return self.app.model_context if self.app is not None else None
 
     @property
     def text(self) -> str:

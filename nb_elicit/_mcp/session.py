@@ -21,6 +21,7 @@ from typing import IO, Any
 import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.extension import advertise
 from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -29,6 +30,8 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from mcp_types import methods as wire_methods
 
 from .._core.answer import Answer
+from .._core.apps import APP_MIME
+from .._core.apps import EXTENSION as APPS_EXTENSION
 from .._core.errors import (
     ConnectError,
     InvalidRequest,
@@ -101,6 +104,9 @@ class ServerSession:
         self._on_task = on_task
         #: Each tool's ``execution.taskSupport`` (2025-11-25), as the last listing said.
         self._task_support: dict[str, str] = {}
+        #: Each tool as the last listing showed it (its ``_meta`` names its app, if any).
+        self._tools: dict[str, dict] = {}
+        self._listed = False
         #: The server's forms that run as our tasks.
         self._client_tasks = ClientTasks()
         self._client: Client | None = None
@@ -185,7 +191,19 @@ class ServerSession:
         for tool in tools:
             execution = getattr(tool, "execution", None)
             self._task_support[tool.name] = getattr(execution, "task_support", None) or "forbidden"
-        return [_plain(t) for t in tools]
+        listed = [_plain(t) for t in tools]
+        self._tools = {t["name"]: t for t in listed}
+        self._listed = True
+        return listed
+
+    async def listed_tool(self, name: str) -> dict | None:
+        """The tool ``name`` as the server lists it, listed once if need be; only a server with
+        resources can have apps, so no other is asked (None: not listed)."""
+        if name not in self._tools and not self._listed and getattr(
+                self._server_capabilities(), "resources", None) is not None:
+            with contextlib.suppress(ServerError):
+                await self.list_tools()
+        return self._tools.get(name)
 
     def attach(self, task_id: str, tool: str, shape: str) -> RemoteTask:
         """A task of this server known by its id (attached to again, maybe after a restart)."""
@@ -283,7 +301,9 @@ class ServerSession:
             async with _TaskAwareClient(transport, mode=self.era.value,
                                         elicitation_callback=self._on_elicit,
                                         message_handler=self._on_message,
-                                        extensions=[TasksExtension(self, self._follow)],
+                                        extensions=[TasksExtension(self, self._follow),
+                                                    advertise(APPS_EXTENSION,
+                                                              {"mimeTypes": [APP_MIME]})],
                                         client_tasks=self._client_tasks) as client:
                 self._client = client
                 _results_wait_for_jsonschema(client.session)

@@ -14,6 +14,7 @@ session in that era, which is then remembered for that tool. See ``_mcp.errors.n
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import enum
 import numbers
 import os
@@ -49,6 +50,7 @@ from .._mcp import (
 )
 from .._ui.call_view import CallView
 from .._ui.task_card import TaskCard
+from .apps import Apps, deliver
 from .asking import RequestContext, ask
 from .calls import Call, ToolCall, current_call, run_call
 from .configured import configured_target
@@ -56,7 +58,7 @@ from .guard import Guard
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
 from .signin import SignIn
-from .tasks import TASKS, TaskRun, follow
+from .tasks import TASKS, TaskRun, attach, follow
 from .url_required import ask_before_retry
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
@@ -73,7 +75,8 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   sse: str | None = None, config: str | os.PathLike | None = None,
                   auth: str | dict | AuthConfig | None = None, client_id: str | None = None,
                   client_secret_env: str | None = None, client_metadata_url: str | None = None,
-                  token_store: str | None = None, trust: bool = False) -> Connection:
+                  token_store: str | None = None, trust: bool = False,
+                  apps: bool = True) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
     older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
     files (``.vscode/mcp.json``, ``.mcp.json``, ...; or only ``config``), its inputs asked for.
@@ -105,6 +108,9 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     the secret) uses a pre-registered client; ``auth="client_credentials"`` signs in without a
     person; ``client_metadata_url`` is the client ID where the authorization server supports
     Client ID Metadata Documents; ``auth="off"`` never signs in. See docs/sign-in.md.
+
+    ``apps=False`` shows no MCP App of this server (its tools' text results only); see
+    docs/apps.md.
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
@@ -140,7 +146,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     # From here on the connection is known, as "connecting": a cell that runs while the
     # handshake does (a connect in the background) finds it, and its requests wait for it.
     remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)
-    connection = Connection(name, target, guard, timeout, auth=auth_config)
+    connection = Connection(name, target, guard, timeout, auth=auth_config, apps=bool(apps))
     replaced = connections.get(name)
     connections[name] = connection
     if replaced is not None:
@@ -183,8 +189,11 @@ class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`."""
 
     def __init__(self, name: str, target: StdioTarget | HttpTarget, guard: Guard | None = None,
-                 timeout: float | None = None, auth: AuthConfig | None = None):
+                 timeout: float | None = None, auth: AuthConfig | None = None,
+                 apps: bool = True):
         self.name = name
+        #: This connection's MCP Apps: whether they show, and their resources, read once.
+        self.apps = Apps(self, enabled=apps)
         self.target = target
         #: How this connection signs in (HTTP only; None for stdio).
         self.sign_in: SignIn | None = None
@@ -305,28 +314,7 @@ class Connection:
         check_blocking_supported()
         if not isinstance(task_id, str) or not task_id:
             raise TypeError("task_id must be the task's id (a string)")
-        saved = TASKS.store.find(self.name, task_id)
-        tool = tool or (saved.tool if saved is not None else t("task_unknown_tool"))
-        view = self._view(tool, show_waiting=True)
-
-        async def work() -> ToolResult:
-            if saved is not None:
-                era = Era.HANDSHAKE if saved.shape == SHAPE_2025 else Era.V2026
-                session = await self._session(era)
-                return await self._follow_task(session.attach(task_id, tool, saved.shape))
-            # Not in the file: the era whose session speaks tasks with this server.
-            other = Era.V2026 if self._primary == Era.HANDSHAKE else Era.HANDSHAKE
-            for era in (self._primary, other):
-                try:
-                    session = await self._session(era)
-                except ConnectError:
-                    continue
-                if session.task_shape is not None:
-                    return await self._follow_task(session.attach(task_id, tool,
-                                                                  session.task_shape))
-            raise ServerError(-32601, t("task_no_tasks", server=self.name))
-
-        return await self._in_call(view, work(), show=True, timeout=self.timeout)
+        return await attach(self, task_id, tool)
 
     def tasks(self) -> list[TaskRun]:
         """This connection's tasks that this kernel follows or followed."""
@@ -369,6 +357,7 @@ class Connection:
         if not self._to(State.CLOSED):
             return
         PENDING.abandon("The connection was closed.", self.name)
+        self.apps.close()
         if connections.get(self.name) is self:
             del connections[self.name]
         sessions = list(self._sessions.values())
@@ -455,8 +444,21 @@ class Connection:
             return session
 
     async def _call_tool_and_retry(self, tool: str, arguments: dict | None,
-                                   task: bool | None = None) -> ToolResult:
-        """Call; if the server first needs pages opened (-32042), show them and retry."""
+                                   task: bool | None = None, with_app: bool = True
+                                   ) -> ToolResult:
+        """Call; if the server first needs pages opened (-32042), show them and retry. A tool
+        that comes with an app shows it in the call's cell (``with_app``)."""
+        app = await self.apps.show_for(tool, arguments) if with_app else None
+        try:
+            result = await self._call_tool_until_done(tool, arguments, task)
+        except BaseException as error:
+            deliver(app, None, error)
+            raise
+        deliver(app, result)
+        return dataclasses.replace(result, app=app.log) if app is not None else result
+
+    async def _call_tool_until_done(self, tool: str, arguments: dict | None,
+                                    task: bool | None) -> ToolResult:
         while True:
             try:
                 return await self._call_tool(tool, arguments, task)

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .._core.answer import Answer
-from .._core.errors import NbElicitError, ServerDisconnected, ServerError
+from .._core.errors import ConnectError, NbElicitError, ServerDisconnected, ServerError
 from .._core.i18n import t
 from .._core.task_store import SavedTask, TaskStore
 from .._core.tasks import TaskState, poll_seconds
 from .._core.types import ToolResult
+from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
 
 __all__ = ["TASKS", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks"]
@@ -138,7 +139,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     """
     remote = run.remote
     result_job = None
-    if remote.shape == "2025-11-25":
+    if remote.shape == SHAPE_2025:
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
@@ -315,3 +316,32 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
         raise TaskCancelled(t("task_cancelled", tool=run.tool, task=run.task_id))
     raise ServerError(-32603, t("task_failed", tool=run.tool, task=run.task_id,
                                 reason=state.error or state.status_message or "-"))
+
+
+async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
+    """Follow a task of ``connection`` again, in a call of its own (:meth:`attach_task`)."""
+    from .._mcp import SHAPE_2025  # (the adapter: only once a task is attached to)
+
+    saved = TASKS.store.find(connection.name, task_id)
+    tool = tool or (saved.tool if saved is not None else t("task_unknown_tool"))
+    view = connection._view(tool, show_waiting=True)
+
+    async def work() -> ToolResult:
+        if saved is not None:
+            era = Era.HANDSHAKE if saved.shape == SHAPE_2025 else Era.V2026
+            session = await connection._session(era)
+            return await connection._follow_task(session.attach(task_id, tool, saved.shape))
+        # Not in the file: the era whose session speaks tasks with this server.
+        primary = connection._primary
+        other = Era.V2026 if primary == Era.HANDSHAKE else Era.HANDSHAKE
+        for era in (primary, other):
+            try:
+                session = await connection._session(era)
+            except ConnectError:
+                continue
+            if session.task_shape is not None:
+                return await connection._follow_task(session.attach(task_id, tool,
+                                                                    session.task_shape))
+        raise ServerError(-32601, t("task_no_tasks", server=connection.name))
+
+    return await connection._in_call(view, work(), show=True, timeout=connection.timeout)

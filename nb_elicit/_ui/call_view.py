@@ -88,10 +88,14 @@ class CallView(widgets.VBox):
         self._pending_draws: dict[object, Callable[[], None]] = {}
         #: The card of the task this call runs as (see :meth:`show_task`), if any.
         self.task_card = None
+        #: The apps shown with this call (see :meth:`show_app`), and what holds them once the
+        #: view is frozen (the transcript, then the apps, still live).
+        self.apps = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-apps",))
+        self._app_holder: widgets.VBox | None = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
-        super().__init__([self._progress_box, self.forms, self.status, self.result],
+        super().__init__([self._progress_box, self.forms, self.status, self.result, self.apps],
                          layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
         self._script_handle = None
         if show_waiting:
@@ -133,7 +137,27 @@ class CallView(widgets.VBox):
         inside the task show inside the card."""
         self.task_card = card
         card.forms.children = (self.forms,)
-        self.children = (self._progress_box, card, self.status, self.result)
+        self.children = (self._progress_box, card, self.status, self.result, self.apps)
+
+    def show_app(self, box: widgets.Widget) -> None:
+        """An app of the call's tool, shown under its result; it outlives the call's widgets
+        (see :meth:`freeze`) until :meth:`app_ended`."""
+        self.notice(t("app_shown", server=self.server, what=self.what), "info")
+        self.apps.children = (*self.apps.children, box)
+
+    def app_ended(self, box: widgets.Widget) -> None:
+        """An app shown here ended (its connection closed, or apps were turned off): once none
+        is left, the cell keeps the transcript alone."""
+        holder = self._app_holder
+        if holder is None:
+            self.apps.children = tuple(c for c in self.apps.children if c is not box)
+            return
+        holder.children = tuple(c for c in holder.children if c is not box)
+        if len(holder.children) <= 1:  # (only the transcript is left)
+            self._app_holder = None
+            if self.display_handle is not None:
+                self.display_handle.update(_Static(self.transcript()))
+            close_soon(holder)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -326,7 +350,14 @@ class CallView(widgets.VBox):
         self._draw_pending()  # (the widgets end as they would have been shown)
         self.frozen = True
         self._stop_ticking()
-        if self.display_handle is not None:
+        apps = self.apps.children
+        self.apps.children = ()  # (the apps live on: they are not closed with the view)
+        if self.display_handle is not None and apps:
+            transcript = transcript_bundle(self.transcript())
+            self._app_holder = widgets.VBox([widgets.HTML(transcript["text/html"]), *apps],
+                                            _dom_classes=("nb-elicit-app-holder",))
+            self.display_handle.update(_WithApps(self._app_holder, transcript))
+        elif self.display_handle is not None:
             shown = self.forms.children or self._result is not None or self._failure is not None
             self.display_handle.update(_Static(self.transcript() if shown else None))
         if self._script_handle is not None:
@@ -430,6 +461,20 @@ class _Static:
     def __init__(self, transcript: Transcript | None):
         self.bundle = ({"text/plain": ""} if transcript is None else
                        transcript_bundle(transcript))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.bundle
+
+
+class _WithApps:
+    """The transcript with the call's live apps under it: the widget where one shows widgets;
+    the transcript alone (no frame, no script) for every other reader of the output."""
+
+    def __init__(self, holder: widgets.VBox, transcript: dict[str, str]):
+        self.bundle = {
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2, "version_minor": 0, "model_id": holder.model_id},
+            **transcript}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle
