@@ -136,12 +136,14 @@ def test_declared_domains_land_in_their_directives_and_junk_is_dropped():
 @pytest.mark.once
 def test_the_proxy_document_starts_with_the_policy_and_keeps_its_script_whole():
     found = run_bundle("""
-        const doc = m.proxyDocument({connectDomains: ["https://x.example"]});
+        const doc = m.proxyDocument({connectDomains: ["https://x.example"]},
+                                    "An app</script><!--<script>");
         return [doc, m.buildCsp({connectDomains: ["https://x.example"]})];""")
     document, policy = found
     head = document.split("<head>", 1)[1]
     assert head.startswith(f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
-    assert document.count("</script>") == 1  # (no "</script>" inside the proxy's code)
+    assert document.count("</script>") == 1  # (the title cannot end the proxy's script)
+    assert "<!--" not in document and document.count("<script>") == 1
     assert "allow-same-origin" not in document
 
 

@@ -10,6 +10,7 @@ import threading
 import pytest
 import traitlets
 
+from nb_elicit._core.i18n import set_language
 from nb_elicit._ui.app_frame import BUNDLE, AppFrame, AppRequestError
 
 
@@ -59,6 +60,22 @@ def test_the_front_end_is_the_committed_bundle():
     assert frame._esm == BUNDLE.read_text(encoding="utf-8")
     assert frame._esm.startswith("/* nb_elicit app host")
     frame.close()
+
+
+def test_the_frame_s_own_texts_are_in_nb_elicit_s_language():
+    try:
+        set_language("zh")
+        chinese = AppFrame()
+        set_language("en")
+        english = AppFrame()
+    finally:
+        set_language(None)
+    assert english._texts["closed"] == "The app was closed."
+    assert chinese._texts["closed"] == "应用已关闭。"
+    assert set(english._texts) == set(chinese._texts) == {"title", "closed", "left_page",
+                                                          "not_started"}
+    chinese.close()
+    english.close()
 
 
 def test_height_is_clamped_to_the_frame_limits(frame):

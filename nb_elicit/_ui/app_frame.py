@@ -37,6 +37,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from .._core.i18n import t
 from .prompt import running_loop
 
 #: The app's requests that the front end sends on, each answered by the handler.
@@ -53,6 +54,8 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 MIN_HEIGHT = 40
+#: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
+TEXTS = ("title", "closed", "left_page", "not_started")
 BUNDLE = Path(__file__).parent / "static" / "app_host.js"
 
 Handler = Callable[[str, dict], "dict | Awaitable[dict] | None"]
@@ -103,8 +106,11 @@ class AppFrame(anywidget.AnyWidget):
     height = traitlets.Int(0).tag(sync=True)
     status = traitlets.Unicode("loading").tag(sync=True)
     _host_version = traitlets.Unicode(_version()).tag(sync=True)
+    #: The frame's own texts, in nb_elicit's language.
+    _texts = traitlets.Dict().tag(sync=True)
 
     def __init__(self, **kwargs: Any):
+        kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
         super().__init__(**kwargs)
         self._handler: Handler | None = None
         self._loop = running_loop()

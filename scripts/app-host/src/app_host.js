@@ -50,6 +50,8 @@ export const LIMITS = Object.freeze({
   inFlight: 16,
   /** The smallest height of the frame, in pixels. */
   minHeight: 40,
+  /** How long an app may take to connect before the status says it failed, in ms. */
+  startMs: 30_000,
 });
 
 /** The app's requests that go to Python, and the notifications that go there too. */
@@ -115,9 +117,16 @@ export function allowAttribute(permissions) {
   return Object.keys(features).filter((key) => given[key]).map((key) => features[key]).join("; ");
 }
 
+const FALLBACK_TEXTS = {
+  title: "MCP App",
+  closed: "The app was closed.",
+  left_page: "The app left its page and was closed.",
+  not_started: "The app did not start.",
+};
+
 // -- the sandbox proxy (runs inside the outer frame; self-contained) ------------------------
 
-function sandboxProxy() {
+function sandboxProxy(title) {
   const host = window.parent;
   const prefix = "ui/notifications/sandbox-";
   let inner = null;
@@ -136,7 +145,7 @@ function sandboxProxy() {
         inner = document.createElement("iframe");
         inner.setAttribute("sandbox", "allow-scripts allow-forms");
         if (allow.length) inner.setAttribute("allow", allow.join("; "));
-        inner.setAttribute("title", "MCP App");
+        inner.setAttribute("title", title);
         inner.addEventListener("load", () => {
           loads += 1;
           if (loads > 1) {
@@ -158,11 +167,13 @@ function sandboxProxy() {
 }
 
 /** The outer frame's document: the policy first, then the proxy. */
-export function proxyDocument(csp) {
+export function proxyDocument(csp, title = FALLBACK_TEXTS.title) {
   const policy = buildCsp(csp).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
   const style = "html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}"
     + "iframe{display:block;border:0;width:100%;height:100%}";
-  const script = `(${sandboxProxy.toString()})();`.replace(/<\//g, "<\\/");
+  // ("<" in the title is written \u003c: no "</script>" nor "<!--" inside the script.)
+  const name = JSON.stringify(String(title)).replace(/</g, "\\u003c");
+  const script = `(${sandboxProxy.toString()})(${name});`;
   return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${policy}">`
     + `<meta charset="utf-8"><style>${style}</style></head><body><script>${script}</script>`
     + "</body></html>";
@@ -255,11 +266,13 @@ function clampHeight(height, maxHeight) {
 
 // -- the widget -------------------------------------------------------------------------------
 
+
 function render({ model, el }) {
+  const text = (key) => (model.get("_texts") || {})[key] || FALLBACK_TEXTS[key];
   el.classList.add("nb-elicit-app-frame");
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", SANDBOX);
-  frame.setAttribute("title", "MCP App");
+  frame.setAttribute("title", text("title"));
   frame.className = "nb-elicit-app-frame-outer";
   frame.style.cssText = "display:block;width:100%;border:0;background:transparent;";
   const notice = document.createElement("div");
@@ -277,6 +290,7 @@ function render({ model, el }) {
   const pending = new Map();
   const gate = new Gate();
   let heightTimer = null;
+  let startTimer = null;
 
   const status = (value) => {
     if (closed && value !== "torn down") return;
@@ -412,6 +426,7 @@ function render({ model, el }) {
       if (made !== bridge) return;
       ready = true;
       sent = { input: false, result: null, cancelled: false };
+      notice.textContent = "";
       status("ready");
       sendToolData();
     });
@@ -427,6 +442,12 @@ function render({ model, el }) {
     failAll("The app was reloaded");
     if (previous) previous.close().catch(() => {});
     status("loading");
+    clearTimeout(startTimer);
+    startTimer = setTimeout(() => {
+      if (ready || closed) return;
+      notice.textContent = text("not_started");
+      status(`failed: the app did not connect within ${LIMITS.startMs / 1000} s`);
+    }, LIMITS.startMs);
     try {
       await bridge.connect(new PostMessageTransport(source, source));
       await bridge.sendSandboxResourceReady({
@@ -436,6 +457,7 @@ function render({ model, el }) {
         permissions: model.get("permissions") || {},
       });
     } catch (error) {
+      notice.textContent = text("not_started");
       status(`failed: ${String(error?.message ?? error).slice(0, 200)}`);
     }
   };
@@ -446,7 +468,7 @@ function render({ model, el }) {
     if (method === PROXY_READY) {
       connect(event.source);
     } else if (method === PROXY_CLOSED && event.source === bridgeWindow) {
-      notice.textContent = "The app left its page and was closed.";
+      notice.textContent = text("left_page");
       status("failed: the app left its page");
       close();
     }
@@ -457,12 +479,13 @@ function render({ model, el }) {
     const allow = allowAttribute(model.get("permissions"));
     if (allow) frame.setAttribute("allow", allow); else frame.removeAttribute("allow");
     frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
-    frame.srcdoc = proxyDocument(model.get("csp"));
+    frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
   };
 
   const close = () => {
     if (closed) return;
     closed = true;
+    clearTimeout(startTimer);
     window.removeEventListener("message", onWindowMessage);
     themeWatch.disconnect();
     sizeWatch.disconnect();
@@ -480,6 +503,7 @@ function render({ model, el }) {
       // (an app that does not answer is closed all the same)
     }
     close();
+    notice.textContent = text("closed");
     status("torn down");
   };
 
