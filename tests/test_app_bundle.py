@@ -177,3 +177,10 @@ def test_the_allow_attribute_names_only_the_permissions_granted():
     allow = run_bundle("""return [m.allowAttribute({}), m.allowAttribute(null),
         m.allowAttribute({camera: {}, clipboardWrite: {}, usb: {}})];""")
     assert allow == ["", "", "camera; clipboard-write"]
+
+
+@pytest.mark.once
+def test_the_frame_height_stays_within_its_bounds():
+    heights = run_bundle("""return [m.clampHeight(10, 800), m.clampHeight(300.2, 800),
+        m.clampHeight(5000, 800), m.clampHeight(NaN, 800), m.clampHeight(500, 1)];""")
+    assert heights == [40, 301, 800, 40, 40]

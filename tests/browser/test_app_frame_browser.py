@@ -1,9 +1,9 @@
 """AppFrame in a real JupyterLab in Chromium, with an app written with the official app side
 (``tests/browser/apps/probe_app.js``, bundled with ``App`` of ``@modelcontextprotocol/ext-apps``):
-neither frame may share the notebook's origin; the app gets the tool input, the tool result and
-the theme; its ``tools/call`` reaches the Python handler and the answer comes back into it, as
-does a deliberate error; it cannot read the page, the host's cookies or the notebook server;
-Python closes it.
+neither frame may share the notebook's origin; the app gets the tool input, the tool result (or
+the cancel) and the theme, and hears the theme change; its ``tools/call`` reaches the Python
+handler (sync or async) and the answer comes back into it, as does a deliberate error; it
+cannot read the page, the host's cookies or the notebook server; Python closes it.
 """
 
 from __future__ import annotations
@@ -72,6 +72,11 @@ def test_an_app_is_sandboxed_gets_its_result_and_calls_the_handler(lab, tmp_path
     # What the host sent at initialize.
     expect(app.locator("#input")).to_have_text(json.dumps({"word": "hi"}, separators=(",", ":")))
     expect(app.locator("#theme")).to_have_text("light")
+    # JupyterLab's theme changes: the app hears it (host-context-changed).
+    lab.page.evaluate("document.body.dataset.jpThemeLight = 'false'")
+    expect(app.locator("#theme")).to_have_text("dark")
+    lab.page.evaluate("document.body.dataset.jpThemeLight = 'true'")
+    expect(app.locator("#theme")).to_have_text("light")
 
     # What the sandbox lets it reach: not the page, not the host's cookies, not the server.
     assert "_xsrf" in lab.page.evaluate("document.cookie")  # (there is a cookie to steal)
@@ -108,14 +113,14 @@ def test_an_app_is_sandboxed_gets_its_result_and_calls_the_handler(lab, tmp_path
     expect(lab.cell(6)).to_contain_text("torn down")
 
 
-def test_in_the_dark_theme_the_app_hears_dark_and_an_async_handler_answers(lab_dark, tmp_path):
+def test_in_the_dark_theme_an_async_handler_answers_and_a_cancel_arrives(lab_dark, tmp_path):
     server = f"http://127.0.0.1:{lab_dark.server.port}"
     html_path = tmp_path / "probe.html"
     html_path.write_text(app_html("probe_app", tmp_path, BODY, server=server), encoding="utf-8")
     cell = frame_cell(html_path).replace("def handler(method, params):",
                                          "async def handler(method, params):\n"
                                          "    await asyncio.sleep(0.05)")
-    lab_dark.open("import asyncio\n" + cell)
+    lab_dark.open("import asyncio\n" + cell, 'frame.cancelled = "the person stopped it"')
     lab_dark.run(2)
     app = lab_dark.page.frame_locator(".nb-elicit-test-app iframe").frame_locator("iframe")
     expect(app.locator("#state")).to_have_text("connected")
@@ -124,3 +129,5 @@ def test_in_the_dark_theme_the_app_hears_dark_and_an_async_handler_answers(lab_d
     expect(app.locator("#called")).to_have_text("pong ping")
     app.locator("#link").click()
     expect(app.locator("#linked")).to_have_text("error -32000: Link opening denied by user")
+    lab_dark.run(3)
+    expect(app.locator("#result")).to_have_text("cancelled: the person stopped it")

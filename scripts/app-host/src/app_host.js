@@ -258,7 +258,8 @@ function pageTheme() {
   return document.body.dataset.jpThemeLight === "false" ? "dark" : "light";
 }
 
-function clampHeight(height, maxHeight) {
+/** The frame's height for what the app asked: within [minHeight, maxHeight]. */
+export function clampHeight(height, maxHeight) {
   const top = Math.max(LIMITS.minHeight, Number(maxHeight) || 0);
   const value = Number.isFinite(height) ? Math.ceil(height) : LIMITS.minHeight;
   return Math.min(top, Math.max(LIMITS.minHeight, value));
