@@ -77,6 +77,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trust_start": ("Start", "启动"),
     "trust_start.tip": ("Start this server now", "现在启动此服务器"),
     "trust_cancel": ("Cancel", "取消"),
+    # an MCP App in a cell (the frame's own texts; what the app shows is its own)
+    "app_title": ("MCP App", "MCP 应用"),
+    "app_closed": ("The app was closed.", "应用已关闭。"),
+    "app_left_page": ("The app left its page and was closed.", "应用离开了它的页面，已被关闭。"),
+    "app_not_started": ("The app did not start.", "应用未能启动。"),
     "trust_cancel.tip": ("Do not start it", "不启动"),
     "trust_started": ("Started.", "已启动。"),
     "trust_cancelled": ("Cancelled: nothing was started.", "已取消：未启动任何内容。"),

@@ -1,0 +1,265 @@
+"""An MCP App in a notebook output: the widget `AppFrame` (an anywidget).
+
+A tool whose ``_meta.ui.resourceUri`` names a ``ui://`` resource (the ``io.modelcontextprotocol/ui``
+extension) comes with an app: HTML that a host shows in a sandboxed frame and speaks to by
+JSON-RPC over ``postMessage``. The front end, ``static/app_host.js``, is built from
+``scripts/app-host/src/app_host.js`` with the official host side (``AppBridge`` of
+``@modelcontextprotocol/ext-apps``) inside; its docstring tells how the app is framed (a
+sandbox proxy and an inner frame, neither with ``allow-same-origin``) and which Content
+Security Policy it gets.
+
+What the app asks for that needs the server or the person reaches Python as one custom message
+per request, and goes to the handler given to :meth:`AppFrame.on_request`:
+
+- from the front end: ``{"kind": "request", "id": N, "method": M, "params": {...}}``, for the
+  methods of `REQUESTS`; ``{"kind": "notification", "method": M, "params": {...}}`` for those
+  of `NOTIFICATIONS` (no answer); ``{"kind": "cancel", "id": N}`` when the app gave up on
+  request ``N``;
+- from Python: ``{"kind": "response", "id": N, "result": {...}}`` or ``{"kind": "response",
+  "id": N, "error": {"code": C, "message": "..."}}``; ``{"kind": "teardown"}`` (close the app);
+  ``{"kind": "tool-input-partial", "arguments": {...}}``.
+
+The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
+than 16 requests waiting at once are answered there with an error and never reach Python.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from .._core.i18n import t
+from .prompt import running_loop
+
+#: The app's requests that the front end sends on, each answered by the handler.
+REQUESTS = frozenset({
+    "tools/call", "resources/read", "ui/open-link", "ui/download-file", "ui/message",
+    "ui/update-model-context", "ui/request-display-mode",
+})
+#: The app's notifications that the front end sends on (the handler's answer is dropped).
+NOTIFICATIONS = frozenset({"notifications/message", "ui/notifications/request-teardown"})
+
+#: JSON-RPC error codes.
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+MIN_HEIGHT = 40
+#: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
+TEXTS = ("title", "closed", "left_page", "not_started")
+BUNDLE = Path(__file__).parent / "static" / "app_host.js"
+
+Handler = Callable[[str, dict], "dict | Awaitable[dict] | None"]
+
+log = logging.getLogger(__name__)
+
+
+class AppRequestError(Exception):
+    """A deliberate JSON-RPC error for the app: raise it from a handler."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = int(code)
+        self.message = str(message)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nb-elicit")
+    except PackageNotFoundError:
+        return "0"
+
+
+class AppFrame(anywidget.AnyWidget):
+    """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
+
+    Python sets `html` (the resource's HTML), `csp` and `permissions` (from its
+    ``_meta.ui``), `tool` (the tool's definition, for the app's host context), and then
+    `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or `cancelled` (the
+    reason) as the call goes. The front end sets `height` (what the app asked for, clamped to
+    [40, `max_height`]; 0 until it says) and `status` (``"loading"``, ``"ready"``,
+    ``"failed: ..."``, ``"torn down"``).
+    """
+
+    _esm = BUNDLE
+
+    html = traitlets.Unicode("").tag(sync=True)
+    csp = traitlets.Dict().tag(sync=True)
+    permissions = traitlets.Dict().tag(sync=True)
+    tool = traitlets.Dict().tag(sync=True)
+    tool_input = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    tool_result = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    cancelled = traitlets.Unicode("").tag(sync=True)
+    max_height = traitlets.Int(800).tag(sync=True)
+    theme = traitlets.Enum(["", "light", "dark"], default_value="").tag(sync=True)
+    height = traitlets.Int(0).tag(sync=True)
+    status = traitlets.Unicode("loading").tag(sync=True)
+    _host_version = traitlets.Unicode(_version()).tag(sync=True)
+    #: The frame's own texts, in nb_elicit's language.
+    _texts = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
+        super().__init__(**kwargs)
+        self._handler: Handler | None = None
+        self._loop = running_loop()
+        self._running: dict[int, asyncio.Future | Any] = {}
+        self.on_msg(self._on_front_end_msg)
+
+    # -- the traits ----------------------------------------------------------------------------
+
+    @traitlets.validate("max_height")
+    def _valid_max_height(self, proposal):
+        return max(MIN_HEIGHT, int(proposal["value"]))
+
+    @traitlets.validate("height")
+    def _valid_height(self, proposal):
+        value = int(proposal["value"])
+        return 0 if value <= 0 else min(self.max_height, max(MIN_HEIGHT, value))
+
+    # -- Python to the app -------------------------------------------------------------------
+
+    def on_request(self, handler: Handler | None,
+                   loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Answer the app's requests with ``handler(method, params) -> result dict``.
+
+        The handler may be a coroutine function: it then runs on ``loop``, else on the loop
+        that was running where this was called (or where the frame was made), else on the
+        running loop of the thread the request arrived on. `AppRequestError` becomes that JSON-RPC
+        error; any other exception ``-32603`` with its class name only (its text may quote what
+        the app or the server sent).
+        """
+        self._handler = handler
+        self._loop = loop or running_loop() or self._loop
+
+    def send_tool_input_partial(self, arguments: dict) -> None:
+        """Partial tool arguments while they stream in (dropped once the whole input is sent)."""
+        self.send({"kind": "tool-input-partial", "arguments": dict(arguments)})
+
+    def teardown(self) -> None:
+        """Ask the app to close (``ui/resource-teardown``), then remove its frame."""
+        self.send({"kind": "teardown"})
+
+    # -- the app to Python -------------------------------------------------------------------
+
+    def _on_front_end_msg(self, _widget, content, _buffers) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("kind")
+        if kind == "request":
+            self._request(content)
+        elif kind == "notification":
+            self._notification(content)
+        elif kind == "cancel":
+            running = self._running.pop(content.get("id"), None)
+            if running is not None:
+                running.cancel()
+
+    def _request(self, content: dict) -> None:
+        request_id = content.get("id")
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            return  # (nothing to answer to)
+        method, params = content.get("method"), content.get("params")
+        if method not in REQUESTS or self._handler is None:
+            self._error(request_id, METHOD_NOT_FOUND, "Method not found")
+            return
+        if not isinstance(params, dict):
+            self._error(request_id, INVALID_PARAMS, "Invalid params")
+            return
+        try:
+            outcome = self._handler(method, params)
+        except Exception as exc:  # noqa: BLE001 - becomes the app's JSON-RPC error
+            self._failed(request_id, method, exc)
+            return
+        if inspect.isawaitable(outcome):
+            self._later(outcome, method, request_id)
+        else:
+            self._result(request_id, method, outcome)
+
+    def _notification(self, content: dict) -> None:
+        method, params = content.get("method"), content.get("params")
+        if method not in NOTIFICATIONS or self._handler is None or not isinstance(params, dict):
+            return
+        try:
+            outcome = self._handler(method, params)
+        except Exception:  # noqa: BLE001 - a notification has no one to tell
+            log.warning("the handler of %s failed", method, exc_info=True)
+            return
+        if inspect.isawaitable(outcome):
+            self._later(outcome, method, None)
+
+    def _later(self, awaitable: Awaitable, method: str, request_id: int | None) -> None:
+        """Run the handler's awaitable on an event loop; answer when it ends."""
+
+        async def run():
+            return await awaitable
+
+        here = running_loop()
+        loop = self._loop if self._loop is not None and not self._loop.is_closed() else here
+        try:
+            if loop is None:
+                raise RuntimeError("no event loop")
+            if loop is here:
+                running: Any = loop.create_task(run())
+            else:  # (a message handled on another thread: the kernel's loop runs it)
+                running = asyncio.run_coroutine_threadsafe(run(), loop)
+        except RuntimeError:
+            with contextlib.suppress(AttributeError):
+                awaitable.close()  # type: ignore[attr-defined]
+            if request_id is not None:
+                self._error(request_id, INTERNAL_ERROR, "Internal error (no event loop)")
+            return
+
+        def done(finished) -> None:
+            if request_id is not None:
+                self._running.pop(request_id, None)
+            if finished.cancelled():
+                return  # (the app gave up: its side has answered already)
+            error = finished.exception()
+            if request_id is None:
+                if error is not None:
+                    log.warning("the handler of %s failed", method, exc_info=error)
+            elif error is not None:
+                self._failed(request_id, method, error)
+            else:
+                self._result(request_id, method, finished.result())
+
+        if request_id is not None:
+            self._running[request_id] = running
+        running.add_done_callback(done)
+
+    def _result(self, request_id: int, method: str, result: object) -> None:
+        if result is None:
+            result = {}
+        if not isinstance(result, dict):
+            self._error(request_id, INTERNAL_ERROR,
+                        f"Internal error (the handler returned {type(result).__name__})")
+            return
+        try:
+            json.dumps(result)
+        except (TypeError, ValueError) as exc:
+            self._failed(request_id, method, exc)
+            return
+        self.send({"kind": "response", "id": request_id, "result": result})
+
+    def _failed(self, request_id: int, method: str, exc: BaseException) -> None:
+        if isinstance(exc, AppRequestError):
+            self._error(request_id, exc.code, exc.message)
+            return
+        log.warning("the handler of %s failed", method, exc_info=exc)
+        self._error(request_id, INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")
+
+    def _error(self, request_id: int, code: int, message: str) -> None:
+        self.send({"kind": "response", "id": request_id,
+                   "error": {"code": code, "message": message}})

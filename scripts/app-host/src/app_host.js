@@ -1,0 +1,563 @@
+/**
+ * The front end of `nb_elicit._ui.app_frame.AppFrame` (an anywidget): an MCP App (the
+ * `io.modelcontextprotocol/ui` extension, SEP-1865) shown in a notebook output, spoken to with
+ * the official host side, `AppBridge` of `@modelcontextprotocol/ext-apps/app-bridge`.
+ *
+ * How the app is framed, and why
+ * ------------------------------
+ * The spec asks a web host for a double iframe: a sandbox proxy on an origin of its own, which
+ * loads the app's HTML into an inner frame under a Content Security Policy built from the
+ * resource's `_meta.ui.csp`, and relays messages both ways. This file follows that design with
+ * one change: a notebook has no second origin to serve the proxy from (JupyterLab is one origin,
+ * and `allow-same-origin` on a frame of that origin would hand the app the notebook server's
+ * cookies and API), so the proxy is a `srcdoc` document in a frame sandboxed with
+ * `allow-scripts allow-forms` and never `allow-same-origin`: its origin is opaque, unlike the
+ * host's, as the spec requires.
+ *
+ * - The policy is written by this file into the proxy's own document (a `<meta
+ *   http-equiv="Content-Security-Policy">`, the first element of its head), and the inner
+ *   `srcdoc` frame inherits it: the app's HTML is not rewritten, and nothing in it runs before
+ *   the policy holds.
+ * - The proxy's `frame-src` also governs where the app's own frame may navigate: an app cannot
+ *   send itself, with data in the address, to an undeclared site. A frame that loads a second
+ *   document anyway is removed, and the host says so.
+ * - Neither frame has `allow-same-origin`, `allow-popups`, `allow-top-navigation` or
+ *   `allow-modals`. `allow-forms` is there because without it the `submit` event never fires
+ *   (apps handle forms in script), and `form-action 'none'` keeps forms from sending anything.
+ *
+ * The policy (`buildCsp`) is the spec's, without `'self'` (an opaque origin has no server of
+ * its own, and a `srcdoc` document's `'self'` would name the notebook server) and with
+ * `base-uri 'none'` and `form-action 'none'`: the spec lets a host restrict further, never
+ * loosen. Each declared domain must be an http(s) or ws(s) origin, with an optional `*.`
+ * subdomain wildcard and path; anything else (keywords, bare schemes, `*`, quotes, `;`) is
+ * dropped.
+ *
+ * What the app asks for that needs the server or the person goes to Python as an anywidget
+ * custom message, `{kind: "request", id, method, params}`, answered by `{kind: "response", id,
+ * result}` or `{kind: "response", id, error: {code, message}}`. Too large, too many at once or
+ * too often: answered here with an error, never sent on.
+ */
+
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+
+/** How much an app may ask of Python. */
+export const LIMITS = Object.freeze({
+  /** The largest params of one request or notification, in UTF-8 bytes of its JSON. */
+  maxParamsBytes: 1_000_000,
+  /** Requests and notifications per second (a sliding window). */
+  perSecond: 50,
+  /** Requests waiting for Python's answer at once. */
+  inFlight: 16,
+  /** The smallest height of the frame, in pixels. */
+  minHeight: 40,
+  /** How long an app may take to connect before the status says it failed, in ms. */
+  startMs: 30_000,
+});
+
+/** The app's requests that go to Python, and the notifications that go there too. */
+export const FORWARDED_REQUESTS = Object.freeze([
+  "tools/call", "resources/read", "ui/open-link", "ui/download-file", "ui/message",
+  "ui/update-model-context", "ui/request-display-mode",
+]);
+export const FORWARDED_NOTIFICATIONS = Object.freeze([
+  "notifications/message", "ui/notifications/request-teardown",
+]);
+
+export const SANDBOX = "allow-scripts allow-forms";
+const PROXY_READY = "ui/notifications/sandbox-proxy-ready";
+const PROXY_CLOSED = "ui/notifications/sandbox-closed";
+const DISPLAY_MODES = ["inline"];
+
+// -- the Content Security Policy -------------------------------------------------------------
+
+const SOURCE = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%!$&()+=:@/-]*)?$/;
+
+/** The declared sources that are plain origins (or origin and path), deduplicated, at most 64. */
+export function cleanSources(list) {
+  if (!Array.isArray(list)) return [];
+  const kept = list.filter((s) => typeof s === "string" && s.length <= 2048 && SOURCE.test(s));
+  return [...new Set(kept)].slice(0, 64);
+}
+
+/** `_meta.ui.csp` with only the sources this host applies. */
+export function appliedCsp(csp) {
+  const given = csp && typeof csp === "object" ? csp : {};
+  return {
+    connectDomains: cleanSources(given.connectDomains),
+    resourceDomains: cleanSources(given.resourceDomains),
+    frameDomains: cleanSources(given.frameDomains),
+    baseUriDomains: cleanSources(given.baseUriDomains),
+  };
+}
+
+/** The policy for an app's frame, from its resource's `_meta.ui.csp`. */
+export function buildCsp(csp) {
+  const { connectDomains, resourceDomains, frameDomains, baseUriDomains } = appliedCsp(csp);
+  const sources = (domains, ...fixed) => [...fixed, ...domains].join(" ") || "'none'";
+  return [
+    "default-src 'none'",
+    `script-src ${sources(resourceDomains, "'unsafe-inline'")}`,
+    `style-src ${sources(resourceDomains, "'unsafe-inline'")}`,
+    `img-src ${sources(resourceDomains, "data:")}`,
+    `font-src ${sources(resourceDomains)}`,
+    `media-src ${sources(resourceDomains, "data:")}`,
+    `connect-src ${sources(connectDomains)}`,
+    `frame-src ${sources(frameDomains)}`,
+    "object-src 'none'",
+    `base-uri ${sources(baseUriDomains)}`,
+    "form-action 'none'",
+  ].join("; ");
+}
+
+/** The Permission Policy `allow` attribute for the permissions granted. */
+export function allowAttribute(permissions) {
+  const given = permissions && typeof permissions === "object" ? permissions : {};
+  const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
+                     clipboardWrite: "clipboard-write" };
+  return Object.keys(features).filter((key) => given[key]).map((key) => features[key]).join("; ");
+}
+
+const FALLBACK_TEXTS = {
+  title: "MCP App",
+  closed: "The app was closed.",
+  left_page: "The app left its page and was closed.",
+  not_started: "The app did not start.",
+};
+
+// -- the sandbox proxy (runs inside the outer frame; self-contained) ------------------------
+
+function sandboxProxy(title) {
+  const host = window.parent;
+  const prefix = "ui/notifications/sandbox-";
+  let inner = null;
+  let loads = 0;
+  const reserved = (data) => data && typeof data.method === "string" && data.method.startsWith(prefix);
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (event.source === host) {
+      if (reserved(data)) {
+        if (data.method !== prefix + "resource-ready" || inner) return;
+        const params = data.params || {};
+        const given = params.permissions || {};
+        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
+                           clipboardWrite: "clipboard-write" };
+        const allow = Object.keys(features).filter((k) => given[k]).map((k) => features[k]);
+        inner = document.createElement("iframe");
+        inner.setAttribute("sandbox", "allow-scripts allow-forms");
+        if (allow.length) inner.setAttribute("allow", allow.join("; "));
+        inner.setAttribute("title", title);
+        inner.addEventListener("load", () => {
+          loads += 1;
+          if (loads > 1) {
+            inner.remove();
+            host.postMessage({ jsonrpc: "2.0", method: prefix + "closed",
+                               params: { reason: "navigated" } }, "*");
+          }
+        });
+        inner.srcdoc = typeof params.html === "string" ? params.html : "";
+        document.body.appendChild(inner);
+      } else if (inner && inner.isConnected && loads === 1 && inner.contentWindow) {
+        inner.contentWindow.postMessage(data, "*");
+      }
+    } else if (inner && inner.isConnected && loads === 1 && event.source === inner.contentWindow) {
+      if (!reserved(data)) host.postMessage(data, "*");
+    }
+  });
+  host.postMessage({ jsonrpc: "2.0", method: prefix + "proxy-ready", params: {} }, "*");
+}
+
+/** The outer frame's document: the policy first, then the proxy. */
+export function proxyDocument(csp, title = FALLBACK_TEXTS.title) {
+  const policy = buildCsp(csp).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  const style = "html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}"
+    + "iframe{display:block;border:0;width:100%;height:100%}";
+  // ("<" in the title is written \u003c: no "</script>" nor "<!--" inside the script.)
+  const name = JSON.stringify(String(title)).replace(/</g, "\\u003c");
+  const script = `(${sandboxProxy.toString()})(${name});`;
+  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${policy}">`
+    + `<meta charset="utf-8"><style>${style}</style></head><body><script>${script}</script>`
+    + "</body></html>";
+}
+
+// -- what Python may be sent ------------------------------------------------------------------
+
+function byteLength(value) {
+  let text;
+  try {
+    text = JSON.stringify(value ?? {});
+  } catch {
+    return Infinity;
+  }
+  return new TextEncoder().encode(text).length;
+}
+
+function rpcError(code, message) {
+  const error = new Error(message);
+  error.code = code;
+  return error;
+}
+
+/** Admission: the rate, the size and (for requests) the number waiting. */
+export class Gate {
+  constructor(limits = LIMITS, now = () => Date.now()) {
+    this.limits = limits;
+    this.now = now;
+    this.times = [];
+    this.waiting = 0;
+  }
+
+  /** Why this message may not go to Python (`{code, message}`), or null. */
+  refuse(params, isRequest) {
+    const now = this.now();
+    this.times = this.times.filter((t) => now - t < 1000);
+    if (this.times.length >= this.limits.perSecond) {
+      return { code: -32000, message: `Too many requests: at most ${this.limits.perSecond} a second` };
+    }
+    if (isRequest && this.waiting >= this.limits.inFlight) {
+      return { code: -32000, message: `Too many requests at once: at most ${this.limits.inFlight}` };
+    }
+    if (byteLength(params) > this.limits.maxParamsBytes) {
+      return { code: -32602, message: `Request too large: over ${this.limits.maxParamsBytes} bytes` };
+    }
+    this.times.push(now);
+    return null;
+  }
+}
+
+// -- the host context -------------------------------------------------------------------------
+
+const STYLE_VARIABLES = {
+  "--color-background-primary": "--jp-layout-color0",
+  "--color-background-secondary": "--jp-layout-color1",
+  "--color-background-tertiary": "--jp-layout-color2",
+  "--color-text-primary": "--jp-ui-font-color0",
+  "--color-text-secondary": "--jp-ui-font-color1",
+  "--color-text-tertiary": "--jp-ui-font-color2",
+  "--color-text-danger": "--jp-error-color1",
+  "--color-text-success": "--jp-success-color1",
+  "--color-text-warning": "--jp-warn-color1",
+  "--color-text-info": "--jp-info-color1",
+  "--color-border-primary": "--jp-border-color1",
+  "--color-border-secondary": "--jp-border-color2",
+  "--font-sans": "--jp-ui-font-family",
+  "--font-mono": "--jp-code-font-family",
+  "--border-radius-sm": "--jp-border-radius",
+};
+
+function styleVariables() {
+  const computed = getComputedStyle(document.body);
+  const variables = {};
+  for (const [name, jupyter] of Object.entries(STYLE_VARIABLES)) {
+    const value = computed.getPropertyValue(jupyter).trim();
+    if (value) variables[name] = value;
+  }
+  return variables;
+}
+
+function pageTheme() {
+  return document.body.dataset.jpThemeLight === "false" ? "dark" : "light";
+}
+
+/** The frame's height for what the app asked: within [minHeight, maxHeight]. */
+export function clampHeight(height, maxHeight) {
+  const top = Math.max(LIMITS.minHeight, Number(maxHeight) || 0);
+  const value = Number.isFinite(height) ? Math.ceil(height) : LIMITS.minHeight;
+  return Math.min(top, Math.max(LIMITS.minHeight, value));
+}
+
+// -- the widget -------------------------------------------------------------------------------
+
+
+function render({ model, el }) {
+  const text = (key) => (model.get("_texts") || {})[key] || FALLBACK_TEXTS[key];
+  el.classList.add("nb-elicit-app-frame");
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", SANDBOX);
+  frame.setAttribute("title", text("title"));
+  frame.className = "nb-elicit-app-frame-outer";
+  frame.style.cssText = "display:block;width:100%;border:0;background:transparent;";
+  const notice = document.createElement("div");
+  notice.className = "nb-elicit-app-frame-notice";
+  notice.setAttribute("role", "status");
+  el.append(frame, notice);
+
+  let bridge = null;
+  let bridgeWindow = null;
+  let ready = false;  // (the current app sent ui/notifications/initialized)
+  let closed = false;
+  // Ids start at random: two views of one widget (or two pages) never share one.
+  let nextId = Math.floor(Math.random() * 2 ** 31) * 1024;
+  let sent = { input: false, result: null, cancelled: false };
+  const pending = new Map();
+  const gate = new Gate();
+  let heightTimer = null;
+  let startTimer = null;
+
+  const status = (value) => {
+    if (closed && value !== "torn down") return;
+    model.set("status", value);
+    model.save_changes();
+  };
+
+  const setHeight = (height) => {
+    const value = clampHeight(height, model.get("max_height"));
+    frame.style.height = `${value}px`;
+    if (model.get("height") === value || heightTimer) return;
+    heightTimer = setTimeout(() => {  // (an app that keeps resizing sends one update a tick)
+      heightTimer = null;
+      const now = clampHeight(parseFloat(frame.style.height), model.get("max_height"));
+      if (model.get("height") !== now) {
+        model.set("height", now);
+        model.save_changes();
+      }
+    }, 100);
+  };
+
+  const hostContext = () => {
+    const theme = model.get("theme") || pageTheme();
+    const context = {
+      theme,
+      styles: { variables: styleVariables() },
+      displayMode: "inline",
+      availableDisplayModes: DISPLAY_MODES,
+      containerDimensions: { maxHeight: Math.max(LIMITS.minHeight, model.get("max_height")) },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      userAgent: "nb_elicit",
+      platform: "web",
+      deviceCapabilities: {
+        touch: matchMedia("(pointer: coarse)").matches,
+        hover: matchMedia("(hover: hover)").matches,
+      },
+    };
+    const width = Math.floor(el.clientWidth);
+    if (width > 0) context.containerDimensions.width = width;
+    const tool = model.get("tool");
+    if (tool && typeof tool === "object" && typeof tool.name === "string") {
+      context.toolInfo = { tool };
+    }
+    return context;
+  };
+
+  const capabilities = () => ({
+    openLinks: {},
+    downloadFile: {},
+    serverTools: {},
+    serverResources: {},
+    logging: {},
+    message: { text: {} },
+    updateModelContext: { text: {}, structuredContent: {} },
+    sandbox: { csp: appliedCsp(model.get("csp")), permissions: model.get("permissions") || {} },
+  });
+
+  const forward = (method, params, extra) => {
+    const refusal = gate.refuse(params, true);
+    if (refusal) return Promise.reject(rpcError(refusal.code, refusal.message));
+    const id = ++nextId;
+    gate.waiting += 1;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        if (!pending.delete(id)) return false;
+        gate.waiting -= 1;
+        return true;
+      };
+      pending.set(id, {
+        resolve: (value) => done() && resolve(value),
+        reject: (error) => done() && reject(error),
+      });
+      extra?.mcpReq?.signal?.addEventListener("abort", () => {
+        if (done()) {
+          model.send({ kind: "cancel", id });
+          reject(rpcError(-32800, "Request cancelled"));
+        }
+      }, { once: true });
+      model.send({ kind: "request", id, method, params: params ?? {} });
+    });
+  };
+
+  const notify = (method, params) => {
+    if (gate.refuse(params, false)) return;  // (a flood of logs is dropped, not queued)
+    model.send({ kind: "notification", method, params: params ?? {} });
+  };
+
+  const sendToolData = () => {
+    if (!bridge || !ready || closed) return;
+    const input = model.get("tool_input");
+    const result = model.get("tool_result");
+    const cancelled = model.get("cancelled");
+    if (!sent.input && (input || result || cancelled)) {
+      sent.input = true;
+      bridge.sendToolInput({ arguments: input || {} });
+    }
+    if (result && sent.result !== result) {
+      sent.result = result;
+      bridge.sendToolResult(result);
+    } else if (cancelled && !sent.cancelled && !result) {
+      sent.cancelled = true;
+      bridge.sendToolCancelled({ reason: cancelled });
+    }
+  };
+
+  const failAll = (reason) => {
+    for (const entry of [...pending.values()]) entry.reject(rpcError(-32603, reason));
+  };
+
+  const newBridge = () => {
+    const made = new AppBridge(null, { name: "nb_elicit", version: model.get("_host_version") },
+                               capabilities(), { hostContext: hostContext() });
+    made.oncalltool = (params, extra) => forward("tools/call", params, extra);
+    made.onreadresource = (params, extra) => forward("resources/read", params, extra);
+    made.onopenlink = (params, extra) => forward("ui/open-link", params, extra);
+    made.ondownloadfile = (params, extra) => forward("ui/download-file", params, extra);
+    made.onmessage = (params, extra) => forward("ui/message", params, extra);
+    made.onupdatemodelcontext = (params, extra) => forward("ui/update-model-context", params, extra);
+    made.onrequestdisplaymode = async (params, extra) => {
+      await forward("ui/request-display-mode", params, extra);
+      return { mode: "inline" };  // (the only mode a notebook output has)
+    };
+    made.addEventListener("loggingmessage", (params) => notify("notifications/message", params));
+    made.addEventListener("sizechange", ({ height }) => {
+      if (height !== undefined) setHeight(height);
+    });
+    made.addEventListener("requestteardown", (params) => {
+      notify("ui/notifications/request-teardown", params);
+      teardown();
+    });
+    made.addEventListener("initialized", () => {
+      if (made !== bridge) return;
+      ready = true;
+      sent = { input: false, result: null, cancelled: false };
+      notice.textContent = "";
+      status("ready");
+      sendToolData();
+    });
+    return made;
+  };
+
+  const connect = async (source) => {
+    if (closed) return;
+    const previous = bridge;
+    bridge = newBridge();
+    bridgeWindow = source;
+    ready = false;
+    failAll("The app was reloaded");
+    if (previous) previous.close().catch(() => {});
+    status("loading");
+    clearTimeout(startTimer);
+    startTimer = setTimeout(() => {
+      if (ready || closed) return;
+      notice.textContent = text("not_started");
+      status(`failed: the app did not connect within ${LIMITS.startMs / 1000} s`);
+    }, LIMITS.startMs);
+    try {
+      await bridge.connect(new PostMessageTransport(source, source));
+      await bridge.sendSandboxResourceReady({
+        html: model.get("html"),
+        sandbox: SANDBOX,
+        csp: appliedCsp(model.get("csp")),
+        permissions: model.get("permissions") || {},
+      });
+    } catch (error) {
+      notice.textContent = text("not_started");
+      status(`failed: ${String(error?.message ?? error).slice(0, 200)}`);
+    }
+  };
+
+  const onWindowMessage = (event) => {
+    if (event.source !== frame.contentWindow || !event.data) return;
+    const method = event.data.method;
+    if (method === PROXY_READY) {
+      connect(event.source);
+    } else if (method === PROXY_CLOSED && event.source === bridgeWindow) {
+      notice.textContent = text("left_page");
+      status("failed: the app left its page");
+      close();
+    }
+  };
+  window.addEventListener("message", onWindowMessage);
+
+  const load = () => {
+    const allow = allowAttribute(model.get("permissions"));
+    if (allow) frame.setAttribute("allow", allow); else frame.removeAttribute("allow");
+    frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
+    frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
+  };
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(startTimer);
+    window.removeEventListener("message", onWindowMessage);
+    themeWatch.disconnect();
+    sizeWatch.disconnect();
+    failAll("The app was closed");
+    if (bridge) bridge.close().catch(() => {});
+    frame.remove();
+  };
+
+  const teardown = async () => {
+    if (closed) return;
+    const current = bridge;
+    try {
+      if (current && ready) await current.teardownResource({}, { timeout: 2000 });
+    } catch {
+      // (an app that does not answer is closed all the same)
+    }
+    close();
+    notice.textContent = text("closed");
+    status("torn down");
+  };
+
+  const updateContext = () => {
+    if (bridge && !closed) bridge.setHostContext(hostContext());
+  };
+  const themeWatch = new MutationObserver(updateContext);
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+  let lastWidth = 0;
+  const sizeWatch = new ResizeObserver(() => {
+    const width = Math.floor(el.clientWidth);
+    if (width !== lastWidth) {
+      lastWidth = width;
+      updateContext();
+    }
+  });
+  sizeWatch.observe(el);
+
+  model.on("msg:custom", (message) => {
+    if (!message || typeof message !== "object") return;
+    if (message.kind === "response") {
+      const entry = pending.get(message.id);
+      if (!entry) return;
+      const error = message.error;
+      if (error && typeof error === "object") {
+        const code = Number.isSafeInteger(error.code) ? error.code : -32603;
+        entry.reject(rpcError(code, String(error.message ?? "Internal error").slice(0, 1000)));
+      } else {
+        entry.resolve(message.result && typeof message.result === "object" ? message.result : {});
+      }
+    } else if (message.kind === "teardown") {
+      teardown();
+    } else if (message.kind === "tool-input-partial") {
+      if (bridge && ready && !sent.input && !closed) {
+        bridge.sendToolInputPartial({ arguments: message.arguments || {} });
+      }
+    }
+  });
+  for (const name of ["tool_input", "tool_result", "cancelled"]) {
+    model.on(`change:${name}`, sendToolData);
+  }
+  model.on("change:theme", updateContext);
+  model.on("change:tool", updateContext);
+  model.on("change:max_height", () => {
+    setHeight(parseFloat(frame.style.height));
+    updateContext();
+  });
+  model.on("change:html", () => { if (!closed) load(); });
+  model.on("change:csp", () => { if (!closed) load(); });
+  model.on("change:permissions", () => { if (!closed) load(); });
+
+  load();
+  return () => { teardown(); };
+}
+
+export default { render };

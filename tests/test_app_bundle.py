@@ -1,0 +1,186 @@
+"""The committed front end of AppFrame, ``nb_elicit/_ui/static/app_host.js``: built from the
+locked npm packages (its header names them), recorded by hash, rebuilt byte for byte; and what
+it exports (the policy it gives an app's frame, the limits on what reaches Python) run in Node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+import subprocess
+
+import pytest
+from helpers.node import node, node_env
+from helpers.servers import REPO
+
+from nb_elicit._ui.app_frame import BUNDLE, NOTIFICATIONS, REQUESTS
+
+APP_HOST = REPO / "scripts" / "app-host"
+BUILD_SCRIPT = REPO / "scripts" / "build_app_host.py"
+
+
+def build_script():
+    spec = importlib.util.spec_from_file_location("build_app_host", BUILD_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def header_pins() -> dict[str, str]:
+    first = BUNDLE.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("/* nb_elicit app host") and first.endswith("*/")
+    return dict(re.findall(r"(@?[a-z][\w./-]*)@(\d+\.\d+\.\d+)", first))
+
+
+def test_the_header_names_the_versions_the_lock_file_pins():
+    lock = json.loads((APP_HOST / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    pins = header_pins()
+    assert pins["@modelcontextprotocol/ext-apps"] == "2.0.4"
+    assert set(pins) == {"@modelcontextprotocol/ext-apps", "@modelcontextprotocol/client",
+                         "@modelcontextprotocol/core", "zod", "esbuild"}
+    assert pins == {name: lock[f"node_modules/{name}"]["version"] for name in pins}
+
+
+def test_package_json_asks_for_exact_versions_only_and_the_lock_agrees():
+    manifest = json.loads((APP_HOST / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((APP_HOST / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    wanted = {**manifest["dependencies"], **manifest["devDependencies"]}
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", version) for version in wanted.values()), wanted
+    assert {name: lock[f"node_modules/{name}"]["version"] for name in wanted} == wanted
+    assert lock[""]["dependencies"] == manifest["dependencies"]
+
+
+def test_the_recorded_hash_is_the_committed_bundle_s():
+    recorded = (APP_HOST / "BUNDLE.sha256").read_text(encoding="utf-8").split()
+    assert recorded == [hashlib.sha256(BUNDLE.read_bytes()).hexdigest(),
+                        "nb_elicit/_ui/static/app_host.js"]
+
+
+def test_the_wheel_takes_the_bundle_along():
+    """Hatch packs every file of the package folder that git does not ignore."""
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'packages = ["nb_elicit"]' in pyproject
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(BUNDLE)], cwd=REPO)
+    assert ignored.returncode == 1  # (not ignored)
+
+
+@pytest.mark.once
+def test_a_rebuild_from_the_lock_gives_the_same_bytes(tmp_path):
+    rebuilt = build_script().build(tmp_path / "app_host.js")
+    assert hashlib.sha256(rebuilt).hexdigest() == hashlib.sha256(BUNDLE.read_bytes()).hexdigest()
+    assert rebuilt == BUNDLE.read_bytes()
+
+
+def run_bundle(code: str) -> object:
+    """Run ``code`` (an async function body) in Node with the bundle imported as ``m``; returns
+    what it returns, through JSON."""
+    script = (f"const m = await import({json.dumps(BUNDLE.as_uri())});\n"
+              f"const out = await (async () => {{ {code} }})();\n"
+              "process.stdout.write(JSON.stringify(out));\n")
+    done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True,
+                          text=True, env=node_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.once
+def test_the_front_end_forwards_exactly_the_methods_python_answers():
+    lists = run_bundle("return [m.FORWARDED_REQUESTS, m.FORWARDED_NOTIFICATIONS, m.SANDBOX];")
+    assert set(lists[0]) == REQUESTS
+    assert set(lists[1]) == NOTIFICATIONS
+    assert "allow-same-origin" not in lists[2].split()
+
+
+def directives(policy: str) -> dict[str, list[str]]:
+    parsed = {}
+    for part in policy.split(";"):
+        name, *sources = part.split()
+        assert name not in parsed, policy
+        parsed[name] = sources
+    return parsed
+
+
+@pytest.mark.once
+def test_without_declared_domains_the_app_reaches_nothing():
+    policy = directives(run_bundle("return m.buildCsp(undefined);"))
+    assert policy == {
+        "default-src": ["'none'"], "script-src": ["'unsafe-inline'"],
+        "style-src": ["'unsafe-inline'"], "img-src": ["data:"], "font-src": ["'none'"],
+        "media-src": ["data:"], "connect-src": ["'none'"], "frame-src": ["'none'"],
+        "object-src": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"]}
+
+
+@pytest.mark.once
+def test_declared_domains_land_in_their_directives_and_junk_is_dropped():
+    csp = {"connectDomains": ["https://api.example.com", "wss://live.example.com:8443",
+                              "'unsafe-eval'", "https:", "*", "https://a.com; script-src *",
+                              "https://b.com 'unsafe-eval'", "javascript:alert(1)", 7],
+           "resourceDomains": ["https://*.cdn.example", "https://cdn.example/lib/"],
+           "frameDomains": ["https://www.youtube.com"],
+           "baseUriDomains": ["https://cdn.example"]}
+    policy = directives(run_bundle(f"return m.buildCsp({json.dumps(csp)});"))
+    assert policy["connect-src"] == ["https://api.example.com", "wss://live.example.com:8443"]
+    for name in ("script-src", "style-src"):
+        assert policy[name] == ["'unsafe-inline'", "https://*.cdn.example",
+                                "https://cdn.example/lib/"]
+    assert policy["img-src"] == ["data:", "https://*.cdn.example", "https://cdn.example/lib/"]
+    assert policy["font-src"] == ["https://*.cdn.example", "https://cdn.example/lib/"]
+    assert policy["frame-src"] == ["https://www.youtube.com"]
+    assert policy["base-uri"] == ["https://cdn.example"]
+    assert policy["default-src"] == ["'none'"] and policy["form-action"] == ["'none'"]
+    assert not any("'self'" in sources for sources in policy.values())
+
+
+@pytest.mark.once
+def test_the_proxy_document_starts_with_the_policy_and_keeps_its_script_whole():
+    found = run_bundle("""
+        const doc = m.proxyDocument({connectDomains: ["https://x.example"]},
+                                    "An app</script><!--<script>");
+        return [doc, m.buildCsp({connectDomains: ["https://x.example"]})];""")
+    document, policy = found
+    head = document.split("<head>", 1)[1]
+    assert head.startswith(f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
+    assert document.count("</script>") == 1  # (the title cannot end the proxy's script)
+    assert "<!--" not in document and document.count("<script>") == 1
+    assert "allow-same-origin" not in document
+
+
+@pytest.mark.once
+def test_the_gate_bounds_rate_size_and_requests_waiting():
+    refused = run_bundle("""
+        let now = 0;
+        const gate = new m.Gate({...m.LIMITS, perSecond: 3, inFlight: 2, maxParamsBytes: 100},
+                                () => now);
+        const out = [];
+        out.push(gate.refuse({a: 1}, true), gate.refuse({a: 1}, true));
+        gate.waiting = 2;
+        out.push(gate.refuse({a: 1}, true));             // two waiting already
+        out.push(gate.refuse({a: 1}, false));            // a notification still goes
+        out.push(gate.refuse({a: 1}, false));            // the fourth in one second
+        now = 1500;
+        gate.waiting = 0;
+        out.push(gate.refuse({text: "é".repeat(60)}, true));   // 120 bytes of UTF-8
+        out.push(gate.refuse({text: "e".repeat(60)}, true));
+        return out;""")
+    assert refused[0] is None and refused[1] is None
+    assert refused[2] == {"code": -32000, "message": "Too many requests at once: at most 2"}
+    assert refused[3] is None
+    assert refused[4] == {"code": -32000, "message": "Too many requests: at most 3 a second"}
+    assert refused[5] == {"code": -32602, "message": "Request too large: over 100 bytes"}
+    assert refused[6] is None
+
+
+@pytest.mark.once
+def test_the_allow_attribute_names_only_the_permissions_granted():
+    allow = run_bundle("""return [m.allowAttribute({}), m.allowAttribute(null),
+        m.allowAttribute({camera: {}, clipboardWrite: {}, usb: {}})];""")
+    assert allow == ["", "", "camera; clipboard-write"]
+
+
+@pytest.mark.once
+def test_the_frame_height_stays_within_its_bounds():
+    heights = run_bundle("""return [m.clampHeight(10, 800), m.clampHeight(300.2, 800),
+        m.clampHeight(5000, 800), m.clampHeight(NaN, 800), m.clampHeight(500, 1)];""")
+    assert heights == [40, 301, 800, 40, 40]
