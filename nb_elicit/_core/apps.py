@@ -1,5 +1,6 @@
 """MCP Apps (SEP-1865, extension ``io.modelcontextprotocol/ui``): which tools come with an app,
-what a server's app resource must be before it is shown, and the app's Content Security Policy.
+what a server's app resource must be before it is shown, and the domains its Content Security
+Policy may name (the policy itself is built where the frame is, in ``_ui/static/app_host.js``).
 
 Pure: plain dicts in, plain values out. Everything here comes from a server, so each value is
 checked before it reaches a frame: the resource must be ``text/html;profile=mcp-app`` and within
@@ -18,7 +19,7 @@ from typing import Any
 from .errors import NbElicitError
 
 __all__ = ["APP_MIME", "EXTENSION", "MAX_APP_BYTES", "AppRefused", "AppResource",
-           "app_only", "app_resource", "content_security_policy", "resource_uri", "visibility"]
+           "app_only", "app_resource", "csp_domains", "resource_uri", "visibility"]
 
 EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
@@ -127,26 +128,3 @@ def csp_domains(csp: Any) -> dict[str, tuple[str, ...]]:
         if kept:
             domains[key] = kept
     return domains
-
-
-def content_security_policy(domains: dict[str, tuple[str, ...]]) -> str:
-    """The policy an app runs under: nothing from the network but what its resource declared
-    (the spec's defaults: no connections, no resources, no frames, ``base-uri 'self'``)."""
-    def sources(key: str, *always: str) -> str:
-        listed = [*always, *domains.get(key, ())]
-        return " ".join(listed) if listed else "'none'"
-
-    resources = domains.get("resourceDomains", ())
-    extra = (" " + " ".join(resources)) if resources else ""
-    return "; ".join([
-        "default-src 'none'",
-        f"script-src 'unsafe-inline' 'unsafe-eval' blob: data:{extra}",
-        f"style-src 'unsafe-inline' blob: data:{extra}",
-        f"img-src blob: data:{extra}",
-        f"font-src blob: data:{extra}",
-        f"media-src blob: data:{extra}",
-        f"connect-src {sources('connectDomains')}",
-        f"frame-src {sources('frameDomains')}",
-        f"base-uri {sources('baseUriDomains', chr(39) + 'self' + chr(39))}",
-        "form-action 'none'",
-    ])

@@ -36,6 +36,7 @@ from .._core.i18n import t
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._core.url import check_url
+from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.controls import text_html
 
 __all__ = ["AppLog", "Apps"]
@@ -86,9 +87,7 @@ class Apps:
         listed = await session.listed_tool(tool)
         if listed is None:
             return None
-        from .._ui.app_frame import AppFrame  # (anywidget: only once an app shows)
-
-        return await show_app(self, listed, call.view, arguments, AppFrame)
+        return await show_app(self, listed, call.view, arguments)
 
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         """A call an app of this connection makes: its forms show in ``view`` (under the app),
@@ -180,14 +179,6 @@ class ShownApp:
         if handler is None:
             raise AppRequestError(-32601, f"nb_elicit does not answer {method!r}")
         return await handler(self, params if isinstance(params, dict) else {})
-
-
-class AppRequestError(Exception):
-    """An error for the app's request (code and message, as JSON-RPC)."""
-
-    def __init__(self, code: int, message: str):
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 async def _tools_call(app: ShownApp, params: dict) -> dict:
@@ -285,7 +276,8 @@ _HANDLERS = {
 }
 
 
-async def show_app(apps: Apps, tool: dict, view, arguments: dict | None, frame_class):
+async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
+                   frame_class=AppFrame):
     """The app of ``tool`` shown in ``view`` (the call's), or None (no app, apps off, nobody
     sees widgets, or the app was refused: the cell says why in one line)."""
     uri = resource_uri(tool)
@@ -297,7 +289,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None, frame_c
         view.notice(t("app_refused", error=str(error)), "warning")
         return None
     frame = frame_class(html=resource.html, csp={k: list(v) for k, v in resource.csp.items()},
-                        tool_input=arguments or {})
+                        tool=tool, tool_input=arguments or {})
     app = ShownApp(apps, tool, resource, frame)
     app.view = view
     apps.shown.append(app)
