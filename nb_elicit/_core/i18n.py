@@ -26,6 +26,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "应用已结束：连接 {server!r} 已关闭。"),
     "app_ended_off": ("The app ended: apps were turned off for {server!r}.",
                       "应用已结束：已为 {server!r} 关闭应用。"),
+    "app_ended_itself": ("The app of {tool} asked to close, and was closed.",
+                         "{tool} 的应用请求关闭，已关闭。"),
     "app_called": ("The app called {tool}: {text}", "应用调用了 {tool}：{text}"),
     "app_called_failed": ("The app called {tool}, which failed: {error}",
                           "应用调用了 {tool}，调用失败：{error}"),

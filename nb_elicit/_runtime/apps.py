@@ -14,11 +14,17 @@ What the app asks is answered here, and only for its own connection:
   its outcome are written under the app;
 - ``resources/read``: the same server;
 - ``ui/open-link``: the same consent card as a URL-mode request (the host in large type; the
-  link is opened only after **Open**);
+  link is opened only after **Open**); a URL nb_elicit refuses is an error, a link the person
+  did not open ``{"isError": true}``;
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
 - ``ui/request-display-mode``: inline (the only mode a cell has);
+- the notification ``ui/notifications/request-teardown``: the app ends, with a line saying so;
+  ``notifications/message`` (the app's log) is dropped;
 - anything else: -32601.
+
+At most :data:`MAX_IN_FLIGHT` requests of one app are answered at once (the front end bounds
+them too); more are refused at once, so a flood costs the kernel nothing but the refusals.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.controls import text_html
+from .kernel_compat import keep_widget_messages_flowing
 
 __all__ = ["AppLog", "Apps"]
 
@@ -46,6 +53,10 @@ MAX_MESSAGES = 100
 MAX_CONTEXT_CHARS = 100_000
 #: How many lines an app's log shows (the rest are counted).
 MAX_LINES = 30
+#: Requests of one app answered at once (as many as the front end lets wait).
+MAX_IN_FLIGHT = 16
+#: Views of the app's own requests kept under it (their forms, its link cards).
+MAX_ASKS = 5
 
 
 @dataclass
@@ -81,13 +92,23 @@ class Apps:
         call = current_call.get()
         if call is None or call.quiet or not self.enabled or not widget_frontend_attached():
             return None
+        listed = await self.listed_tool(tool)
+        if listed is None:
+            return None
+        return await show_app(self, listed, call.view, arguments)
+
+    async def listed_tool(self, tool: str, refresh: bool = False) -> dict | None:
+        """``tool`` as this connection's server lists it (the listing the session keeps; listed
+        again with ``refresh`` when it is not in it), or None."""
         connection = self.connection
         session = await connection._session(connection._tool_eras.get(tool,
                                                                       connection._primary))
         listed = await session.listed_tool(tool)
-        if listed is None:
-            return None
-        return await show_app(self, listed, call.view, arguments)
+        if listed is None and refresh:
+            with contextlib.suppress(ServerError):
+                await session.list_tools()
+            listed = await session.listed_tool(tool)
+        return listed
 
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         """A call an app of this connection makes: its forms show in ``view`` (under the app),
@@ -135,6 +156,8 @@ class ShownApp:
         self.view = None  # the call's view, where the app is shown
         self.ended = False
         self._shown_lines = 0
+        #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
+        self.in_flight = 0
         frame.on_request(self.answer)
 
     @property
@@ -151,6 +174,8 @@ class ShownApp:
         self.lines.children = (*self.lines.children, line)
 
     def end(self, reason: str) -> None:
+        """The app ends: its frame is torn down and leaves the cell, and ``reason`` (one line)
+        stays there in its place."""
         if self.ended:
             return
         self.ended = True
@@ -160,16 +185,23 @@ class ShownApp:
         with contextlib.suppress(Exception):
             self.frame.teardown()
         if self.view is not None:
-            self.view.app_ended(self.box)
+            self.view.app_ended(self.box, reason)
 
     def asking_view(self, what: str):
-        """A view under the frame for one of the app's requests (its forms, its consent card);
-        it closes itself once answered."""
+        """A view under the frame for one of the app's requests (its forms, its consent card).
+        A tool call's view closes itself once the call ends (see :func:`_tools_call`), and
+        leaves the list then."""
         from .._ui.call_view import CallView
 
         view = CallView(self.connection.name, what, show_waiting=False)
-        self.asks.children = (*self.asks.children[-4:], view)
+        kept = [c for c in self.asks.children if getattr(c, "comm", None) is not None]
+        self.asks.children = (*kept[-(MAX_ASKS - 1):], view)
         return view
+
+    def drop_view(self, view) -> None:
+        """A view of :meth:`asking_view` whose request is over leaves the app's box."""
+        self.asks.children = tuple(c for c in self.asks.children
+                                   if c is not view and getattr(c, "comm", None) is not None)
 
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
@@ -178,7 +210,13 @@ class ShownApp:
         handler = _HANDLERS.get(method)
         if handler is None:
             raise AppRequestError(-32601, f"nb_elicit does not answer {method!r}")
-        return await handler(self, params if isinstance(params, dict) else {})
+        if self.in_flight >= MAX_IN_FLIGHT:
+            raise AppRequestError(-32000, f"Too many requests at once: at most {MAX_IN_FLIGHT}")
+        self.in_flight += 1
+        try:
+            return await handler(self, params if isinstance(params, dict) else {})
+        finally:
+            self.in_flight -= 1
 
 
 async def _tools_call(app: ShownApp, params: dict) -> dict:
@@ -186,20 +224,25 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     arguments = params.get("arguments") or {}
     if not isinstance(name, str) or not isinstance(arguments, dict):
         raise AppRequestError(-32602, "tools/call needs a tool name and an arguments object")
-    tools = {t["name"]: t for t in await app.connection.list_tools()}
-    tool = tools.get(name)
+    try:
+        tool = await app.apps.listed_tool(name, refresh=True)
+    except NbElicitError as error:
+        raise AppRequestError(-32603, str(error)) from None
     if tool is None:
         raise AppRequestError(-32602, f"{app.connection.name} has no tool {name!r}")
     if "app" not in visibility(tool):
         raise AppRequestError(-32602, f"{name} is not for apps (its visibility is "
                                       f"{list(visibility(tool))})")
     app.log.calls.append(name)
+    view = app.asking_view(name)
     try:
-        result: ToolResult = await app.apps.call_for_app(name, arguments,
-                                                         app.asking_view(name))
+        result: ToolResult = await app.apps.call_for_app(name, arguments, view)
     except NbElicitError as error:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
+    finally:
+        if view.frozen:  # (its models are closing; one with a form still open stays)
+            app.drop_view(view)
     app.say(t("app_called", tool=name, text=shorten(result.text or "", 200, one_line=True)))
     return _call_tool_result(result)
 
@@ -231,9 +274,7 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     opened = await app.apps.ask_to_open(checked, t("app_asks_link", tool=app.log.tool),
                                               app.asking_view(t("app_link_what")))
     app.say(t("app_link_opened" if opened else "app_link_declined", url=checked.url))
-    if not opened:
-        raise AppRequestError(-32000, "the person did not open the link")
-    return {}
+    return {} if opened else {"isError": True}
 
 
 async def _message(app: ShownApp, params: dict) -> dict:
@@ -258,6 +299,15 @@ async def _display_mode(app: ShownApp, params: dict) -> dict:
     return {"mode": "inline"}
 
 
+async def _request_teardown(app: ShownApp, params: dict) -> dict:
+    app.end(t("app_ended_itself", tool=app.log.tool))
+    return {}
+
+
+async def _log(app: ShownApp, params: dict) -> dict:
+    return {}  # (an app's log is its own: not shown, not kept)
+
+
 def _content_text(content: Any) -> str:
     """The text of an app's content blocks (a list of ``{"type": "text", "text": ...}``)."""
     blocks = content if isinstance(content, list) else [content]
@@ -273,6 +323,8 @@ _HANDLERS = {
     "ui/message": _message,
     "ui/update-model-context": _update_model_context,
     "ui/request-display-mode": _display_mode,
+    "ui/notifications/request-teardown": _request_teardown,
+    "notifications/message": _log,
 }
 
 
@@ -293,6 +345,8 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     app = ShownApp(apps, tool, resource, frame)
     app.view = view
     apps.shown.append(app)
+    # (the frame's updates, its size and status, come while the call's cell may still run)
+    keep_widget_messages_flowing(app.box)
     view.show_app(app.box)
     return app
 

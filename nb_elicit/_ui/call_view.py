@@ -92,6 +92,8 @@ class CallView(widgets.VBox):
         #: view is frozen (the transcript, then the apps, still live).
         self.apps = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-apps",))
         self._app_holder: widgets.VBox | None = None
+        #: Why apps shown here ended after the view was frozen (lines of the transcript).
+        self._app_ends: list[Notice] = []
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
@@ -145,19 +147,32 @@ class CallView(widgets.VBox):
         self.notice(t("app_shown", server=self.server, what=self.what), "info")
         self.apps.children = (*self.apps.children, box)
 
-    def app_ended(self, box: widgets.Widget) -> None:
-        """An app shown here ended (its connection closed, or apps were turned off): once none
-        is left, the cell keeps the transcript alone."""
+    def app_ended(self, box: widgets.Widget, reason: str | None = None) -> None:
+        """An app shown here ended (its connection closed, or apps were turned off): its box
+        leaves the cell, and ``reason`` (one line) stays, in the transcript too. Once no app is
+        left, the cell keeps the transcript alone."""
         holder = self._app_holder
         if holder is None:
             self.apps.children = tuple(c for c in self.apps.children if c is not box)
+            if reason and not self.frozen:
+                self.notice(reason, "info")
+            elif reason:
+                self._app_ends.append(Notice(reason, "info"))
             return
+        if reason:
+            self._app_ends.append(Notice(reason, "info"))
         holder.children = tuple(c for c in holder.children if c is not box)
+        transcript = self.transcript()
         if len(holder.children) <= 1:  # (only the transcript is left)
             self._app_holder = None
             if self.display_handle is not None:
-                self.display_handle.update(_Static(self.transcript()))
+                self.display_handle.update(_Static(transcript))
             close_soon(holder)
+            close_soon(self)  # (kept open while the holder was shown: see freeze)
+            return
+        # Apps are left: the holder's transcript is redrawn in place (the output is not
+        # updated: a widget frontend would draw the holder again, its apps restarting).
+        holder.children[0].value = transcript_bundle(transcript)["text/html"]
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -362,7 +377,11 @@ class CallView(widgets.VBox):
             self.display_handle.update(_Static(self.transcript() if shown else None))
         if self._script_handle is not None:
             self._script_handle.update(_Static(None))
-        close_soon(self)
+        if self._app_holder is None:
+            close_soon(self)
+        # Else this view's models close with the holder (app_ended): JupyterLab draws the
+        # holder in the renderer that drew this view, and hides that renderer once this view's
+        # own model closes, the holder and its live apps with it.
         return True
 
     def _late_change(self) -> bool:
@@ -398,6 +417,7 @@ class CallView(widgets.VBox):
                 items.append(self._notice_of[id(child)])
             elif isinstance(child, widgets.HTML) and child.value:
                 items.append(html.unescape(_TAGS.sub("", child.value)))
+        items += self._app_ends
         result = None
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
