@@ -1,6 +1,7 @@
-"""The committed front end of AppFrame, ``nb_elicit/_ui/static/app_host.js``: built from the
-locked npm packages (its header names them), recorded by hash, rebuilt byte for byte; and what
-it exports (the policy it gives an app's frame, the limits on what reaches Python) run in Node.
+"""The committed front-end files: AppFrame's ``nb_elicit/_ui/static/app_host.js`` and the demo
+server's app ``nb_elicit/demo/static/clock_app.html``, each built from the locked npm packages
+(its header names them), recorded by hash, rebuilt byte for byte; and what the host bundle
+exports (the policy it gives an app's frame, the limits on what reaches Python) run in Node.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from helpers.node import node, node_env
 from helpers.servers import REPO
 
 from nb_elicit._ui.app_frame import BUNDLE, NOTIFICATIONS, REQUESTS
+from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
 APP_HOST = REPO / "scripts" / "app-host"
 BUILD_SCRIPT = REPO / "scripts" / "build_app_host.py"
@@ -28,15 +30,27 @@ def build_script():
     return module
 
 
-def header_pins() -> dict[str, str]:
+def header_pins(header: str) -> dict[str, str]:
+    return dict(re.findall(r"(@?[a-z][\w./-]*)@(\d+\.\d+\.\d+)", header))
+
+
+def bundle_header() -> str:
     first = BUNDLE.read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith("/* nb_elicit app host") and first.endswith("*/")
-    return dict(re.findall(r"(@?[a-z][\w./-]*)@(\d+\.\d+\.\d+)", first))
+    return first
 
 
-def test_the_header_names_the_versions_the_lock_file_pins():
+def demo_app_header() -> str:
+    doctype, second = DEMO_APP.read_text(encoding="utf-8").splitlines()[:2]
+    assert doctype == "<!DOCTYPE html>"
+    assert second.startswith("<!-- nb_elicit demo clock app") and second.endswith("-->")
+    return second
+
+
+@pytest.mark.parametrize("header", [bundle_header, demo_app_header], ids=["host", "demo-app"])
+def test_the_header_names_the_versions_the_lock_file_pins(header):
     lock = json.loads((APP_HOST / "package-lock.json").read_text(encoding="utf-8"))["packages"]
-    pins = header_pins()
+    pins = header_pins(header())
     assert pins["@modelcontextprotocol/ext-apps"] == "2.0.4"
     assert set(pins) == {"@modelcontextprotocol/ext-apps", "@modelcontextprotocol/client",
                          "@modelcontextprotocol/core", "zod", "esbuild"}
@@ -52,18 +66,45 @@ def test_package_json_asks_for_exact_versions_only_and_the_lock_agrees():
     assert lock[""]["dependencies"] == manifest["dependencies"]
 
 
-def test_the_recorded_hash_is_the_committed_bundle_s():
-    recorded = (APP_HOST / "BUNDLE.sha256").read_text(encoding="utf-8").split()
-    assert recorded == [hashlib.sha256(BUNDLE.read_bytes()).hexdigest(),
-                        "nb_elicit/_ui/static/app_host.js"]
+def test_the_recorded_hashes_are_the_committed_files_s():
+    recorded = [line.split() for line in
+                (APP_HOST / "BUNDLE.sha256").read_text(encoding="utf-8").splitlines()]
+    assert recorded == [
+        [hashlib.sha256(BUNDLE.read_bytes()).hexdigest(), "nb_elicit/_ui/static/app_host.js"],
+        [hashlib.sha256(DEMO_APP.read_bytes()).hexdigest(),
+         "nb_elicit/demo/static/clock_app.html"]]
 
 
-def test_the_wheel_takes_the_bundle_along():
+@pytest.mark.parametrize("path", [BUNDLE, DEMO_APP], ids=["host", "demo-app"])
+def test_the_wheel_takes_the_built_files_along(path):
     """Hatch packs every file of the package folder that git does not ignore."""
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert 'packages = ["nb_elicit"]' in pyproject
-    ignored = subprocess.run(["git", "check-ignore", "-q", str(BUNDLE)], cwd=REPO)
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=REPO)
     assert ignored.returncode == 1  # (not ignored)
+
+
+def test_the_demo_app_is_one_file_that_needs_no_network():
+    page = DEMO_APP.read_text(encoding="utf-8")
+    assert page.count("<script") == 1 and page.count("</script>") == 1
+    assert '<script type="module">' in page and "src=" not in page
+    script = page.split('<script type="module">', 1)[1].split("</script>", 1)[0]
+    assert 'from"' not in script and "import(" not in script  # (everything is bundled in)
+    assert "<!--" not in script
+    assert "nb-elicit-demo-clock" in script and "clock_now" in script  # (its own code is in)
+
+
+@pytest.mark.parametrize(("script", "inline"), [
+    ('a="</script>";b="</SCRIPT x"', 'a="<\\/script>";b="<\\/SCRIPT x"'),
+    ("x = 1 < 2", "x = 1 < 2"),
+])
+def test_the_inline_script_cannot_end_its_element(script, inline):
+    assert build_script().inline_script(script) == inline
+
+
+def test_an_inline_script_with_an_html_comment_opener_is_refused():
+    with pytest.raises(SystemExit, match="<!--"):
+        build_script().inline_script('a = "<!--"')
 
 
 @pytest.mark.once
@@ -71,6 +112,14 @@ def test_a_rebuild_from_the_lock_gives_the_same_bytes(tmp_path):
     rebuilt = build_script().build(tmp_path / "app_host.js")
     assert hashlib.sha256(rebuilt).hexdigest() == hashlib.sha256(BUNDLE.read_bytes()).hexdigest()
     assert rebuilt == BUNDLE.read_bytes()
+
+
+@pytest.mark.once
+def test_a_rebuild_of_the_demo_app_gives_the_same_bytes(tmp_path):
+    rebuilt = build_script().build_demo_app(tmp_path / "clock_app.html")
+    assert hashlib.sha256(rebuilt).hexdigest() == \
+        hashlib.sha256(DEMO_APP.read_bytes()).hexdigest()
+    assert rebuilt == DEMO_APP.read_bytes()
 
 
 def run_bundle(code: str) -> object:

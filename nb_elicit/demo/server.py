@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 
-from . import task_tools
+from . import clock, task_tools
 from .task_wire import DemoTasks
 
 #: The task tools' tasks, in both wire shapes (2025-11-25, and the 2026-07-28 extension).
@@ -247,6 +247,8 @@ async def fail(reason: str = "This tool always fails.") -> str:
 
 #: research and countdown: see task_tools.py.
 task_tools.register(server, tasks, journal)
+#: clock (a tool with an MCP App) and clock_now (for its app): see clock.py.
+clock.register(server, journal)
 
 
 def _gradient_png(size: int) -> str:
