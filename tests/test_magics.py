@@ -128,6 +128,65 @@ def test_connect_by_url_with_headers_and_python_access(ip, http_demo):
     assert '"action": "cancel"' in ip.user_ns["res"].text
 
 
+def test_tools_marks_the_tools_that_come_with_an_app_and_those_for_an_app_only(ip, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    tools = run(ip, "%mcp tools demo")
+    assert tools.headers == ["tool", "app", "description", "input schema"]
+    marks = {row[0]: row[1] for row in tools.rows}
+    assert marks["clock"] == "app" and marks["clock_now"] == "app only"
+    assert marks["hello"] == "" and marks["contact_info"] == ""
+    assert set(marks.values()) == {"app", "app only", ""}
+
+
+def test_tools_of_a_server_without_apps_has_no_app_column(ip):
+    run(ip, f"%mcp connect s2 -- {sys.executable} {SERVERS / 'sdk2_server.py'}")
+    tools = run(ip, "%mcp tools s2")
+    assert tools.headers == ["tool", "description", "input schema"] and tools.rows
+
+
+def test_apps_are_switched_per_connection_and_no_apps_connects_without(ip, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    command = " ".join(demo_command(journal))
+    run(ip, f"%mcp connect plain --no-apps -- {command}")
+    run(ip, f"%mcp connect demo -- {command}")
+    plain, demo = nb_elicit.connections["plain"], nb_elicit.connections["demo"]
+    assert not plain.apps.enabled and demo.apps.enabled
+    assert repr(run(ip, "%mcp apps plain")).startswith("MCP Apps of 'plain' are off (0 shown now)")
+    assert "are on" in repr(run(ip, "%mcp apps plain on")) and plain.apps.enabled
+    off = repr(run(ip, "%mcp apps demo off"))
+    assert off == ("MCP Apps of 'demo' are off: its tools show their text results only. "
+                   "Turn them on with %mcp apps demo on.")
+    assert not demo.apps.enabled and plain.apps.enabled
+    table = run(ip, "%mcp apps")
+    assert table.headers == ["name", "apps", "shown now"]
+    assert table.rows == [["plain", "on", "0"], ["demo", "off", "0"]]
+    run(ip, "%mcp apps off")
+    assert not plain.apps.enabled and not demo.apps.enabled
+    run(ip, "%mcp apps ON")
+    assert plain.apps.enabled and demo.apps.enabled
+    with pytest.raises(UsageError, match=r"usage: %mcp apps \[NAME\] \[on\|off\]"):
+        run(ip, "%mcp apps plain demo off")
+    with pytest.raises(UsageError, match="no connection named 'nope'"):
+        run(ip, "%mcp apps nope off")
+    run(ip, "%mcp disconnect plain")
+    run(ip, "%mcp disconnect demo")
+    assert repr(run(ip, "%mcp apps")).startswith("No connections.")
+
+
+def test_apps_off_ends_the_apps_shown_now(ip, tmp_path, monkeypatch):
+    import nb_elicit._runtime.connection  # noqa: F401 - its modules keep the real check
+
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached",
+                        lambda: True)
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    run(ip, "%mcp call demo clock")
+    (app,) = nb_elicit.connections["demo"].apps.shown
+    assert "(1 shown app ended)" in repr(run(ip, "%mcp apps demo off"))
+    assert app.ended and nb_elicit.connections["demo"].apps.shown == []
+
+
 def test_env_cwd_and_log(ip, tmp_path):
     code = ("import os, sys; print('FLAG', os.environ.get('NB_FLAG'), os.getcwd(), "
             "file=sys.stderr, flush=True); from nb_elicit.demo.server import server; "

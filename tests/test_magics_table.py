@@ -159,6 +159,10 @@ def test_the_connect_flags_are_read_into_options():
     remote = parse_connect("r --url http://h/mcp --header 'A: b c' --header B:1")
     assert remote.url == "http://h/mcp" and remote.command is None
     assert remote.headers == {"A": "b c", "B": "1"}
+    assert options.apps and remote.apps
+    assert not parse_connect("d --no-apps -- prog").apps
+    assert not parse_connect("r --url http://h/mcp --no-apps").apps
+    assert not parse_connect("n --no-apps").apps  # (a configured server)
 
 
 def test_the_magic_package_imports_neither_ipywidgets_nor_the_sdk():

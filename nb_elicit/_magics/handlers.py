@@ -42,18 +42,19 @@ def runtime():
 
 async def connect(magic, rest: str):
     options = parse_connect(rest)
-    name, guard, rt = options.name, options.guard, runtime()
+    name, rt = options.name, runtime()
+    common = {**options.guard, "apps": options.apps}  # (what every transport takes)
     remember(target_secrets(options))  # (a secret --env value, a credential --header)
     if options.url is not None:
-        conn = await rt.connect(name, url=options.url, headers=options.headers, **guard,
+        conn = await rt.connect(name, url=options.url, headers=options.headers, **common,
                                 **options.auth)
     elif options.sse is not None:
-        conn = await rt.connect(name, sse=options.sse, headers=options.headers, **guard)
+        conn = await rt.connect(name, sse=options.sse, headers=options.headers, **common)
     elif options.command is not None:
         conn = await rt.connect(name, options.command, env=options.env or None,
-                                cwd=options.cwd, **guard)
+                                cwd=options.cwd, **common)
     else:
-        conn = await rt.connect(name, config=options.config, trust=options.trust, **guard)
+        conn = await rt.connect(name, config=options.config, trust=options.trust, **common)
     return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
                 f" (protocol {conn.protocol_version}).")
 
@@ -99,8 +100,23 @@ async def tools(magic, rest: str):
     found = await (await magic.ready(rest)).list_tools()
     rows = [[t["name"], clean_doc(t.get("description")), schema_text(t.get("inputSchema"))]
             for t in found]
+    marks = [_app_mark(t) for t in found]
+    if any(marks):  # (a column of its own only where a tool has an app, or is for one)
+        rows = [[name, mark, *more] for (name, *more), mark in zip(rows, marks, strict=True)]
+        return Table(["tool", "app", "description", "input schema"], rows,
+                     f"{rest} has no tools.", code=(0, 3))
     return Table(["tool", "description", "input schema"], rows, f"{rest} has no tools.",
                  code=(0, 2))
+
+
+def _app_mark(tool: dict) -> str:
+    """``%mcp tools``' app column: "app" for a tool that comes with an MCP App, "app only" for
+    one meant for its app alone (``visibility: ["app"]``)."""
+    from .._core.apps import app_only, resource_uri
+
+    if app_only(tool):
+        return "app only"
+    return "app" if resource_uri(tool) else ""
 
 
 async def prompts(magic, rest: str):
@@ -254,6 +270,41 @@ def respond(magic, rest: str):
     POLICIES.set(policy, name)
     return Text(f"Forms {'from ' + repr(name) if name else 'from every server'} are now "
                 f"answered: {policy}.")
+
+
+_SWITCH = ("on", "off")
+
+
+def apps(magic, rest: str):
+    words = rest.split()
+    switch = words.pop().lower() if words and words[-1].lower() in _SWITCH else None
+    if len(words) > 1:
+        raise UsageError("usage: %mcp apps [NAME] [on|off]")
+    if words:
+        name = words[0]
+        conn = magic.connection(name)
+        ended = len(conn.apps.shown)
+        if switch is not None:
+            conn.apps.set_enabled(switch == "on")
+        if switch == "off":
+            gone = f" ({ended} shown app{'' if ended == 1 else 's'} ended)" if ended else ""
+            return Text(f"MCP Apps of {name!r} are off: its tools show their text results "
+                        f"only{gone}. Turn them on with %mcp apps {name} on.")
+        state = "on" if conn.apps.enabled else "off"
+        shown = len(conn.apps.shown)
+        return Text(f"MCP Apps of {name!r} are {state} ({shown} shown now): a tool that comes "
+                    "with an app shows it in the cell of its call, where widgets show. "
+                    f"Turn them {'off' if state == 'on' else 'on'} with %mcp apps {name} "
+                    f"{'off' if state == 'on' else 'on'}.")
+    connections = runtime().connections
+    if switch is not None:
+        for conn in connections.values():
+            conn.apps.set_enabled(switch == "on")
+    rows = [[name, "on" if c.apps.enabled else "off", str(len(c.apps.shown))]
+            for name, c in connections.items()]
+    return Table(["name", "apps", "shown now"], rows,
+                 "No connections. Make one with %mcp connect NAME -- COMMAND (--no-apps: "
+                 "without MCP Apps).")
 
 
 def history(magic, rest: str):

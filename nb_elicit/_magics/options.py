@@ -36,6 +36,8 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--rate-limit", metavar="RATE", help="how often the server may ask")
 @argument("--secret-forms", metavar="warn|refuse", default="warn",
           help="refuse: decline forms that ask for secrets")
+@argument("--no-apps", action="store_true",
+          help="show no MCP App of this server (its tools' text results only)")
 def connect_flags():
     """The flags of %mcp connect NAME, before the ``-- COMMAND [ARGS...]`` tail (with neither a
     command nor a URL, NAME is a server of the MCP config files)."""
@@ -63,6 +65,8 @@ class ConnectOptions:
     auth: dict = field(default_factory=dict)
     #: --trust: a server of a project config file starts without its trust card.
     trust: bool = False
+    #: Whether its tools' MCP Apps show (--no-apps: not).
+    apps: bool = True
 
 
 def parse_connect(rest: str) -> ConnectOptions:
@@ -125,7 +129,7 @@ def parse_connect(rest: str) -> ConnectOptions:
         raise UsageError("--client-secret-env takes the NAME of an environment variable that "
                          "holds the secret, never the secret itself")
     return ConnectOptions(name, command, flags.url, flags.sse, flags.config, headers, env,
-                          flags.cwd, guard, auth, flags.trust)
+                          flags.cwd, guard, auth, flags.trust, not flags.no_apps)
 
 
 def rate_limit(text: str):
