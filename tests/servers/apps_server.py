@@ -1,0 +1,103 @@
+"""A test server of MCP Apps (``io.modelcontextprotocol/ui``), good and bad, over stdio.
+
+- ``with_app``: comes with the app ``ui://test/app.html`` (its text result has HTML in it);
+- ``for_app``: meant for the app alone (``visibility: ["app"]``);
+- ``for_model``: not for apps (``visibility: ["model"]``);
+- ``wrong_mime``: its app is served as plain ``text/html``;
+- ``too_large``: its app is one byte over nb_elicit's limit;
+- ``missing_app``: its app's resource does not exist;
+- ``reads_so_far``: how many times each app resource was read (JSON).
+
+It also serves ``test://data``, a plain resource an app may read.
+"""
+
+import json
+import sys
+from collections import Counter
+
+from mcp.server.mcpserver import MCPServer
+
+APP_MIME = "text/html;profile=mcp-app"
+#: nb_elicit's limit (``_core/apps.py: MAX_APP_BYTES``), written out: this server knows no
+#: nb_elicit.
+LIMIT = 8 * 1024 * 1024
+APP_HTML = "<!DOCTYPE html><html><body><p>test app</p></body></html>"
+
+server = MCPServer("apps-test", version="1.0.0")
+reads: Counter = Counter()
+
+
+def with_ui(uri: str | None = None, visibility: list[str] | None = None) -> dict:
+    ui: dict = {}
+    if uri is not None:
+        ui["resourceUri"] = uri
+    if visibility is not None:
+        ui["visibility"] = visibility
+    return {"ui": ui}
+
+
+@server.tool(meta=with_ui("ui://test/app.html"))
+async def with_app(word: str = "hello") -> str:
+    """A tool with an app."""
+    return f"<b>{word}</b> from with_app"
+
+
+@server.tool(meta=with_ui(visibility=["app"]))
+async def for_app(word: str = "ping") -> str:
+    """A tool for the app alone."""
+    return f"for_app got {word}"
+
+
+@server.tool(meta=with_ui(visibility=["model"]))
+async def for_model() -> str:
+    """A tool the app may not call."""
+    return "for_model ran"
+
+
+@server.tool(meta=with_ui("ui://test/wrong.html"))
+async def wrong_mime() -> str:
+    return "wrong_mime's text result"
+
+
+@server.tool(meta=with_ui("ui://test/large.html"))
+async def too_large() -> str:
+    return "too_large's text result"
+
+
+@server.tool(meta=with_ui("ui://test/missing.html"))
+async def missing_app() -> str:
+    return "missing_app's text result"
+
+
+@server.tool()
+async def reads_so_far() -> str:
+    return json.dumps(dict(reads))
+
+
+@server.resource("ui://test/app.html", mime_type=APP_MIME)
+def app() -> str:
+    reads["ui://test/app.html"] += 1
+    return APP_HTML
+
+
+@server.resource("ui://test/wrong.html", mime_type="text/html")
+def wrong() -> str:
+    reads["ui://test/wrong.html"] += 1
+    return APP_HTML
+
+
+@server.resource("ui://test/large.html", mime_type=APP_MIME)
+def large() -> str:
+    reads["ui://test/large.html"] += 1
+    return "x" * (LIMIT + 1)
+
+
+@server.resource("test://data", mime_type="text/plain")
+def data() -> str:
+    return "data of apps-test"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        raise SystemExit("apps_server.py runs over stdio only")
+    server.run("stdio")
