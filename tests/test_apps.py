@@ -299,7 +299,8 @@ def test_the_app_s_notifications_a_log_dropped_a_teardown_ends_it(frontend, jour
         (app,) = conn.apps.shown
         sent = Sent(app.frame)
         for method, params in [("notifications/message", {"level": "info", "data": HOSTILE}),
-                               ("ui/notifications/request-teardown", {})]:
+                               ("ui/notifications/request-teardown", {}),
+                               ("notifications/message", {"level": "info", "data": "late"})]:
             app.frame._handle_custom_msg({"kind": "notification", "method": method,
                                           "params": params}, [])
             await asyncio.sleep(0.1)
@@ -353,6 +354,30 @@ def test_a_link_the_person_does_not_open_is_an_error_result_for_the_app(frontend
     answer, app = drive(scenario)
     assert answer == {"isError": True}
     assert "You did not open https://modelcontextprotocol.io." in text_of(app)
+
+
+def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(frontend,
+                                                                              journal):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        await conn.call_tool("clock")
+        (app,) = conn.apps.shown
+        asked = [asyncio.ensure_future(app.answer("ui/open-link",
+                                                  {"url": f"https://example.com/{i}"}))
+                 for i in range(8)]
+        cards = [await person.wait_for_form(i + 1) for i in range(8)]
+        shown = [card for view in app.asks.children for card in view.forms.children
+                 if isinstance(card, UrlConsentCard)]
+        waiting = len(app.asks.children), shown == cards
+        for card in cards:
+            card.decline_button.click()
+        answers = await asyncio.gather(*asked)
+        return waiting, answers, len(app.asks.children)
+
+    (count, all_there), answers, after = drive(scenario)
+    assert count == 8 and all_there  # (none is pushed out while it waits)
+    assert answers == [{"isError": True}] * 8
+    assert after == runtime_apps.MAX_ASKS - 1  # (then only the newest answered ones stay)
 
 
 @pytest.mark.parametrize("url", ["javascript:alert(document.cookie)", "data:text/html,<b>x</b>",

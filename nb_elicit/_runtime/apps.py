@@ -158,6 +158,8 @@ class ShownApp:
         self._shown_lines = 0
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
+        #: The views of :meth:`asking_view` whose request is not over yet.
+        self._busy: list = []
         frame.on_request(self.answer)
 
     @property
@@ -188,24 +190,37 @@ class ShownApp:
             self.view.app_ended(self.box, reason)
 
     def asking_view(self, what: str):
-        """A view under the frame for one of the app's requests (its forms, its consent card).
-        A tool call's view closes itself once the call ends (see :func:`_tools_call`), and
-        leaves the list then."""
+        """A view under the frame for one of the app's requests (its forms, its consent card),
+        until :meth:`done_asking`. Of the views whose request is over, the newest few stay (a
+        link card shows its link after **Open**); a tool call's view leaves once its models
+        close (see :func:`_tools_call`)."""
         from .._ui.call_view import CallView
 
         view = CallView(self.connection.name, what, show_waiting=False)
-        kept = [c for c in self.asks.children if getattr(c, "comm", None) is not None]
-        self.asks.children = (*kept[-(MAX_ASKS - 1):], view)
+        self._busy.append(view)
+        self._arrange_asks(extra=view)
         return view
 
-    def drop_view(self, view) -> None:
-        """A view of :meth:`asking_view` whose request is over leaves the app's box."""
-        self.asks.children = tuple(c for c in self.asks.children
-                                   if c is not view and getattr(c, "comm", None) is not None)
+    def done_asking(self, view, drop: bool = False) -> None:
+        """The request of ``view`` is over; ``drop``: the view leaves the app's box now."""
+        with contextlib.suppress(ValueError):
+            self._busy.remove(view)
+        self._arrange_asks(without=view if drop else None)
+
+    def _arrange_asks(self, extra=None, without=None) -> None:
+        alive = [c for c in self.asks.children if getattr(c, "comm", None) is not None
+                 and c is not without]
+        over = [c for c in alive if c not in self._busy]
+        keep = set(over[-(MAX_ASKS - 1):]) | set(self._busy)
+        children = tuple(c for c in alive if c in keep) + ((extra,) if extra is not None else ())
+        if children != self.asks.children:
+            self.asks.children = children
 
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
         if self.ended:
+            if method in _NOTIFICATIONS:
+                return {}  # (nobody to tell)
             raise AppRequestError(-32000, "the app has ended")
         handler = _HANDLERS.get(method)
         if handler is None:
@@ -241,8 +256,7 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
     finally:
-        if view.frozen:  # (its models are closing; one with a form still open stays)
-            app.drop_view(view)
+        app.done_asking(view, drop=view.frozen)  # (frozen: its models are closing)
     app.say(t("app_called", tool=name, text=shorten(result.text or "", 200, one_line=True)))
     return _call_tool_result(result)
 
@@ -271,8 +285,11 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     except InvalidRequest as error:
         app.say(t("app_link_refused", error=str(error)), "warning")
         raise AppRequestError(-32602, str(error)) from None
-    opened = await app.apps.ask_to_open(checked, t("app_asks_link", tool=app.log.tool),
-                                              app.asking_view(t("app_link_what")))
+    view = app.asking_view(t("app_link_what"))
+    try:
+        opened = await app.apps.ask_to_open(checked, t("app_asks_link", tool=app.log.tool), view)
+    finally:
+        app.done_asking(view)
     app.say(t("app_link_opened" if opened else "app_link_declined", url=checked.url))
     return {} if opened else {"isError": True}
 
@@ -326,6 +343,8 @@ _HANDLERS = {
     "ui/notifications/request-teardown": _request_teardown,
     "notifications/message": _log,
 }
+#: The app's notifications (no answer goes back).
+_NOTIFICATIONS = frozenset({"ui/notifications/request-teardown", "notifications/message"})
 
 
 async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
