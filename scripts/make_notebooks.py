@@ -1,5 +1,5 @@
-"""Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in (outputs
-stripped).
+"""Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in, apps
+(outputs stripped).
 
     python scripts/make_notebooks.py           # (re)write them in notebooks/
     python scripts/make_notebooks.py --check   # exit 1 if a written notebook is out of date
@@ -202,6 +202,7 @@ This closes the connection and stops the demo server.
   it receives.
 - [remote-http.ipynb](remote-http.ipynb): a server reached over HTTP instead of a subprocess.
 - [sign-in.ipynb](sign-in.ipynb): a server that asks you to sign in first.
+- [apps.ipynb](apps.ipynb): a tool that comes with its own small interface (an MCP App).
 - [form-gallery.ipynb](form-gallery.ipynb): the forms on their own, without any server.
 """),
 ]
@@ -647,12 +648,101 @@ print("The demo server has stopped.")
 """),
 ]
 
+# -- MCP Apps -----------------------------------------------------------------------------------
+
+APPS = [
+    md("""
+# MCP Apps: a tool that brings its own small interface
+
+An MCP server can give a tool a small web page of its own, an **MCP App** (the extension
+`io.modelcontextprotocol/ui`). When you call such a tool, nb_elicit shows the app in the cell of
+the call, under the tool's text result, inside a sandboxed frame: the app gets the tool's
+arguments and result, and may ask nb_elicit for a few things (call a tool of the same server,
+send a message, open a link). The demo server has one: `clock`.
+
+Where no widgets show (nbconvert, papermill, a saved notebook on GitHub), no app is shown: the
+cell keeps the tool's text result, as for any other tool.
+
+Run the cells one at a time, from top to bottom (**Shift+Enter**).
+"""),
+    code("""
+import sys
+
+import nb_elicit
+
+%load_ext nb_elicit
+print("This kernel runs", sys.executable)
+"""),
+    code("%mcp connect demo -- {sys.executable} -m nb_elicit.demo"),
+    md("""
+## 1. Which tools come with an app
+
+In the table, the column **app** says `app` for a tool that comes with an app (`clock`), and
+`app only` for a tool meant for its app alone (`clock_now`: the clock app calls it from its
+button; you may call it too).
+"""),
+    code("%mcp tools demo"),
+    md("""
+## 2. Call the tool
+
+The text result comes first, then a line saying that an app is shown, then the app itself: the
+server's time, and three buttons.
+
+- **Ask the server** calls `clock_now` through nb_elicit (only tools of this server that are
+  meant for apps; nb_elicit refuses any other), shows the new time, and tells nb_elicit what it
+  now shows (its *model context*). A line under the app says what it called.
+- **Send message** sends a message (`ui/message`). nb_elicit keeps it on the call's result and
+  shows it under the app, as plain text.
+- **Open link** asks to open https://modelcontextprotocol.io. The same consent card as for a
+  server's web page appears under the app; nothing opens before you press **Open**, and then
+  only the link appears, for you to click.
+
+The app runs in a frame of its own, sandboxed, without the notebook's origin: it cannot read the
+notebook, its cookies or the Jupyter server, and it reaches no network (the demo's app declares
+no domains).
+"""),
+    code('%mcp call demo clock {"label": "Kitchen"}'),
+    md("""
+## 3. What the app said, from Python
+
+`call_tool` returns the result as usual. `result.app_messages` holds the messages its app sent,
+as they arrive, and `result.model_context` what it last set as its context. Press the buttons of
+the app below, then run the cell after it.
+"""),
+    code("""
+result = await nb_elicit.connections["demo"].call_tool("clock", {"label": "Python"})
+result.text
+"""),
+    code("""
+print("Messages from the app:", result.app_messages)
+print("Its model context:", result.model_context)
+"""),
+    md("""
+## 4. Turn apps off, and on
+
+`%mcp apps demo off` ends the apps shown now (each leaves a line saying so) and shows none for
+later calls: their text results only. `%mcp connect NAME --no-apps ...` (or
+`nb_elicit.connect(..., apps=False)`) connects without them from the start.
+"""),
+    code("%mcp apps demo off"),
+    code("%mcp call demo clock"),
+    code("%mcp apps demo on"),
+    code("%mcp disconnect demo"),
+    md("""
+## Where next
+
+- [quickstart.ipynb](quickstart.ipynb): a server asks you something, in a form.
+- [Apps](../docs/apps.md): how apps are framed and sandboxed, and what they may ask.
+"""),
+]
+
 NOTEBOOKS = {
     "quickstart": QUICKSTART,
     "field-gallery": FIELD_GALLERY,
     "remote-http": REMOTE_HTTP,
     "configs": CONFIGS,
     "sign-in": SIGN_IN,
+    "apps": APPS,
 }
 
 

@@ -7,6 +7,7 @@ text when no widget frontend is attached, so the outputs show what reached the s
 """
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -75,7 +76,7 @@ def test_the_server_notebooks_are_what_make_notebooks_writes():
     done = subprocess.run([sys.executable, str(MAKE_NOTEBOOKS), "--check"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("quickstart", "field-gallery", "remote-http", "configs"):
+    for name in ("quickstart", "field-gallery", "remote-http", "configs", "sign-in", "apps"):
         nbformat.validate(nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4))
 
 
@@ -247,6 +248,35 @@ def test_sign_in_runs_headless_with_the_demos_client_credentials(tmp_path):
     # Signing out finds the tokens the sign-in kept: the sign-in happened.
     assert "Signed out of secured" in result(code_cell(nb, "%mcp logout secured"))
     assert "The demo server has stopped." in stdout(code_cell(nb, "server.wait(timeout=10)"))
+
+
+# -- MCP Apps ---------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_apps_runs_headless_without_an_app_and_keeps_the_text_results():
+    """nbclient shows no widgets: the clock's app is not shown (not even read), and every cell
+    keeps the tool's text result."""
+    nb = run("apps.ipynb", kernel_env(wait=2))
+    assert_no_errors(nb)
+    assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
+    tools = result(code_cell(nb, "%mcp tools demo"))
+    assert re.search(r"^clock +app +The server's time", tools, re.M), tools
+    assert re.search(r"^clock_now +app only +The server's time now", tools, re.M), tools
+    kitchen = stdout(code_cell(nb, "%mcp call demo clock", "Kitchen"))
+    assert re.search(r"Kitchen: \d\d:\d\d:\d\d UTC on the server", kitchen), kitchen
+    assert "The clock app shows this time where widgets show." in kitchen
+    assert "An app of" not in kitchen
+    python_api = result(code_cell(nb, 'call_tool("clock", {"label": "Python"})'))
+    assert "Python: " in python_api and " UTC on the server" in python_api
+    said = stdout(code_cell(nb, "result.app_messages"))
+    assert said == "Messages from the app: []\nIts model context: None\n"
+    assert "MCP Apps of 'demo' are off" in result(code_cell(nb, "%mcp apps demo off"))
+    off_cells = [c for c in nb.cells if c.cell_type == "code" and c.source == "%mcp call demo clock"]
+    assert len(off_cells) == 1 and " UTC on the server" in stdout(off_cells[0])
+    assert "MCP Apps of 'demo' are on" in result(code_cell(nb, "%mcp apps demo on"))
+    assert not [o for c in nb.cells for o in c.get("outputs", [])
+                if WIDGET_VIEW in o.get("data", {})]
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
 
 
 # -- servers from config files ----------------------------------------------------------------
