@@ -667,6 +667,7 @@ it has run, and two buttons:
 
 A question the server asks inside the task appears inside the card. The demo server has two
 task tools: `research` and `countdown`. Run the cells from top to bottom (**Shift+Enter**).
+Everything about tasks, in detail: [Tasks](../docs/tasks.md).
 """),
     code("""
 import asyncio
@@ -749,8 +750,10 @@ print("The countdown task is", task.status)
 
 **Detach** stops following a task without stopping it: the cell ends, and the task goes on on
 the server. nb_elicit keeps its id (in an owner-only file of running tasks), so you can follow
-it again later, in this kernel or the next one. Run the next cell and click **Detach** on its
-card while it counts down from 10 (with nobody there, the cell clicks it itself, a second in).
+it again later: in this kernel, or in the next one for a server that outlives this kernel (a
+stdio server such as this one stops with its kernel, and its tasks with it). Run the next cell
+and click **Detach** on its card while it counts down from 10 (with nobody there, the cell
+clicks it itself, a second in).
 """),
     code("""
 call = conn.start_tool("countdown", {"seconds": 10})
@@ -765,27 +768,24 @@ except nb_elicit.NbElicitError as ended:
 task_id = task.task_id
 """),
     md("""
-`conn.tasks()` lists the tasks this kernel follows or followed on this connection, each with the
-status it was last seen in: the countdown you left is still *working*.
+`%mcp tasks` lists the tasks this kernel follows or followed, each with its status and age (the
+countdown you left is *detached*), then the running tasks it no longer follows, each with the
+line that attaches to it again. (From Python: `conn.tasks()`.)
 """),
-    code("""
-for each in conn.tasks():
-    print(each)
-"""),
+    code("%mcp tasks"),
     md("""
-`attach_task` follows a task again, by its id: a new card appears in this cell, which waits for
-the task's end and shows its result.
+`%mcp task demo ID` follows a task again, by its id (`{task_id}` is replaced by the variable set
+above): a new card appears in this cell, which waits for the task's end and shows its result.
+(From Python: `await conn.attach_task(task_id)`.)
 """),
-    code("""
-result = await conn.attach_task(task_id)
-result.text
-"""),
+    code("%mcp task demo {task_id}"),
     md("""
 ## 6. The same tool without a task
 
 `countdown` can run as a task but does not have to (its task support is *optional*).
 `task=False` calls it as a plain call: no task card; the server reports its progress instead,
-and the cell waits for the result.
+and the cell waits for the result. (With the magic: `%mcp call demo countdown {"seconds": 2}
+--no-task`.)
 """),
     code("""
 result = await conn.call_tool("countdown", {"seconds": 2}, task=False)

@@ -311,12 +311,16 @@ def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_pa
     found = re.search(r"countdown goes on as task (\S+) on the server", detached)
     assert found, detached
     task_id = found.group(1)
-    listed = stdout(code_cell(nb, "conn.tasks()")).splitlines()
-    assert f"<nb_elicit task demo · countdown {task_id}: working>" in listed, listed
-    assert [line.rsplit(": ", 1)[1].rstrip(">") for line in listed] == [
-        "completed", "completed", "cancelled", "working"]
-    attached = code_cell(nb, "conn.attach_task(task_id)")
-    assert result(attached) == "'Counted down from 10 s: done.'"
+    listed = result(code_cell(nb, "%mcp tasks"))
+    ours, saved = listed.split("\n\n", 1)
+    rows = [re.split(r"\s{2,}", line) for line in ours.splitlines()[2:]]
+    assert [(row[1], row[3]) for row in rows] == [
+        ("research", "completed"), ("research", "completed"), ("countdown", "cancelled"),
+        ("countdown", "working, detached")], listed
+    assert rows[-1][2] == task_id
+    assert f"%mcp task demo {task_id}" in saved  # the file of running tasks offers it
+    attached = code_cell(nb, "%mcp task demo {task_id}")
+    assert "Counted down from 10 s: done." in stdout(attached)
     assert task_id in shown(attached) and "Completed after" in shown(attached)
     running = tmp_path / "data" / "nb_elicit" / "tasks.json"  # kept it while it was detached
     assert running.exists() and task_id not in running.read_text()  # and forgot it at its end
