@@ -671,6 +671,7 @@ Everything about tasks, in detail: [Tasks](../docs/tasks.md).
 """),
     code("""
 import asyncio
+import contextlib
 import os
 import sys  # noqa: F401 (for {sys.executable} in %mcp connect)
 
@@ -722,8 +723,10 @@ what your click does.
 
 The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
 it (a `ToolCall`); `call.task` is the task the server runs it as, once the server has made one
-(its `task_id`, `status` and `card`); `await call` waits for the call's end. (`call.cancel()`,
-like **Kernel → Interrupt** on a waiting cell, cancels the task on the server too.)
+(its `task_id`, `status` and `card`); `await call` waits for the call's end, and raises an
+`nb_elicit.NbElicitError` when the task was cancelled or detached (the card says so already,
+so the cell does not print it again). `call.cancel()`, like **Kernel → Interrupt** on a
+waiting cell, cancels the task on the server too.
 """),
     code("""
 async def task_of(call):
@@ -739,10 +742,8 @@ task = await task_of(call)
 if not someone_can_click:
     await asyncio.sleep(2)
     task.card.cancel_button.click()  # what a click on Cancel does
-try:
+with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
     await call
-except nb_elicit.NbElicitError as ended:
-    print(ended)
 print("The countdown task is", task.status)
 """),
     md("""
@@ -761,10 +762,8 @@ task = await task_of(call)
 if not someone_can_click:
     await asyncio.sleep(1)
     task.card.detach_button.click()  # what a click on Detach does
-try:
+with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
     await call
-except nb_elicit.NbElicitError as ended:
-    print(ended)
 task_id = task.task_id
 """),
     md("""

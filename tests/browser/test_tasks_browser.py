@@ -1,10 +1,11 @@
 """Tasks in a real JupyterLab in Chromium: the card of a call the demo server runs as a task,
-a question asked inside it and answered with the mouse, and Cancel clicked on the card.
+a question asked inside it and answered with the mouse, Cancel clicked on the card, and Detach
+clicked, then ``%mcp task`` to follow the task again.
 
 Each test opens its own notebook (cell 0 loads the extension, cell 1 connects the demo server
-with ``--journal``; the fixtures are in ``conftest.py``), runs a ``%mcp call`` of a task tool,
-works the card in the browser, and checks what the demo server journaled: the answer it
-received, or that its countdown was cancelled.
+with ``--journal``; the fixtures are in ``conftest.py``), calls a task tool, works the card in
+the browser, and checks what the demo server journaled: the answer it received, or how its
+countdown ended (cancelled, or finished after the call was detached and attached again).
 """
 
 from __future__ import annotations
@@ -123,3 +124,35 @@ def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
     lab.screenshot("cancelled", of=lab.cell(2))
     (lab.artifacts / "timing.txt").write_text(
         f"Cancel clicked to the cell's end: {ended:.2f} s\n", encoding="utf-8")
+
+
+def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_again(lab):
+    # The notebook's way: start_tool, then await the call in the same cell.
+    lab.open("conn = nb_elicit.connections['demo']\n"
+             "call = conn.start_tool('countdown', {'seconds': 4})\n"
+             "try:\n    await call\nexcept nb_elicit.NbElicitError as ended:\n    print(ended)",
+             "task_id = call.task.task_id\n%mcp tasks",
+             "%mcp task demo {task_id}")
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-task-card")
+    card.wait_for(timeout=WAIT)
+    expect(card.locator(".nb-elicit-task-message")).to_contain_text(" s left", timeout=WAIT)
+    lab.wait_running(2)
+    card.locator(".nb-elicit-task-detach").click()
+    lab.wait_done(2)
+    output = lab.cell(2).locator(".jp-OutputArea")
+    expect(output).to_contain_text("countdown goes on as task")
+    lines = timeline(output.locator(".nb-elicit-transcript"))
+    assert any(line.startswith("Detached: the task goes on on the server. %mcp task demo ")
+               for line in lines), lines
+    assert lab.answers() == []  # neither cancelled nor finished: it goes on
+    lab.screenshot("detached", of=lab.cell(2))
+
+    lab.run(3)
+    expect(lab.cell(3).locator(".jp-OutputArea")).to_contain_text("working, detached")
+    lab.run(4)
+    attached = lab.cell(4).locator(".jp-OutputArea")
+    expect(attached.locator(".nb-elicit-transcript-result")).to_contain_text(
+        "Counted down from 4 s: done.", timeout=WAIT)
+    assert lab.wait_journal(1) == [{"tool": "countdown", "event": "finished", "seconds": 4}]
+    lab.screenshot("attached", of=lab.cell(4))
