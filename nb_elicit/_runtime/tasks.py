@@ -149,8 +149,13 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
             if run._cancel_asked:
                 await _cancel(run)
             state = run.state
-            if result_job is not None and result_job.done():
-                return await _ended_by_result(run, result_job)
+            if result_job is not None and (result_job.done() or (
+                    state is not None and state.terminal)):
+                # 2025-11-25: the open tasks/result brings the result (no second one)
+                await asyncio.wait({result_job}, timeout=CANCEL_WAIT)
+                if result_job.done():
+                    return await _ended_by_result(run, result_job)
+                result_job.cancel()  # (it did not come: ask for the result once more)
             if state is not None and state.terminal:
                 return await _ended(run, state)
             await _wait(run, result_job, _interval(run))
