@@ -217,6 +217,38 @@ def test_a_flood_of_200_questions_in_one_poll_goes_through_the_backlog(extension
     assert update["actions"] == {"accept": 3, "cancel": 197}
 
 
+# -- 5. malformed answers to tasks/get ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("what", "said"), [
+    ("no-task-id", "taskId"),
+    ("status-number", "status"),
+    ("result-not-object", "result"),
+    ("result-not-call-tool-result", "content"),
+])
+def test_a_malformed_task_is_one_line(extension, what, said):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("malformed", {"what": what})
+        await started(call)
+        return await failure(call), call._view.task_card
+
+    text, card = hostile(scenario)
+    assert "malformed" in one_line(text) and said in text
+
+
+@pytest.mark.parametrize("what", ["no-task-id", "status-number"])
+def test_a_malformed_2025_task_is_one_line(legacy, what):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", legacy.command)
+        call = conn.start_tool("malformed", {"what": what})
+        await started(call)
+        return await failure(call), call._view.task_card
+
+    text, card = hostile(scenario)
+    assert "malformed" in one_line(text)
+
+
 # -- 7. a 2025-11-25 question about a task nobody knows ---------------------------------------------
 
 

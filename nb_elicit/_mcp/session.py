@@ -28,6 +28,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from mcp_types import methods as wire_methods
+from pydantic import ValidationError
 
 from .._core.answer import Answer
 from .._core.apps import APP_MIME
@@ -46,7 +47,7 @@ from .auth import SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import GONE, describe, from_mcp_error, request_of
+from .errors import GONE, describe, from_mcp_error, malformed, request_of
 from .tasks import (
     SHAPE_2025,
     TTL_MS,
@@ -222,7 +223,8 @@ class ServerSession:
 
     async def request(self, request, result_type):
         """One request of a shape the SDK's client has no method for (the tasks' requests)."""
-        return await self._request(self._live().session.send_request, request, result_type)
+        return await self._request(self._live().session.send_request, request, result_type,
+                                   answer_to=request.method)
 
     async def validate_tool_result(self, name: str, result) -> None:
         await self._live().session.validate_tool_result(name, result)
@@ -272,12 +274,17 @@ class ServerSession:
             raise ServerDisconnected("the connection is closed")
         return self._client
 
-    async def _request(self, method, *args):
+    async def _request(self, method, *args, answer_to: str | None = None):
+        """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
+        request in the line of an answer that does not fit the protocol."""
         self._auth_failure = None
         try:
             return await method(*args)
         except MCPError as exc:
             error = self._take_auth_failure() or from_mcp_error(exc)
+        except ValidationError as exc:  # (the SDK checks every answer against its schema)
+            raise malformed(f"the server's answer to {answer_to}" if answer_to else
+                            "the server's answer", exc) from None
         except GONE as exc:
             error = ServerDisconnected(f"the server went away ({describe(exc)})")
         if isinstance(error, ServerDisconnected):

@@ -35,6 +35,7 @@ from .._core.answer import Answer
 from .._core.errors import ServerError
 from .._core.tasks import TaskState
 from .._core.types import ElicitationRequest, ToolResult
+from .errors import malformed
 
 __all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
            "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
@@ -121,8 +122,7 @@ def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
     try:
         created = types.CreateTaskResult.model_validate(raw, by_name=False)
     except ValidationError as exc:
-        raise ServerError(-32603, f"the server's task for {tool} is malformed: "
-                                  f"{exc.errors()[0]['msg']}") from None
+        raise malformed(f"the server's task for {tool}", exc) from None
     return _LegacyTask(session, created.task.task_id, tool, _state_2025(created.task))
 
 
@@ -224,8 +224,7 @@ class _ExtensionTask(RemoteTask):
         try:
             result = types.CallToolResult.model_validate(last.result or {}, by_name=False)
         except ValidationError as exc:
-            raise ServerError(-32603, f"the result of task {self.task_id} is malformed: "
-                                      f"{exc.errors()[0]['msg']}") from None
+            raise malformed(f"the result of task {self.task_id}", exc) from None
         await self._session.validate_tool_result(self.tool, result)
         return tool_result_of(result)
 
