@@ -217,6 +217,27 @@ def test_a_flood_of_200_questions_in_one_poll_goes_through_the_backlog(extension
     assert update["actions"] == {"accept": 3, "cancel": 197}
 
 
+# -- 4. a server that forgets the task ---------------------------------------------------------------
+
+
+def test_a_task_the_server_drops_mid_run_is_one_line_and_leaves_the_file(server):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", server.command)
+        call = conn.start_tool("dropped", {"after": 2})
+        run = await started(call)
+        saved = [s.task_id for s in TASKS.store.entries()]
+        said = await failure(call)
+        return run, saved, said, call._view
+
+    run, saved, said, view = hostile(scenario)
+    assert saved == [run.task_id]
+    assert f"the server no longer knows the task {run.task_id}" in one_line(said)
+    assert "Task not found" in said
+    assert TASKS.store.entries() == []
+    assert run.ended
+    assert view.task_card.ended and not view.task_card.ticking  # the card stopped too
+
+
 # -- 5. malformed answers to tasks/get ---------------------------------------------------------------
 
 
@@ -235,6 +256,7 @@ def test_a_malformed_task_is_one_line(extension, what, said):
 
     text, card = hostile(scenario)
     assert "malformed" in one_line(text) and said in text
+    assert card.ended and not card.ticking
 
 
 @pytest.mark.parametrize("what", ["no-task-id", "status-number"])
@@ -247,6 +269,7 @@ def test_a_malformed_2025_task_is_one_line(legacy, what):
 
     text, card = hostile(scenario)
     assert "malformed" in one_line(text)
+    assert card.ended and not card.ticking
 
 
 # -- 7. a 2025-11-25 question about a task nobody knows ---------------------------------------------

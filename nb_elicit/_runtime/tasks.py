@@ -166,6 +166,12 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
         if not run.ended and not run.detached:
             await _cancel_on_the_way_out(run)
         raise
+    except Exception:
+        # Following failed (the server forgot the task, answered nonsense, went away): the
+        # call says why; the card stops its clock and its buttons, which nothing would hear.
+        if run.card is not None and not run.card.ended:
+            run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
+        raise
     finally:
         if result_job is not None and not result_job.done():
             result_job.cancel()
