@@ -226,6 +226,13 @@ class ServerSession:
         return await self._request(self._live().session.send_request, request, result_type,
                                    answer_to=request.method)
 
+    async def raw_request(self, method: str, params: dict) -> dict:
+        """One request whose answer the caller checks itself, as a dict: the SDK's check of a
+        2025-11-25 task refuses a status it does not know, which nb_elicit shows as a warning
+        instead (see ``_core/tasks.py``)."""
+        return await self._request(self._live().session.send_raw, method, params,
+                                   answer_to=method)
+
     async def validate_tool_result(self, name: str, result) -> None:
         await self._live().session.validate_tool_result(name, result)
 
@@ -411,11 +418,13 @@ class _TaskAwareClient(Client):
     """The SDK's client, taught the 2025-11-25 tasks that mcp 2.3 has types for but does not
     speak (SEP-1686): its capability ad gains ``tasks``; the server's ``tasks/*`` requests and
     its ``elicitation/create`` with ``params.task`` are answered by :class:`ClientTasks`
-    before the SDK would refuse them; and a task-augmented ``tools/call`` goes out through the
-    dispatcher's ``send_raw_request``, as the SDK's own ``send_request`` does, but without its
-    check that the answer is a ``CallToolResult``. These use the session's own hooks
-    (``_build_capabilities``, ``_on_request``, ``_stamp``, ``_dispatcher``): mcp 2.3 has no
-    public one for them; ``tests/test_tasks_adapter.py`` fails if they change."""
+    before the SDK would refuse them; and a task-augmented ``tools/call`` (and ``tasks/get``,
+    ``tasks/cancel``) go out through the dispatcher's ``send_raw_request``, as the SDK's own
+    ``send_request`` does, but without its check of the answer (a ``CreateTaskResult`` is no
+    ``CallToolResult``; a status the SDK does not know is nb_elicit's to judge). These use the
+    session's own hooks (``_build_capabilities``, ``_on_request``, ``_stamp``,
+    ``_dispatcher``): mcp 2.3 has no public one for them; ``tests/test_tasks_adapter.py``
+    fails if they change."""
 
     client_tasks: ClientTasks | None = None
 
@@ -445,21 +454,27 @@ def _teach_tasks(session, client_tasks: ClientTasks) -> None:
                                                                          request.params))
         return await on_request(dctx, method, params)
 
-    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
-                             progress) -> dict[str, Any]:
-        data = types.CallToolRequest(params=types.CallToolRequestParams(
-            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
-            by_alias=True, mode="json", exclude_none=True)
+    async def send_raw(method: str, params: dict[str, Any], timeout: float | None = None,
+                       progress=None) -> dict[str, Any]:
+        data: dict[str, Any] = {"method": method, "params": params}
         opts: dict[str, Any] = {}
         session._stamp(data, opts)
         if timeout is not None:
             opts["timeout"] = timeout
         if progress is not None:
             opts["on_progress"] = progress
-        return await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
+        return await session._dispatcher.send_raw_request(method, data.get("params"), opts)
+
+    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
+                             progress) -> dict[str, Any]:
+        data = types.CallToolRequest(params=types.CallToolRequestParams(
+            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
+            by_alias=True, mode="json", exclude_none=True)
+        return await send_raw("tools/call", data["params"], timeout, progress)
 
     session._build_capabilities = capabilities
     session._on_request = answer
+    session.send_raw = send_raw
     session.send_task_call = send_task_call
 
 

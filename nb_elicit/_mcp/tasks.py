@@ -96,13 +96,34 @@ def _state_2025(task) -> TaskState:
                      created_at=task.created_at, last_updated_at=task.last_updated_at)
 
 
+class _LegacyTaskFields(Result):
+    """A 2025-11-25 ``Task`` as ``tasks/get`` and ``tasks/cancel`` answer it, with any status
+    (the SDK's own model knows only five; the task card warns about others and ignores them)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    task_id: str = Field(alias="taskId")
+    status: str
+    status_message: str | None = Field(default=None, alias="statusMessage")
+    poll_interval: float | None = Field(default=None, alias="pollInterval")
+    ttl: int | None = None
+    created_at: str | None = Field(default=None, alias="createdAt")
+    last_updated_at: str | None = Field(default=None, alias="lastUpdatedAt")
+
+
+async def _legacy_request(session, method: str, task_id: str) -> TaskState:
+    raw = await session.raw_request(method, {"taskId": task_id})
+    try:
+        return _state_2025(_LegacyTaskFields.model_validate(raw))
+    except ValidationError as exc:
+        raise malformed(f"the server's answer to {method}", exc) from None
+
+
 class _LegacyTask(RemoteTask):
     shape = SHAPE_2025
 
     async def get(self) -> TaskState:
-        task = await self._session.request(types.GetTaskRequest(
-            params=types.GetTaskRequestParams(task_id=self.task_id)), types.GetTaskResult)
-        return _state_2025(task)
+        return await _legacy_request(self._session, "tasks/get", self.task_id)
 
     async def result(self, state: TaskState) -> ToolResult:
         result = await self._session.request(types.GetTaskPayloadRequest(
@@ -112,9 +133,7 @@ class _LegacyTask(RemoteTask):
         return tool_result_of(result)
 
     async def cancel(self) -> TaskState | None:
-        task = await self._session.request(types.CancelTaskRequest(
-            params=types.CancelTaskRequestParams(task_id=self.task_id)), types.CancelTaskResult)
-        return _state_2025(task)
+        return await _legacy_request(self._session, "tasks/cancel", self.task_id)
 
 
 def legacy_task(session, tool: str, raw: dict) -> RemoteTask:

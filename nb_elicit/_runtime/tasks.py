@@ -28,7 +28,7 @@ from .._core.answer import Answer
 from .._core.errors import ConnectError, NbElicitError, ServerDisconnected, ServerError
 from .._core.i18n import t
 from .._core.task_store import SavedTask, TaskStore
-from .._core.tasks import TaskState, poll_seconds
+from .._core.tasks import STATUSES, TaskState, poll_seconds
 from .._core.types import ToolResult
 from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
@@ -188,7 +188,13 @@ def _interval(run: TaskRun) -> float:
 
 
 def _show(run: TaskRun, state: TaskState) -> None:
+    """Take ``state`` as the task's, unless its status is out of order: after a final one
+    (the first final status wins), or one no version of the protocol knows (the card warns)."""
     if run.state is not None and run.state.terminal:
+        return
+    if state.status not in STATUSES:
+        if run.card is not None:
+            run.card.update(state)  # (a warning, once per report)
         return
     run.state = state
     if run.card is not None:
