@@ -276,6 +276,28 @@ def test_a_malformed_2025_task_is_one_line(legacy, what):
     assert card.ended and not card.ticking
 
 
+# -- 6. a question nb_elicit refuses, inside a 2026-07-28 task -------------------------------------
+
+
+def test_a_question_with_a_refused_schema_is_answered_cancel_and_the_cell_says_why(extension):
+    async def scenario(person):
+        person.will("accept", {"name": "Ada"})
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("refused_question")
+        result = await call
+        return result, said(call._view), person.seen
+
+    result, lines, seen = hostile(scenario)
+    assert json.loads(result.text) == {"nested": {"action": "cancel"},
+                                       "plain": {"action": "accept", "content": {"name": "Ada"}}}
+    assert len(seen) == 1  # the plain question alone was shown
+    (refused,) = [line for line in lines if "cannot show" in line]
+    assert "nested objects are not supported" in refused
+    assert "answered cancel" in refused  # (tasks/update has no place for an error)
+    (update,) = extension.lines("tasks/update")
+    assert update["actions"] == {"accept": 1, "cancel": 1}
+
+
 # -- 7. a 2025-11-25 question about a task nobody knows ---------------------------------------------
 
 

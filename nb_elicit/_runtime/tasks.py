@@ -235,8 +235,8 @@ async def _answer(run: TaskRun, asked: dict, ask_one) -> None:
     for key, answer in zip(keys, answers, strict=True):
         if isinstance(answer, asyncio.CancelledError):
             raise answer
-        # A question nb_elicit could not show (its schema is refused: the cell says why) is
-        # answered cancel: tasks/update has no place for an error.
+        # (``ask_one`` answers cancel to a question nb_elicit cannot show, and the cell says
+        # why: tasks/update has no place for an error; anything else is answered cancel too)
         sent[key] = answer if isinstance(answer, Answer) else Answer("cancel")
     await run.remote.answer(sent)
 
