@@ -250,6 +250,7 @@ def test_a_task_the_server_drops_mid_run_is_one_line_and_leaves_the_file(server)
     ("status-number", "status"),
     ("result-not-object", "result"),
     ("result-not-call-tool-result", "content"),
+    ("result-off-schema", "structured content"),
 ])
 def test_a_malformed_task_is_one_line(extension, what, said):
     async def scenario(person):

@@ -41,13 +41,14 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
+from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
 from .auth import SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import GONE, describe, from_mcp_error, malformed, request_of
+from .errors import GONE, MALFORMED_LIMIT, describe, from_mcp_error, malformed, request_of
 from .tasks import (
     SHAPE_2025,
     TTL_MS,
@@ -491,13 +492,18 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
 def _results_wait_for_jsonschema(session) -> None:
     """The SDK checks a structured tool result with jsonschema, imported on the event loop the
     first time: a second in which the kernel answers nothing (not even a withdrawn form's close).
-    Such a result waits instead, without blocking, for the import on a thread of its own."""
+    Such a result waits instead, without blocking, for the import on a thread of its own. A
+    result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
     check = session.validate_tool_result
 
     async def validate_tool_result(name, result) -> None:
         if result.structured_content is not None:  # (as an output schema requires)
             await asyncio.wrap_future(jsonschema_imported())
-        await check(name, result)
+        try:
+            await check(name, result)
+        except RuntimeError as exc:  # (the SDK's word for a result off the output schema)
+            raise ServerError(INTERNAL_ERROR, shorten(str(exc), MALFORMED_LIMIT,
+                                                      one_line=True)) from None
 
     session.validate_tool_result = validate_tool_result
 

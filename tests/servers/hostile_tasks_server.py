@@ -17,7 +17,7 @@ Each task tool misbehaves in one way, on ``tasks/get`` (see ``HOSTILITY``):
 - ``poll_every(ms, seconds)``: asks for ``ms`` between polls; completes after ``seconds``;
 - ``dropped(after)``: after ``after`` polls, ``tasks/get`` answers -32602 "Task not found";
 - ``malformed(what)``: ``tasks/get`` answers a broken task (``no-task-id``, ``status-number``,
-  ``result-not-object``, ``result-not-call-tool-result``);
+  ``result-not-object``, ``result-not-call-tool-result``, ``result-off-schema``);
 - ``loud``: a 100 kB status message of HTML, script and newlines; completes after a second;
 - ``flood(count)`` (extension): ``count`` questions at once, in one ``tasks/get``;
 - ``refused_question`` (extension): a question with a nested object, and a plain one.
@@ -138,6 +138,9 @@ async def _malformed(task: tasks.Task, view: dict, n: int, args: dict) -> dict:
         return {**view, "status": "completed", "result": "<b>not a result</b>"}
     if what == "result-not-call-tool-result":
         return {**view, "status": "completed", "result": {"content": "not a list"}}
+    if what == "result-off-schema":  # (the tool has an output schema: its result has none)
+        return {**view, "status": "completed",
+                "result": {"content": [{"type": "text", "text": "no structured content"}]}}
     raise MCPError(code=types.INVALID_PARAMS, message=f"unknown malformation {what!r}")
 
 
