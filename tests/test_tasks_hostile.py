@@ -153,6 +153,18 @@ def test_an_unknown_status_is_a_warning_and_the_first_final_status_wins(server):
     assert TASKS.store.entries() == []
 
 
+def test_a_task_that_tools_call_answers_as_completed_already_gives_its_result(extension):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("born_completed")
+        result = await call
+        return result, call._view.task_card
+
+    result, card = hostile(scenario)
+    assert result.text == "born completed"
+    assert card.ended and card.status_text.startswith("Completed after")
+
+
 # -- 2. poll intervals of 0 ms and of 10 hours ------------------------------------------------------
 
 

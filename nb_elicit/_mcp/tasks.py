@@ -237,6 +237,8 @@ class _ExtensionTask(RemoteTask):
                             else None)
 
     async def result(self, state: TaskState) -> ToolResult:
+        if self._last is None or self._last.status != "completed":
+            await self.get()  # (tools/call said completed already: the result is on tasks/get)
         last = self._last
         if last is None or last.status != "completed":
             raise ServerError(-32603, f"the task {self.task_id} has no result ({state.status})")

@@ -10,7 +10,7 @@ its task tools as tasks of ``io.modelcontextprotocol/tasks``; ``--shape 2025`` s
 line per ``tasks/get`` and ``tasks/update`` it answered: ``{"method", "tool", "task", "n"}``
 (``n``: the how-manieth ``tasks/get`` of that task), and for an update the actions it carried.
 
-Each task tool misbehaves in one way, on ``tasks/get`` (see ``HOSTILITY``):
+Each task tool misbehaves in one way, mostly on ``tasks/get`` (see ``HOSTILITY``):
 
 - ``out_of_order``: working, then the unknown status ``paused``, then completed, then working
   again, one per ``tasks/get``;
@@ -19,6 +19,7 @@ Each task tool misbehaves in one way, on ``tasks/get`` (see ``HOSTILITY``):
 - ``malformed(what)``: ``tasks/get`` answers a broken task (``no-task-id``, ``status-number``,
   ``result-not-object``, ``result-not-call-tool-result``, ``result-off-schema``);
 - ``loud``: a 100 kB status message of HTML, script and newlines; completes after a second;
+- ``born_completed`` (extension): ``tools/call`` answers its task as completed already;
 - ``flood(count)`` (extension): ``count`` questions at once, in one ``tasks/get``;
 - ``refused_question`` (extension): a question with a nested object, and a plain one.
 
@@ -77,6 +78,17 @@ class HostileTasks(DemoTasks):
             raise MCPError(code=types.INVALID_REQUEST,
                            message="this server speaks only the 2026-07-28 protocol")
         return await super().middleware(ctx, call_next)
+
+    async def intercept_tool_call(self, params: types.CallToolRequestParams,
+                                  ctx: ServerRequestContext[Any, Any],
+                                  call_next: CallNext) -> HandlerResult:
+        answer = await super().intercept_tool_call(params, ctx, call_next)
+        if params.name == "born_completed" and isinstance(answer, dict) and "taskId" in answer:
+            task = self._find(ctx, answer["taskId"])
+            while not task.terminal:  # the task ends before tools/call answers
+                await task.wait_for_change()
+            return {"resultType": "task", **task.extension_view(detailed=False)}
+        return answer
 
     async def _get(self, ctx: ServerRequestContext[Any, Any],
                    params: types.GetTaskRequestParams) -> dict[str, Any]:
@@ -196,6 +208,12 @@ def build(shape: str, log: Path | None) -> MCPServer:
         return "loud and done"
 
     @server.tool()
+    async def born_completed() -> str:
+        """(extension) A task that tools/call already answers as completed."""
+        remember()
+        return "born completed"
+
+    @server.tool()
     async def flood(count: int = 200) -> str:
         """``count`` questions at once; how many of each action came back."""
         task = remember(count=count)
@@ -221,8 +239,8 @@ def build(shape: str, log: Path | None) -> MCPServer:
         answer = await ctx.session.send_request(request, types.ElicitResult)
         return json.dumps(answer.model_dump(exclude_none=True), sort_keys=True)
 
-    for name in ("out_of_order", "poll_every", "dropped", "malformed", "loud", "flood",
-                 "refused_question"):
+    for name in ("out_of_order", "poll_every", "dropped", "malformed", "loud", "born_completed",
+                 "flood", "refused_question"):
         hostile.task_tool(name, "required")
     return server
 
