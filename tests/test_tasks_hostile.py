@@ -15,6 +15,7 @@ from helpers.fill import fill
 from helpers.servers import drive, hostile_tasks_command
 
 import nb_elicit
+import nb_elicit._runtime.connection  # (the SDK too: imported before any heartbeat starts)
 from nb_elicit._core.transcript import Notice, transcript_bundle
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._runtime.tasks import TASKS
