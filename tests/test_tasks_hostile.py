@@ -258,23 +258,26 @@ def test_a_task_the_server_drops_mid_run_is_one_line_and_leaves_the_file(server)
 # -- 5. malformed answers to tasks/get ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("what", "said"), [
-    ("no-task-id", "taskId"),
-    ("status-number", "status"),
-    ("result-not-object", "result"),
-    ("result-not-call-tool-result", "content"),
-    ("result-off-schema", "structured content"),
+@pytest.mark.parametrize(("what", "said", "completed"), [
+    ("no-task-id", "taskId", False),
+    ("status-number", "status", False),
+    ("result-not-object", "result", False),
+    ("result-not-call-tool-result", "content", True),  # (a completed task, its result broken)
+    ("result-off-schema", "structured content", True),
 ])
-def test_a_malformed_task_is_one_line(extension, what, said):
+def test_a_malformed_task_is_one_line(extension, what, said, completed):
     async def scenario(person):
         conn = await nb_elicit.connect("ht", extension.command)
         call = conn.start_tool("malformed", {"what": what})
-        await started(call)
-        return await failure(call), call._view.task_card
+        run = await started(call)
+        return await failure(call), call._view.task_card, run
 
-    text, card = hostile(scenario)
+    text, card, run = hostile(scenario)
     assert "malformed" in one_line(text) and said in text
     assert card.ended and not card.ticking
+    assert run.ended and not run.detached  # followed no more
+    # a task that may go on on the server keeps its entry in the file, to attach to later
+    assert [s.task_id for s in TASKS.store.entries()] == ([] if completed else [run.task_id])
 
 
 @pytest.mark.parametrize("what", ["no-task-id", "status-number"])

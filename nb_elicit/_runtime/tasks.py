@@ -167,14 +167,23 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
             await _cancel_on_the_way_out(run)
         raise
     except Exception:
-        # Following failed (the server forgot the task, answered nonsense, went away): the
-        # call says why; the card stops its clock and its buttons, which nothing would hear.
-        if run.card is not None and not run.card.ended:
-            run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
+        _stopped(run)
         raise
     finally:
         if result_job is not None and not result_job.done():
             result_job.cancel()
+
+
+def _stopped(run: TaskRun) -> None:
+    """Following ended with an error (the server forgot the task, answered nonsense, went
+    away), or by Detach: the call says why. Unless detached, this kernel follows the task no
+    more (``%mcp tasks``: no longer followed); a task the server still knows keeps its entry
+    in the file, to attach to later. The card stops its clock and its buttons, which nothing
+    would hear."""
+    if not run.detached:
+        run.ended = True
+    if run.card is not None and not run.card.ended:
+        run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
 
 
 def _interval(run: TaskRun) -> float:
