@@ -310,6 +310,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "n_failed": ("nb_elicit failed while showing a request from {server}, so it answered with "
                  "an error: {error}",
                  "nb_elicit 在显示来自 {server} 的请求时出错，因此已回复错误：{error}"),
+    # (a question asked inside a 2026-07-28 task: its tasks/update has no place for an error)
+    "n_refused_form_cancel": ("{server} sent a form nb_elicit cannot show, so it answered "
+                              "cancel: {detail}",
+                              "{server} 发送了 nb_elicit 无法显示的表单，因此回答了“取消”："
+                              "{detail}"),
+    "n_refused_request_cancel": ("{server} sent a request nb_elicit cannot show, so it answered "
+                                 "cancel: {detail}",
+                                 "{server} 发送了 nb_elicit 无法显示的请求，因此回答了“取消”："
+                                 "{detail}"),
+    "n_failed_cancel": ("nb_elicit failed while showing a request from {server}, so it answered "
+                        "cancel: {error}",
+                        "nb_elicit 在显示来自 {server} 的请求时出错，因此回答了“取消”：{error}"),
     "n_request_one": ("1 request", "1 个请求"),
     "n_requests": ("{n} requests", "{n} 个请求"),
     "n_muted": ("{server} is muted, so nb_elicit answered cancel to {requests}; to see its "

@@ -28,7 +28,7 @@ from .._core.answer import Answer
 from .._core.errors import ConnectError, NbElicitError, ServerDisconnected, ServerError
 from .._core.i18n import t
 from .._core.task_store import SavedTask, TaskStore
-from .._core.tasks import TaskState, poll_seconds
+from .._core.tasks import STATUSES, TaskState, poll_seconds
 from .._core.types import ToolResult
 from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
@@ -171,9 +171,24 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
         if not run.ended and not run.detached:
             await _cancel_on_the_way_out(run)
         raise
+    except Exception:
+        _stopped(run)
+        raise
     finally:
         if result_job is not None and not result_job.done():
             result_job.cancel()
+
+
+def _stopped(run: TaskRun) -> None:
+    """Following ended with an error (the server forgot the task, answered nonsense, went
+    away), or by Detach: the call says why. Unless detached, this kernel follows the task no
+    more (``%mcp tasks``: no longer followed); a task the server still knows keeps its entry
+    in the file, to attach to later. The card stops its clock and its buttons, which nothing
+    would hear."""
+    if not run.detached:
+        run.ended = True
+    if run.card is not None and not run.card.ended:
+        run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
 
 
 def _interval(run: TaskRun) -> float:
@@ -187,7 +202,13 @@ def _interval(run: TaskRun) -> float:
 
 
 def _show(run: TaskRun, state: TaskState) -> None:
+    """Take ``state`` as the task's, unless its status is out of order: after a final one
+    (the first final status wins), or one no version of the protocol knows (the card warns)."""
     if run.state is not None and run.state.terminal:
+        return
+    if state.status not in STATUSES:
+        if run.card is not None:
+            run.card.update(state)  # (a warning, once per report)
         return
     run.state = state
     if run.card is not None:
@@ -228,8 +249,8 @@ async def _answer(run: TaskRun, asked: dict, ask_one) -> None:
     for key, answer in zip(keys, answers, strict=True):
         if isinstance(answer, asyncio.CancelledError):
             raise answer
-        # A question nb_elicit could not show (its schema is refused: the cell says why) is
-        # answered cancel: tasks/update has no place for an error.
+        # (``ask_one`` answers cancel to a question nb_elicit cannot show, and the cell says
+        # why: tasks/update has no place for an error; anything else is answered cancel too)
         sent[key] = answer if isinstance(answer, Answer) else Answer("cancel")
     await run.remote.answer(sent)
 
