@@ -15,6 +15,8 @@ What the app asks is answered here, and only for its own connection:
 - ``resources/read``: the same server;
 - ``ui/open-link``: the same consent card as a URL-mode request (the host in large type; the
   link is opened only after **Open**);
+- ``ui/download-file``: a consent card with the file's name, type and size; its link shows
+  only after **Save** (a linked file is a link, as above);
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
 - ``ui/request-display-mode``: inline (the only mode a cell has);
@@ -23,6 +25,8 @@ What the app asks is answered here, and only for its own connection:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import json
 from dataclasses import dataclass, field
@@ -38,6 +42,7 @@ from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.controls import text_html
+from .._ui.download_card import DownloadCard, SavedFile
 
 __all__ = ["AppLog", "Apps"]
 
@@ -46,6 +51,8 @@ MAX_MESSAGES = 100
 MAX_CONTEXT_CHARS = 100_000
 #: How many lines an app's log shows (the rest are counted).
 MAX_LINES = 30
+#: The largest file an app may hand over to save.
+MAX_DOWNLOAD = 10_000_000
 
 
 @dataclass
@@ -101,10 +108,15 @@ class Apps:
         """The URL consent card in ``view`` (an app asked to open ``url``, a CheckedUrl):
         whether the person pressed Open."""
         from .._ui.url_card import UrlConsentCard
+
+        return await self.ask_person(UrlConsentCard(message, url, server=self.connection.name),
+                                     view)
+
+    async def ask_person(self, card, view) -> bool:
+        """A consent card (a link, a file) shown in ``view``: whether the person agreed."""
         from .asking import RequestContext, wait_for_person
 
         connection = self.connection
-        card = UrlConsentCard(message, url, server=connection.name)
         context = RequestContext(connection.name, view, connection.guard, connection._gone)
         answer = await wait_for_person(context, card)
         return answer.action == "accept"
@@ -146,9 +158,11 @@ class ShownApp:
         self._shown_lines += 1
         if self._shown_lines > MAX_LINES:
             return
-        line = widgets.HTML(text_html(shorten(text, 500, one_line=True)),
-                            _dom_classes=(f"nb-elicit-app-{kind}",))
+        text = shorten(text, 500, one_line=True)
+        line = widgets.HTML(text_html(text), _dom_classes=(f"nb-elicit-app-{kind}",))
         self.lines.children = (*self.lines.children, line)
+        if self.view is not None:
+            self.view.app_note(text)
 
     def end(self, reason: str) -> None:
         if self.ended:
@@ -236,6 +250,50 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     return {}
 
 
+async def _download_file(app: ShownApp, params: dict) -> dict:
+    """An embedded file: the download card (nothing saved before **Save**); a linked one
+    (``resource_link``): the link card, like ``ui/open-link``."""
+    contents = params.get("contents")
+    if not isinstance(contents, list) or len(contents) != 1 or not isinstance(contents[0], dict):
+        raise AppRequestError(-32602, "ui/download-file takes one content item in contents")
+    item = contents[0]
+    if item.get("type") == "resource_link":
+        return await _open_link(app, {"url": item.get("uri")})
+    try:
+        saved = _saved_file(item)
+    except ValueError as error:
+        app.say(t("app_download_refused", error=str(error)), "warning")
+        raise AppRequestError(-32602, str(error)) from None
+    card = DownloadCard(t("app_asks_download", tool=app.log.tool), saved,
+                        server=app.connection.name)
+    saved_it = await app.apps.ask_person(card, app.asking_view(t("app_download_what")))
+    app.say(t("app_download_saved" if saved_it else "app_download_declined", name=saved.name))
+    return {} if saved_it else {"isError": True}
+
+
+def _saved_file(item: dict) -> SavedFile:
+    resource = item.get("resource") if item.get("type") == "resource" else None
+    if not isinstance(resource, dict):
+        raise ValueError("the file must be an embedded resource or a resource_link")
+    uri = resource.get("uri") if isinstance(resource.get("uri"), str) else ""
+    name = uri.rstrip("/").rsplit("/", 1)[-1] or "download"
+    mime = resource.get("mimeType") if isinstance(resource.get("mimeType"), str) else ""
+    if isinstance(resource.get("text"), str):
+        data = resource["text"].encode("utf-8", "replace")
+    elif isinstance(resource.get("blob"), str):
+        if len(resource["blob"]) > MAX_DOWNLOAD * 4 // 3 + 4:
+            raise ValueError(f"the file is over {MAX_DOWNLOAD // 1_000_000} MB")
+        try:
+            data = base64.b64decode(resource["blob"], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("the file's blob is not base64") from None
+    else:
+        raise ValueError("the file has neither text nor blob")
+    if len(data) > MAX_DOWNLOAD:
+        raise ValueError(f"the file is over {MAX_DOWNLOAD // 1_000_000} MB")
+    return SavedFile(name, mime, data)
+
+
 async def _message(app: ShownApp, params: dict) -> dict:
     if len(app.log.messages) >= MAX_MESSAGES:
         raise AppRequestError(-32000, f"the app sent {MAX_MESSAGES} messages already")
@@ -270,6 +328,7 @@ _HANDLERS = {
     "tools/call": _tools_call,
     "resources/read": _resources_read,
     "ui/open-link": _open_link,
+    "ui/download-file": _download_file,
     "ui/message": _message,
     "ui/update-model-context": _update_model_context,
     "ui/request-display-mode": _display_mode,

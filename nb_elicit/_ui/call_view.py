@@ -92,6 +92,8 @@ class CallView(widgets.VBox):
         #: view is frozen (the transcript, then the apps, still live).
         self.apps = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-apps",))
         self._app_holder: widgets.VBox | None = None
+        #: What the apps shown here said and did, one line each (for the transcript).
+        self._app_notes: list[str] = []
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
@@ -144,6 +146,15 @@ class CallView(widgets.VBox):
         (see :meth:`freeze`) until :meth:`app_ended`."""
         self.notice(t("app_shown", server=self.server, what=self.what), "info")
         self.apps.children = (*self.apps.children, box)
+
+    def app_note(self, text: str) -> None:
+        """A line of an app shown here (a call it made, a message): kept for the transcript,
+        and shown in it at once where the view is already frozen."""
+        if len(self._app_notes) >= MAX_NOTICES:
+            return
+        self._app_notes.append(text)
+        if self._app_holder is not None and self._app_holder.children:
+            self._app_holder.children[0].value = transcript_bundle(self.transcript())["text/html"]
 
     def app_ended(self, box: widgets.Widget) -> None:
         """An app shown here ended (its connection closed, or apps were turned off): once none
@@ -402,6 +413,7 @@ class CallView(widgets.VBox):
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
+        items.extend(Notice(note, "info") for note in self._app_notes)
         task = tuple(self.task_card.transcript_lines()) if self.task_card is not None else ()
         return Transcript(self.server, self.what, items, result, self._failure, task)
 
