@@ -173,7 +173,7 @@ async def call(magic, rest: str):
         # older kernels: the form must not block the cell
         conn.start_tool(tool, arguments, task=task)
         return None
-    from .._runtime.tasks import TaskCancelled, TaskDetached
+    from .._core.errors import TaskCancelled, TaskDetached
 
     try:
         await conn.call_tool(tool, arguments, task=task)

@@ -25,7 +25,13 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .._core.answer import Answer
-from .._core.errors import ConnectError, NbElicitError, ServerDisconnected, ServerError
+from .._core.errors import (
+    ConnectError,
+    ServerDisconnected,
+    ServerError,
+    TaskCancelled,
+    TaskDetached,
+)
 from .._core.i18n import t
 from .._core.task_store import SavedTask, TaskStore
 from .._core.tasks import STATUSES, TaskState, poll_seconds
@@ -39,14 +45,6 @@ __all__ = ["TASKS", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks"]
 CANCEL_WAIT = 5.0
 #: JSON-RPC codes with which a server says it does not know a task (any more).
 UNKNOWN_TASK = (-32602, -32001, -32002, -32600)
-
-
-class TaskDetached(NbElicitError):
-    """The person detached from a task: the call ended, and the task goes on on the server."""
-
-
-class TaskCancelled(NbElicitError):
-    """The task was cancelled (by Cancel, or by the server)."""
 
 
 @dataclass
