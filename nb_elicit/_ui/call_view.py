@@ -88,17 +88,19 @@ class CallView(widgets.VBox):
         self._pending_draws: dict[object, Callable[[], None]] = {}
         #: The card of the task this call runs as (see :meth:`show_task`), if any.
         self.task_card = None
-        #: The apps shown with this call (see :meth:`show_app`), and what holds them once the
-        #: view is frozen (the transcript, then the apps, still live).
-        self.apps = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-apps",))
-        self._app_holder: widgets.VBox | None = None
+        #: The apps shown with this call (see :meth:`show_app`): in an output of their own, under
+        #: the view's, so that they live on when the view is frozen (a layout of their own too:
+        #: the view's is closed with it).
+        self.apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
+        self._apps_shown = False
         #: What the apps shown here said and did, one line each (for the transcript).
         self._app_notes: list[str] = []
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
-        super().__init__([self._progress_box, self.forms, self.status, self.result, self.apps],
+        super().__init__([self._progress_box, self.forms, self.status, self.result],
                          layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
+        #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
         if show_waiting:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
@@ -139,13 +141,23 @@ class CallView(widgets.VBox):
         inside the task show inside the card."""
         self.task_card = card
         card.forms.children = (self.forms,)
-        self.children = (self._progress_box, card, self.status, self.result, self.apps)
+        self.children = (self._progress_box, card, self.status, self.result)
 
     def show_app(self, box: widgets.Widget) -> None:
-        """An app of the call's tool, shown under its result; it outlives the call's widgets
-        (see :meth:`freeze`) until :meth:`app_ended`."""
+        """An app of the call's tool, shown under the view, in the view's second output (where
+        the keyboard script was: it has run). It never moves: freezing the view replaces the
+        view's own output alone, so the app is loaded once and lives on until
+        :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
+        draws the new one in the old one's place and hides both when the old one is closed.)"""
         self.notice(t("app_shown", server=self.server, what=self.what), "info")
         self.apps.children = (*self.apps.children, box)
+        if self._apps_shown or self.display_handle is None:
+            return  # (a view never displayed has nowhere to show it)
+        self._apps_shown = True
+        if self._script_handle is not None:
+            self._script_handle.update(_Apps(self.apps))
+        else:
+            self._script_handle = display(_Apps(self.apps), display_id=True)
 
     def app_note(self, text: str) -> None:
         """A line of an app shown here (a call it made, a message): kept for the transcript,
@@ -153,22 +165,21 @@ class CallView(widgets.VBox):
         if len(self._app_notes) >= MAX_NOTICES:
             return
         self._app_notes.append(text)
-        if self._app_holder is not None and self._app_holder.children:
-            self._app_holder.children[0].value = transcript_bundle(self.transcript())["text/html"]
+        if self.frozen and self.display_handle is not None:
+            self.display_handle.update(_Static(self.transcript()))
 
     def app_ended(self, box: widgets.Widget) -> None:
-        """An app shown here ended (its connection closed, or apps were turned off): once none
-        is left, the cell keeps the transcript alone."""
-        holder = self._app_holder
-        if holder is None:
-            self.apps.children = tuple(c for c in self.apps.children if c is not box)
+        """An app shown here ended (its connection closed, or apps were turned off): its widgets
+        are closed; once none is left, so is the apps' output."""
+        self.apps.children = tuple(c for c in self.apps.children if c is not box)
+        close_soon(box)
+        if self.apps.children:
             return
-        holder.children = tuple(c for c in holder.children if c is not box)
-        if len(holder.children) <= 1:  # (only the transcript is left)
-            self._app_holder = None
-            if self.display_handle is not None:
-                self.display_handle.update(_Static(self.transcript()))
-            close_soon(holder)
+        if self._apps_shown and self._script_handle is not None:
+            self._script_handle.update(_Static(None))
+        self._apps_shown = False
+        if self.frozen:
+            close_soon(self.apps)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -352,7 +363,8 @@ class CallView(widgets.VBox):
         once; the models, no longer shown, are closed a few at a time over the next turns of
         the event loop (:func:`close_soon`): a view that held a flood of answered forms has
         thousands, and closing them all in one turn would keep the kernel from everything else
-        for a good part of a second.
+        for a good part of a second. The call's apps are not in the view (see
+        :meth:`show_app`): they stay as they are.
         """
         if self.frozen:
             return True
@@ -361,18 +373,13 @@ class CallView(widgets.VBox):
         self._draw_pending()  # (the widgets end as they would have been shown)
         self.frozen = True
         self._stop_ticking()
-        apps = self.apps.children
-        self.apps.children = ()  # (the apps live on: they are not closed with the view)
-        if self.display_handle is not None and apps:
-            transcript = transcript_bundle(self.transcript())
-            self._app_holder = widgets.VBox([widgets.HTML(transcript["text/html"]), *apps],
-                                            _dom_classes=("nb-elicit-app-holder",))
-            self.display_handle.update(_WithApps(self._app_holder, transcript))
-        elif self.display_handle is not None:
+        if self.display_handle is not None:
             shown = self.forms.children or self._result is not None or self._failure is not None
             self.display_handle.update(_Static(self.transcript() if shown else None))
-        if self._script_handle is not None:
-            self._script_handle.update(_Static(None))
+        if not self.apps.children:  # (apps live on, in their own output, until app_ended)
+            if self._script_handle is not None:
+                self._script_handle.update(_Static(None))
+            close_soon(self.apps)
         close_soon(self)
         return True
 
@@ -478,15 +485,15 @@ class _Static:
         return self.bundle
 
 
-class _WithApps:
-    """The transcript with the call's live apps under it: the widget where one shows widgets;
-    the transcript alone (no frame, no script) for every other reader of the output."""
+class _Apps:
+    """A call's live apps: the widget where one shows widgets, and nothing for every other
+    reader of the output (the view's transcript says that an app was shown)."""
 
-    def __init__(self, holder: widgets.VBox, transcript: dict[str, str]):
+    def __init__(self, apps: widgets.VBox):
         self.bundle = {
             "application/vnd.jupyter.widget-view+json": {
-                "version_major": 2, "version_minor": 0, "model_id": holder.model_id},
-            **transcript}
+                "version_major": 2, "version_minor": 0, "model_id": apps.model_id},
+            "text/plain": ""}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle
