@@ -20,6 +20,8 @@ What the app asks is answered here, and only for its own connection:
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
 - ``ui/request-display-mode``: inline (the only mode a cell has);
+- the notifications ``notifications/message`` (the app's log) and
+  ``ui/notifications/request-teardown`` (its frame closes it): taken, and nothing more;
 - anything else: -32601.
 """
 
@@ -182,8 +184,17 @@ class ShownApp:
         from .._ui.call_view import CallView
 
         view = CallView(self.connection.name, what, show_waiting=False)
+        self.drop_finished()
         self.asks.children = (*self.asks.children[-4:], view)
         return view
+
+    def drop_finished(self) -> None:
+        """The views of the app's finished calls leave the box: each froze, and closes its
+        widgets. (A closed widget left among the box's children would break the box: its
+        state could no longer be sent, to this page or to one that loads later.)"""
+        kept = tuple(c for c in self.asks.children if not c.frozen and c.comm is not None)
+        if kept != self.asks.children:
+            self.asks.children = kept
 
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
@@ -214,6 +225,8 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     except NbElicitError as error:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
+    finally:
+        app.drop_finished()
     app.say(t("app_called", tool=name, text=shorten(result.text or "", 200, one_line=True)))
     return _call_tool_result(result)
 
@@ -316,6 +329,13 @@ async def _display_mode(app: ShownApp, params: dict) -> dict:
     return {"mode": "inline"}
 
 
+async def _quietly(app: ShownApp, params: dict) -> dict:
+    """A notification nb_elicit takes and does nothing with: the app's log lines (they would
+    crowd out the lines that say what the app did), and its request to be closed (its frame
+    has closed it already)."""
+    return {}
+
+
 def _content_text(content: Any) -> str:
     """The text of an app's content blocks (a list of ``{"type": "text", "text": ...}``)."""
     blocks = content if isinstance(content, list) else [content]
@@ -332,6 +352,8 @@ _HANDLERS = {
     "ui/message": _message,
     "ui/update-model-context": _update_model_context,
     "ui/request-display-mode": _display_mode,
+    "notifications/message": _quietly,
+    "ui/notifications/request-teardown": _quietly,
 }
 
 
