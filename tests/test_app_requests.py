@@ -10,7 +10,7 @@ import pytest
 
 from nb_elicit._core.apps import AppResource
 from nb_elicit._core.types import ToolResult
-from nb_elicit._runtime.apps import Apps, ShownApp
+from nb_elicit._runtime.apps import MAX_LINES, Apps, ShownApp
 from nb_elicit._runtime.guard import Guard
 from nb_elicit._ui.app_frame import AppFrame
 
@@ -95,3 +95,19 @@ def test_the_apps_notifications_are_taken_without_a_warning(method, params, capl
     assert direct == {}
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert app.lines.children == ()  # (nothing said under the app)
+
+
+def test_past_the_shown_lines_one_last_line_counts_the_rest():
+    async def scenario():
+        app = shown_app(CallingApps())
+        for i in range(MAX_LINES + 5):
+            await app.answer("ui/message", {"role": "user",
+                                            "content": [{"type": "text", "text": f"tick {i}"}]})
+        return app
+
+    app = asyncio.run(scenario())
+    texts = [line.value for line in app.lines.children]
+    assert len(texts) == MAX_LINES + 1
+    assert f"tick {MAX_LINES - 1}" in texts[-2]
+    assert "… and 5 more from the app" in texts[-1]
+    assert len(app.log.messages) == MAX_LINES + 5  # (all of them kept on the result)

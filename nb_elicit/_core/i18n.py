@@ -36,6 +36,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "app_link_opened": ("You agreed to open {url}.", "您同意打开 {url}。"),
     "app_link_declined": ("You did not open {url}.", "您没有打开 {url}。"),
     "app_message": ("The app says: {text}", "应用消息：{text}"),
+    "app_lines_more": ("… and {n} more from the app", "… 另有 {n} 条应用消息"),
     "app_asks_download": ("The app of {tool} asks to save this file.",
                           "{tool} 的应用请求保存此文件。"),
     "app_download_what": ("a file the app asks to save", "应用请求保存的文件"),

@@ -149,6 +149,8 @@ class ShownApp:
         self.view = None  # the call's view, where the app is shown
         self.ended = False
         self._shown_lines = 0
+        #: The last line, once more lines came than are shown: how many more.
+        self._more: widgets.HTML | None = None
         frame.on_request(self.answer)
 
     @property
@@ -159,6 +161,10 @@ class ShownApp:
         """A line under the app (plain text: whatever the app sent is escaped)."""
         self._shown_lines += 1
         if self._shown_lines > MAX_LINES:
+            if self._more is None:
+                self._more = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
+                self.lines.children = (*self.lines.children, self._more)
+            self._more.value = text_html(t("app_lines_more", n=self._shown_lines - MAX_LINES))
             return
         text = shorten(text, 500, one_line=True)
         line = widgets.HTML(text_html(text), _dom_classes=(f"nb-elicit-app-{kind}",))
