@@ -141,7 +141,14 @@ class CallView(widgets.VBox):
         inside the task show inside the card."""
         self.task_card = card
         card.forms.children = (self.forms,)
-        self.children = (self._progress_box, card, self.status, self.result)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        """The view's parts, in order: progress, the forms (inside the task's card, when the
+        call runs as one), the waiting line, the backlog line (once there is one), the result."""
+        asked = self.task_card if self.task_card is not None else self.forms
+        backlog = (self._backlog,) if self._backlog is not None else ()
+        self.children = (self._progress_box, asked, self.status, *backlog, self.result)
 
     def show_app(self, box: widgets.Widget) -> None:
         """An app of the call's tool, shown under the view, in the view's second output (where
@@ -197,8 +204,7 @@ class CallView(widgets.VBox):
             button.on_click(lambda _: self._cancel_backlog and self._cancel_backlog())
             line = widgets.HTML(_dom_classes=("nb-elicit-backlog-text",))
             self._backlog = widgets.HBox([line, button], _dom_classes=("nb-elicit-backlog",))
-            self.children = (self._progress_box, self.forms, self.status, self._backlog,
-                             self.result)
+            self._lay_out()
         self._backlog_text = (t("backlog_one", server=server) if count == 1 else
                               t("backlog_many", n=count, server=server)) if count else ""
         self._draw_soon("backlog", self._draw_backlog)
