@@ -72,7 +72,8 @@ def test_an_app_calls_its_tool_again_after_the_first_calls_view_was_closed():
     # The finished calls' views left the box under the app as they froze.
     assert app.asks.children == ()
     assert app.asks.get_state()["children"] == []
-    assert "The app called get-time: time 3" in app.lines.children[-1].value
+    assert "The app called get-time 3 times; the last: time 3" in app.lines.children[-1].value
+    assert len(app.lines.children) == 1  # (one line for a tool it calls again and again)
 
 
 @pytest.mark.parametrize(("method", "params"), [

@@ -27,6 +27,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "app_ended_off": ("The app ended: apps were turned off for {server!r}.",
                       "应用已结束：已为 {server!r} 关闭应用。"),
     "app_called": ("The app called {tool}: {text}", "应用调用了 {tool}：{text}"),
+    "app_called_again": ("The app called {tool} {n} times; the last: {text}",
+                         "应用调用了 {tool} {n} 次；最近一次：{text}"),
     "app_called_failed": ("The app called {tool}, which failed: {error}",
                           "应用调用了 {tool}，调用失败：{error}"),
     "app_asks_link": ("The app of {tool} asks to open this page.", "{tool} 的应用请求打开此页面。"),

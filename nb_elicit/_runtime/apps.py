@@ -149,6 +149,8 @@ class ShownApp:
         self.view = None  # the call's view, where the app is shown
         self.ended = False
         self._shown_lines = 0
+        #: The one line of each tool the app called, and how many times it called it.
+        self._calls_of: dict[str, tuple] = {}
         #: The last line, once more lines came than are shown: how many more.
         self._more: widgets.HTML | None = None
         frame.on_request(self.answer)
@@ -156,6 +158,21 @@ class ShownApp:
     @property
     def connection(self):
         return self.apps.connection
+
+    def said_call(self, tool: str, text: str) -> None:
+        """The app called ``tool``: one line per tool, counting the calls (an app that polls
+        keeps one line, not one per poll)."""
+        count = self._calls_of.get(tool, (None, 0))[1] + 1
+        said = (t("app_called", tool=tool, text=text) if count == 1 else
+                t("app_called_again", tool=tool, n=count, text=text))
+        line = self._calls_of.get(tool, (None, 0))[0]
+        if line is None:
+            line = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
+            self.lines.children = (*self.lines.children, line)
+        line.value = text_html(shorten(said, 500, one_line=True))
+        self._calls_of[tool] = (line, count)
+        if self.view is not None:
+            self.view.app_note(shorten(said, 500, one_line=True), key=("call", id(self), tool))
 
     def say(self, text: str, kind: str = "info") -> None:
         """A line under the app (plain text: whatever the app sent is escaped)."""
@@ -233,7 +250,7 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
     finally:
         app.drop_finished()
-    app.say(t("app_called", tool=name, text=shorten(result.text or "", 200, one_line=True)))
+    app.said_call(name, shorten(result.text or "", 200, one_line=True))
     return _call_tool_result(result)
 
 

@@ -93,7 +93,9 @@ class CallView(widgets.VBox):
         #: the view's is closed with it).
         self.apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
         self._apps_shown = False
-        #: What the apps shown here said and did, one line each (for the transcript).
+        #: What the apps shown here said and did, one line each (for the transcript), and the
+        #: place of the lines kept one per key.
+        self._app_note_keys: dict[object, int] = {}
         self._app_notes: list[str] = []
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
@@ -166,12 +168,18 @@ class CallView(widgets.VBox):
         else:
             self._script_handle = display(_Apps(self.apps), display_id=True)
 
-    def app_note(self, text: str) -> None:
+    def app_note(self, text: str, key: object = None) -> None:
         """A line of an app shown here (a call it made, a message): kept for the transcript,
-        and shown in it at once where the view is already frozen."""
-        if len(self._app_notes) >= MAX_NOTICES:
+        and shown in it at once where the view is already frozen. A line with the ``key`` of
+        an earlier one takes its place (an app that polls a tool keeps one line for it)."""
+        if key is not None and key in self._app_note_keys:
+            self._app_notes[self._app_note_keys[key]] = text
+        elif len(self._app_notes) >= MAX_NOTICES:
             return
-        self._app_notes.append(text)
+        else:
+            if key is not None:
+                self._app_note_keys[key] = len(self._app_notes)
+            self._app_notes.append(text)
         if self.frozen and self.display_handle is not None:
             self.display_handle.update(_Static(self.transcript()))
 
