@@ -21,6 +21,8 @@ from ._core.errors import (
     ServerDisconnected,
     ServerError,
     SignInError,
+    TaskCancelled,
+    TaskDetached,
     UrlElicitationRequired,
 )
 from ._core.i18n import set_language
@@ -90,6 +92,8 @@ __all__ = [
     "ServerDisconnected",
     "ServerError",
     "SignInError",
+    "TaskCancelled",
+    "TaskDetached",
     "TextField",
     "ToolCall",
     "ToolResult",

@@ -1,5 +1,5 @@
-"""Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in, apps
-(outputs stripped).
+"""Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in, tasks,
+apps (outputs stripped).
 
     python scripts/make_notebooks.py           # (re)write them in notebooks/
     python scripts/make_notebooks.py --check   # exit 1 if a written notebook is out of date
@@ -202,6 +202,8 @@ This closes the connection and stops the demo server.
   it receives.
 - [remote-http.ipynb](remote-http.ipynb): a server reached over HTTP instead of a subprocess.
 - [sign-in.ipynb](sign-in.ipynb): a server that asks you to sign in first.
+- [tasks.ipynb](tasks.ipynb): long calls the server runs as tasks: their card, questions asked
+  inside them, Cancel and Detach.
 - [apps.ipynb](apps.ipynb): a tool that comes with its own small interface (an MCP App).
 - [form-gallery.ipynb](form-gallery.ipynb): the forms on their own, without any server.
 """),
@@ -648,6 +650,155 @@ print("The demo server has stopped.")
 """),
 ]
 
+# -- tasks --------------------------------------------------------------------------------------
+
+TASK_TOOLS = [
+    md("""
+# Tasks: long calls you can watch, cancel and leave
+
+A server can run a slow tool call as an MCP **task**: it answers the call at once with a task,
+works on it in the background, and nb_elicit follows it until it ends. The cell that made the
+call shows a **task card**: who runs what, the task's id, its status as a badge (*working*,
+*input_required*, *completed*, *failed*, *cancelled*) with the server's latest message, how long
+it has run, and two buttons:
+
+- **Cancel** asks the server to stop the task;
+- **Detach** stops following it here; the task goes on on the server, and you can come back to
+  it later.
+
+A question the server asks inside the task appears inside the card. The demo server has two
+task tools: `research` and `countdown`. Run the cells from top to bottom (**Shift+Enter**).
+Everything about tasks, in detail: [Tasks](../docs/tasks.md).
+"""),
+    code("""
+import asyncio
+import contextlib
+import os
+import sys  # noqa: F401 (for {sys.executable} in %mcp connect)
+
+import nb_elicit
+
+%load_ext nb_elicit
+
+# Can someone click here? JupyterLab, Notebook 7, Binder and JupyterHub set JPY_SESSION_NAME;
+# nbclient, nbconvert and papermill, which show no widgets, do not (nb_elicit's own rule).
+someone_can_click = bool(os.environ.get("JPY_SESSION_NAME"))
+"""),
+    md("""
+## 1. Connect the demo server
+"""),
+    code("%mcp connect demo -- {sys.executable} -m nb_elicit.demo"),
+    md("""
+## 2. A task: watch its card
+
+`research` runs only as a task, in four stages. Run the next cell and watch the card: the badge
+says *working*, the message names each stage as the server reports it, and the clock counts.
+When the task ends, the badge says *completed*, the buttons go away and the report appears under
+the card. Once the call is over, the card leaves a static transcript in the cell: every status
+the task went through, with its time.
+"""),
+    code('%mcp call demo research {"topic": "tides"}'),
+    md("""
+## 3. A question inside a task
+
+With `"ambiguous": true`, `research` stops halfway to ask which of three readings of the topic
+you mean. The badge turns *input_required* and the question appears **inside the card**: choose
+a reading in **Which do you mean?** and press **Submit**. The task goes on with your answer, and
+its report says what the server received, for example
+`Clarification received: {"action": "accept", "content": {"interpretation": "historical"}}`.
+
+With nobody there to click (nbclient, papermill), a respond policy answers:
+`%mcp respond demo accept {"interpretation": "historical"}` in the notebook, or
+`NB_ELICIT_RESPOND` in the kernel's environment. Without one, the form is answered `cancel`
+after 10 seconds, and the research goes on with the technical side.
+"""),
+    code('%mcp call demo research {"topic": "python", "ambiguous": true}'),
+    md("""
+## 4. Cancel a task
+
+`countdown` counts down, saying each second how long is left. Run the next cell and, while it
+counts, click **Cancel** on its card: nb_elicit asks the server to cancel the task, the server
+stops counting, and the card ends *cancelled* ("the server confirmed"). Nobody there to click?
+Then the cell clicks Cancel itself, two seconds in: `task.card.cancel_button.click()` is exactly
+what your click does.
+
+The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
+it (a `ToolCall`); `call.task` is the task the server runs it as, once the server has made one
+(its `task_id`, `status` and `card`); `await call` waits for the call's end, and raises an
+`nb_elicit.NbElicitError` when the task was cancelled or detached (the card says so already,
+so the cell does not print it again). `call.cancel()`, like **Kernel → Interrupt** on a
+waiting cell, cancels the task on the server too.
+"""),
+    code("""
+async def task_of(call):
+    \"\"\"The task the server runs ``call`` as, once the server has made it.\"\"\"
+    while call.task is None and not call.done():
+        await asyncio.sleep(0.05)
+    return call.task
+
+
+conn = nb_elicit.connections["demo"]
+call = conn.start_tool("countdown", {"seconds": 30})
+task = await task_of(call)
+if not someone_can_click:
+    await asyncio.sleep(2)
+    task.card.cancel_button.click()  # what a click on Cancel does
+with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
+    await call
+print("The countdown task is", task.status)
+"""),
+    md("""
+## 5. Detach, and come back
+
+**Detach** stops following a task without stopping it: the cell ends, and the task goes on on
+the server. nb_elicit keeps its id (in an owner-only file of running tasks), so you can follow
+it again later: in this kernel, or in the next one for a server that outlives this kernel (a
+stdio server such as this one stops with its kernel, and its tasks with it). Run the next cell
+and click **Detach** on its card while it counts down from 10 (with nobody there, the cell
+clicks it itself, a second in).
+"""),
+    code("""
+call = conn.start_tool("countdown", {"seconds": 10})
+task = await task_of(call)
+if not someone_can_click:
+    await asyncio.sleep(1)
+    task.card.detach_button.click()  # what a click on Detach does
+with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
+    await call
+task_id = task.task_id
+"""),
+    md("""
+`%mcp tasks` lists the tasks this kernel follows or followed, each with its status and age (the
+countdown you left is *detached*), then the running tasks it no longer follows, each with the
+line that attaches to it again. (From Python: `conn.tasks()`.)
+"""),
+    code("%mcp tasks"),
+    md("""
+`%mcp task demo ID` follows a task again, by its id (`{task_id}` is replaced by the variable set
+above): a new card appears in this cell, which waits for the task's end and shows its result.
+(From Python: `await conn.attach_task(task_id)`.)
+"""),
+    code("%mcp task demo {task_id}"),
+    md("""
+## 6. The same tool without a task
+
+`countdown` can run as a task but does not have to (its task support is *optional*).
+`task=False` calls it as a plain call: no task card; the server reports its progress instead,
+and the cell waits for the result. (With the magic: `%mcp call demo countdown {"seconds": 2}
+--no-task`.)
+"""),
+    code("""
+result = await conn.call_tool("countdown", {"seconds": 2}, task=False)
+result.text
+"""),
+    md("""
+## Done
+
+Disconnecting stops the demo server, and with it any task still running there.
+"""),
+    code("%mcp disconnect demo"),
+]
+
 # -- MCP Apps -----------------------------------------------------------------------------------
 
 APPS = [
@@ -742,6 +893,7 @@ NOTEBOOKS = {
     "remote-http": REMOTE_HTTP,
     "configs": CONFIGS,
     "sign-in": SIGN_IN,
+    "tasks": TASK_TOOLS,
     "apps": APPS,
 }
 

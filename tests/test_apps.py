@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
 import re
 import sys
 
@@ -26,7 +27,6 @@ from nb_elicit._core.transcript import Notice
 from nb_elicit._runtime import apps as runtime_apps
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._ui.app_frame import AppRequestError
-from nb_elicit._ui.call_view import CallView
 from nb_elicit._ui.url_card import UrlConsentCard
 from nb_elicit.demo.clock import APP_FILE, APP_URI
 
@@ -150,7 +150,9 @@ def test_the_app_calls_its_app_only_tool_and_a_line_says_so(frontend, journal):
         assert answer["content"][0]["text"].startswith("It is ")
         assert answer["structuredContent"]["time"].endswith(" UTC")
     assert [e["tool"] for e in journal.entries()] == ["clock_now"] * 3  # (it reached the server)
-    assert text_of(app).count("The app called clock_now: It is ") == 3
+    # (one line for the tool, counting its calls)
+    assert text_of(app).count("The app called clock_now") == 1
+    assert "The app called clock_now 3 times; the last: It is " in text_of(app)
     assert app.log.calls == ["clock_now"] * 3
     # (the views of its calls leave the app's box once their calls end)
     assert all(view.comm is not None for view in app.asks.children)
@@ -275,7 +277,7 @@ def test_the_messages_an_app_may_leave_are_bounded(frontend, journal):
     assert len(result.app_messages) == runtime_apps.MAX_MESSAGES
     assert too_many.code == -32000 and too_big.code == -32602
     assert result.model_context is None
-    assert len(app.lines.children) == runtime_apps.MAX_LINES
+    assert len(app.lines.children) == runtime_apps.MAX_LINES + 1  # (the last one counts)
 
 
 def test_the_display_mode_is_inline_and_other_methods_are_unknown(frontend, journal):
@@ -284,7 +286,7 @@ def test_the_display_mode_is_inline_and_other_methods_are_unknown(frontend, jour
         await conn.call_tool("clock")
         (app,) = conn.apps.shown
         mode = await app.answer("ui/request-display-mode", {"mode": "fullscreen"})
-        unknown = await refused(app, "ui/download-file", {"contents": []})
+        unknown = await refused(app, "sampling/createMessage", {"messages": []})
         return mode, unknown
 
     mode, unknown = drive(scenario)
@@ -292,27 +294,31 @@ def test_the_display_mode_is_inline_and_other_methods_are_unknown(frontend, jour
     assert unknown.code == -32601
 
 
-def test_the_app_s_notifications_a_log_dropped_a_teardown_ends_it(frontend, journal, caplog):
+def test_the_app_s_notifications_are_taken_quietly_even_once_it_ended(frontend, journal,
+                                                                       caplog):
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
         await conn.call_tool("clock")
         (app,) = conn.apps.shown
         sent = Sent(app.frame)
-        for method, params in [("notifications/message", {"level": "info", "data": HOSTILE}),
-                               ("ui/notifications/request-teardown", {}),
-                               ("notifications/message", {"level": "info", "data": "late"})]:
+
+        async def notify(method, params):
             app.frame._handle_custom_msg({"kind": "notification", "method": method,
                                           "params": params}, [])
             await asyncio.sleep(0.1)
-        return app, sent, list(conn.apps.shown)
 
-    app, sent, shown = drive(scenario)
-    assert app.ended and shown == []
-    assert sent.kinds() == ["teardown"]  # (notifications get no answer)
-    assert text_of(app) == "The app of clock asked to close, and was closed."  # (no log line)
-    assert Notice("The app of clock asked to close, and was closed.", "info") in \
-        app.view.transcript().items
-    assert not [r for r in caplog.records if "failed" in r.getMessage()]
+        await notify("notifications/message", {"level": "info", "data": HOSTILE})
+        await notify("ui/notifications/request-teardown", {})
+        said = list(lines(app))
+        await conn.close()
+        await notify("notifications/message", {"level": "info", "data": "late"})
+        return app, sent, said
+
+    app, sent, said = drive(scenario)
+    assert said == []  # (the log is not shown; the frame closes itself on request-teardown)
+    assert sent.kinds() == ["teardown"]  # (the close's; notifications get no answer)
+    assert app.ended
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 # -- links -------------------------------------------------------------------------------------
@@ -377,7 +383,7 @@ def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(fr
     (count, all_there), answers, after = drive(scenario)
     assert count == 8 and all_there  # (none is pushed out while it waits)
     assert answers == [{"isError": True}] * 8
-    assert after == runtime_apps.MAX_ASKS - 1  # (then only the newest answered ones stay)
+    assert after == runtime_apps.MAX_ASKS  # (then only the newest answered ones stay)
 
 
 @pytest.mark.parametrize("url", ["javascript:alert(document.cookie)", "data:text/html,<b>x</b>",
@@ -546,62 +552,8 @@ def test_a_flood_of_requests_through_the_frame_keeps_the_loop_answering(frontend
     calls = [m for m in answered if "structuredContent" in m["result"]]
     assert too_many and calls  # (some calls ran; those past the cap were refused at once)
     assert 0 < len(app.log.messages) <= runtime_apps.MAX_MESSAGES
-    assert len(app.lines.children) <= runtime_apps.MAX_LINES
+    assert len(app.lines.children) <= runtime_apps.MAX_LINES + 1
     assert still == {"mode": "inline"}
 
 
 # -- the call's view ----------------------------------------------------------------------------
-
-class Handle:
-    """A display handle that keeps what it was updated with."""
-
-    def __init__(self):
-        self.updates = []
-
-    def update(self, shown):
-        self.updates.append(shown._repr_mimebundle_())
-
-
-def test_a_frozen_view_keeps_its_live_apps_under_the_transcript_until_they_end():
-    import ipywidgets as widgets
-
-    async def scenario():
-        view = CallView("demo", "clock", show_waiting=False)
-        view.display_handle = Handle()
-        first, second = widgets.VBox(), widgets.VBox()
-        view.show_app(first)
-        view.show_app(second)
-        assert view.freeze()
-        with_apps = view.display_handle.updates[-1]
-        holder = view._app_holder
-        holder_id = holder.model_id
-        await asyncio.sleep(0.1)
-        open_while_shown = view.comm is not None  # (see CallView.freeze)
-        view.app_ended(first, "The app ended: one.")
-        one_left = (len(view.display_handle.updates), holder.children[0].value,
-                    [c for c in holder.children[1:]])
-        view.app_ended(second, "The app ended: two.")
-        for _ in range(100):
-            if view.comm is None and holder.comm is None:
-                break
-            await asyncio.sleep(0.01)
-        closed = (view.comm is None, holder.comm is None, first.comm is not None)
-        return with_apps, holder_id, open_while_shown, one_left, view.display_handle.updates, \
-            closed, view
-
-    with_apps, holder, open_while_shown, one_left, updates, closed, view = \
-        asyncio.run(scenario())
-    widget_view = "application/vnd.jupyter.widget-view+json"
-    assert with_apps[widget_view]["model_id"] == holder
-    assert "An app of demo · clock is shown here" in with_apps["text/plain"]
-    assert "<iframe" not in with_apps["text/html"] and "<script" not in with_apps["text/html"]
-    assert open_while_shown
-    # one app ended: the holder's transcript says so, in place (the output is not redrawn)
-    count, transcript_html, left = one_left
-    assert count == 1 and "The app ended: one." in transcript_html and len(left) == 1
-    # none left: the transcript alone, with both lines; the view's models are closed now
-    assert len(updates) == 2 and widget_view not in updates[-1]
-    assert "The app ended: one." in updates[-1]["text/plain"]
-    assert "The app ended: two." in updates[-1]["text/plain"]
-    assert view._app_holder is None
-    assert closed == (True, True, True)  # (the apps' own boxes are their ShownApp's to close)

@@ -256,3 +256,67 @@ def test_a_view_frozen_before_its_counts_were_drawn_draws_them_first(monkeypatch
     assert "cancelled 1 request" in before
     assert "cancelled 3 requests" in after
     assert "cancelled 3 requests" in bundles[-1]["text/plain"]
+
+
+# -- apps ------------------------------------------------------------------------------------------
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
+    """JupyterLab draws a widget output updated to another widget in the old one's place, and
+    hides both once the old one is closed: the app must not be in the view's own output."""
+
+    async def scenario():
+        view = CallView("apps", "get-time", show_waiting=False)
+        view.display_handle, view._script_handle = Handle(), Handle()  # (as show() leaves them)
+        frame = widgets.HTML("<p>the app</p>")
+        box = widgets.VBox([frame])
+        view.show_app(box)
+        # The app is shown in the view's second output (where the keyboard script was).
+        assert view._script_handle.bundles == [{WIDGET: {
+            "version_major": 2, "version_minor": 0, "model_id": view.apps.model_id},
+            "text/plain": ""}]
+        assert box not in tree_models(view) and view.apps not in tree_models(view)
+        view.show_result(ToolResult([{"type": "text", "text": "12:00"}]))
+        models = tree_models(view)
+        assert view.freeze()
+        for _ in range(10_000):
+            if not any(is_open(m) for m in models):
+                break
+            await asyncio.sleep(0)
+        return view, box, frame, models
+
+    view, box, frame, models = asyncio.run(scenario())
+    # The view's output is the transcript (no widget), and it says an app was shown.
+    (bundle,) = view.display_handle.bundles
+    assert WIDGET not in bundle
+    assert "An app of apps · get-time is shown here" in bundle["text/plain"]
+    assert "12:00" in bundle["text/plain"]
+    # The app's output was not touched, and the app is still live.
+    assert len(view._script_handle.bundles) == 1
+    assert not any(is_open(m) for m in models)
+    assert all(is_open(m) for m in (view.apps, box, frame))
+    # What the app does later goes into the transcript, which is drawn again in its place.
+    view.app_note("The app called get-time: 12:01")
+    latest = view.display_handle.bundles[-1]
+    assert WIDGET not in latest and "The app called get-time: 12:01" in latest["text/plain"]
+    assert len(view._script_handle.bundles) == 1
+
+    # Its connection closes: the app's widgets close, and its output is emptied.
+    view.app_ended(box)
+    assert view._script_handle.bundles[-1] == {"text/plain": ""}
+    assert not any(is_open(m) for m in (view.apps, box, frame, frame.layout))
+
+
+def test_a_frozen_call_without_apps_empties_its_script_output_and_closes_the_apps_box():
+    async def scenario():
+        view, _forms = answered_view(1)
+        view._script_handle = Handle()
+        assert view.freeze()
+        await asyncio.sleep(0.05)
+        return view
+
+    view = asyncio.run(scenario())
+    assert view._script_handle.bundles == [{"text/plain": ""}]
+    assert not is_open(view.apps)

@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 from helpers.fill import fill
-from helpers.interop import EVERYTHING, FASTMCP, everything_command, fastmcp_command
+from helpers.interop import (
+    APPS_SERVERS,
+    EVERYTHING,
+    FASTMCP,
+    everything_command,
+    fastmcp_command,
+)
 from helpers.servers import REPO, drive
 
 import nb_elicit
@@ -289,7 +295,7 @@ def test_fastmcp_decline_and_dismiss_reach_ctx_elicit(fastmcp, action):
 
 def test_the_testing_doc_names_the_pinned_versions():
     text = Path(REPO / "docs" / "testing.md").read_text(encoding="utf-8")
-    name, version = EVERYTHING
-    assert f"`{name}@{version}`" in text
+    for name, version in (EVERYTHING, *APPS_SERVERS):
+        assert f"`{name}@{version}`" in text
     for pin in FASTMCP:
         assert f"`{pin}`" in text

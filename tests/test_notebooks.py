@@ -76,7 +76,8 @@ def test_the_server_notebooks_are_what_make_notebooks_writes():
     done = subprocess.run([sys.executable, str(MAKE_NOTEBOOKS), "--check"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("quickstart", "field-gallery", "remote-http", "configs", "sign-in", "apps"):
+    for name in ("quickstart", "field-gallery", "remote-http", "configs", "sign-in", "tasks",
+                 "apps"):
         nbformat.validate(nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4))
 
 
@@ -296,6 +297,67 @@ def test_configs_connects_the_demo_server_by_name(tmp_path):
             "nb_elicit.demo  project: trusted (NB_ELICIT_TRUST)  no") in listed, listed
     assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
     assert "Hello, @octocat!" in stdout(code_cell(nb, "%mcp call demo github_username"))
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+
+
+# -- tasks -------------------------------------------------------------------------------------
+
+
+def shown(cell) -> str:
+    """What the cell displayed (its transcripts) as plain text."""
+    return "".join(o.data.get("text/plain", "") for o in cell.outputs
+                   if o.output_type == "display_data")
+
+
+@pytest.mark.timeout(240)
+def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_path):
+    """The policy answers the question asked inside the task; with nobody to click, the
+    notebook presses Cancel and Detach itself, then attaches to the detached task again."""
+    env = kernel_env(respond='accept {"interpretation": "historical"}') | {
+        "JUPYTER_DATA_DIR": str(tmp_path / "data")}  # (the file of running tasks goes there)
+    nb = run("tasks.ipynb", env)
+    assert_no_errors(nb)
+    assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
+
+    tides = code_cell(nb, '"topic": "tides"')
+    assert "Research report on tides: 4 stages done." in stdout(tides)
+    card = shown(tides)
+    assert "working · Gathering sources (1 of 4)…" in card and "Completed after" in card, card
+
+    python = code_cell(nb, '"topic": "python", "ambiguous": true')
+    assert ('"python" can be read three ways. Which do you mean? Answered accept by the respond '
+            "policy ($NB_ELICIT_RESPOND).") in stdout(python)
+    assert ('Research report on python: 4 stages done. Clarification received: {"action": '
+            '"accept", "content": {"interpretation": "historical"}}.') in stdout(python)
+    assert "Going on with: historical" in shown(python)
+
+    cancelled = code_cell(nb, "cancel_button.click()")
+    assert stdout(cancelled) == "The countdown task is cancelled\n"
+    assert re.search(r"countdown: the task \S+ was cancelled", shown(cancelled))
+    assert "Cancelled (the server confirmed) after" in shown(cancelled)
+    assert "Counted down" not in shown(cancelled)
+
+    detached = shown(code_cell(nb, "detach_button.click()"))
+    found = re.search(r"countdown goes on as task (\S+) on the server", detached)
+    assert found, detached
+    task_id = found.group(1)
+    listed = result(code_cell(nb, "%mcp tasks"))
+    ours, saved = listed.split("\n\n", 1)
+    rows = [re.split(r"\s{2,}", line) for line in ours.splitlines()[2:]]
+    assert [(row[1], row[3]) for row in rows] == [
+        ("research", "completed"), ("research", "completed"), ("countdown", "cancelled"),
+        ("countdown", "working, detached")], listed
+    assert rows[-1][2] == task_id
+    assert f"%mcp task demo {task_id}" in saved  # the file of running tasks offers it
+    attached = code_cell(nb, "%mcp task demo {task_id}")
+    assert "Counted down from 10 s: done." in stdout(attached)
+    assert task_id in shown(attached) and "Completed after" in shown(attached)
+    running = tmp_path / "data" / "nb_elicit" / "tasks.json"  # kept it while it was detached
+    assert running.exists() and task_id not in running.read_text()  # and forgot it at its end
+
+    plain = code_cell(nb, "task=False")
+    assert result(plain) == "'Counted down from 2 s: done.'"
+    assert "task (" not in shown(plain) and "Result from demo:" in shown(plain)  # no task card
     assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
 
 

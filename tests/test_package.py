@@ -9,7 +9,8 @@ def test_public_names():
         "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConfigError",
         "ConnectError", "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
-        "ServerDisconnected", "ServerError", "SignInError", "TextField", "ToolCall", "ToolResult",
+        "ServerDisconnected", "ServerError", "SignInError", "TaskCancelled", "TaskDetached",
+        "TextField", "ToolCall", "ToolResult",
         "UrlElicitationRequired", "configured_servers", "connect", "connections", "logout",
         "parse_schema", "record", "replay", "respond", "set_language", "validate_content",
     ]

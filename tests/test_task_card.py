@@ -333,3 +333,23 @@ def test_a_note_shows_in_the_card_and_stays_in_the_transcript():
     assert ("  Note: The server asked for 0 ms between polls; polling every 0.5 s."
             in shown.transcript_lines())
     assert "nb-elicit-notice-text-info" in shown.transcript_html()
+
+
+def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
+    import asyncio
+
+    from nb_elicit._ui.call_view import CallView
+
+    async def scenario():
+        view = CallView("demo", "research", show_waiting=False)
+        card = TaskCard("demo", "research", "t1", "task (2025-11-25)")
+        view.show_task(card)
+        view.show_backlog("demo", 3, lambda: None)
+        children = view.children
+        card.close()
+        return children, view
+
+    children, view = asyncio.run(scenario())
+    assert children[1] is view.task_card  # the card is still where the forms were
+    assert view._backlog in children
+    assert view.forms in view.task_card.forms.children

@@ -115,3 +115,12 @@ class UrlElicitationRequired(ServerError):
 
 class BlockingNotSupported(NbElicitError):
     """The kernel cannot deliver widget events to a cell that awaits (ipykernel < 7.4)."""
+
+
+class TaskDetached(NbElicitError):
+    """The person detached from a task: the call ended, and the task goes on on the server
+    (``%mcp task NAME ID`` or ``Connection.attach_task`` follows it again)."""
+
+
+class TaskCancelled(NbElicitError):
+    """The task was cancelled (by Cancel, or by the server)."""

@@ -189,7 +189,12 @@ async def call(magic, rest: str):
         # older kernels: the form must not block the cell
         conn.start_tool(tool, arguments, task=task)
         return None
-    await conn.call_tool(tool, arguments, task=task)
+    from .._core.errors import TaskCancelled, TaskDetached
+
+    try:
+        await conn.call_tool(tool, arguments, task=task)
+    except (TaskCancelled, TaskDetached):
+        return None  # the person's own choice, which the task's card already tells
     # The call's view already shows the result; for the value, use the Python API.
     return None
 

@@ -18,16 +18,18 @@ import mcp_types as types
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
+from pydantic import ValidationError
 
 from .._core.errors import NbElicitError, ServerDisconnected, ServerError, UrlElicitationRequired
+from .._core.text import shorten
 from .._core.types import ElicitationRequest
 from .era import Era
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
-__all__ = ["GONE", "describe", "from_mcp_error", "map_request_errors", "needs_other_era",
-           "request_of"]
+__all__ = ["GONE", "describe", "from_mcp_error", "malformed", "map_request_errors",
+           "needs_other_era", "request_of"]
 
 #: What a transport raises when its server is gone.
 GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError,
@@ -44,6 +46,20 @@ def map_request_errors() -> Iterator[None]:
         raise from_mcp_error(exc) from None
     except GONE as exc:
         raise ServerDisconnected(f"the server went away ({describe(exc)})") from None
+
+
+#: Characters of a malformed answer's one line.
+MALFORMED_LIMIT = 300
+
+
+def malformed(what: str, error: ValidationError) -> ServerError:
+    """A server's answer that does not fit its schema, as one line: ``what`` "is malformed",
+    the first field that is wrong and why ("taskId: Field required")."""
+    first = error.errors()[0] if error.errors() else {}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    why = first.get("msg", "it does not fit the protocol")
+    text = f"{what} is malformed: {where}: {why}" if where else f"{what} is malformed: {why}"
+    return ServerError(INTERNAL_ERROR, shorten(text, MALFORMED_LIMIT, one_line=True))
 
 
 def needs_other_era(error: ServerError, era: Era) -> bool:

@@ -28,6 +28,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from mcp_types import methods as wire_methods
+from pydantic import ValidationError
 
 from .._core.answer import Answer
 from .._core.apps import APP_MIME
@@ -40,13 +41,14 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
+from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
 from .auth import SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import GONE, describe, from_mcp_error, request_of
+from .errors import GONE, MALFORMED_LIMIT, describe, from_mcp_error, malformed, request_of
 from .tasks import (
     SHAPE_2025,
     TTL_MS,
@@ -222,7 +224,15 @@ class ServerSession:
 
     async def request(self, request, result_type):
         """One request of a shape the SDK's client has no method for (the tasks' requests)."""
-        return await self._request(self._live().session.send_request, request, result_type)
+        return await self._request(self._live().session.send_request, request, result_type,
+                                   answer_to=request.method)
+
+    async def raw_request(self, method: str, params: dict) -> dict:
+        """One request whose answer the caller checks itself, as a dict: the SDK's check of a
+        2025-11-25 task refuses a status it does not know, which nb_elicit shows as a warning
+        instead (see ``_core/tasks.py``)."""
+        return await self._request(self._live().session.send_raw, method, params,
+                                   answer_to=method)
 
     async def validate_tool_result(self, name: str, result) -> None:
         await self._live().session.validate_tool_result(name, result)
@@ -272,12 +282,17 @@ class ServerSession:
             raise ServerDisconnected("the connection is closed")
         return self._client
 
-    async def _request(self, method, *args):
+    async def _request(self, method, *args, answer_to: str | None = None):
+        """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
+        request in the line of an answer that does not fit the protocol."""
         self._auth_failure = None
         try:
             return await method(*args)
         except MCPError as exc:
             error = self._take_auth_failure() or from_mcp_error(exc)
+        except ValidationError as exc:  # (the SDK checks every answer against its schema)
+            raise malformed(f"the server's answer to {answer_to}" if answer_to else
+                            "the server's answer", exc) from None
         except GONE as exc:
             error = ServerDisconnected(f"the server went away ({describe(exc)})")
         if isinstance(error, ServerDisconnected):
@@ -404,11 +419,13 @@ class _TaskAwareClient(Client):
     """The SDK's client, taught the 2025-11-25 tasks that mcp 2.3 has types for but does not
     speak (SEP-1686): its capability ad gains ``tasks``; the server's ``tasks/*`` requests and
     its ``elicitation/create`` with ``params.task`` are answered by :class:`ClientTasks`
-    before the SDK would refuse them; and a task-augmented ``tools/call`` goes out through the
-    dispatcher's ``send_raw_request``, as the SDK's own ``send_request`` does, but without its
-    check that the answer is a ``CallToolResult``. These use the session's own hooks
-    (``_build_capabilities``, ``_on_request``, ``_stamp``, ``_dispatcher``): mcp 2.3 has no
-    public one for them; ``tests/test_tasks_adapter.py`` fails if they change."""
+    before the SDK would refuse them; and a task-augmented ``tools/call`` (and ``tasks/get``,
+    ``tasks/cancel``) go out through the dispatcher's ``send_raw_request``, as the SDK's own
+    ``send_request`` does, but without its check of the answer (a ``CreateTaskResult`` is no
+    ``CallToolResult``; a status the SDK does not know is nb_elicit's to judge). These use the
+    session's own hooks (``_build_capabilities``, ``_on_request``, ``_stamp``,
+    ``_dispatcher``): mcp 2.3 has no public one for them; ``tests/test_tasks_adapter.py``
+    fails if they change."""
 
     client_tasks: ClientTasks | None = None
 
@@ -438,21 +455,27 @@ def _teach_tasks(session, client_tasks: ClientTasks) -> None:
                                                                          request.params))
         return await on_request(dctx, method, params)
 
-    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
-                             progress) -> dict[str, Any]:
-        data = types.CallToolRequest(params=types.CallToolRequestParams(
-            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
-            by_alias=True, mode="json", exclude_none=True)
+    async def send_raw(method: str, params: dict[str, Any], timeout: float | None = None,
+                       progress=None) -> dict[str, Any]:
+        data: dict[str, Any] = {"method": method, "params": params}
         opts: dict[str, Any] = {}
         session._stamp(data, opts)
         if timeout is not None:
             opts["timeout"] = timeout
         if progress is not None:
             opts["on_progress"] = progress
-        return await session._dispatcher.send_raw_request("tools/call", data.get("params"), opts)
+        return await session._dispatcher.send_raw_request(method, data.get("params"), opts)
+
+    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
+                             progress) -> dict[str, Any]:
+        data = types.CallToolRequest(params=types.CallToolRequestParams(
+            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
+            by_alias=True, mode="json", exclude_none=True)
+        return await send_raw("tools/call", data["params"], timeout, progress)
 
     session._build_capabilities = capabilities
     session._on_request = answer
+    session.send_raw = send_raw
     session.send_task_call = send_task_call
 
 
@@ -469,13 +492,18 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
 def _results_wait_for_jsonschema(session) -> None:
     """The SDK checks a structured tool result with jsonschema, imported on the event loop the
     first time: a second in which the kernel answers nothing (not even a withdrawn form's close).
-    Such a result waits instead, without blocking, for the import on a thread of its own."""
+    Such a result waits instead, without blocking, for the import on a thread of its own. A
+    result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
     check = session.validate_tool_result
 
     async def validate_tool_result(name, result) -> None:
         if result.structured_content is not None:  # (as an output schema requires)
             await asyncio.wrap_future(jsonschema_imported())
-        await check(name, result)
+        try:
+            await check(name, result)
+        except RuntimeError as exc:  # (the SDK's word for a result off the output schema)
+            raise ServerError(INTERNAL_ERROR, shorten(str(exc), MALFORMED_LIMIT,
+                                                      one_line=True)) from None
 
     session.validate_tool_result = validate_tool_result
 

@@ -35,6 +35,7 @@ from .._core.answer import Answer
 from .._core.errors import ServerError
 from .._core.tasks import TaskState
 from .._core.types import ElicitationRequest, ToolResult
+from .errors import malformed
 
 __all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
            "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
@@ -95,13 +96,34 @@ def _state_2025(task) -> TaskState:
                      created_at=task.created_at, last_updated_at=task.last_updated_at)
 
 
+class _LegacyTaskFields(Result):
+    """A 2025-11-25 ``Task`` as ``tasks/get`` and ``tasks/cancel`` answer it, with any status
+    (the SDK's own model knows only five; the task card warns about others and ignores them)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    task_id: str = Field(alias="taskId")
+    status: str
+    status_message: str | None = Field(default=None, alias="statusMessage")
+    poll_interval: float | None = Field(default=None, alias="pollInterval")
+    ttl: int | None = None
+    created_at: str | None = Field(default=None, alias="createdAt")
+    last_updated_at: str | None = Field(default=None, alias="lastUpdatedAt")
+
+
+async def _legacy_request(session, method: str, task_id: str) -> TaskState:
+    raw = await session.raw_request(method, {"taskId": task_id})
+    try:
+        return _state_2025(_LegacyTaskFields.model_validate(raw))
+    except ValidationError as exc:
+        raise malformed(f"the server's answer to {method}", exc) from None
+
+
 class _LegacyTask(RemoteTask):
     shape = SHAPE_2025
 
     async def get(self) -> TaskState:
-        task = await self._session.request(types.GetTaskRequest(
-            params=types.GetTaskRequestParams(task_id=self.task_id)), types.GetTaskResult)
-        return _state_2025(task)
+        return await _legacy_request(self._session, "tasks/get", self.task_id)
 
     async def result(self, state: TaskState) -> ToolResult:
         result = await self._session.request(types.GetTaskPayloadRequest(
@@ -111,9 +133,7 @@ class _LegacyTask(RemoteTask):
         return tool_result_of(result)
 
     async def cancel(self) -> TaskState | None:
-        task = await self._session.request(types.CancelTaskRequest(
-            params=types.CancelTaskRequestParams(task_id=self.task_id)), types.CancelTaskResult)
-        return _state_2025(task)
+        return await _legacy_request(self._session, "tasks/cancel", self.task_id)
 
 
 def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
@@ -121,8 +141,7 @@ def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
     try:
         created = types.CreateTaskResult.model_validate(raw, by_name=False)
     except ValidationError as exc:
-        raise ServerError(-32603, f"the server's task for {tool} is malformed: "
-                                  f"{exc.errors()[0]['msg']}") from None
+        raise malformed(f"the server's task for {tool}", exc) from None
     return _LegacyTask(session, created.task.task_id, tool, _state_2025(created.task))
 
 
@@ -218,14 +237,15 @@ class _ExtensionTask(RemoteTask):
                             else None)
 
     async def result(self, state: TaskState) -> ToolResult:
+        if self._last is None or self._last.status != "completed":
+            await self.get()  # (tools/call said completed already: the result is on tasks/get)
         last = self._last
         if last is None or last.status != "completed":
             raise ServerError(-32603, f"the task {self.task_id} has no result ({state.status})")
         try:
             result = types.CallToolResult.model_validate(last.result or {}, by_name=False)
         except ValidationError as exc:
-            raise ServerError(-32603, f"the result of task {self.task_id} is malformed: "
-                                      f"{exc.errors()[0]['msg']}") from None
+            raise malformed(f"the result of task {self.task_id}", exc) from None
         await self._session.validate_tool_result(self.tool, result)
         return tool_result_of(result)
 

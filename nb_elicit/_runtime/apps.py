@@ -16,11 +16,13 @@ What the app asks is answered here, and only for its own connection:
 - ``ui/open-link``: the same consent card as a URL-mode request (the host in large type; the
   link is opened only after **Open**); a URL nb_elicit refuses is an error, a link the person
   did not open ``{"isError": true}``;
+- ``ui/download-file``: a consent card with the file's name, type and size; its link shows
+  only after **Save** (a linked file is a link, as above);
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
 - ``ui/request-display-mode``: inline (the only mode a cell has);
-- the notification ``ui/notifications/request-teardown``: the app ends, with a line saying so;
-  ``notifications/message`` (the app's log) is dropped;
+- the notifications ``notifications/message`` (the app's log) and
+  ``ui/notifications/request-teardown`` (its frame closes it): taken, and nothing more;
 - anything else: -32601.
 
 At most :data:`MAX_IN_FLIGHT` requests of one app are answered at once (the front end bounds
@@ -29,6 +31,8 @@ them too); more are refused at once, so a flood costs the kernel nothing but the
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import json
 from dataclasses import dataclass, field
@@ -44,6 +48,7 @@ from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.controls import text_html
+from .._ui.download_card import DownloadCard, SavedFile
 from .kernel_compat import keep_widget_messages_flowing
 
 __all__ = ["AppLog", "Apps"]
@@ -55,8 +60,11 @@ MAX_CONTEXT_CHARS = 100_000
 MAX_LINES = 30
 #: Requests of one app answered at once (as many as the front end lets wait).
 MAX_IN_FLIGHT = 16
-#: Views of the app's own requests kept under it (their forms, its link cards).
-MAX_ASKS = 5
+#: Views of the app's own requests kept under it once their request is over (a link card
+#: shows its link after **Open**); those still waiting all stay.
+MAX_ASKS = 4
+#: The largest file an app may hand over to save.
+MAX_DOWNLOAD = 10_000_000
 
 
 @dataclass
@@ -92,23 +100,13 @@ class Apps:
         call = current_call.get()
         if call is None or call.quiet or not self.enabled or not widget_frontend_attached():
             return None
-        listed = await self.listed_tool(tool)
-        if listed is None:
-            return None
-        return await show_app(self, listed, call.view, arguments)
-
-    async def listed_tool(self, tool: str, refresh: bool = False) -> dict | None:
-        """``tool`` as this connection's server lists it (the listing the session keeps; listed
-        again with ``refresh`` when it is not in it), or None."""
         connection = self.connection
         session = await connection._session(connection._tool_eras.get(tool,
                                                                       connection._primary))
         listed = await session.listed_tool(tool)
-        if listed is None and refresh:
-            with contextlib.suppress(ServerError):
-                await session.list_tools()
-            listed = await session.listed_tool(tool)
-        return listed
+        if listed is None:
+            return None
+        return await show_app(self, listed, call.view, arguments)
 
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         """A call an app of this connection makes: its forms show in ``view`` (under the app),
@@ -122,10 +120,15 @@ class Apps:
         """The URL consent card in ``view`` (an app asked to open ``url``, a CheckedUrl):
         whether the person pressed Open."""
         from .._ui.url_card import UrlConsentCard
+
+        return await self.ask_person(UrlConsentCard(message, url, server=self.connection.name),
+                                     view)
+
+    async def ask_person(self, card, view) -> bool:
+        """A consent card (a link, a file) shown in ``view``: whether the person agreed."""
         from .asking import RequestContext, wait_for_person
 
         connection = self.connection
-        card = UrlConsentCard(message, url, server=connection.name)
         context = RequestContext(connection.name, view, connection.guard, connection._gone)
         answer = await wait_for_person(context, card)
         return answer.action == "accept"
@@ -156,6 +159,10 @@ class ShownApp:
         self.view = None  # the call's view, where the app is shown
         self.ended = False
         self._shown_lines = 0
+        #: The one line of each tool the app called, and how many times it called it.
+        self._calls_of: dict[str, tuple] = {}
+        #: The last line, once more lines came than are shown: how many more.
+        self._more: widgets.HTML | None = None
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
         #: The views of :meth:`asking_view` whose request is not over yet.
@@ -166,18 +173,37 @@ class ShownApp:
     def connection(self):
         return self.apps.connection
 
+    def said_call(self, tool: str, text: str) -> None:
+        """The app called ``tool``: one line per tool, counting the calls (an app that polls
+        keeps one line, not one per poll)."""
+        count = self._calls_of.get(tool, (None, 0))[1] + 1
+        said = (t("app_called", tool=tool, text=text) if count == 1 else
+                t("app_called_again", tool=tool, n=count, text=text))
+        line = self._calls_of.get(tool, (None, 0))[0]
+        if line is None:
+            line = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
+            self.lines.children = (*self.lines.children, line)
+        line.value = text_html(shorten(said, 500, one_line=True))
+        self._calls_of[tool] = (line, count)
+        if self.view is not None:
+            self.view.app_note(shorten(said, 500, one_line=True), key=("call", id(self), tool))
+
     def say(self, text: str, kind: str = "info") -> None:
         """A line under the app (plain text: whatever the app sent is escaped)."""
         self._shown_lines += 1
         if self._shown_lines > MAX_LINES:
+            if self._more is None:
+                self._more = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
+                self.lines.children = (*self.lines.children, self._more)
+            self._more.value = text_html(t("app_lines_more", n=self._shown_lines - MAX_LINES))
             return
-        line = widgets.HTML(text_html(shorten(text, 500, one_line=True)),
-                            _dom_classes=(f"nb-elicit-app-{kind}",))
+        text = shorten(text, 500, one_line=True)
+        line = widgets.HTML(text_html(text), _dom_classes=(f"nb-elicit-app-{kind}",))
         self.lines.children = (*self.lines.children, line)
+        if self.view is not None:
+            self.view.app_note(text)
 
     def end(self, reason: str) -> None:
-        """The app ends: its frame is torn down and leaves the cell, and ``reason`` (one line)
-        stays there in its place."""
         if self.ended:
             return
         self.ended = True
@@ -187,13 +213,11 @@ class ShownApp:
         with contextlib.suppress(Exception):
             self.frame.teardown()
         if self.view is not None:
-            self.view.app_ended(self.box, reason)
+            self.view.app_ended(self.box)
 
     def asking_view(self, what: str):
         """A view under the frame for one of the app's requests (its forms, its consent card),
-        until :meth:`done_asking`. Of the views whose request is over, the newest few stay (a
-        link card shows its link after **Open**); a tool call's view leaves once its models
-        close (see :func:`_tools_call`)."""
+        until :meth:`done_asking`."""
         from .._ui.call_view import CallView
 
         view = CallView(self.connection.name, what, show_waiting=False)
@@ -201,20 +225,27 @@ class ShownApp:
         self._arrange_asks(extra=view)
         return view
 
-    def done_asking(self, view, drop: bool = False) -> None:
-        """The request of ``view`` is over; ``drop``: the view leaves the app's box now."""
+    def done_asking(self, view) -> None:
+        """The request of ``view`` (an :meth:`asking_view`) is over."""
         with contextlib.suppress(ValueError):
             self._busy.remove(view)
-        self._arrange_asks(without=view if drop else None)
+        self.drop_finished()
 
-    def _arrange_asks(self, extra=None, without=None) -> None:
-        alive = [c for c in self.asks.children if getattr(c, "comm", None) is not None
-                 and c is not without]
+    def drop_finished(self) -> None:
+        """The views of the app's finished calls leave the box: each froze, and closes its
+        widgets. (A closed widget left among the box's children would break the box: its
+        state could no longer be sent, to this page or to one that loads later.) Of the other
+        views whose request is over, the newest :data:`MAX_ASKS` stay; a view whose request
+        still waits (a card not answered yet) always stays."""
+        self._arrange_asks()
+
+    def _arrange_asks(self, extra=None) -> None:
+        alive = [c for c in self.asks.children if not c.frozen and c.comm is not None]
         over = [c for c in alive if c not in self._busy]
-        keep = set(over[-(MAX_ASKS - 1):]) | set(self._busy)
-        children = tuple(c for c in alive if c in keep) + ((extra,) if extra is not None else ())
-        if children != self.asks.children:
-            self.asks.children = children
+        keep = {id(c) for c in over[-MAX_ASKS:]} | {id(c) for c in self._busy}
+        kept = tuple(c for c in alive if id(c) in keep) + ((extra,) if extra is not None else ())
+        if kept != self.asks.children:
+            self.asks.children = kept
 
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
@@ -239,10 +270,8 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     arguments = params.get("arguments") or {}
     if not isinstance(name, str) or not isinstance(arguments, dict):
         raise AppRequestError(-32602, "tools/call needs a tool name and an arguments object")
-    try:
-        tool = await app.apps.listed_tool(name, refresh=True)
-    except NbElicitError as error:
-        raise AppRequestError(-32603, str(error)) from None
+    tools = {t["name"]: t for t in await app.connection.list_tools()}
+    tool = tools.get(name)
     if tool is None:
         raise AppRequestError(-32602, f"{app.connection.name} has no tool {name!r}")
     if "app" not in visibility(tool):
@@ -256,8 +285,8 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
     finally:
-        app.done_asking(view, drop=view.frozen)  # (frozen: its models are closing)
-    app.say(t("app_called", tool=name, text=shorten(result.text or "", 200, one_line=True)))
+        app.done_asking(view)
+    app.said_call(name, shorten(result.text or "", 200, one_line=True))
     return _call_tool_result(result)
 
 
@@ -294,6 +323,54 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     return {} if opened else {"isError": True}
 
 
+async def _download_file(app: ShownApp, params: dict) -> dict:
+    """An embedded file: the download card (nothing saved before **Save**); a linked one
+    (``resource_link``): the link card, like ``ui/open-link``."""
+    contents = params.get("contents")
+    if not isinstance(contents, list) or len(contents) != 1 or not isinstance(contents[0], dict):
+        raise AppRequestError(-32602, "ui/download-file takes one content item in contents")
+    item = contents[0]
+    if item.get("type") == "resource_link":
+        return await _open_link(app, {"url": item.get("uri")})
+    try:
+        saved = _saved_file(item)
+    except ValueError as error:
+        app.say(t("app_download_refused", error=str(error)), "warning")
+        raise AppRequestError(-32602, str(error)) from None
+    card = DownloadCard(t("app_asks_download", tool=app.log.tool), saved,
+                        server=app.connection.name)
+    view = app.asking_view(t("app_download_what"))
+    try:
+        saved_it = await app.apps.ask_person(card, view)
+    finally:
+        app.done_asking(view)
+    app.say(t("app_download_saved" if saved_it else "app_download_declined", name=saved.name))
+    return {} if saved_it else {"isError": True}
+
+
+def _saved_file(item: dict) -> SavedFile:
+    resource = item.get("resource") if item.get("type") == "resource" else None
+    if not isinstance(resource, dict):
+        raise ValueError("the file must be an embedded resource or a resource_link")
+    uri = resource.get("uri") if isinstance(resource.get("uri"), str) else ""
+    name = uri.rstrip("/").rsplit("/", 1)[-1] or "download"
+    mime = resource.get("mimeType") if isinstance(resource.get("mimeType"), str) else ""
+    if isinstance(resource.get("text"), str):
+        data = resource["text"].encode("utf-8", "replace")
+    elif isinstance(resource.get("blob"), str):
+        if len(resource["blob"]) > MAX_DOWNLOAD * 4 // 3 + 4:
+            raise ValueError(f"the file is over {MAX_DOWNLOAD // 1_000_000} MB")
+        try:
+            data = base64.b64decode(resource["blob"], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("the file's blob is not base64") from None
+    else:
+        raise ValueError("the file has neither text nor blob")
+    if len(data) > MAX_DOWNLOAD:
+        raise ValueError(f"the file is over {MAX_DOWNLOAD // 1_000_000} MB")
+    return SavedFile(name, mime, data)
+
+
 async def _message(app: ShownApp, params: dict) -> dict:
     if len(app.log.messages) >= MAX_MESSAGES:
         raise AppRequestError(-32000, f"the app sent {MAX_MESSAGES} messages already")
@@ -316,13 +393,11 @@ async def _display_mode(app: ShownApp, params: dict) -> dict:
     return {"mode": "inline"}
 
 
-async def _request_teardown(app: ShownApp, params: dict) -> dict:
-    app.end(t("app_ended_itself", tool=app.log.tool))
+async def _quietly(app: ShownApp, params: dict) -> dict:
+    """A notification nb_elicit takes and does nothing with: the app's log lines (they would
+    crowd out the lines that say what the app did), and its request to be closed (its frame
+    has closed it already)."""
     return {}
-
-
-async def _log(app: ShownApp, params: dict) -> dict:
-    return {}  # (an app's log is its own: not shown, not kept)
 
 
 def _content_text(content: Any) -> str:
@@ -337,14 +412,15 @@ _HANDLERS = {
     "tools/call": _tools_call,
     "resources/read": _resources_read,
     "ui/open-link": _open_link,
+    "ui/download-file": _download_file,
     "ui/message": _message,
     "ui/update-model-context": _update_model_context,
     "ui/request-display-mode": _display_mode,
-    "ui/notifications/request-teardown": _request_teardown,
-    "notifications/message": _log,
+    "notifications/message": _quietly,
+    "ui/notifications/request-teardown": _quietly,
 }
 #: The app's notifications (no answer goes back).
-_NOTIFICATIONS = frozenset({"ui/notifications/request-teardown", "notifications/message"})
+_NOTIFICATIONS = frozenset({"notifications/message", "ui/notifications/request-teardown"})
 
 
 async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,

@@ -104,11 +104,18 @@ class RequestContext:
         return f"<RequestContext {self.server} · {self.what}: {len(self.calls)} call(s)>"
 
 
-async def ask(context: RequestContext, request: ElicitationRequest) -> Answer:
+async def ask(context: RequestContext, request: ElicitationRequest, *,
+              refuse_with: str = "error") -> Answer:
     """Answer ``request`` of ``context.server``. A failure of nb_elicit's own ends here too: a
-    line in the cell, an error to the server, and no form left open."""
+    line in the cell, an error to the server, and no form left open.
+
+    ``refuse_with="cancel"``: a request nb_elicit cannot show (or failed to) is answered
+    ``cancel`` instead of an error, and the cell says so (a question asked inside a 2026-07-28
+    task: its ``tasks/update`` has no place for an error)."""
     server = context.server
     spec = None
+    cancel = refuse_with == "cancel"
+    suffix = "_cancel" if cancel else ""
     try:
         outcome = _muted(server, request, context.guard)
         if outcome is None:
@@ -121,11 +128,13 @@ async def ask(context: RequestContext, request: ElicitationRequest) -> Answer:
     except (SchemaError, InvalidRequest) as error:
         key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
-        outcome = Outcome(None, "refused", error=error, kind="error",
-                          notice=t(key, server=server, detail=detail))
+        outcome = Outcome(Answer("cancel") if cancel else None, "refused",
+                          error=None if cancel else error, kind="error",
+                          notice=t(key + suffix, server=server, detail=detail))
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
-        outcome = Outcome(None, "failed", error=error, kind="error", notice=t(
-            "n_failed", server=server, error=_text(repr(error))))
+        outcome = Outcome(Answer("cancel") if cancel else None, "failed",
+                          error=None if cancel else error, kind="error",
+                          notice=t("n_failed" + suffix, server=server, error=_text(repr(error))))
     context.write_outcome(request.message, outcome, spec=spec,
                           schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:

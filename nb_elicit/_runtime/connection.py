@@ -546,7 +546,7 @@ class Connection:
         TASKS.begin(run, self.target.where())
 
         async def ask_one(request: ElicitationRequest) -> Answer:
-            return await ask(self._request_context(), request)
+            return await ask(self._request_context(), request, refuse_with="cancel")
 
         return await follow(run, ask_one, hint=f"%mcp task {self.name} {remote.task_id}")
 

@@ -25,10 +25,16 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .._core.answer import Answer
-from .._core.errors import ConnectError, NbElicitError, ServerDisconnected, ServerError
+from .._core.errors import (
+    ConnectError,
+    ServerDisconnected,
+    ServerError,
+    TaskCancelled,
+    TaskDetached,
+)
 from .._core.i18n import t
 from .._core.task_store import SavedTask, TaskStore
-from .._core.tasks import TaskState, poll_seconds
+from .._core.tasks import STATUSES, TaskState, poll_seconds
 from .._core.types import ToolResult
 from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
@@ -39,14 +45,6 @@ __all__ = ["TASKS", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks"]
 CANCEL_WAIT = 5.0
 #: JSON-RPC codes with which a server says it does not know a task (any more).
 UNKNOWN_TASK = (-32602, -32001, -32002, -32600)
-
-
-class TaskDetached(NbElicitError):
-    """The person detached from a task: the call ended, and the task goes on on the server."""
-
-
-class TaskCancelled(NbElicitError):
-    """The task was cancelled (by Cancel, or by the server)."""
 
 
 @dataclass
@@ -149,8 +147,13 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
             if run._cancel_asked:
                 await _cancel(run)
             state = run.state
-            if result_job is not None and result_job.done():
-                return await _ended_by_result(run, result_job)
+            if result_job is not None and (result_job.done() or (
+                    state is not None and state.terminal)):
+                # 2025-11-25: the open tasks/result brings the result (no second one)
+                await asyncio.wait({result_job}, timeout=CANCEL_WAIT)
+                if result_job.done():
+                    return await _ended_by_result(run, result_job)
+                result_job.cancel()  # (it did not come: ask for the result once more)
             if state is not None and state.terminal:
                 return await _ended(run, state)
             await _wait(run, result_job, _interval(run))
@@ -166,9 +169,24 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
         if not run.ended and not run.detached:
             await _cancel_on_the_way_out(run)
         raise
+    except Exception:
+        _stopped(run)
+        raise
     finally:
         if result_job is not None and not result_job.done():
             result_job.cancel()
+
+
+def _stopped(run: TaskRun) -> None:
+    """Following ended with an error (the server forgot the task, answered nonsense, went
+    away), or by Detach: the call says why. Unless detached, this kernel follows the task no
+    more (``%mcp tasks``: no longer followed); a task the server still knows keeps its entry
+    in the file, to attach to later. The card stops its clock and its buttons, which nothing
+    would hear."""
+    if not run.detached:
+        run.ended = True
+    if run.card is not None and not run.card.ended:
+        run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
 
 
 def _interval(run: TaskRun) -> float:
@@ -182,7 +200,13 @@ def _interval(run: TaskRun) -> float:
 
 
 def _show(run: TaskRun, state: TaskState) -> None:
+    """Take ``state`` as the task's, unless its status is out of order: after a final one
+    (the first final status wins), or one no version of the protocol knows (the card warns)."""
     if run.state is not None and run.state.terminal:
+        return
+    if state.status not in STATUSES:
+        if run.card is not None:
+            run.card.update(state)  # (a warning, once per report)
         return
     run.state = state
     if run.card is not None:
@@ -223,8 +247,8 @@ async def _answer(run: TaskRun, asked: dict, ask_one) -> None:
     for key, answer in zip(keys, answers, strict=True):
         if isinstance(answer, asyncio.CancelledError):
             raise answer
-        # A question nb_elicit could not show (its schema is refused: the cell says why) is
-        # answered cancel: tasks/update has no place for an error.
+        # (``ask_one`` answers cancel to a question nb_elicit cannot show, and the cell says
+        # why: tasks/update has no place for an error; anything else is answered cancel too)
         sent[key] = answer if isinstance(answer, Answer) else Answer("cancel")
     await run.remote.answer(sent)
 

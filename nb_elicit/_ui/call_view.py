@@ -88,17 +88,21 @@ class CallView(widgets.VBox):
         self._pending_draws: dict[object, Callable[[], None]] = {}
         #: The card of the task this call runs as (see :meth:`show_task`), if any.
         self.task_card = None
-        #: The apps shown with this call (see :meth:`show_app`), and what holds them once the
-        #: view is frozen (the transcript, then the apps, still live).
-        self.apps = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-apps",))
-        self._app_holder: widgets.VBox | None = None
-        #: Why apps shown here ended after the view was frozen (lines of the transcript).
-        self._app_ends: list[Notice] = []
+        #: The apps shown with this call (see :meth:`show_app`): in an output of their own, under
+        #: the view's, so that they live on when the view is frozen (a layout of their own too:
+        #: the view's is closed with it).
+        self.apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
+        self._apps_shown = False
+        #: What the apps shown here said and did, one line each (for the transcript), and the
+        #: place of the lines kept one per key.
+        self._app_note_keys: dict[object, int] = {}
+        self._app_notes: list[str] = []
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
-        super().__init__([self._progress_box, self.forms, self.status, self.result, self.apps],
+        super().__init__([self._progress_box, self.forms, self.status, self.result],
                          layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
+        #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
         if show_waiting:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
@@ -139,40 +143,58 @@ class CallView(widgets.VBox):
         inside the task show inside the card."""
         self.task_card = card
         card.forms.children = (self.forms,)
-        self.children = (self._progress_box, card, self.status, self.result, self.apps)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        """The view's parts, in order: progress, the forms (inside the task's card, when the
+        call runs as one), the waiting line, the backlog line (once there is one), the result."""
+        asked = self.task_card if self.task_card is not None else self.forms
+        backlog = (self._backlog,) if self._backlog is not None else ()
+        self.children = (self._progress_box, asked, self.status, *backlog, self.result)
 
     def show_app(self, box: widgets.Widget) -> None:
-        """An app of the call's tool, shown under its result; it outlives the call's widgets
-        (see :meth:`freeze`) until :meth:`app_ended`."""
+        """An app of the call's tool, shown under the view, in the view's second output (where
+        the keyboard script was: it has run). It never moves: freezing the view replaces the
+        view's own output alone, so the app is loaded once and lives on until
+        :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
+        draws the new one in the old one's place and hides both when the old one is closed.)"""
         self.notice(t("app_shown", server=self.server, what=self.what), "info")
         self.apps.children = (*self.apps.children, box)
+        if self._apps_shown or self.display_handle is None:
+            return  # (a view never displayed has nowhere to show it)
+        self._apps_shown = True
+        if self._script_handle is not None:
+            self._script_handle.update(_Apps(self.apps))
+        else:
+            self._script_handle = display(_Apps(self.apps), display_id=True)
 
-    def app_ended(self, box: widgets.Widget, reason: str | None = None) -> None:
-        """An app shown here ended (its connection closed, or apps were turned off): its box
-        leaves the cell, and ``reason`` (one line) stays, in the transcript too. Once no app is
-        left, the cell keeps the transcript alone."""
-        holder = self._app_holder
-        if holder is None:
-            self.apps.children = tuple(c for c in self.apps.children if c is not box)
-            if reason and not self.frozen:
-                self.notice(reason, "info")
-            elif reason:
-                self._app_ends.append(Notice(reason, "info"))
+    def app_note(self, text: str, key: object = None) -> None:
+        """A line of an app shown here (a call it made, a message): kept for the transcript,
+        and shown in it at once where the view is already frozen. A line with the ``key`` of
+        an earlier one takes its place (an app that polls a tool keeps one line for it)."""
+        if key is not None and key in self._app_note_keys:
+            self._app_notes[self._app_note_keys[key]] = text
+        elif len(self._app_notes) >= MAX_NOTICES:
             return
-        if reason:
-            self._app_ends.append(Notice(reason, "info"))
-        holder.children = tuple(c for c in holder.children if c is not box)
-        transcript = self.transcript()
-        if len(holder.children) <= 1:  # (only the transcript is left)
-            self._app_holder = None
-            if self.display_handle is not None:
-                self.display_handle.update(_Static(transcript))
-            close_soon(holder)
-            close_soon(self)  # (kept open while the holder was shown: see freeze)
+        else:
+            if key is not None:
+                self._app_note_keys[key] = len(self._app_notes)
+            self._app_notes.append(text)
+        if self.frozen and self.display_handle is not None:
+            self.display_handle.update(_Static(self.transcript()))
+
+    def app_ended(self, box: widgets.Widget) -> None:
+        """An app shown here ended (its connection closed, or apps were turned off): its widgets
+        are closed; once none is left, so is the apps' output."""
+        self.apps.children = tuple(c for c in self.apps.children if c is not box)
+        close_soon(box)
+        if self.apps.children:
             return
-        # Apps are left: the holder's transcript is redrawn in place (the output is not
-        # updated: a widget frontend would draw the holder again, its apps restarting).
-        holder.children[0].value = transcript_bundle(transcript)["text/html"]
+        if self._apps_shown and self._script_handle is not None:
+            self._script_handle.update(_Static(None))
+        self._apps_shown = False
+        if self.frozen:
+            close_soon(self.apps)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -190,8 +212,7 @@ class CallView(widgets.VBox):
             button.on_click(lambda _: self._cancel_backlog and self._cancel_backlog())
             line = widgets.HTML(_dom_classes=("nb-elicit-backlog-text",))
             self._backlog = widgets.HBox([line, button], _dom_classes=("nb-elicit-backlog",))
-            self.children = (self._progress_box, self.forms, self.status, self._backlog,
-                             self.result)
+            self._lay_out()
         self._backlog_text = (t("backlog_one", server=server) if count == 1 else
                               t("backlog_many", n=count, server=server)) if count else ""
         self._draw_soon("backlog", self._draw_backlog)
@@ -356,7 +377,8 @@ class CallView(widgets.VBox):
         once; the models, no longer shown, are closed a few at a time over the next turns of
         the event loop (:func:`close_soon`): a view that held a flood of answered forms has
         thousands, and closing them all in one turn would keep the kernel from everything else
-        for a good part of a second.
+        for a good part of a second. The call's apps are not in the view (see
+        :meth:`show_app`): they stay as they are.
         """
         if self.frozen:
             return True
@@ -365,23 +387,14 @@ class CallView(widgets.VBox):
         self._draw_pending()  # (the widgets end as they would have been shown)
         self.frozen = True
         self._stop_ticking()
-        apps = self.apps.children
-        self.apps.children = ()  # (the apps live on: they are not closed with the view)
-        if self.display_handle is not None and apps:
-            transcript = transcript_bundle(self.transcript())
-            self._app_holder = widgets.VBox([widgets.HTML(transcript["text/html"]), *apps],
-                                            _dom_classes=("nb-elicit-app-holder",))
-            self.display_handle.update(_WithApps(self._app_holder, transcript))
-        elif self.display_handle is not None:
+        if self.display_handle is not None:
             shown = self.forms.children or self._result is not None or self._failure is not None
             self.display_handle.update(_Static(self.transcript() if shown else None))
-        if self._script_handle is not None:
-            self._script_handle.update(_Static(None))
-        if self._app_holder is None:
-            close_soon(self)
-        # Else this view's models close with the holder (app_ended): JupyterLab draws the
-        # holder in the renderer that drew this view, and hides that renderer once this view's
-        # own model closes, the holder and its live apps with it.
+        if not self.apps.children:  # (apps live on, in their own output, until app_ended)
+            if self._script_handle is not None:
+                self._script_handle.update(_Static(None))
+            close_soon(self.apps)
+        close_soon(self)
         return True
 
     def _late_change(self) -> bool:
@@ -417,11 +430,11 @@ class CallView(widgets.VBox):
                 items.append(self._notice_of[id(child)])
             elif isinstance(child, widgets.HTML) and child.value:
                 items.append(html.unescape(_TAGS.sub("", child.value)))
-        items += self._app_ends
         result = None
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
+        items.extend(Notice(note, "info") for note in self._app_notes)
         task = tuple(self.task_card.transcript_lines()) if self.task_card is not None else ()
         return Transcript(self.server, self.what, items, result, self._failure, task)
 
@@ -486,15 +499,15 @@ class _Static:
         return self.bundle
 
 
-class _WithApps:
-    """The transcript with the call's live apps under it: the widget where one shows widgets;
-    the transcript alone (no frame, no script) for every other reader of the output."""
+class _Apps:
+    """A call's live apps: the widget where one shows widgets, and nothing for every other
+    reader of the output (the view's transcript says that an app was shown)."""
 
-    def __init__(self, holder: widgets.VBox, transcript: dict[str, str]):
+    def __init__(self, apps: widgets.VBox):
         self.bundle = {
             "application/vnd.jupyter.widget-view+json": {
-                "version_major": 2, "version_minor": 0, "model_id": holder.model_id},
-            **transcript}
+                "version_major": 2, "version_minor": 0, "model_id": apps.model_id},
+            "text/plain": ""}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle

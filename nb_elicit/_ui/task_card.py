@@ -100,7 +100,10 @@ class TaskCard(widgets.VBox):
         self.message = self._html("", "nb-elicit-task-message")
         self.elapsed = widgets.HTML(self._elapsed_html(), layout=widgets.Layout(),
                                     _dom_classes=("nb-elicit-task-elapsed",))
-        state_row = widgets.HBox([self.badge, self.message, self.elapsed], layout=kit.plain,
+        # (one line, centred: the badge, the server's message, then the clock, muted)
+        state_row = widgets.HBox([self.badge, self.message, self.elapsed],
+                                 layout=widgets.Layout(align_items="center", gap="10px",
+                                                       margin="4px 0"),
                                  _dom_classes=("nb-elicit-task-state",))
         self.progress: widgets.FloatProgress | None = None
         self.progress_text: widgets.HTML | None = None

@@ -20,6 +20,12 @@ FASTMCP_VENV = "fastmcp-venv"
 #: fastmcp-slim to its own version, which conflicts with the FastMCP above.
 FASTMCP_TASKS = ("fastmcp==4.1.4", "fastmcp-tasks==4.1.4", "mcp==2.3.0")
 FASTMCP_TASKS_VENV = "fastmcp-tasks-venv"
+#: Official MCP Apps example servers (npm), run by the same Node with ``--stdio``.
+APPS_BASIC = ("@modelcontextprotocol/server-basic-vanillajs", "2.0.3")
+APPS_SYSTEM_MONITOR = ("@modelcontextprotocol/server-system-monitor", "2.0.3")
+APPS_COHORT_HEATMAP = ("@modelcontextprotocol/server-cohort-heatmap", "2.0.3")
+APPS_BUDGET_ALLOCATOR = ("@modelcontextprotocol/server-budget-allocator", "2.0.3")
+APPS_SERVERS = (APPS_BASIC, APPS_SYSTEM_MONITOR, APPS_COHORT_HEATMAP, APPS_BUDGET_ALLOCATOR)
 
 
 def everything_command() -> list[str]:
@@ -27,6 +33,13 @@ def everything_command() -> list[str]:
     package = npm_package(*EVERYTHING)
     (entry,) = json.loads((package / "package.json").read_text())["bin"].values()
     return [node(), str(package / entry), "stdio"]
+
+
+def apps_server_command(pin: tuple[str, str]) -> list[str]:
+    """An MCP Apps example server of `APPS_SERVERS` over stdio: ``node <its bin> --stdio``."""
+    package = npm_package(*pin)
+    (entry,) = json.loads((package / "package.json").read_text())["bin"].values()
+    return [node(), str(package / entry), "--stdio"]
 
 
 def fastmcp_python() -> str:

@@ -58,6 +58,13 @@ def hostile_command() -> list[str]:
     return [sys.executable, str(SERVERS / "hostile_server.py")]
 
 
+def hostile_tasks_command(shape: str, log: Path) -> list[str]:
+    """The hostile tasks server (tests/servers/hostile_tasks_server.py) over stdio, in one
+    shape of tasks ("extension" or "2025"), logging its tasks/get and tasks/update to ``log``."""
+    return [sys.executable, str(SERVERS / "hostile_tasks_server.py"), "--shape", shape,
+            "--log", str(log)]
+
+
 def sdk2_command() -> list[str]:
     return [sys.executable, str(SERVERS / "sdk2_server.py")]
 

@@ -1,0 +1,158 @@
+"""Tasks in a real JupyterLab in Chromium: the card of a call the demo server runs as a task,
+a question asked inside it and answered with the mouse, Cancel clicked on the card, and Detach
+clicked, then ``%mcp task`` to follow the task again.
+
+Each test opens its own notebook (cell 0 loads the extension, cell 1 connects the demo server
+with ``--journal``; the fixtures are in ``conftest.py``), calls a task tool, works the card in
+the browser, and checks what the demo server journaled: the answer it received, or how its
+countdown ended (cancelled, or finished after the call was detached and attached again).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.once
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # every test then fails in the browser fixture, saying how to install it
+    expect = None
+
+WAIT = 60_000
+#: JupyterLab's commsOverSubshells settings: the form's widget messages go both ways.
+SUBSHELLS = ["perCommTarget", "disabled"]
+QUESTION = '"python" can be read three ways. Which do you mean?'
+
+
+def status(card, name: str):
+    """The card's status badge, once it says ``name``."""
+    return card.locator(f".nb-elicit-task-badge .nb-elicit-task-status.nb-elicit-task-{name}")
+
+
+def timeline(transcript) -> list[str]:
+    """The task's lines in a call's transcript: its id, each status with its time, what the
+    card said, the result."""
+    transcript.locator(".nb-elicit-transcript-task").wait_for(timeout=WAIT)
+    return [line.replace("\xa0", " ").strip() for line in
+            transcript.locator(".nb-elicit-transcript-task > div").all_inner_texts()]
+
+
+@pytest.mark.parametrize("lab", SUBSHELLS, indirect=True)
+def test_a_question_inside_a_task_is_answered_in_its_card(lab):
+    lab.open('%mcp call demo research {"topic": "python", "ambiguous": true}')
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-task-card")
+    card.wait_for(timeout=WAIT)
+    expect(card.locator(".nb-elicit-task-header")).to_have_text("demo · research")
+    expect(card.locator(".nb-elicit-task-badge .nb-elicit-task-status")).to_be_visible()
+    expect(card.locator(".nb-elicit-task-cancel")).to_be_visible()
+    expect(card.locator(".nb-elicit-task-detach")).to_be_visible()
+    expect(card.locator(".nb-elicit-task-elapsed")).to_contain_text("running for")
+
+    # The question shows inside the card, and the badge says the task waits for it.
+    form = card.locator(".nb-elicit-task-forms .nb-elicit-form")
+    form.wait_for(timeout=WAIT)
+    expect(form).to_contain_text(QUESTION)
+    expect(status(card, "input_required")).to_have_text("input_required", timeout=WAIT)
+    select = form.locator(".nb-elicit-field-interpretation select")
+    # (ipywidgets shows spaces in option labels as no-break spaces; the first is "Choose…")
+    labels = [text.replace("\xa0", " ") for text in select.locator("option").all_text_contents()]
+    assert labels[1:] == ["python: the technical side", "python: its history",
+                          "python: in the news now"], labels
+    select.select_option(index=2)
+    lab.settle()
+    lab.screenshot("question-in-the-card", of=card)
+    clicked = time.monotonic()
+    form.get_by_role("button", name="Submit").click()
+
+    assert lab.wait_journal(1) == [{"tool": "research", "message": QUESTION, "action": "accept",
+                                   "content": {"interpretation": "historical"}}]
+    lab.wait_done(2)
+    ended = time.monotonic() - clicked
+    # The call is over: the card left its timeline in the call's transcript, which ends
+    # completed, with the report the server wrote.
+    transcript = lab.cell(2).locator(".nb-elicit-transcript")
+    lines = timeline(transcript)
+    assert any(re.fullmatch(r"\d\d:\d\d:\d\d input_required · " + re.escape(QUESTION)
+                            + r" \(\d+ s\)", line) for line in lines), lines
+    assert any(re.fullmatch(r"\d\d:\d\d:\d\d working · Going on with: historical \(\d+ s\)",
+                            line) for line in lines), lines
+    statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
+    assert statuses[-1] == "completed" and "completed" not in statuses[:-1], lines
+    assert any(re.fullmatch(r"Completed after \d+ s\.", line) for line in lines), lines
+    received = json.dumps({"action": "accept", "content": {"interpretation": "historical"}})
+    expect(transcript.locator(".nb-elicit-transcript-result")).to_contain_text(
+        f"Research report on python: 4 stages done. Clarification received: {received}.")
+    expect(transcript.locator(".nb-elicit-transcript-status")).to_have_text("Submitted.")
+    expect(lab.cell(2).locator(".nb-elicit-task-card, .nb-elicit-form")).to_have_count(0)
+    lab.screenshot("completed", of=lab.cell(2))
+    (lab.artifacts / "timing.txt").write_text(
+        f"Submit clicked to the cell's end: {ended:.2f} s\n", encoding="utf-8")
+
+
+def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
+    lab.open('%mcp call demo countdown {"seconds": 30}')
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-task-card")
+    card.wait_for(timeout=WAIT)
+    expect(status(card, "working")).to_have_text("working", timeout=WAIT)
+    expect(card.locator(".nb-elicit-task-message")).to_contain_text(" s left", timeout=WAIT)
+    lab.screenshot("counting", of=card)
+    clicked = time.monotonic()
+    card.locator(".nb-elicit-task-cancel").click()
+
+    entries = lab.wait_journal(1)
+    assert entries[0]["tool"] == "countdown" and entries[0]["event"] == "cancelled", entries
+    assert entries[0]["seconds"] == 30 and 0 < entries[0]["left"] <= 30, entries
+    lab.wait_done(2)
+    ended = time.monotonic() - clicked
+    output = lab.cell(2).locator(".jp-OutputArea")
+    lines = timeline(output.locator(".nb-elicit-transcript"))
+    statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
+    assert statuses[-1] == "cancelled" and set(statuses[:-1]) == {"working"}, lines
+    assert "Cancel sent…" in lines, lines
+    assert any(re.fullmatch(r"Cancelled \(the server confirmed\) after \d+ s\.", line)
+               for line in lines), lines
+    expect(output).to_contain_text("was cancelled")  # the cell's one line
+    expect(output).not_to_contain_text("Counted down")
+    expect(lab.cell(2).locator(".nb-elicit-task-card")).to_have_count(0)
+    lab.screenshot("cancelled", of=lab.cell(2))
+    (lab.artifacts / "timing.txt").write_text(
+        f"Cancel clicked to the cell's end: {ended:.2f} s\n", encoding="utf-8")
+
+
+def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_again(lab):
+    # The notebook's way: start_tool, then await the call in the same cell.
+    lab.open("conn = nb_elicit.connections['demo']\n"
+             "call = conn.start_tool('countdown', {'seconds': 4})\n"
+             "try:\n    await call\nexcept nb_elicit.NbElicitError as ended:\n    print(ended)",
+             "task_id = call.task.task_id\n%mcp tasks",
+             "%mcp task demo {task_id}")
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-task-card")
+    card.wait_for(timeout=WAIT)
+    expect(card.locator(".nb-elicit-task-message")).to_contain_text(" s left", timeout=WAIT)
+    lab.wait_running(2)
+    card.locator(".nb-elicit-task-detach").click()
+    lab.wait_done(2)
+    output = lab.cell(2).locator(".jp-OutputArea")
+    expect(output).to_contain_text("countdown goes on as task")
+    lines = timeline(output.locator(".nb-elicit-transcript"))
+    assert any(line.startswith("Detached: the task goes on on the server. %mcp task demo ")
+               for line in lines), lines
+    assert lab.answers() == []  # neither cancelled nor finished: it goes on
+    lab.screenshot("detached", of=lab.cell(2))
+
+    lab.run(3)
+    expect(lab.cell(3).locator(".jp-OutputArea")).to_contain_text("working, detached")
+    lab.run(4)
+    attached = lab.cell(4).locator(".jp-OutputArea")
+    expect(attached.locator(".nb-elicit-transcript-result")).to_contain_text(
+        "Counted down from 4 s: done.", timeout=WAIT)
+    assert lab.wait_journal(1) == [{"tool": "countdown", "event": "finished", "seconds": 4}]
+    lab.screenshot("attached", of=lab.cell(4))
