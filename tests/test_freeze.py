@@ -10,7 +10,7 @@ import pytest
 
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
-from nb_elicit._ui import call_view
+from nb_elicit._ui import call_view, closing
 from nb_elicit._ui.call_view import CallView, close_soon, tree_models
 from nb_elicit._ui.form import ElicitationForm
 
@@ -49,8 +49,8 @@ def is_open(model: widgets.Widget) -> bool:
 
 
 def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(monkeypatch):
-    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # one model per turn,
-    monkeypatch.setattr(call_view, "CLOSE_PAUSE", 0.0)  # in every turn
+    monkeypatch.setattr(closing, "CLOSE_BUDGET", 0.0)  # one model per turn,
+    monkeypatch.setattr(closing, "CLOSE_PAUSE", 0.0)  # in every turn
 
     async def scenario():
         view, forms = answered_view(12)
@@ -79,8 +79,8 @@ def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(m
 
 
 def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
-    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)
-    monkeypatch.setattr(call_view, "CLOSE_PAUSE", 0.0)
+    monkeypatch.setattr(closing, "CLOSE_BUDGET", 0.0)
+    monkeypatch.setattr(closing, "CLOSE_PAUSE", 0.0)
     failures = []
 
     async def scenario():
@@ -106,7 +106,7 @@ def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
 
 
 def test_with_the_pause_between_batches_every_model_is_closed_too(monkeypatch):
-    monkeypatch.setattr(call_view, "CLOSE_BUDGET", 0.0)  # (one model per batch)
+    monkeypatch.setattr(closing, "CLOSE_BUDGET", 0.0)  # (one model per batch)
 
     async def scenario():
         view, _forms = answered_view(2)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import collections
 import contextlib
 import html
 import re
@@ -34,11 +33,12 @@ from .._core.transcript import (
     transcript_bundle,
 )
 from .._core.types import ToolResult
+from .closing import close_soon, close_tree, tree_models
 from .controls import text_html
 from .keyboard import keyboard_script
 from .prompt import after_answer, duration, running_loop
 
-__all__ = ["CallView"]
+__all__ = ["CallView", "close_soon", "close_tree", "tree_models"]
 
 _TICK = 1.0  # seconds between updates of the elapsed time
 #: Seconds a changing count waits before it is drawn: a burst of changes (a hundred requests
@@ -511,70 +511,6 @@ class _Apps:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle
-
-
-def close_tree(widget: widgets.Widget) -> None:
-    """Close a widget, everything inside it, and their layout and style models."""
-    for model in tree_models(widget):
-        model.close()
-
-
-#: Seconds :func:`close_soon` spends closing models in one turn of the event loop (each close
-#: is one message to the frontend: about 0.1 ms of the kernel's time, more on a busy machine).
-CLOSE_BUDGET = 0.004
-#: Seconds it then leaves the kernel to everything else. ipykernel's IOPub thread, which sends
-#: the messages, needs the interpreter too: while the loop closes without a pause it sends
-#: slowly, the messages pile up, and a cell's reply waits behind them (a cell flushes its
-#: output through the same queue before it replies).
-CLOSE_PAUSE = 0.004
-
-
-def close_soon(widget: widgets.Widget) -> None:
-    """:func:`close_tree`, spread over turns of the running event loop: at least one model and
-    at most :data:`CLOSE_BUDGET` seconds' worth in each, :data:`CLOSE_PAUSE` apart, so that
-    other work (a cell, a click) waits for one small batch at most. Without a running loop,
-    everything is closed at once (a close that fails is raised after the others). Only for
-    widgets no longer shown."""
-    models = collections.deque(tree_models(widget))
-    loop = running_loop()
-
-    def close_some() -> None:
-        deadline = time.perf_counter() + CLOSE_BUDGET
-        failure: Exception | None = None
-        while models:
-            try:
-                models.popleft().close()
-            except Exception as exc:  # noqa: BLE001 - raised below: one failure stops no other
-                failure = failure or exc
-            if loop is not None and time.perf_counter() >= deadline:
-                break
-        if models and loop is not None:
-            if CLOSE_PAUSE > 0:
-                loop.call_later(CLOSE_PAUSE, close_some)
-            else:
-                loop.call_soon(close_some)
-        if failure is not None:
-            raise failure
-
-    close_some()
-
-
-def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
-    """A widget, everything inside it, and their layout and style models, innermost first
-    (each shared layout or style once)."""
-    models: list[widgets.Widget] = []
-    seen: set[int] = set()
-
-    def visit(node: widgets.Widget) -> None:
-        for child in getattr(node, "children", ()):
-            visit(child)
-        for part in (getattr(node, "layout", None), getattr(node, "style", None), node):
-            if isinstance(part, widgets.Widget) and id(part) not in seen:
-                seen.add(id(part))
-                models.append(part)
-
-    visit(widget)
-    return models
 
 
 _TAGS = re.compile(r"<[^>]+>")
