@@ -17,7 +17,12 @@ import pytest
 from helpers.node import node, node_env, npm_package
 from helpers.servers import REPO
 
-pytestmark = pytest.mark.timeout(900)  # the first run installs the suite from npm
+# `once`: the suite checks what goes over the wire, which nb_elicit's and the SDK's code decide
+# alike on every Python; the client's paths (connect, calls, elicitations, sign-in, SSE) run on
+# 3.10 and 3.13 in-process against real SDK servers (test_connection, test_sign_in, test_sse,
+# test_url_mode). Run once, the npm install into .cache/npm is also never shared by two runs.
+pytestmark = [pytest.mark.timeout(900),  # the first run installs the suite from npm
+              pytest.mark.once]
 
 SUITE = ("@modelcontextprotocol/conformance", "0.1.16")
 CLIENT = Path(__file__).parent / "conformance" / "client.py"

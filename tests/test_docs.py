@@ -10,6 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
+# `once`: these read the Markdown files and the package's source as text; nothing here depends
+# on the Python version that reads them.
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"

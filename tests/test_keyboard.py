@@ -4,9 +4,13 @@ browser checks are in tests/browser/test_polish.py)."""
 import json
 import subprocess
 
+import pytest
 from helpers.node import node
 
 from nb_elicit._ui.keyboard import escape_rule, keyboard_script
+
+# `once`: the rule is JavaScript, run here by Node; Python only hands over its text.
+pytestmark = pytest.mark.once
 
 CASES = """
 function element(tag, locked) {

@@ -64,6 +64,9 @@ def test_the_form_gallery_runs_top_to_bottom_and_shows_forms():
     assert "properties.age.minimum" in refused
 
 
+# `once` (this and the next): the committed notebook files, read as JSON and compared with what
+# scripts/make_notebooks.py writes; no kernel runs, and no Python version changes the files.
+@pytest.mark.once
 def test_notebooks_are_saved_without_outputs():
     for path in NOTEBOOKS.glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
@@ -72,6 +75,7 @@ def test_notebooks_are_saved_without_outputs():
                 assert cell.outputs == [] and cell.execution_count is None, path.name
 
 
+@pytest.mark.once
 def test_the_server_notebooks_are_what_make_notebooks_writes():
     done = subprocess.run([sys.executable, str(MAKE_NOTEBOOKS), "--check"],
                           capture_output=True, text=True, timeout=60)

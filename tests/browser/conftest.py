@@ -1,9 +1,11 @@
 """Real-browser fixtures: JupyterLab and Notebook 7 servers, Chromium, and a notebook driver.
 
-One server per (application, ``commsOverSubshells`` setting) serves the whole module; each test
-gets its own notebook file, its own workspace, its own browser context and its own demo-server
-journal. Every test leaves a screenshot, the server log written during it, the browser console
-and the demo server's journal in ``test-artifacts/browser/<test>/``.
+One server per (application, ``commsOverSubshells`` setting, theme) and one Chromium serve every
+browser module (package scope: each is started on first use and stopped after the last browser
+test); each test gets its own notebook file, its own workspace, its own browser context, its own
+kernel and its own demo-server journal. Every test leaves a screenshot, the server log written
+during it, the browser console and the demo server's journal in
+``test-artifacts/browser/<test>/``.
 
 Chromium is Debian's (``/usr/bin/chromium``, installed by ``.ci/run``): without it these tests
 fail, they do not skip.
@@ -153,7 +155,8 @@ class JupyterServer:
 
 
 class Servers:
-    """Servers started on first use and kept for the module, one per (app, setting)."""
+    """Servers started on first use and kept for every browser module, one per (app, setting,
+    theme)."""
 
     def __init__(self, base: Path):
         self.base = base
@@ -174,7 +177,7 @@ class Servers:
             server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def servers(tmp_path_factory):
     started = Servers(tmp_path_factory.mktemp("jupyter"))
     yield started
@@ -184,9 +187,10 @@ def servers(tmp_path_factory):
 # -- the browser -----------------------------------------------------------------------------------
 
 
-# Module scope, not session: while Playwright's sync API is started, the main thread has a
-# running asyncio loop, and every later asyncio.run() in the suite would fail.
-@pytest.fixture(scope="module")
+# Package scope, not session: while Playwright's sync API is started, the main thread has a
+# running asyncio loop, and every later asyncio.run() in the suite would fail. The package's
+# fixtures end after its last test, before any test outside tests/browser runs.
+@pytest.fixture(scope="package")
 def browser():
     if not CHROMIUM.exists():
         pytest.fail(f"Chromium is missing: the browser tests need {CHROMIUM}. Install it as root "

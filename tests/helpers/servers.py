@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import socket
 import subprocess
@@ -104,15 +105,22 @@ def served(args: list[str], log: Path, path: str = "/mcp"):
 
 
 def cached_venv(name: str, *installs: list[str]) -> str:
-    """A virtualenv in .cache/NAME, made once: each of ``installs`` is one ``pip install``."""
+    """A virtualenv in .cache/NAME, made once: each of ``installs`` is one ``pip install``.
+
+    A lock file (.cache/NAME.lock) makes test runs that share the checkout (the Python range
+    runs beside the main one) wait for each other instead of building the same venv at once.
+    """
     venv = REPO / ".cache" / name
     python = venv / "bin" / "python"
     marker = venv / "ready"
     wanted = repr(installs)
-    if not marker.exists() or marker.read_text() != wanted or not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        for args in installs:
-            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args],
-                           check=True, timeout=600)
-        marker.write_text(wanted)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.exists() or marker.read_text() != wanted or not python.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+            for args in installs:
+                subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args],
+                               check=True, timeout=600)
+            marker.write_text(wanted)
     return str(python)
