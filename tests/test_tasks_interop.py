@@ -62,6 +62,23 @@ def task_file(tmp_path, monkeypatch):
     return tmp_path / "tasks.json"
 
 
+async def task_of(call, timeout: float = 10):
+    """The task a call runs as, once the server said so (and its first state is known)."""
+    for _ in range(int(timeout / 0.01)):
+        if call.task is not None and call.task.state is not None:
+            return call.task
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the call ran as no task within {timeout} s")
+
+
+async def marked(marker, timeout: float = 30) -> None:
+    """Wait (up to ``timeout``) for the server's mark that its task was cancelled."""
+    for _ in range(int(timeout / 0.02)):
+        if marker.exists():
+            return
+        await asyncio.sleep(0.02)
+
+
 def raw_result(text: str) -> dict:
     match = re.search(r"Raw result: (\{.*\})\s*$", text, re.DOTALL)
     assert match, text
@@ -117,11 +134,7 @@ def test_everything_research_query_cancel_ends_the_task_on_the_server(everything
     async def scenario(person):
         conn = await everything("everything")
         call = conn.start_tool("simulate-research-query", {"topic": "tides"})
-        for _ in range(400):
-            if call.task is not None:
-                break
-            await asyncio.sleep(0.01)
-        run = call.task
+        run = await task_of(call)
         run.card.cancel_button.click()
         with pytest.raises(nb_elicit.NbElicitError) as ended:
             await call
@@ -193,19 +206,12 @@ def test_fastmcp_cancel_ends_a_task_that_runs_until_cancelled(tasks_server):
     async def scenario(person):
         conn = await connect("ft")
         call = conn.start_tool("run_until_cancelled")
-        for _ in range(1000):
-            if call.task is not None and call.task.state is not None:
-                break
-            await asyncio.sleep(0.01)
-        run = call.task
+        run = await task_of(call)
         await asyncio.sleep(0.5)
         run.card.cancel_button.click()
         with pytest.raises(nb_elicit.NbElicitError) as ended:
             await call
-        for _ in range(1500):  # the server writes its mark as the task ends
-            if marker.exists():
-                break
-            await asyncio.sleep(0.02)
+        await marked(marker)  # the server writes its mark as the task ends
         return run, str(ended.value)
 
     run, said = drive(scenario, timeout=120)
@@ -219,18 +225,11 @@ def test_fastmcp_interrupt_cancels_the_task_on_the_server(tasks_server):
     async def scenario(person):
         conn = await connect("ft")
         call = conn.start_tool("run_until_cancelled")
-        for _ in range(1000):
-            if call.task is not None and call.task.state is not None:
-                break
-            await asyncio.sleep(0.01)
-        run = call.task
+        run = await task_of(call)
         call.cancel()  # what Kernel > Interrupt does to the cell's call
         with pytest.raises(asyncio.CancelledError):
             await call
-        for _ in range(1500):
-            if marker.exists():
-                break
-            await asyncio.sleep(0.02)
+        await marked(marker)
         return run
 
     run = drive(scenario, timeout=120)
@@ -244,11 +243,7 @@ def test_fastmcp_detach_then_attach_again_gets_the_result(fastmcp_tasks, tmp_pat
         async def scenario(person):
             conn = await nb_elicit.connect("ft", url=url, auth="off")
             call = conn.start_tool("slow_sum", {"a": 1, "b": 2, "seconds": 2})
-            for _ in range(1000):
-                if call.task is not None and call.task.state is not None:
-                    break
-                await asyncio.sleep(0.01)
-            run = call.task
+            run = await task_of(call)
             run.card.detach_button.click()
             with pytest.raises(nb_elicit.NbElicitError) as detached:
                 await call
@@ -288,10 +283,7 @@ def test_fastmcp_a_task_that_never_ends_is_cut_by_the_connection_timeout(fastmcp
         call = conn.start_tool("run_until_cancelled")
         with pytest.raises(nb_elicit.NbElicitError) as cut:
             await call
-        for _ in range(1500):
-            if marker.exists():
-                break
-            await asyncio.sleep(0.02)
+        await marked(marker)
         return str(cut.value), call._view.task_card
 
     said, card = drive(scenario, timeout=120)
