@@ -4,20 +4,29 @@ The kernel runs in its own virtualenv (made once, kept in .cache/) with ipykerne
 nb_elicit installed from this checkout.
 """
 
+import hashlib
+
+try:
+    import tomllib
+except ImportError:  # (Python 3.10: the one pip carries)
+    from pip._vendor import tomli as tomllib
+
 import pytest
 from helpers.frontend import Frontend
 from helpers.servers import REPO, Journal, cached_venv
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.once]
 
-RUNTIME_DEPS = ["ipywidgets>=8.1,<9", "pydantic>=2.7,<3", "jsonschema>=4.18,<5",
-                "email-validator>=2,<3", "regex>=2023.12", "rfc3339-validator",
-                "rfc3986-validator", "mcp>=2.3,<3", "ipython>=8"]
+#: nb_elicit's own dependencies, as pyproject.toml lists them, but its ipykernel.
+RUNTIME_DEPS = [d for d in tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))[
+    "project"]["dependencies"] if not d.startswith("ipykernel")]
+#: The virtualenv is made again when those change.
+VENV = "ipykernel6-venv-" + hashlib.sha256("\n".join(RUNTIME_DEPS).encode()).hexdigest()[:10]
 
 
 @pytest.fixture(scope="module")
 def old_python() -> str:
-    return cached_venv("ipykernel6-venv", ["ipykernel==6.31.0", *RUNTIME_DEPS],
+    return cached_venv(VENV, ["ipykernel==6.31.0", *RUNTIME_DEPS],
                        ["--no-deps", "-e", str(REPO)])
 
 

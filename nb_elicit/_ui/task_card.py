@@ -102,8 +102,7 @@ class TaskCard(widgets.VBox):
                                     _dom_classes=("nb-elicit-task-elapsed",))
         # (one line, centred: the badge, the server's message, then the clock, muted)
         state_row = widgets.HBox([self.badge, self.message, self.elapsed],
-                                 layout=widgets.Layout(align_items="center", gap="10px",
-                                                       margin="4px 0"),
+                                 layout=widgets.Layout(align_items="center", margin="4px 0"),
                                  _dom_classes=("nb-elicit-task-state",))
         self.progress: widgets.FloatProgress | None = None
         self.progress_text: widgets.HTML | None = None
