@@ -471,6 +471,9 @@ def test_url_mode_shows_one_clock_at_a_time_and_nothing_moves_the_card_down(lab)
     expect(card.locator("a.nb-elicit-url-link")).to_be_visible()
     waiting = cell.locator(".nb-elicit-call-status")
     expect(waiting).to_contain_text("Waiting for demo · sign_in")  # the server's turn
+    # (the line's text can arrive a moment before the line shows; its clock counts from then)
+    expect(waiting).to_be_visible()
+    expect(waiting).to_contain_text(re.compile(r"\d"))
     after = cell.evaluate(CLOCKS)
     moved = card.bounding_box()["y"] - top
     card_bottom = card.bounding_box()["y"] + card.bounding_box()["height"]
