@@ -1,6 +1,8 @@
 import asyncio
 import datetime as dt
 import enum
+import html
+import re
 import threading
 from typing import Literal
 
@@ -21,6 +23,7 @@ from nb_elicit._ui.controls import (
     TextControl,
     YesNoControl,
     field_class,
+    inline_text,
     property_of_class,
 )
 
@@ -362,27 +365,41 @@ def test_a_form_reaches_the_frontend_in_one_message_per_model(sent, schema):
     assert opened[-1]["_model_name"] == "VBoxModel"  # the form itself, last and whole
     assert set(opened[-1]["_dom_classes"]) >= {"nb-elicit-prompt", "nb-elicit-form"}
     assert opened[-1]["children"] == [f"IPY_MODEL_{w.model_id}" for w in form.children]
-    rows = [c.view for c in form.controls.values()]
-    assert all("nb-elicit-row" in r._dom_classes for r in rows)
+    # most fields are one model, their input; a field's first widget starts it
+    for control in form.controls.values():
+        assert "nb-elicit-field" in control.top._dom_classes
+        assert control.parts[0] is control.top
+    parts = [p for c in form.controls.values() for p in c.parts]
+    assert list(form.children) == [*form.head_children(), *form.children[2:-2 - len(parts)],
+                                   *parts, form.children[-2], form.status]
+
+
+def label_text(control) -> str:
+    """A field's label as a person reads it: the text of its description (or its group's
+    legend), tags taken out."""
+    source = control.legend.value if hasattr(control, "legend") else control.widget.description
+    return html.unescape(re.sub(r"<[^>]+>", "", source))
 
 
 def test_required_fields_have_a_mark_and_an_accessible_name_that_says_required():
     form = make()
     for name, control in form.controls.items():
         required = name in ("name", "agree")
-        assert ("nb-elicit-required" in control.view._dom_classes) is required, name
-        if isinstance(control, CheckboxControl):
+        assert ("nb-elicit-required" in control.top._dom_classes) is required, name
+        if isinstance(control, CheckboxControl):  # its own label, beside the box, as text
             assert control.widget.description.endswith(" (required)") is required
+            assert not control.widget.description_allow_html
             continue
-        label = control.label.value
-        assert ('class="nb-elicit-mark"' in label) is required, name
-        if getattr(control.widget, "description", ""):  # the input's own <label for>
-            assert control.widget.description == (
-                control.field.label + (" (required)" if required else ""))
-            assert 'aria-hidden="true"' in label  # the visible line is not read twice
-        else:  # the visible line is what screen readers read
-            assert ("(required)" in label) is required, name
-            assert 'aria-hidden="true">' + control.field.label not in label
+        if isinstance(control, MultiChoiceControl):  # a group's legend line
+            label = control.legend.value
+        else:
+            label = control.widget.description
+            assert control.widget.description_allow_html, name
+        assert ('class="nb-elicit-mark" aria-hidden="true"> *' in label) is required, name
+        # the star is not read; "(required)" is, hidden from sight
+        assert ('class="nb-elicit-sr"> (required)</span>' in label) is required, name
+        assert label_text(control) == control.field.label + (
+            " * (required)" if required else ""), name
     assert "Required." not in all_text(form)  # no hint that reads as the next field's caption
 
 
@@ -390,8 +407,8 @@ def test_a_required_mark_and_names_in_chinese():
     set_language("zh")
     try:
         form = make()
-        assert form.controls["name"].widget.description == "Name（必填）"
-        assert "（必填）" in form.controls["agree"].label.value
+        assert label_text(form.controls["name"]) == "Name *（必填）"
+        assert "（必填）" in form.controls["agree"].widget.description
     finally:
         set_language(None)
 
@@ -404,26 +421,30 @@ def test_label_then_hint_then_input_then_error():
               "items": {"type": "string", "enum": ["x", "y"]}},
         "c": {"type": "boolean", "title": "C", "description": "Hint for C"}}}
     form = make(schema)
-    form.submit_button.click()  # a and m are missing: their errors show
-    for name in ("a", "b", "m"):
+    for name in ("a", "b"):  # one model: the input, labelled (title, then hint) above it
         control = form.controls[name]
-        expected = [control.label, control.hint, control.widget]
-        if name != "b":
-            expected.append(control.error)
-        assert list(control.view.children) == expected, name
-        assert "Hint for" in control.hint.value and "Hint for" not in control.label.value
+        assert control.parts == [control.widget]
+        label = control.widget.description
+        assert label.index(f">{name.upper()}<") < label.index(f"Hint for {name.upper()}")
+    group = form.controls["m"]  # the group's box: its legend (title, hint), then its boxes
+    assert group.parts == [group.widget]
+    assert list(group.widget.children) == [group.legend, *group.boxes]
+    assert "Hint for M" in group.legend.value
+    assert group.widget._dom_classes.count("nb-elicit-group") == 1  # one group box
     check = form.controls["c"]  # a checkbox's label is beside the box: then hint, then error
     # (an optional one: the box and its Clear button share the first line)
-    row = check.view.children[0]
-    assert list(check.view.children) == [row, check.hint]
+    row, hint = check.parts
     assert list(row.children) == [check.widget, check.clear_button]
+    assert "Hint for C" in hint.value and "nb-elicit-field" in row._dom_classes
+    form.submit_button.click()  # a and m are missing: their errors show, under them
     assert "This field is required." in form.controls["a"].error.value
     assert "This field is required." in form.controls["m"].error.value
-    # the hint is never the next field's caption: each row holds its own
-    for name, control in form.controls.items():
-        assert control.hint in control.view.children and f"Hint for {name.upper()}" in (
-            control.hint.value)
-    assert form.controls["m"].view._dom_classes.count("nb-elicit-group") == 1  # one group box
+    children = list(form.children)
+    for name in ("a", "m"):
+        control = form.controls[name]
+        assert control.parts[-1] is control.error
+        assert children.index(control.error) == children.index(control.top) + 1, name
+    assert form.controls["b"].parts == [form.controls["b"].widget]  # no error, no line
 
 
 def test_the_status_line_follows_the_fields_and_clears_once_they_are_fixed():
@@ -494,8 +515,8 @@ def test_a_drop_down_starts_on_choose_which_is_never_sent():
 
 def test_descriptions_are_the_titles_or_property_names():
     form = make()
-    assert form.controls["name"].widget.description == "Name (required)"
-    assert form.controls["site"].widget.description == "site"
+    assert label_text(form.controls["name"]) == "Name * (required)"
+    assert label_text(form.controls["site"]) == "site"
 
 
 def test_untrusted_text_is_shown_literally():
@@ -510,7 +531,8 @@ def test_untrusted_text_is_shown_literally():
         if "onerror" in html_widget.value:
             assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html_widget.value
     control = form.controls["x"].widget
-    assert control.description == XSS and not control.description_allow_html
+    assert "<img" not in control.description and inline_text(XSS) in control.description
+    assert label_text(form.controls["x"]) == XSS + XSS  # title, then hint: as text
     assert control._options_labels == ("Choose…", XSS)
 
 

@@ -20,6 +20,7 @@ import nb_elicit
 from nb_elicit._core.history import HISTORY
 from nb_elicit._core.policy import POLICIES
 from nb_elicit._runtime.pending import PENDING
+from nb_elicit._ui.controls import inline_text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -160,7 +161,8 @@ def test_html_in_every_server_text_is_shown_literally(views):
     shown = "".join(htmls)
     assert "<img" not in shown and "<script" not in shown  # ... and nothing of it as HTML
     assert html.escape(EVIL) in shown  # the message and description, escaped
-    assert EVIL in plain  # titles and labels go through ipywidgets as text
+    assert inline_text(EVIL) in shown  # the titles, escaped into their inputs' labels
+    assert EVIL in plain  # option labels go through ipywidgets as text
 
 
 def _all_text(widget) -> tuple[list[str], list[str]]:
@@ -170,9 +172,10 @@ def _all_text(widget) -> tuple[list[str], list[str]]:
         if isinstance(w, widgets.HTML):
             htmls.append(w.value)
         else:
-            plain.append(str(getattr(w, "description", "")))
+            # a field's label is its input's description, escaped into inline HTML
+            kind = htmls if getattr(w, "description_allow_html", False) else plain
+            kind.append(str(getattr(w, "description", "")))
             plain.extend(str(o) for o in getattr(w, "_options_labels", ()))
-            assert not getattr(w, "description_allow_html", False)
         for child in getattr(w, "children", ()):
             walk(child)
 

@@ -62,10 +62,9 @@ def test_a_chinese_form_from_the_seed_example(env):
     assert form.dismiss_button.tooltip == "关闭"
     assert "示例服务器 请求：" in form.message_line.value
     assert message in form.message_line.value  # the server's Chinese, unchanged
-    helps = "".join(w.value for c in form.controls.values() for w in c.view.children
-                    if "nb-elicit-help" in w._dom_classes)
-    assert "你的全名" in helps
-    assert form.controls["name"].widget.description.endswith("（必填）")
+    labels = "".join(c.widget.description for c in form.controls.values())
+    assert "你的全名" in labels  # a hint, in its field's label
+    assert "（必填）" in form.controls["name"].widget.description
     form.submit_button.click()
     assert "请修正 2 个字段；尚未发送任何内容。" in form.status.value
     assert "此字段为必填项。" in form.controls["name"].error.value

@@ -5,9 +5,11 @@ reads back either a typed value or :data:`MISSING`, which means "the person gave
 an empty text box, an untouched optional checkbox, a select with nothing chosen. Missing optional
 fields are left out of the answer; nothing invents ``0``, ``false`` or ``null``.
 
-Everything a server wrote (titles, descriptions, option labels) is shown as text: control
-``description`` and option labels render as text in ipywidgets 8, and help and error lines go
-through :func:`text_html`, which escapes them.
+Everything a server wrote (titles, descriptions, option labels) is shown as text: a field's
+label and hint are escaped into its control's ``description`` (:func:`label_html`, kept away
+from the math typesetter), option labels render as text in ipywidgets 8, and help and error
+lines go through :func:`text_html`, which escapes them. Most fields are one widget model:
+their input, labelled by its own description.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from .._core.schema import (
 from .._core.secrets import is_secret
 from .._core.validate import read_number
 
-__all__ = ["MISSING", "FieldControl", "Kit", "Missing", "field_class", "input_widget",
+__all__ = ["MISSING", "NO_MATH", "FieldControl", "Kit", "Missing", "field_class",
+           "field_classes", "inline_text", "input_widget", "label_html", "labelled_input",
            "make_control", "named", "property_of_class", "text_html"]
 
 
@@ -55,18 +58,41 @@ MISSING = Missing.MISSING
 _FIELD_CLASS = "nb-elicit-field-"
 
 
-def _mark(required: bool, spoken: bool) -> str:
-    """The required mark after a label: a star to see and, when ``spoken``, "(required)" for
-    screen readers (hidden from sight by the prompt's stylesheet)."""
+#: Classes that keep the typesetter away: a label is text, never math.
+NO_MATH = "mathjax_ignore tex2jax_ignore"
+
+
+def _mark(required: bool) -> str:
+    """The required mark after a label: a star to see and "(required)" for screen readers
+    (hidden from sight by the prompt's stylesheet)."""
     if not required:
         return ""
-    star = '<span class="nb-elicit-mark" aria-hidden="true"> *</span>'
-    return star + (f'<span class="nb-elicit-sr">{html.escape(t("required_sr"))}</span>'
-                   if spoken else "")
+    return ('<span class="nb-elicit-mark" aria-hidden="true"> *</span>'
+            f'<span class="nb-elicit-sr">{html.escape(t("required_sr"))}</span>')
+
+
+def inline_text(text: str) -> str:
+    """Untrusted text as the inline HTML of a control's ``description``: escaped, and with
+    ``$`` and ``\\`` as character references, so that the frontend's math pass before it
+    sanitizes (which would reinsert what it took as math) finds nothing to take."""
+    return html.escape(text).replace("$", "&#36;").replace("\\", "&#92;")
+
+
+def label_html(field: Field) -> str:
+    """A field's label as one ``description``: its title with the required mark, then its
+    hint on a line of its own. It is the ``<label>`` of text boxes, pickers and lists, so
+    their accessible name is "Title (required) hint"."""
+    text = (f'<span class="nb-elicit-label-text {NO_MATH}">{inline_text(field.label)}</span>'
+            f"{_mark(field.required)}")
+    if field.description:
+        text += (f'<span class="nb-elicit-help-text {NO_MATH}">'
+                 f"{inline_text(field.description)}</span>")
+    return text
 
 
 def named(field: Field) -> str:
-    """A field's accessible name: its label, plus "(required)" when it is required."""
+    """A field's accessible name as plain text: its label, plus "(required)" when it is
+    required (a checkbox's own label)."""
     return field.label + (t("required_sr") if field.required else "")
 
 
@@ -116,61 +142,31 @@ class Kit:
 
 
 class FieldControl:
-    """A field's input widget with its label, hint and error lines, stacked in ``view`` in
-    the order a person reads them: label, hint, input, error (the error line is made on the
-    first problem).
+    """A field's input widget, which is all the form shows of most fields: one widget model.
 
-    The label shown is nb_elicit's own line above the input, with a star when the field is
-    required. Inputs that carry a ``<label for>`` of their own (text, number, dates, select)
-    keep it as their accessible name, "Label (required)", hidden from sight by the prompt's
-    stylesheet; the visible line is then hidden from screen readers, so nothing is read twice.
+    Text boxes, pickers, lists and Yes/No buttons show the field's label (title, required
+    mark, hint) as their own ``description``, above the input (the prompt's stylesheet puts
+    it there). A checkbox has its label beside the box and its hint, if any, on a line under
+    it; a group of checkboxes has a legend line inside its box. ``parts`` are the widgets the
+    form shows for the field, in order; the error line joins them on the first problem, and
+    the form is told (``on_parts_change``) so that it shows it under the field.
     """
 
-    #: The widget names itself (its ``description`` is a ``<label for>`` of the input).
-    _SELF_NAMED = True
-    #: More classes of the view and of the label line (a group of checkboxes).
-    _VIEW_CLASSES: tuple[str, ...] = ()
-    _LABEL_CLASSES: tuple[str, ...] = ()
-
     def __init__(self, field: Field, widget: widgets.Widget, kit: Kit, *,
-                 label: bool = True, shown: widgets.Widget | None = None):
+                 parts: list[widgets.Widget] | None = None):
         self.field = field
         self.widget = widget
         self.touched = False
         self._kit = kit
         self._error: widgets.HTML | None = None  # made when there is a first problem to show
-        # (Every widget gets its classes when it is made: the frontend gets it whole, in one
-        # message. The input was made by input_widget(), with the field's classes.)
-        parts = []
-        self.label: widgets.HTML | None = None
-        if label:
-            hidden = ' aria-hidden="true"' if self._SELF_NAMED else ""
-            self.label = widgets.HTML(
-                f'<div class="nb-elicit-label-text"{hidden}>{html.escape(field.label)}'
-                f"{_mark(field.required, spoken=not self._SELF_NAMED)}</div>",
-                layout=kit.plain, style=kit.style(widgets.HTML),
-                _dom_classes=("nb-elicit-label", *self._LABEL_CLASSES))
-            parts.append(self.label)
-        shown = widget if shown is None else shown  # (the input, or a row that holds it)
-        if not label:
-            parts.append(shown)  # a checkbox: its label is beside the box, the hint under it
-        self.hint: widgets.HTML | None = None
-        if field.description:
-            self.hint = widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
-                                     layout=kit.plain, style=kit.style(widgets.HTML),
-                                     _dom_classes=("nb-elicit-help",))
-            parts.append(self.hint)
-        if label:
-            parts.append(shown)
-        classes = ["nb-elicit-row", *self._VIEW_CLASSES]
-        if label:
-            classes.append("nb-elicit-labelled")
-        if field.required:
-            classes.append("nb-elicit-required")
-        self.view = widgets.VBox(parts, layout=kit.plain, _dom_classes=classes)
+        #: The widgets the form shows for this field, in order (the first carries the field's
+        #: classes: see :func:`field_classes`).
+        self.parts: list[widgets.Widget] = list(parts or [widget])
+        self.top = self.parts[0]
         for w in self.inputs():
             w.observe(self._changed, names="value")
         self._listeners: list[Callable[[FieldControl], None]] = []
+        self._parts_listeners: list[Callable[[], None]] = []
 
     @property
     def error(self) -> widgets.HTML:
@@ -178,8 +174,10 @@ class FieldControl:
         if self._error is None:
             self._error = widgets.HTML(layout=widgets.Layout(display="none"),
                                        style=self._kit.style(widgets.HTML),
-                                       _dom_classes=("nb-elicit-error",))
-            self.view.children = (*self.view.children, self._error)
+                                       _dom_classes=("nb-elicit-error", "nb-elicit-part"))
+            self.parts.append(self._error)
+            for listener in self._parts_listeners:
+                listener()
         return self._error
 
     @property
@@ -198,6 +196,10 @@ class FieldControl:
     def on_change(self, listener: Callable[[FieldControl], None]) -> None:
         self._listeners.append(listener)
 
+    def on_parts_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` when ``parts`` grows (the error line is made)."""
+        self._parts_listeners.append(listener)
+
     def show_error(self, message: str | None) -> None:
         if message == self.error_text or (message is None and self._error is None):
             return  # unchanged: an alert is announced again on every change of its text
@@ -207,9 +209,9 @@ class FieldControl:
                             "</div>" if message else "")
         self.error.layout.display = None if message else "none"
         if message:
-            self.view.add_class("nb-elicit-invalid")
+            self.top.add_class("nb-elicit-invalid")
         else:
-            self.view.remove_class("nb-elicit-invalid")
+            self.top.remove_class("nb-elicit-invalid")
 
     def lock(self) -> None:
         for w in self.inputs():
@@ -231,8 +233,8 @@ class TextControl(FieldControl):
 
     def __init__(self, field: TextField, kit: Kit):
         placeholder = self._PLACEHOLDERS.get(field.format, "")
-        text = input_widget(self._WIDGET, field, kit, value=field.default or "",
-                            description=named(field), placeholder=placeholder)
+        text = labelled_input(self._WIDGET, field, kit, value=field.default or "",
+                              placeholder=placeholder)
         super().__init__(field, text, kit)
 
     def read(self):
@@ -248,8 +250,7 @@ class SecretTextControl(TextControl):
 class DateControl(FieldControl):
     def __init__(self, field: TextField, kit: Kit):
         value = parse_date(field.default) if field.default else None
-        super().__init__(field, input_widget(widgets.DatePicker, field, kit, value=value,
-                                             description=named(field)), kit)
+        super().__init__(field, labelled_input(widgets.DatePicker, field, kit, value=value), kit)
 
     def read(self):
         if self.widget.value is None:
@@ -263,8 +264,8 @@ class DateTimeControl(FieldControl):
 
     def __init__(self, field: TextField, kit: Kit):
         value = parse_date_time(field.default) if field.default else None
-        super().__init__(field, input_widget(widgets.DatetimePicker, field, kit, value=value,
-                                             description=named(field)), kit)
+        super().__init__(field, labelled_input(widgets.DatetimePicker, field, kit, value=value),
+                         kit)
 
     def read(self):
         if self.widget.value is None:
@@ -285,8 +286,8 @@ class NumberControl(FieldControl):
 
     def __init__(self, field: NumberField, kit: Kit):
         default = "" if field.default is None else str(field.default)
-        text = input_widget(self._WIDGET, field, kit, value=default, description=named(field),
-                            placeholder=_number_hint(field))
+        text = labelled_input(self._WIDGET, field, kit, value=default,
+                              placeholder=_number_hint(field))
         super().__init__(field, text, kit)
 
     def read(self):
@@ -305,7 +306,8 @@ class SecretNumberControl(NumberControl):
 
 class CheckboxControl(FieldControl):
     """A checkbox for a boolean that has a default or may be left out. Its label is its own,
-    beside the box; a required one says "(required)" in words (the checkbox's label is text).
+    beside the box, as text; a required one says "(required)" in words. Its hint, if any, is
+    a line under it.
 
     An optional one without a default is "not given" until it is clicked; from then on a
     **Clear** button beside it (shown only while there is an answer) takes it back to "not
@@ -316,19 +318,24 @@ class CheckboxControl(FieldControl):
         clearable = not field.required and field.default is None
         # (one that can be cleared is as wide as its label, so Clear sits right beside it)
         box = input_widget(widgets.Checkbox, field, kit, value=bool(field.default),
-                           description=named(field), indent=False,
+                           description=named(field), indent=False, top=not clearable,
                            layout=widgets.Layout(width="auto") if clearable else kit.plain)
         self.clear_button: widgets.Button | None = None
-        row = None
+        parts: list[widgets.Widget] = [box]
         if clearable:
             self.clear_button = widgets.Button(
                 description=t("clear"), tooltip=t("clear.tip", label=field.label),
                 style=kit.style(widgets.Button), _dom_classes=("nb-elicit-clear",),
                 layout=widgets.Layout(display="none", width="auto", margin="0 0 0 8px"))
             self.clear_button.on_click(lambda _: self.clear())
-            row = widgets.HBox([box, self.clear_button], layout=kit.plain,
-                               _dom_classes=("nb-elicit-checkbox-row",))
-        super().__init__(field, box, kit, label=False, shown=row)
+            parts = [widgets.HBox([box, self.clear_button], layout=kit.plain,
+                                  _dom_classes=(*field_classes(field),
+                                                "nb-elicit-checkbox-row"))]
+        if field.description:
+            parts.append(widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
+                                      layout=kit.plain, style=kit.style(widgets.HTML),
+                                      _dom_classes=("nb-elicit-help", "nb-elicit-part")))
+        super().__init__(field, box, kit, parts=parts)
 
     def read(self):
         if not self.touched and self.field.default is None:
@@ -363,14 +370,12 @@ class CheckboxControl(FieldControl):
 class YesNoControl(FieldControl):
     """A required boolean with no default: the person must pick Yes or No themselves.
 
-    (ipywidgets' radio description is no ``<label for>``: the question is the visible label
-    line, read by screen readers with its "(required)".)"""
-
-    _SELF_NAMED = False
+    (ipywidgets' radio description is no ``<label for>``: screen readers read the question,
+    with its "(required)", as the text before the buttons.)"""
 
     def __init__(self, field: BooleanField, kit: Kit):
-        radio = input_widget(widgets.RadioButtons, field, kit,
-                             options=[(t("yes"), True), (t("no"), False)], index=None)
+        radio = labelled_input(widgets.RadioButtons, field, kit,
+                               options=[(t("yes"), True), (t("no"), False)], index=None)
         super().__init__(field, radio, kit)
 
     def read(self):
@@ -386,8 +391,7 @@ class ChoiceControl(FieldControl):
         index = 0
         if field.default is not None:
             index = 1 + [o.value for o in field.options].index(field.default)
-        dropdown = input_widget(widgets.Dropdown, field, kit, options=options, index=index,
-                                description=named(field))
+        dropdown = labelled_input(widgets.Dropdown, field, kit, options=options, index=index)
         super().__init__(field, dropdown, kit)
 
     def read(self):
@@ -397,22 +401,22 @@ class ChoiceControl(FieldControl):
 
 
 class MultiChoiceControl(FieldControl):
-    """One checkbox per choice; boxes beyond ``maxItems`` are disabled while the limit is met."""
-
-    _SELF_NAMED = False
-    # One group in a fieldset-like box: its label (the legend), hint, boxes and error.
-    _VIEW_CLASSES = ("nb-elicit-group",)
-    _LABEL_CLASSES = ("nb-elicit-group-label",)
+    """One checkbox per choice, in a fieldset-like box whose first line is the legend (label,
+    required mark, hint); boxes beyond ``maxItems`` are disabled while the limit is met."""
 
     def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
+        legend = widgets.HTML(f'<div class="nb-elicit-legend">{label_html(field)}</div>',
+                              layout=kit.plain, style=kit.style(widgets.HTML),
+                              _dom_classes=("nb-elicit-label", "nb-elicit-group-label"))
         self.boxes = [widgets.Checkbox(value=o.value in chosen, description=o.label,
                                        indent=False, style=kit.style(widgets.Checkbox),
                                        layout=kit.plain, _dom_classes=("nb-elicit-option",))
                       for o in field.options]
-        group = input_widget(widgets.VBox, field, kit, children=self.boxes,
-                             extra=("nb-elicit-options",))
+        group = input_widget(widgets.VBox, field, kit, children=[legend, *self.boxes],
+                             extra=("nb-elicit-group", "nb-elicit-options"))
         super().__init__(field, group, kit)
+        self.legend = legend
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 
@@ -442,15 +446,31 @@ class MultiChoiceControl(FieldControl):
             box.disabled = full and not box.value
 
 
+def field_classes(field: Field) -> tuple[str, ...]:
+    """The classes of the first widget the form shows for a field: it starts a field, and
+    says whether the field is required."""
+    return ("nb-elicit-field", *(("nb-elicit-required",) if field.required else ()))
+
+
 def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
-                 extra: tuple[str, ...] = (), **traits) -> widgets.Widget:
-    """A field's input widget, made with the field's class hooks and the kit's layout and
+                 extra: tuple[str, ...] = (), top: bool = True, **traits) -> widgets.Widget:
+    """A field's input widget, made with the field's class hooks (and, when it is the first
+    widget shown for the field, ``top``, the field's own classes) and the kit's layout and
     style (a box has no style)."""
     if "style" in widget_class.class_traits():
         traits["style"] = kit.style(widget_class)
     traits.setdefault("layout", kit.plain)
-    return widget_class(_dom_classes=(field_class(field.name), "nb-elicit-input", *extra),
+    own = field_classes(field) if top else ()
+    return widget_class(_dom_classes=(field_class(field.name), "nb-elicit-input", *own, *extra),
                         **traits)
+
+
+def labelled_input(widget_class: type[widgets.Widget], field: Field, kit: Kit,
+                   **traits) -> widgets.Widget:
+    """An input whose ``description`` is the field's label (:func:`label_html`), shown above
+    it."""
+    return input_widget(widget_class, field, kit, extra=("nb-elicit-labelled",),
+                        description=label_html(field), description_allow_html=True, **traits)
 
 
 def make_control(field: Field, kit: Kit | None = None) -> FieldControl:

@@ -62,11 +62,12 @@ class ElicitationForm(PromptWidget):
         self.submit_button = make_button(t("submit"), "nb-elicit-submit", t("submit.tip"),
                                          style="primary", kit=kit)
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
-        buttons = self.row([self.submit_button, self.decline_button], "nb-elicit-actions")
-        children = [self._secret_warning()] if self.secret_fields else []
-        children += [*(c.view for c in self.controls.values()), buttons, self.status]
+        self._actions = self.row([self.submit_button, self.decline_button], "nb-elicit-actions")
+        self._warning = self._secret_warning() if self.secret_fields else None
         self.add_class("nb-elicit-form")
-        self.body(children)
+        self.body(self._fields_and_actions())
+        for control in self.controls.values():
+            control.on_parts_change(self._parts_changed)
 
     def _repr_mimebundle_(self, **kwargs):
         # What a reader without widgets sees for this output (saved notebooks, nbconvert).
@@ -116,6 +117,16 @@ class ElicitationForm(PromptWidget):
         """The status line: how many fields still show a problem (empty when none does)."""
         count = sum(1 for c in self.controls.values() if c.error_text is not None)
         self._set_status(t("fix_fields", n=count, s="s" if count > 1 else "") if count else "")
+
+    def _fields_and_actions(self) -> list[widgets.Widget]:
+        """What the form shows under its header: the fields' widgets, then its buttons."""
+        fields = [part for control in self.controls.values() for part in control.parts]
+        return [*([self._warning] if self._warning else []), *fields, self._actions,
+                self.status]
+
+    def _parts_changed(self) -> None:
+        # A field's error line was made: it goes under the field (one children update).
+        self.children = self.head_children() + self._fields_and_actions()
 
     def _secret_warning(self) -> widgets.HTML:
         labels = ", ".join(self.spec.field(n).label for n in self.secret_fields)

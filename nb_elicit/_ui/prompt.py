@@ -84,7 +84,11 @@ class PromptWidget(widgets.VBox):
         """Show ``children`` under the header: subclasses call this once, when they are built
         (it opens the prompt's model; classes added before it travel with it)."""
         self._box_kwargs.setdefault("layout", self.kit.plain)
-        super().__init__(children=[self.header, self.waited, *children], **self._box_kwargs)
+        super().__init__(children=[*self.head_children(), *children], **self._box_kwargs)
+
+    def head_children(self) -> list[widgets.Widget]:
+        """The widgets above a prompt's body: who asks, and how long it has waited."""
+        return [self.header, self.waited]
 
     def html(self, value: str = "", *classes: str) -> widgets.HTML:
         """An HTML line with these classes that shares the kit's layout and style."""
@@ -344,20 +348,28 @@ _CSS = """
 .P.nb-elicit-locked .nb-elicit-dismiss { background: transparent; box-shadow: none;
      color: var(--jp-ui-font-color3); opacity: 1; }
 .P .nb-elicit-hidden { display: none !important; }
-.P .nb-elicit-row { position: relative; width: 100%; max-width: 32em; margin: 0 0 14px 0; }
-.P .nb-elicit-row > .jupyter-widgets { margin: 0; }
+.P > .nb-elicit-field, .P > .nb-elicit-part { position: relative; width: 100%; max-width: 32em;
+     box-sizing: border-box; }
+.P > .nb-elicit-field { margin: 0 0 14px 0; }
+.P > .nb-elicit-part { margin: -10px 0 14px 0; }
+.P .nb-elicit-labelled { flex-direction: column; align-items: stretch; height: auto; }
+.P .nb-elicit-labelled > .widget-label, .P .nb-elicit-legend { width: auto; max-width: none;
+     height: auto; line-height: 1.4; text-align: left; white-space: normal; overflow: visible;
+     margin: 0 0 2px 0; padding: 0; font-weight: 600; font-size: var(--jp-ui-font-size1);
+     color: var(--jp-ui-font-color1); }
 .P .nb-elicit-label { font-weight: 600; font-size: var(--jp-ui-font-size1);
-     color: var(--jp-ui-font-color1); margin-bottom: 2px; }
+     color: var(--jp-ui-font-color1); }
+.P .nb-elicit-help { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); }
+.P .nb-elicit-label-text { white-space: pre-wrap; }
 .P .nb-elicit-mark { color: var(--jp-error-color1); font-weight: normal; }
-.P .nb-elicit-sr, .P .nb-elicit-labelled > .nb-elicit-input > .widget-label {
-     position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0;
-     overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
-.P .nb-elicit-help { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1);
-     margin-bottom: 4px; }
-.P .nb-elicit-row > .nb-elicit-input { width: 100%; max-width: 100%; }
+.P .nb-elicit-sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+     border: 0; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
+     white-space: nowrap; }
+.P .nb-elicit-help-text { display: block; white-space: pre-wrap; font-weight: normal;
+     color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); margin-top: 2px; }
 .P input, .P select, .P textarea, .P button { font-family: var(--jp-ui-font-family); }
-.P .nb-elicit-input > input:not([type=checkbox]):not([type=radio]),
-.P .nb-elicit-input > select { flex: 1 1 auto; width: 100%; min-width: 0;
+.P .nb-elicit-labelled > input:not([type=checkbox]):not([type=radio]),
+.P .nb-elicit-labelled > select { flex: 1 1 auto; width: 100%; min-width: 0;
      box-sizing: border-box; height: var(--jp-widgets-inline-height); }
 .P .widget-datetimepicker > input { font-size: var(--jp-widgets-font-size);
      color: var(--jp-widgets-input-color); background: var(--jp-widgets-input-background-color);
@@ -366,16 +378,16 @@ _CSS = """
      outline: none; }
 .P .widget-datetimepicker > input:focus {
      border-color: var(--jp-widgets-input-focus-border-color); }
-.P .nb-elicit-invalid > .nb-elicit-input > input,
-.P .nb-elicit-invalid > .nb-elicit-input > select { border-color: var(--jp-error-color1); }
-.P .nb-elicit-error { margin-top: 4px; }
+.P .nb-elicit-invalid.nb-elicit-labelled > input,
+.P .nb-elicit-invalid.nb-elicit-labelled > select { border-color: var(--jp-error-color1); }
 .P .nb-elicit-error-text { color: var(--jp-error-color1); }
 .P .nb-elicit-group { padding: 6px 10px 8px 10px;
      box-sizing: border-box; border: var(--jp-border-width) solid var(--jp-border-color2);
      border-radius: 2px; }
-.P .nb-elicit-options > .jupyter-widgets { margin: 0; height: 24px; }
+.P .nb-elicit-options > .jupyter-widgets { margin: 0; }
+.P .nb-elicit-options > .nb-elicit-option { height: 24px; width: auto; max-width: 100%; }
 .P .widget-radio-box { padding: 3px 4px; margin: 0 0 0 -4px; overflow: visible; }
-.P .nb-elicit-row > .widget-radio { overflow: visible; }
+.P .nb-elicit-labelled.widget-radio { overflow: visible; }
 .P .widget-checkbox input:disabled + span,
 .P.nb-elicit-locked .widget-radio-box label { color: var(--jp-ui-font-color3); }
 .P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }

@@ -199,7 +199,8 @@ def test_decline_and_dismiss(lab):
 
 
 def error_of(form, name: str):
-    return form.locator(f".nb-elicit-row:has(.nb-elicit-field-{name}) .nb-elicit-error")
+    # (the error line is the widget right after its field's input)
+    return form.locator(f".nb-elicit-field-{name} + .nb-elicit-error")
 
 
 def test_invalid_input_sends_nothing_until_fixed(lab):

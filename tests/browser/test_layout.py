@@ -43,12 +43,12 @@ def field(form, name: str):
 
 # The left edge of each row's control: the text box, picker, list, checkbox or radio button;
 # for a group of checkboxes, the group's own box (its checkboxes sit inside it).
-LEFT_EDGES = """form => Array.from(form.querySelectorAll('.nb-elicit-row')).map(row => {
-    const control = row.querySelector('.nb-elicit-input input, .nb-elicit-input select');
+LEFT_EDGES = """form => Array.from(form.querySelectorAll('.nb-elicit-field')).map(row => {
+    const control = row.querySelector('input, select');
     const group = row.classList.contains('nb-elicit-group') ? row : null;
     const box = (group || control).getBoundingClientRect();
-    return {field: row.querySelector('.nb-elicit-input').className.match(
-                /nb-elicit-field-(\\S+)/)[1],
+    const input = row.matches('.nb-elicit-input') ? row : row.querySelector('.nb-elicit-input');
+    return {field: input.className.match(/nb-elicit-field-(\\S+)/)[1],
             left: box.left, width: box.width, type: control.type || control.tagName};
 })"""
 
@@ -74,18 +74,17 @@ def test_the_inputs_line_up_and_required_fields_are_marked_seen_and_heard(lab_lo
     for name in ("name", "email", "homepage", "birthday", "meeting", "age", "color"):
         control = field(form, name).locator("input, select").first
         if name in ("name", "email"):
-            row = field(form, name).locator("xpath=..")
-            expect(row.locator(".nb-elicit-mark")).to_be_visible()
+            expect(field(form, name).locator(".nb-elicit-mark")).to_be_visible()
             expect(control).to_have_accessible_name(REQUIRED)
         else:
             expect(control).not_to_have_accessible_name(REQUIRED)
     assert form.locator(".nb-elicit-required").count() == 2
     assert form.locator(".nb-elicit-mark").count() == 2
     # the spoken "(required)" is not also shown: only the star is seen
-    spoken = form.locator(".nb-elicit-required > .nb-elicit-input > .widget-label")
+    spoken = form.locator(".nb-elicit-required .nb-elicit-sr")
     assert spoken.count() == 2
     for label in spoken.all():
-        assert "(required)" in label.inner_text()
+        assert "(required)" in label.text_content()
         assert label.evaluate("el => el.getBoundingClientRect().width") <= 1
     # a drop-down starts on "Choose…"; it is never sent (the journal checks below)
     expect(field(form, "color").locator("select")).to_have_value(re.compile("Choose"))
@@ -125,12 +124,11 @@ def header_on_one_line(form) -> None:
     assert len(timers) == 1 and timers[0].startswith("waiting"), timers
 
 
-HINTS = """form => Array.from(form.querySelectorAll('.nb-elicit-row')).map(row => {
+HINTS = """form => Array.from(form.querySelectorAll('.nb-elicit-field')).map(row => {
     const box = sel => { const el = row.querySelector(sel);
                          return el ? el.getBoundingClientRect().toJSON() : null; };
-    return {label: box('.nb-elicit-label'), hint: box('.nb-elicit-help'),
-            input: box('.nb-elicit-input input, .nb-elicit-input select'),
-            row: row.getBoundingClientRect().toJSON()};
+    return {label: box('.nb-elicit-label-text'), hint: box('.nb-elicit-help-text'),
+            input: box('input, select'), row: row.getBoundingClientRect().toJSON()};
 })"""
 
 
@@ -234,7 +232,7 @@ def test_every_demo_form_live_and_with_errors(theme, request):
             form.locator(".nb-elicit-dismiss").click()
             expect(form).to_have_count(0)
     slug = lab.cell(2).locator(".nb-elicit-form").filter(has_text="Pick a slug")
-    expect(slug.locator(".nb-elicit-field-slug").locator("xpath=..")).to_contain_text(
+    expect(slug.locator(".nb-elicit-field-slug + .nb-elicit-error")).to_contain_text(
         "This field is required.")
     slug.locator(".nb-elicit-field-slug input").fill("Not A Slug")
     lab.settle()

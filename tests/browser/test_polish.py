@@ -119,7 +119,7 @@ def test_a_failed_submit_moves_the_focus_to_the_first_invalid_field(lab):
     lab.settle()
     form.locator(".nb-elicit-submit").click()
     expect(field(form, "age")).to_be_focused()
-    expect(form.locator(".nb-elicit-invalid .nb-elicit-error")).to_have_text(
+    expect(form.locator(".nb-elicit-invalid + .nb-elicit-error")).to_have_text(
         "Enter a number of at least 18.")
     expect(field(form, "age")).to_have_value("-" + "9" * 400)  # what was typed stays
     field(form, "age").fill("36")
