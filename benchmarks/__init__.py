@@ -18,6 +18,9 @@ latency   Added latency per elicitation in a real kernel, answered by a scripted
           same server, in the same run (interleaved blocks).
 idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
           next to the same kernel idle without a form.
+task      A cell awaits a tool call the bench server runs as a 30 s task, polled every 1 s and
+          every 2 s (the pollInterval it asks for): kernel CPU and wake-ups next to the same
+          kernel idle, and the intervals between tasks/get as the server received them.
 memory    Kernel RSS, Python objects kept and live widget models before and after many
           answered elicitations, after a warm-up of as many rounds as the history keeps.
 scale     10 stdio servers, each asking 20 questions at once (200 forms); the frontend clicks

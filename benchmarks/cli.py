@@ -68,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
                         "(default 200, quick 30)")
     parser.add_argument("--idle", type=float, help="idle: seconds measured (default 30, "
                         "quick 10)")
+    parser.add_argument("--task-seconds", type=float, help="task: seconds measured in each state"
+                        " (idle, a plain call, each polled task; default 25, quick 10)")
     parser.add_argument("--memory-rounds", type=int, help="memory: elicitations (default 10000,"
                         " quick 100)")
     parser.add_argument("--kernels", type=int, help="startup: fresh kernels (default 5, "

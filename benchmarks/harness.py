@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import datetime as dt
 import json
@@ -55,9 +56,10 @@ class Journal:
         return self.poll().get(tag)
 
 
-def server_command(journal: Path) -> list[str]:
-    """The command that starts the bench server, writing its answers to ``journal``."""
-    return [PY, str(SERVER), "--journal", str(journal)]
+def server_command(journal: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """The command that starts the bench server, writing its answers to ``journal`` (``extra``:
+    more of its options)."""
+    return [PY, str(SERVER), "--journal", str(journal), *extra]
 
 
 class HttpServer:
@@ -130,10 +132,18 @@ class BenchFrontend(Frontend):
         self._child_ids: set[str] = set()
         #: msg_id of a request -> when the kernel said it was idle after it (header date).
         self.idle_sent: dict[str, float] = {}
+        #: IOPub messages received so far, and how many of them were comm_msg (widget updates).
+        self.iopub_count = self.comm_msg_count = 0
+        #: comm_msg received so far, by comm (model) id.
+        self.comm_msgs: collections.Counter[str] = collections.Counter()
 
     def _on_iopub(self, msg: dict) -> None:
         super()._on_iopub(msg)
         kind = msg["header"]["msg_type"]
+        self.iopub_count += 1
+        if kind == "comm_msg":
+            self.comm_msg_count += 1
+            self.comm_msgs[msg["content"].get("comm_id")] += 1
         if kind == "status" and msg["content"].get("execution_state") == "idle":
             parent = msg["parent_header"].get("msg_id")
             if parent is not None:
@@ -245,14 +255,14 @@ class Kernel:
                          f"_bench.emit({'await ' if awaited else ''}{call})", timeout)
 
     def connect(self, name: str, journal: Path, timeout: float = CELL,
-                url: str | None = None) -> None:
-        """Connect ``name`` to a bench server: a new stdio one writing to ``journal``, or the
-        one already serving streamable HTTP at ``url``."""
+                url: str | None = None, extra: tuple[str, ...] = ()) -> None:
+        """Connect ``name`` to a bench server: a new stdio one writing to ``journal`` (started
+        with the options ``extra``), or the one already serving streamable HTTP at ``url``."""
         if url is not None:
             self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, "
                      f"url={url!r})", timeout)
         else:
-            command = server_command(journal)
+            command = server_command(journal, extra)
             env = {"PYTHONPATH": self.opts.nb_elicit} if self.opts.nb_elicit else None
             self.run(f"import nb_elicit; {name} = await nb_elicit.connect({name!r}, "
                      f"{command!r}, env={env!r})", timeout)

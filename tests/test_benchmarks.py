@@ -17,7 +17,7 @@ from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
 from benchmarks.sections import build, latency, memory  # noqa: E402
 
-ORDER = ["build", "latency", "idle", "memory", "scale", "startup", "flood", "first-form"]
+ORDER = ["build", "latency", "idle", "task", "memory", "scale", "startup", "flood", "first-form"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -28,14 +28,15 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
         assert title.startswith(f"{number}. ")
         assert callable(runner)
         assert runner is sections.MODULES[name].run
-    assert sections.RUNNERS["scale"][0] == "5. Scale: 10 servers x 20 concurrent forms"
+    assert sections.RUNNERS["scale"][0] == "6. Scale: 10 servers x 20 concurrent forms"
 
 
 @pytest.mark.parametrize(("only", "skip", "expected"), [
     (None, None, ORDER),
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
-    (None, "scale,startup", ["build", "latency", "idle", "memory", "flood", "first-form"]),
+    (None, "scale,startup", ["build", "latency", "idle", "task", "memory", "flood",
+                              "first-form"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])

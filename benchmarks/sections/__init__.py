@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from . import build, first_form, flood, idle, latency, memory, scale, startup
+from . import build, first_form, flood, idle, latency, memory, scale, startup, task
 
 MODULES: dict[str, ModuleType] = {
     "build": build,
     "latency": latency,
     "idle": idle,
+    "task": task,
     "memory": memory,
     "scale": scale,
     "startup": startup,

@@ -1,4 +1,4 @@
-"""8. The first form in a fresh kernel: ``%load_ext nb_elicit``, ``%mcp connect`` to a stdio
+"""9. The first form in a fresh kernel: ``%load_ext nb_elicit``, ``%mcp connect`` to a stdio
 server and ``%mcp call`` of a tool that asks at once, until the form is shown; next to the SDK
 floor, a fresh Python that imports the SDK, connects a plain Client to the same server and
 calls the same tool, until its elicitation callback is entered."""
@@ -14,7 +14,7 @@ from ..common import CELL, PY, SERVER, BenchError, Section, Target, log, median,
 from ..harness import Journal, Kernel, answer_form, wait_shown
 from .startup import fresh_python
 
-TITLE = "8. First form in a fresh kernel"
+TITLE = "9. First form in a fresh kernel"
 
 #: The first form may take this many times the floor's connect + first elicitation.
 RATIO_TARGET = 1.3

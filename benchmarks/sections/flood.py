@@ -1,4 +1,4 @@
-"""7. A flood: one tool asks 200 questions at once, in a real kernel. The person keeps up
+"""8. A flood: one tool asks 200 questions at once, in a real kernel. The person keeps up
 (Submit on every form as it appears) while the kernel runs small cells throughout; the section
 measures backpressure (forms open at once, requests waiting, requests cancelled), whether the
 kernel stays responsive, and kernel memory and widget models before and after."""
@@ -14,7 +14,7 @@ from pathlib import Path
 from ..common import CELL, BenchError, Section, Target, log, ms, pct, rss_mb
 from ..harness import Journal, Kernel
 
-TITLE = "7. A flood of 200 requests at once"
+TITLE = "8. A flood of 200 requests at once"
 
 #: Milliseconds within which the kernel must answer a small cell throughout the flood.
 CELL_TARGET = 50

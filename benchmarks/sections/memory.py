@@ -1,4 +1,4 @@
-"""4. Kernel RSS and live widget models before and after many answered elicitations, next to
+"""5. Kernel RSS and live widget models before and after many answered elicitations, next to
 a plain SDK Client that accepts at once, in a kernel of its own."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from ..common import CELL, PY, BenchError, Section, Target, log, ms, pct, rss_mb
 from ..harness import Journal, Kernel, answer_form, server_command, wait_shown
 
-TITLE = "4. Memory over many elicitations"
+TITLE = "5. Memory over many elicitations"
 
 #: Kernel RSS growth allowed over the rounds, after warm-up (MB).
 RSS_TARGET = 5.0

@@ -1,4 +1,4 @@
-"""5. Scale: 10 stdio servers, each asking 20 questions at once (200 forms); the frontend
+"""6. Scale: 10 stdio servers, each asking 20 questions at once (200 forms); the frontend
 clicks Submit or Decline on every one; all 200 answers must reach the servers."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from ..common import BenchError, Section, Target, log, median, ms, pct
 from ..harness import Journal, Kernel, answer_form, server_command
 
-TITLE = "5. Scale: 10 servers x 20 concurrent forms"
+TITLE = "6. Scale: 10 servers x 20 concurrent forms"
 
 
 def run(opts, sec: Section) -> None:

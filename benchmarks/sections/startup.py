@@ -1,4 +1,4 @@
-"""6. Start-up: %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
+"""7. Start-up: %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
 Python that imports the SDK and connects a plain Client to the demo server."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from ..common import HERE, PY, REPO, BenchError, Section, Target, log, median, ms
 from ..harness import Kernel
 
-TITLE = "6. Start-up"
+TITLE = "7. Start-up"
 
 
 def fresh_python(opts, call: str) -> dict:
