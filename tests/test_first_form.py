@@ -106,7 +106,7 @@ def submit(content):
     form = ElicitationForm("Tell us", SCHEMA, server="demo")
     fill(form, content)
     form.submit_button.click()
-    errors = {n: c.error.value for n, c in form.controls.items() if c.error.value}
+    errors = {n: (c.error_text or "") for n, c in form.controls.items() if (c.error_text or "")}
     sent = form.answer.result(timeout=0).content if form.answer.done() else None
     return {"errors": errors, "sent": sent}
 """
@@ -244,8 +244,10 @@ def test_in_a_kernel_a_submit_as_soon_as_the_first_form_shows_is_checked(tmp_pat
         fe.type_text(email, "nope")
         assert fe.flush(timeout=CELL), fe.stalled()
         fe.click(fe.find("nb-elicit-submit")[0])
-        error = fe.wait_for(lambda: [fe.value(m) for m in fe.find("nb-elicit-error")
-                                     if fe.value(m)], CELL, "the email's error")
+        # (a field's problem shows in its label: the input's description)
+        error = fe.wait_for(
+            lambda: [d for d in [fe.models[email].state.get("description", "")]
+                     if "nb-elicit-error-text" in d], CELL, "the email's error")
         assert any("Enter an email address" in text for text in error), error
         assert all("action" not in e for e in journal.entries())  # nothing was sent
         fe.set_value(email, "")

@@ -195,7 +195,7 @@ def test_a_required_boolean_without_default_must_be_chosen():
                  "required": ["ok"]})
     form.submit_button.click()
     assert not form.answer.done()
-    assert "This field is required." in form.controls["ok"].error.value
+    assert "This field is required." in (form.controls["ok"].error_text or "")
     form.controls["ok"].widget.value = False
     form.submit_button.click()
     assert answer(form).content == {"ok": False}
@@ -234,7 +234,7 @@ def test_invalid_submit_shows_messages_keeps_values_and_sends_nothing():
     fill(form, {"name": "A", "email": "nope", "age": "17", "agree": True, "score": "abc"})
     form.submit_button.click()
     assert not form.answer.done()
-    errors = {n: c.error.value for n, c in form.controls.items() if c.error.value}
+    errors = {n: (c.error_text or "") for n, c in form.controls.items() if (c.error_text or "")}
     assert set(errors) == {"name", "email", "age", "score"}
     assert "Enter at least 2 characters." in errors["name"]
     assert "Enter an email address" in errors["email"]
@@ -243,7 +243,7 @@ def test_invalid_submit_shows_messages_keeps_values_and_sends_nothing():
     assert form.controls["email"].widget.value == "nope"
     assert "nothing was sent" in form.status.value
     fill(form, {"name": "Al", "email": "al@example.com", "age": 18, "score": 1})
-    assert form.controls["email"].error.value == ""
+    assert (form.controls["email"].error_text or "") == ""
     form.submit_button.click()
     assert answer(form).content == {"name": "Al", "email": "al@example.com", "age": 18,
                                     "score": 1, "agree": True, "news": True}
@@ -328,16 +328,16 @@ def test_multi_select_min_items_is_checked_on_submit():
         "type": "array", "minItems": 2, "items": {"type": "string", "enum": ["a", "b"]}}}})
     form.controls["m"].boxes[0].value = True
     form.submit_button.click()
-    assert "Choose at least 2." in form.controls["m"].error.value
+    assert "Choose at least 2." in (form.controls["m"].error_text or "")
 
 
 def test_header_names_the_server_and_the_message_on_one_line_with_the_dismiss_button():
     form = make(message="Tell us", server="github")
-    title, dismiss = form.header.children
+    title, dismiss, waited = form.children[:3]  # (the stylesheet puts ✕ on the title's line)
     assert dismiss is form.dismiss_button and title is form.message_line
     assert "github asks:" in title.value and "Tell us" in title.value  # one line of text
     assert title.value.index("github asks:") < title.value.index("Tell us")
-    assert form.children[0] is form.header and form.children[1] is form.waited  # under it
+    assert waited is form.waited  # under it
     assert form.message_line not in form.children[1:]  # not again on a line of its own
 
 
@@ -370,7 +370,7 @@ def test_a_form_reaches_the_frontend_in_one_message_per_model(sent, schema):
         assert "nb-elicit-field" in control.top._dom_classes
         assert control.parts[0] is control.top
     parts = [p for c in form.controls.values() for p in c.parts]
-    assert list(form.children) == [*form.head_children(), *form.children[2:-2 - len(parts)],
+    assert list(form.children) == [*form.head_children(), *form.children[3:-2 - len(parts)],
                                    *parts, form.children[-2], form.status]
 
 
@@ -431,20 +431,26 @@ def test_label_then_hint_then_input_then_error():
     assert list(group.widget.children) == [group.legend, *group.boxes]
     assert "Hint for M" in group.legend.value
     assert group.widget._dom_classes.count("nb-elicit-group") == 1  # one group box
-    check = form.controls["c"]  # a checkbox's label is beside the box: then hint, then error
+    check = form.controls["c"]  # a checkbox's label is beside the box: then its hint
     # (an optional one: the box and its Clear button share the first line)
     row, hint = check.parts
     assert list(row.children) == [check.widget, check.clear_button]
     assert "Hint for C" in hint.value and "nb-elicit-field" in row._dom_classes
-    form.submit_button.click()  # a and m are missing: their errors show, under them
-    assert "This field is required." in form.controls["a"].error.value
-    assert "This field is required." in form.controls["m"].error.value
     children = list(form.children)
-    for name in ("a", "m"):
-        control = form.controls[name]
-        assert control.parts[-1] is control.error
-        assert children.index(control.error) == children.index(control.top) + 1, name
-    assert form.controls["b"].parts == [form.controls["b"].widget]  # no error, no line
+    form.submit_button.click()  # a and m are missing: their problems show in their labels
+    assert list(form.children) == children  # no widget added: nothing is drawn anew
+    a, m = form.controls["a"], form.controls["m"]
+    assert a.error_text == m.error_text == "This field is required."
+    label = a.widget.description  # title, hint, then the problem, right above the input
+    assert label.index("Hint for A") < label.index(
+        '<span class="nb-elicit-error-text mathjax_ignore tex2jax_ignore">'
+        "This field is required.</span>")
+    assert 'tex2jax_ignore">This field is required.' in m.legend.value
+    assert "nb-elicit-invalid" in a.top._dom_classes and "nb-elicit-invalid" in m.top._dom_classes
+    a.widget.value = "x"  # fixed: the problem goes, and the label is as it was
+    assert a.error_text is None and "nb-elicit-error-text" not in a.widget.description
+    assert "nb-elicit-invalid" not in a.top._dom_classes
+    assert form.controls["b"].parts == [form.controls["b"].widget]
 
 
 def test_the_status_line_follows_the_fields_and_clears_once_they_are_fixed():
@@ -486,7 +492,7 @@ def test_a_pattern_error_uses_the_description_then_the_title_then_the_pattern():
     form.submit_button.click()
     slug = form.controls["slug"].error_text
     assert slug == "Enter a value as described: Lower-case letters, digits and dashes."
-    assert "^[a-z0-9-]+$" not in form.controls["slug"].error.value
+    assert "^[a-z0-9-]+$" not in (form.controls["slug"].error_text or "")
     assert form.controls["code"].error_text == "Enter a valid Airport code."
     assert form.controls["raw"].error_text == "Enter a value that matches the pattern ^x+$."
 
@@ -619,8 +625,8 @@ def test_a_pydantic_form_shows_hints_refuses_then_accepts():
     fill(form, {"quantity": 7, "weight": 0, "size": "M", "extras": ["rush"]})
     form.submit_button.click()
     assert not form.answer.done()
-    assert "Enter a multiple of 5." in form.controls["quantity"].error.value
-    assert "Enter a number greater than 0." in form.controls["weight"].error.value
+    assert "Enter a multiple of 5." in (form.controls["quantity"].error_text or "")
+    assert "Enter a number greater than 0." in (form.controls["weight"].error_text or "")
     assert "Please fix 2 fields; nothing was sent." in form.status.value
 
     fill(form, {"quantity": 95, "weight": 0.3})
@@ -664,7 +670,7 @@ def test_number_hints_in_chinese():
         hint = form.controls["n"].widget.placeholder
         fill(form, {"n": 3})
         form.submit_button.click()
-        error = form.controls["n"].error.value
+        error = (form.controls["n"].error_text or "")
     finally:
         set_language(None)
     assert hint == "整数，大于 0 且至多 10，5 的倍数"
@@ -700,7 +706,7 @@ def test_one_timer_while_a_form_is_open():
     before, (hidden, waited), after, line, form = asyncio.run(scenario())
     assert before is None and hidden == "none" and after is None
     assert "waiting 1 s" in waited and "timeout paused while you answer" in waited
-    assert form.children.index(form.waited) == 1  # right under the header
+    assert form.children.index(form.waited) == 2  # right under the header (title, then ✕)
     assert "Waiting for demo · contact_info" in line
 
 

@@ -67,7 +67,7 @@ def test_a_chinese_form_from_the_seed_example(env):
     assert "（必填）" in form.controls["name"].widget.description
     form.submit_button.click()
     assert "请修正 2 个字段；尚未发送任何内容。" in form.status.value
-    assert "此字段为必填项。" in form.controls["name"].error.value
+    assert "此字段为必填项。" in (form.controls["name"].error_text or "")
     form.controls["name"].widget.value = "张三"
     form.controls["email"].widget.value = "zhangsan@example.com"
     form.submit_button.click()

@@ -94,7 +94,7 @@ def test_a_retry_panel_hides_only_its_cards_decline_and_dismiss_buttons():
     assert hidden == {card.decline_button, card.dismiss_button}
     assert "nb-elicit-hidden" not in card.open_button._dom_classes
     # Nothing else of the card is hidden (its widgets share one layout model).
-    shown = [card.header, card.open_button, *card.children, *panel.children]
+    shown = [card.message_line, card.open_button, *card.children, *panel.children]
     assert all(w.layout.display != "none" for w in shown if w is not card.link)
     assert ".nb-elicit-hidden { display: none" in card.message_line.value
 

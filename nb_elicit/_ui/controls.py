@@ -36,6 +36,7 @@ from .._core.validate import read_number
 
 __all__ = ["MISSING", "NO_MATH", "FieldControl", "Kit", "Missing", "field_class",
            "field_classes", "inline_text", "input_widget", "label_html", "labelled_input",
+           "legend_html",
            "make_control", "named", "property_of_class", "text_html"]
 
 
@@ -78,15 +79,21 @@ def inline_text(text: str) -> str:
     return html.escape(text).replace("$", "&#36;").replace("\\", "&#92;")
 
 
-def label_html(field: Field) -> str:
+def label_html(field: Field, error: str | None = None) -> str:
     """A field's label as one ``description``: its title with the required mark, then its
-    hint on a line of its own. It is the ``<label>`` of text boxes, pickers and lists, so
-    their accessible name is "Title (required) hint"."""
+    hint and its problem (``error``), each on a line of its own, right above the input. It is
+    the ``<label>`` of text boxes, pickers and lists, so their accessible name is "Title
+    (required) hint problem": a failed Submit moves the focus to the first field with a
+    problem, which reads it out, and the status line (a polite live region) counts them.
+    (The frontend's sanitizer keeps no ``role`` in a description.)"""
     text = (f'<span class="nb-elicit-label-text {NO_MATH}">{inline_text(field.label)}</span>'
             f"{_mark(field.required)}")
     if field.description:
         text += (f'<span class="nb-elicit-help-text {NO_MATH}">'
                  f"{inline_text(field.description)}</span>")
+    if error:
+        text += (f'<span class="nb-elicit-error-text {NO_MATH}">'
+                 f"{inline_text(error)}</span>")
     return text
 
 
@@ -145,11 +152,14 @@ class FieldControl:
     """A field's input widget, which is all the form shows of most fields: one widget model.
 
     Text boxes, pickers, lists and Yes/No buttons show the field's label (title, required
-    mark, hint) as their own ``description``, above the input (the prompt's stylesheet puts
-    it there). A checkbox has its label beside the box and its hint, if any, on a line under
-    it; a group of checkboxes has a legend line inside its box. ``parts`` are the widgets the
-    form shows for the field, in order; the error line joins them on the first problem, and
-    the form is told (``on_parts_change``) so that it shows it under the field.
+    mark, hint and, once there is one, its problem) as their own ``description``, above the
+    input (the prompt's stylesheet puts it there); a group of checkboxes has it as the legend
+    line inside its box. Showing a problem changes that one description: no widget is added,
+    so nothing the person typed elsewhere in the form is drawn anew. A checkbox has its label
+    beside the box and its hint, if any, on a line under it. ``parts`` are the widgets the
+    form shows for the field, in order; a field without a label of HTML (a checkbox) gets an
+    error line on its first problem, and the form is told (``on_parts_change``) so that it
+    shows it under the field.
     """
 
     def __init__(self, field: Field, widget: widgets.Widget, kit: Kit, *,
@@ -163,6 +173,9 @@ class FieldControl:
         #: classes: see :func:`field_classes`).
         self.parts: list[widgets.Widget] = list(parts or [widget])
         self.top = self.parts[0]
+        #: The widget whose label shows the field's problem (None: an error line does).
+        self.labelled: widgets.Widget | None = (
+            widget if getattr(widget, "description_allow_html", False) else None)
         for w in self.inputs():
             w.observe(self._changed, names="value")
         self._listeners: list[Callable[[FieldControl], None]] = []
@@ -201,13 +214,18 @@ class FieldControl:
         self._parts_listeners.append(listener)
 
     def show_error(self, message: str | None) -> None:
-        if message == self.error_text or (message is None and self._error is None):
+        if message == self.error_text:
             return  # unchanged: an alert is announced again on every change of its text
         self._shown_error = message
-        # role="alert": screen readers announce the problem as soon as it shows
-        self.error.value = (f'<div role="alert">{text_html(message, "nb-elicit-error-text")}'
-                            "</div>" if message else "")
-        self.error.layout.display = None if message else "none"
+        if isinstance(self.labelled, widgets.HTML):  # a group's legend
+            self.labelled.value = legend_html(self.field, message)
+        elif self.labelled is not None:
+            self.labelled.description = label_html(self.field, message)
+        else:
+            # role="alert": screen readers announce the problem as soon as it shows
+            self.error.value = (f'<div role="alert">{text_html(message, "nb-elicit-error-text")}'
+                                "</div>" if message else "")
+            self.error.layout.display = None if message else "none"
         if message:
             self.top.add_class("nb-elicit-invalid")
         else:
@@ -406,8 +424,8 @@ class MultiChoiceControl(FieldControl):
 
     def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
-        legend = widgets.HTML(f'<div class="nb-elicit-legend">{label_html(field)}</div>',
-                              layout=kit.plain, style=kit.style(widgets.HTML),
+        legend = widgets.HTML(legend_html(field), layout=kit.plain,
+                              style=kit.style(widgets.HTML),
                               _dom_classes=("nb-elicit-label", "nb-elicit-group-label"))
         self.boxes = [widgets.Checkbox(value=o.value in chosen, description=o.label,
                                        indent=False, style=kit.style(widgets.Checkbox),
@@ -416,7 +434,7 @@ class MultiChoiceControl(FieldControl):
         group = input_widget(widgets.VBox, field, kit, children=[legend, *self.boxes],
                              extra=("nb-elicit-group", "nb-elicit-options"))
         super().__init__(field, group, kit)
-        self.legend = legend
+        self.legend = self.labelled = legend
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 
@@ -444,6 +462,11 @@ class MultiChoiceControl(FieldControl):
         full = len(self._chosen()) >= self.field.max_items
         for box in self.boxes:
             box.disabled = full and not box.value
+
+
+def legend_html(field: Field, error: str | None = None) -> str:
+    """The legend line of a group of checkboxes: as :func:`label_html`."""
+    return f'<div class="nb-elicit-legend">{label_html(field, error)}</div>'
 
 
 def field_classes(field: Field) -> tuple[str, ...]:

@@ -71,9 +71,9 @@ class PromptWidget(widgets.VBox):
         self.started = time.monotonic()
         self.waited = self.html("", "nb-elicit-waited")
         # The timer is a small line under the header, so the title keeps the width of the
-        # prompt (it wraps late, even at 200% zoom) and ✕ stays on the header's first line.
-        self.header = widgets.HBox([self.message_line, self.dismiss_button], layout=kit.plain,
-                                   _dom_classes=("nb-elicit-head",))
+        # prompt (it wraps late, even at 200% zoom). ✕ follows the title, and the prompt's
+        # stylesheet pins it to the top right corner, on the title's first line (no box
+        # around the two: one widget model fewer).
         # The prompt's own model opens in body(), once its children are known, so that the
         # frontend gets it whole in one message: until then its traits change quietly.
         self._box_kwargs = kwargs
@@ -87,8 +87,8 @@ class PromptWidget(widgets.VBox):
         super().__init__(children=[*self.head_children(), *children], **self._box_kwargs)
 
     def head_children(self) -> list[widgets.Widget]:
-        """The widgets above a prompt's body: who asks, and how long it has waited."""
-        return [self.header, self.waited]
+        """The widgets above a prompt's body: who asks, ✕, and how long it has waited."""
+        return [self.message_line, self.dismiss_button, self.waited]
 
     def html(self, value: str = "", *classes: str) -> widgets.HTML:
         """An HTML line with these classes that shares the kit's layout and style."""
@@ -336,9 +336,9 @@ _CSS = """
 .P > .jupyter-widgets { margin-left: 0; margin-right: 0; }
 .P .widget-html-content { line-height: 1.4; }
 .P .widget-box { overflow: visible; }
-.P .nb-elicit-head { align-items: flex-start; gap: 8px; }
-.P .nb-elicit-head > .jupyter-widgets { margin: 0; }
-.P .nb-elicit-header { flex: 1 1 auto; min-width: 0; padding-top: 4px;
+.P { position: relative; }
+.P > .nb-elicit-dismiss { position: absolute; top: 8px; right: 14px; margin: 0; }
+.P > .nb-elicit-header { min-width: 0; padding: 4px calc(2.5em + 8px) 0 0; margin: 0;
      font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
 .P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0);
@@ -365,6 +365,8 @@ _CSS = """
 .P .nb-elicit-sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
      border: 0; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
      white-space: nowrap; }
+.P .nb-elicit-label .nb-elicit-error-text, .P .nb-elicit-labelled .nb-elicit-error-text {
+     display: block; white-space: pre-wrap; font-weight: normal; margin-top: 2px; }
 .P .nb-elicit-help-text { display: block; white-space: pre-wrap; font-weight: normal;
      color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); margin-top: 2px; }
 .P input, .P select, .P textarea, .P button { font-family: var(--jp-ui-font-family); }

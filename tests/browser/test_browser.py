@@ -199,8 +199,8 @@ def test_decline_and_dismiss(lab):
 
 
 def error_of(form, name: str):
-    # (the error line is the widget right after its field's input)
-    return form.locator(f".nb-elicit-field-{name} + .nb-elicit-error")
+    # (a field shows its problem in its label, right above its input)
+    return form.locator(f".nb-elicit-field-{name} .nb-elicit-error-text")
 
 
 def test_invalid_input_sends_nothing_until_fixed(lab):

@@ -159,9 +159,10 @@ def test_hints_sit_with_their_own_field_and_the_status_line_stays_true(lab_look)
     colour = "el => getComputedStyle(el).color"
     assert error.evaluate(colour) != form.locator(".nb-elicit-help-text").first.evaluate(colour)
     rows_with_errors = form.evaluate(HINTS)
-    error_box = error.bounding_box()
-    assert error_box["y"] >= rows_with_errors[0]["input"]["bottom"] - 1  # under its input
-    assert error_box["y"] < rows_with_errors[1]["label"]["top"]  # above the next field
+    error_box, first = error.bounding_box(), rows_with_errors[0]
+    # in its field's label: under the hint, right above the input it is about
+    assert error_box["y"] >= first["hint"]["bottom"] - 1
+    assert error_box["y"] + error_box["height"] <= first["input"]["top"] + 1
     field(form, "name").locator("input").fill("Ada Lovelace")
     lab.settle()
     expect(status).to_have_text("Please fix 1 field; nothing was sent.")
@@ -232,7 +233,7 @@ def test_every_demo_form_live_and_with_errors(theme, request):
             form.locator(".nb-elicit-dismiss").click()
             expect(form).to_have_count(0)
     slug = lab.cell(2).locator(".nb-elicit-form").filter(has_text="Pick a slug")
-    expect(slug.locator(".nb-elicit-field-slug + .nb-elicit-error")).to_contain_text(
+    expect(slug.locator(".nb-elicit-field-slug .nb-elicit-error-text")).to_contain_text(
         "This field is required.")
     slug.locator(".nb-elicit-field-slug input").fill("Not A Slug")
     lab.settle()

@@ -119,7 +119,7 @@ def test_a_failed_submit_moves_the_focus_to_the_first_invalid_field(lab):
     lab.settle()
     form.locator(".nb-elicit-submit").click()
     expect(field(form, "age")).to_be_focused()
-    expect(form.locator(".nb-elicit-invalid + .nb-elicit-error")).to_have_text(
+    expect(form.locator(".nb-elicit-invalid .nb-elicit-error-text")).to_have_text(
         "Enter a number of at least 18.")
     expect(field(form, "age")).to_have_value("-" + "9" * 400)  # what was typed stays
     field(form, "age").fill("36")
@@ -162,11 +162,13 @@ def test_every_control_has_a_label_and_errors_are_announced(lab):
     field(form, "email").fill("ada@")
     lab.settle()
     form.locator(".nb-elicit-submit").click()
-    alerts = form.locator("[role=alert]")
-    # name (required) and email: each alert is a widget update of its own, so the second may
-    # render a moment after the first
-    expect(alerts).to_have_count(2)
-    expect(alerts.first).to_be_visible()
+    # name (required) and email: each problem shows in its field's label, which is the
+    # field's accessible name; the focus moves to the first, so it is read out
+    errors = form.locator(".nb-elicit-error-text")
+    expect(errors).to_have_count(2)
+    expect(errors.first).to_be_visible()
+    expect(field(form, "name")).to_be_focused()
+    expect(field(form, "name")).to_have_accessible_name(re.compile("This field is required"))
     expect(form.locator(".nb-elicit-status [role=status]")).to_contain_text("Please fix 2")
     form.locator(".nb-elicit-dismiss").click()
 
