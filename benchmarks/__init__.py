@@ -10,7 +10,10 @@ Sections (each independent, with its own kernels and servers, and its own timeou
 
 build     Form build without a kernel: ElicitationForm for 1, 10, 50 and 200 string fields and
           20 fields of each kind; median of several builds, ms per field. Floor: one bare
-          ipywidgets control per field in a VBox. Also the same builds inside a kernel.
+          ipywidgets control per field in a VBox. Also the same builds inside a kernel. For
+          1, 10 and 50 fields: next to ipywidgets-jsonschema's Form (pinned in peers.py,
+          installed on first use into .cache/bench-peers/), build time and widget models;
+          and the models one form makes, and whether closing it gives them all back.
 latency   Added latency per elicitation in a real kernel, answered by a scripted JupyterLab-like
           frontend: server sends the request -> the form is shown, and Submit click -> the
           server holds the answer; over stdio, over streamable HTTP, and a ten-field form.
@@ -39,7 +42,8 @@ The results table (and the machine, versions and load) is written to benchmarks/
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).
 
 Layout: cli.py (the command line and the run), sections/ (one module per section),
-harness.py (kernels, the scripted frontend, the floor client), in_kernel.py (what runs inside
+harness.py (kernels, the scripted frontend, the floor client), peers.py (the library the
+form build is compared with: pinned, installed apart), in_kernel.py (what runs inside
 a kernel), fresh_python.py (what runs in a fresh Python), common.py (results, statistics,
 /proc), report.py (the machine and RESULTS.md), bench_server.py (the MCP server asked).
 """

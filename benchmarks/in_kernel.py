@@ -135,6 +135,119 @@ def build(sizes: list[int], kinds: list[str], reps_small: int, reps_large: int,
     return rows
 
 
+def _new_models(before: set) -> list:
+    import ipywidgets
+
+    return [m for k, m in list(ipywidgets.Widget.widgets.items()) if k not in before]
+
+
+def _by_type(models: list) -> dict[str, int]:
+    return dict(collections.Counter(type(m).__name__ for m in models).most_common())
+
+
+def form_models(sizes: list[int], settle: float = 0.0) -> list[dict]:
+    """For ``sizes`` string fields: the widget models one ElicitationForm makes (live models
+    after the build minus before), the inputs it asks for (one per field), and whether the live
+    models are back to what they were once the form is closed as nb_elicit closes one
+    (``close_tree``: the form, everything inside it, their layouts and styles). One form of
+    one field is built and closed first (imports, caches). ``settle``: seconds to wait after
+    each close (in a kernel, for the output thread to send the comm_close messages)."""
+    import ipywidgets
+
+    from nb_elicit import ElicitationForm
+
+    try:
+        close_tree = nb_module("nb_elicit._ui.closing").close_tree
+    except ImportError:  # an older nb_elicit: the same walk
+        def close_tree(widget):
+            for child in getattr(widget, "children", ()):
+                close_tree(child)
+            for part in (getattr(widget, "layout", None), getattr(widget, "style", None),
+                         widget):
+                if isinstance(part, ipywidgets.Widget):
+                    part.close()
+
+    close_tree(ElicitationForm("Benchmark", make_schema("string", 1), server="bench"))
+    rows = []
+    for n in sizes:
+        schema = make_schema("string", n)
+        gc.collect()
+        time.sleep(settle)
+        baseline, before = len(ipywidgets.Widget.widgets), set(ipywidgets.Widget.widgets)
+        form = ElicitationForm("Benchmark", schema, server="bench")
+        made = _new_models(before)
+        close_tree(form)
+        del form
+        gc.collect()
+        time.sleep(settle)
+        left = _new_models(before)
+        rows.append({"n": n, "models": len(made), "inputs": len(schema["properties"]),
+                     "by_type": _by_type(made), "baseline": baseline,
+                     "after": len(ipywidgets.Widget.widgets), "left": _by_type(left)})
+        for model in left:  # (so that the next size starts from the same baseline)
+            model.close()
+    return rows
+
+
+def peer_compare(sizes: list[int], reps: int, peer_path: str, peer_module: str,
+                 peer_version: str, settle: float = 0.0) -> list[dict]:
+    """nb_elicit's ElicitationForm next to ``peer_module``'s ``Form(schema).widget`` (the
+    widget that shows its form; imported from ``peer_path``, which is on sys.path only
+    meanwhile) for the same schemas of ``sizes``
+    string fields: median build ms over ``reps`` builds each (after one warm-up build each;
+    the two take turns, and which goes first alternates), and the widget models one build
+    makes (live models after minus before). Every model a build made is closed after it."""
+    import ipywidgets
+
+    from nb_elicit import ElicitationForm
+
+    sys.path.append(peer_path)
+    try:
+        peer = importlib.import_module(peer_module)
+    finally:
+        sys.path.remove(peer_path)
+    where, got = getattr(peer, "__file__", "") or "", getattr(peer, "__version__", None)
+    if not os.path.abspath(where).startswith(os.path.abspath(peer_path) + os.sep):
+        raise RuntimeError(f"{peer_module} was imported from {where}, not from {peer_path}")
+    if got != peer_version:
+        raise RuntimeError(f"{peer_module} is version {got}, not {peer_version}")
+
+    def once(make) -> tuple[float, list]:
+        gc.collect()
+        time.sleep(settle)
+        before = set(ipywidgets.Widget.widgets)
+        t0 = time.perf_counter()
+        make()
+        elapsed = (time.perf_counter() - t0) * 1000
+        made = _new_models(before)
+        for model in made:
+            model.close()
+        return elapsed, made
+
+    rows = []
+    for n in sizes:
+        schema = make_schema("string", n)
+        makers = {"ours": partial(ElicitationForm, "Benchmark", schema, server="bench"),
+                  "peer": lambda schema=schema: peer.Form(schema).widget}
+        times: dict[str, list[float]] = {"ours": [], "peer": []}
+        counts: dict[str, set[int]] = {"ours": set(), "peer": set()}
+        kinds: dict[str, dict[str, int]] = {}
+        for make in makers.values():
+            once(make)  # warm-up
+        for i in range(reps):
+            for name in (("ours", "peer") if i % 2 == 0 else ("peer", "ours")):
+                elapsed, models = once(makers[name])
+                times[name].append(elapsed)
+                counts[name].add(len(models))
+                kinds[name] = _by_type(models)
+        row = {"n": n}
+        for name in makers:
+            row[name] = {"ms": statistics.median(times[name]), "models": max(counts[name]),
+                         "models_vary": len(counts[name]) > 1, "by_type": kinds[name]}
+        rows.append(row)
+    return rows
+
+
 def form_build_time(rounds: int = 31, kind: str = "name") -> dict:
     """The form of the latency rounds (the bench server's ``kind``), built but not shown:
     median ms (without the first build) and how many widget models one build makes."""

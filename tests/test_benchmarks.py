@@ -197,3 +197,82 @@ def test_a_quiet_machine_is_said_to_be_quiet_unless_one_section_was_busy():
     note = report.load_note(info, [quiet, busy])
     assert note.startswith("**Note: the machine was not idle throughout.**")
     assert "during these sections: memory (0.70 cores)" in note
+
+
+def test_a_ratio_target_passes_at_the_limit_and_says_by_how_much_it_missed():
+    from benchmarks import peers
+
+    met = peers.ratio_target("Build time", 4.0, 10.0, 0.4, "ms", 2)
+    assert (met.passed, met.missed_by) == (True, None)
+    assert met.measured == "0.40x (4.00 vs 10.00 ms)"
+    assert met.target == f"<= 0.4x {peers.PEER}"
+    missed = peers.ratio_target("Widget models", 16, 16, 0.3, "models", 0)
+    assert (missed.passed, missed.missed_by) == (False, "11 models")
+    assert missed.measured == "1.00x (16 vs 16 models)"
+    assert peers.ratio_target("Nothing to compare with", 1.0, 0.0, 0.4, "ms").passed is False
+
+
+def test_the_fixed_part_of_a_forms_models_must_not_grow_with_its_fields():
+    from benchmarks import peers
+
+    fixed = peers.constant_overhead_targets({1: (9, 1), 10: (18, 10), 50: (58, 50)}, 12)
+    assert [(t.passed, t.missed_by) for t in fixed] == [(True, None)] * 3
+    assert fixed[1].what == "Widget models per form, 10 string fields"
+    assert fixed[0].what == "Widget models per form, 1 string field"
+    assert fixed[2].measured == "58 models, 50 inputs: 8 more (the same at every size)"
+    # Fewer models than inputs as the form grows: still at most one per input plus a few.
+    falling = peers.constant_overhead_targets({1: (9, 1), 10: (12, 10), 50: (20, 50)}, 12)
+    assert all(t.passed for t in falling) and "falls with the fields" in falling[2].measured
+    too_many = peers.constant_overhead_targets({1: (14, 1), 10: (23, 10)}, 12)
+    assert [t.missed_by for t in too_many] == ["1 models", "1 models"]
+    growing = peers.constant_overhead_targets({1: (16, 1), 10: (43, 10), 50: (163, 50)}, 12)
+    assert [t.passed for t in growing] == [False] * 3
+    assert growing[0].missed_by == "not fixed: 15/33/113 for 1/10/50 fields; 3 models"
+    assert growing[1].missed_by == "not fixed: 15/33/113 for 1/10/50 fields; 21 models"
+
+
+def test_the_build_section_compares_with_the_peer_and_counts_models_from_made_up_rows():
+    def side(ms, models):
+        return {"ms": ms, "models": models, "models_vary": False, "by_type": {"Text": 1}}
+
+    compared = [{"n": 1, "ours": side(2.0, 10), "peer": side(2.0, 16)},
+                {"n": 10, "ours": side(3.0, 19), "peer": side(10.0, 160)}]
+    in_a_kernel = [{"n": 1, "ours": side(5.0, 10), "peer": side(4.0, 16)}]
+    sec = Section("build", "1. Form build")
+    build.report_peer(sec, compared, in_a_kernel, ["ipywidgets (8.1.9)"])
+    caption, headers, table = sec.tables[0]
+    assert table[1] == ["10", "no kernel", "3.0 ms", "10.0 ms", "0.30x", "19", "160", "0.12x"]
+    assert table[2][:2] == ["1", "in a kernel"]
+    assert [(t.what, t.passed) for t in sec.targets] == [
+        ("Build time next to ipywidgets-jsonschema, 1 string field", False),
+        ("Widget models next to ipywidgets-jsonschema, 1 string field", False),
+        ("Build time next to ipywidgets-jsonschema, 10 string fields", True),
+        ("Widget models next to ipywidgets-jsonschema, 10 string fields", True),
+        ("Build time next to ipywidgets-jsonschema, 1 string field, in a kernel", False),
+        ("Widget models next to ipywidgets-jsonschema, 1 string field, in a kernel", False)]
+    assert "ipywidgets (8.1.9)" in sec.notes[0]
+
+    models = [{"n": 1, "models": 10, "inputs": 1, "by_type": {"Text": 1, "Layout": 9},
+               "baseline": 0, "after": 0, "left": {}},
+              {"n": 10, "models": 19, "inputs": 10, "by_type": {"Text": 10, "Layout": 9},
+               "baseline": 0, "after": 2, "left": {"Layout": 2}}]
+    sec = Section("build", "1. Form build")
+    build.report_models(sec, models, None)
+    assert sec.tables[0][2][1][:5] == ["10", "19", "10", "9", "0 -> 2"]
+    assert [(t.passed, t.missed_by) for t in sec.targets] == [
+        (True, None), (True, None), (True, None), (False, "2 models")]
+    assert sec.targets[3].measured == "0 before, 2 after (left: Layout 2)"
+
+
+def test_the_peer_library_is_no_dependency_of_nb_elicit():
+    import tomllib
+
+    from benchmarks import peers
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = project["dependencies"] + [
+        dep for deps in project.get("optional-dependencies", {}).values() for dep in deps]
+    names = {dep.split(";")[0].strip().lower().replace("_", "-") for dep in wanted}
+    assert not {n for n in names if n.startswith(peers.PEER)}
+    assert peers.PEER_DIR.is_relative_to(ROOT / ".cache")
+    assert peers.PEER_DIR.name == f"{peers.PEER}-{peers.PEER_VERSION}"
