@@ -173,9 +173,6 @@ class FieldControl:
         #: classes: see :func:`field_classes`).
         self.parts: list[widgets.Widget] = list(parts or [widget])
         self.top = self.parts[0]
-        #: The widget whose label shows the field's problem (None: an error line does).
-        self.labelled: widgets.Widget | None = (
-            widget if getattr(widget, "description_allow_html", False) else None)
         for w in self.inputs():
             w.observe(self._changed, names="value")
         self._listeners: list[Callable[[FieldControl], None]] = []
@@ -215,13 +212,9 @@ class FieldControl:
 
     def show_error(self, message: str | None) -> None:
         if message == self.error_text:
-            return  # unchanged: an alert is announced again on every change of its text
+            return  # unchanged: nothing is sent (an alert is announced again on each change)
         self._shown_error = message
-        if isinstance(self.labelled, widgets.HTML):  # a group's legend
-            self.labelled.value = legend_html(self.field, message)
-        elif self.labelled is not None:
-            self.labelled.description = label_html(self.field, message)
-        else:
+        if not self._show_in_label(message):
             # role="alert": screen readers announce the problem as soon as it shows
             self.error.value = (f'<div role="alert">{text_html(message, "nb-elicit-error-text")}'
                                 "</div>" if message else "")
@@ -230,6 +223,14 @@ class FieldControl:
             self.top.add_class("nb-elicit-invalid")
         else:
             self.top.remove_class("nb-elicit-invalid")
+
+    def _show_in_label(self, message: str | None) -> bool:
+        """Show ``message`` (None: no problem) in the field's label; False when the label is
+        plain text (a checkbox's), which needs an error line instead."""
+        if not getattr(self.widget, "description_allow_html", False):
+            return False
+        self.widget.description = label_html(self.field, message)
+        return True
 
     def lock(self) -> None:
         for w in self.inputs():
@@ -434,12 +435,16 @@ class MultiChoiceControl(FieldControl):
         group = input_widget(widgets.VBox, field, kit, children=[legend, *self.boxes],
                              extra=("nb-elicit-group", "nb-elicit-options"))
         super().__init__(field, group, kit)
-        self.legend = self.labelled = legend
+        self.legend = legend
         self._enforce_max()
         self.on_change(lambda _: self._enforce_max())
 
     def inputs(self) -> list[widgets.Widget]:
         return list(self.boxes)
+
+    def _show_in_label(self, message: str | None) -> bool:
+        self.legend.value = legend_html(self.field, message)
+        return True
 
     def focus(self) -> None:
         next((box for box in self.boxes if not box.disabled), self.boxes[0]).focus()
