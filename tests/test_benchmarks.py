@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.project import project_table
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -265,11 +266,9 @@ def test_the_build_section_compares_with_the_peer_and_counts_models_from_made_up
 
 
 def test_the_peer_library_is_no_dependency_of_nb_elicit():
-    import tomllib
-
     from benchmarks import peers
 
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = project_table()
     wanted = project["dependencies"] + [
         dep for deps in project.get("optional-dependencies", {}).values() for dep in deps]
     names = {dep.split(";")[0].strip().lower().replace("_", "-") for dep in wanted}

@@ -6,20 +6,15 @@ nb_elicit installed from this checkout.
 
 import hashlib
 
-try:
-    import tomllib
-except ImportError:  # (Python 3.10: the one pip carries)
-    from pip._vendor import tomli as tomllib
-
 import pytest
 from helpers.frontend import Frontend
+from helpers.project import project_table
 from helpers.servers import REPO, Journal, cached_venv
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.once]
 
 #: nb_elicit's own dependencies, as pyproject.toml lists them, but its ipykernel.
-RUNTIME_DEPS = [d for d in tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))[
-    "project"]["dependencies"] if not d.startswith("ipykernel")]
+RUNTIME_DEPS = [d for d in project_table()["dependencies"] if not d.startswith("ipykernel")]
 #: The virtualenv is made again when those change.
 VENV = "ipykernel6-venv-" + hashlib.sha256("\n".join(RUNTIME_DEPS).encode()).hexdigest()[:10]
 
