@@ -370,8 +370,8 @@ def test_a_form_reaches_the_frontend_in_one_message_per_model(sent, schema):
         assert "nb-elicit-field" in control.top._dom_classes
         assert control.parts[0] is control.top
     parts = [p for c in form.controls.values() for p in c.parts]
-    assert list(form.children) == [*form.head_children(), *form.children[3:-2 - len(parts)],
-                                   *parts, form.children[-2], form.status]
+    assert list(form.children) == [*form.head_children(), *form.children[3:-3 - len(parts)],
+                                   *parts, form.submit_button, form.decline_button, form.status]
 
 
 def label_text(control) -> str:

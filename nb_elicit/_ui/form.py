@@ -59,10 +59,12 @@ class ElicitationForm(PromptWidget):
             if isinstance(control.widget, widgets.Text):
                 control.widget.on_msg(self._on_text_event)
 
-        self.submit_button = make_button(t("submit"), "nb-elicit-submit", t("submit.tip"),
-                                         style="primary", kit=kit)
+        self.submit_button = make_button(t("submit"), ("nb-elicit-submit", "nb-elicit-action"),
+                                         t("submit.tip"), style="primary", kit=kit)
         self.submit_button.on_click(lambda _: self._guarded(self.submit))
-        self._actions = self.row([self.submit_button, self.decline_button], "nb-elicit-actions")
+        # Submit and Decline are the form's own children, side by side: the stylesheet lays
+        # the form's children in a wrapping row, each a line of its own but these two (no box
+        # around them: one widget model fewer).
         self._warning = self._secret_warning() if self.secret_fields else None
         self.add_class("nb-elicit-form")
         self.body(self._fields_and_actions())
@@ -121,8 +123,8 @@ class ElicitationForm(PromptWidget):
     def _fields_and_actions(self) -> list[widgets.Widget]:
         """What the form shows under its header: the fields' widgets, then its buttons."""
         fields = [part for control in self.controls.values() for part in control.parts]
-        return [*([self._warning] if self._warning else []), *fields, self._actions,
-                self.status]
+        return [*([self._warning] if self._warning else []), *fields, self.submit_button,
+                self.decline_button, self.status]
 
     def _parts_changed(self) -> None:
         # A field's error line was made: it goes under the field (one children update).

@@ -50,8 +50,9 @@ class PromptWidget(widgets.VBox):
         self._lock = threading.Lock()
         #: Layout and style models its widgets share (see _controls.Kit).
         self.kit = kit = Kit()
-        self.decline_button = make_button(t("decline"), "nb-elicit-decline", t("decline.tip"),
-                                          kit=kit)
+        # ("nb-elicit-action": a form lays it next to Submit, see form.py)
+        self.decline_button = make_button(t("decline"), ("nb-elicit-decline", "nb-elicit-action"),
+                                          t("decline.tip"), kit=kit)
         self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"), kit=kit)
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
@@ -315,13 +316,15 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def make_button(label: str, css_class: str, tooltip: str, style: str = "",
+def make_button(label: str, css_class: str | tuple[str, ...], tooltip: str, style: str = "",
                 kit: Kit | None = None) -> widgets.Button:
-    # (A layout is given at construction: one assigned later would orphan the default one.)
+    """A button with this class (or classes), given at construction so that its model opens
+    whole; a layout given later would orphan the default one, so it shares the kit's."""
     kit = kit or Kit()
+    classes = (css_class,) if isinstance(css_class, str) else css_class
     return widgets.Button(description=label, tooltip=tooltip, button_style=style,
                           layout=kit.plain, style=kit.style(widgets.Button),
-                          _dom_classes=(css_class,))
+                          _dom_classes=classes)
 
 
 #: The prompt's stylesheet, ``.P`` standing for its own class. JupyterLab's ``--jp-*``
@@ -392,6 +395,9 @@ _CSS = """
 .P .nb-elicit-labelled.widget-radio { overflow: visible; }
 .P .widget-checkbox input:disabled + span,
 .P.nb-elicit-locked .widget-radio-box label { color: var(--jp-ui-font-color3); }
+.P.nb-elicit-form { flex-flow: row wrap; align-items: flex-start; column-gap: 8px; }
+.P.nb-elicit-form > .jupyter-widgets { flex: 0 0 100%; }
+.P.nb-elicit-form > .nb-elicit-action { flex: 0 0 auto; margin: 2px 0 4px 0; }
 .P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }
 .P .nb-elicit-actions > .jupyter-widgets { margin: 0; }
 .P .nb-elicit-status { margin: 0; }
