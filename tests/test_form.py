@@ -727,3 +727,23 @@ def test_in_a_running_loop_the_answer_leaves_before_the_form_locks_and_says_so()
     assert at_once == (True, False, "Submitted.", False)
     assert answered == Answer("accept", {"x": "hi"})
     assert later == (True, True, True)
+
+
+@pytest.mark.parametrize("schema", [ALL_KINDS, EVERYTHING["requestedSchema"]],
+                         ids=["all kinds", "everything"])
+def test_every_model_of_a_form_syncs_the_traits_ipywidgets_would_find_for_it(schema):
+    # (the keys are given at construction, found once per class: they must be the same)
+    form = make(schema)
+    seen, stack = set(), [form]
+    while stack:
+        widget = stack.pop()
+        if widget.model_id in seen:
+            continue
+        seen.add(widget.model_id)
+        assert sorted(widget.keys) == sorted(widget.traits(sync=True)), type(widget)
+        for name in widget.keys:
+            value = getattr(widget, name)
+            for child in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(child, widgets.Widget):
+                    stack.append(child)
+    assert len(seen) > 10

@@ -15,6 +15,7 @@ their input, labelled by its own description.
 from __future__ import annotations
 
 import enum
+import functools
 import html
 from collections.abc import Callable
 from urllib.parse import quote, unquote
@@ -124,6 +125,18 @@ def text_html(text: str, css_class: str = "") -> str:
             f"{html.escape(text)}</div>")
 
 
+@functools.cache
+def _synced(widget_class: type[widgets.Widget]) -> tuple[str, ...]:
+    return tuple(widget_class.class_trait_names(sync=True))
+
+
+def synced_keys(widget_class: type[widgets.Widget]) -> list[str]:
+    """The traits a widget of this class sends to the frontend (its ``keys``), as ipywidgets
+    finds them for each new widget, found once per class: given at construction, they spare
+    every widget that search (a tenth of the time a widget takes to make)."""
+    return list(_synced(widget_class))
+
+
 class Kit:
     """Layouts and styles that the controls of one form share: a widget model is costly
     (creating one is most of the time a form takes to build), and these never differ."""
@@ -137,14 +150,14 @@ class Kit:
     @property
     def plain(self) -> widgets.Layout:
         if self._plain is None:
-            self._plain = widgets.Layout()
+            self._plain = widgets.Layout(keys=synced_keys(widgets.Layout))
         return self._plain
 
     def style(self, widget_class: type[widgets.Widget], **values) -> widgets.Widget:
         """One style model per widget kind (Text, Dropdown, HTML, ...) for the whole form."""
         klass = widget_class.class_traits()["style"].klass
         if klass not in self._styles:
-            self._styles[klass] = klass(**values)
+            self._styles[klass] = klass(keys=synced_keys(klass), **values)
         return self._styles[klass]
 
 
@@ -488,6 +501,7 @@ def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
     if "style" in widget_class.class_traits():
         traits["style"] = kit.style(widget_class)
     traits.setdefault("layout", kit.plain)
+    traits.setdefault("keys", synced_keys(widget_class))
     own = field_classes(field) if top else ()
     return widget_class(_dom_classes=(field_class(field.name), "nb-elicit-input", *own, *extra),
                         **traits)

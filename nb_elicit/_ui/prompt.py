@@ -25,7 +25,7 @@ from .._core.answer import Answer
 from .._core.i18n import t
 from .._core.text import duration
 from .._core.transcript import Asked
-from .controls import Kit, text_html
+from .controls import Kit, synced_keys, text_html
 
 __all__ = ["PromptWidget", "after_answer", "duration", "make_button", "running_loop",
            "stylesheet"]
@@ -85,6 +85,7 @@ class PromptWidget(widgets.VBox):
         """Show ``children`` under the header: subclasses call this once, when they are built
         (it opens the prompt's model; classes added before it travel with it)."""
         self._box_kwargs.setdefault("layout", self.kit.plain)
+        self._box_kwargs.setdefault("keys", synced_keys(type(self)))
         super().__init__(children=[*self.head_children(), *children], **self._box_kwargs)
 
     def head_children(self) -> list[widgets.Widget]:
@@ -94,7 +95,7 @@ class PromptWidget(widgets.VBox):
     def html(self, value: str = "", *classes: str) -> widgets.HTML:
         """An HTML line with these classes that shares the kit's layout and style."""
         return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML),
-                            _dom_classes=classes)
+                            keys=synced_keys(widgets.HTML), _dom_classes=classes)
 
     def row(self, children: list, *classes: str) -> widgets.HBox:
         return widgets.HBox(children, layout=self.kit.plain, _dom_classes=classes)
@@ -324,7 +325,7 @@ def make_button(label: str, css_class: str | tuple[str, ...], tooltip: str, styl
     classes = (css_class,) if isinstance(css_class, str) else css_class
     return widgets.Button(description=label, tooltip=tooltip, button_style=style,
                           layout=kit.plain, style=kit.style(widgets.Button),
-                          _dom_classes=classes)
+                          keys=synced_keys(widgets.Button), _dom_classes=classes)
 
 
 #: The prompt's stylesheet, ``.P`` standing for its own class. JupyterLab's ``--jp-*``
