@@ -353,3 +353,24 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
     assert children[1] is view.task_card  # the card is still where the forms were
     assert view._backlog in children
     assert view.forms in view.task_card.forms.children
+
+
+def test_while_its_task_card_follows_the_task_the_call_shows_no_clock_of_its_own():
+    async def scenario():
+        view = CallView("demo", "research")  # (its waiting line ticks)
+        await asyncio.sleep(0)
+        before = view.status.layout.display
+        card = TaskCard("demo", "research", "t1", "task (2025-11-25)")
+        view.show_task(card)
+        await asyncio.sleep(1.2)  # a tick of both clocks
+        during = view.status.layout.display, card.ticking
+        card.end(TaskState("t1", "completed"))
+        await asyncio.sleep(1.2)
+        after = view.status.layout.display, view.status.value
+        view.freeze()
+        return before, during, after
+
+    before, during, (after, line) = asyncio.run(scenario())
+    assert before != "none"
+    assert during == ("none", True)  # the card's clock alone
+    assert after != "none" and "Waiting for demo · research" in line  # then the call's again

@@ -144,6 +144,7 @@ class CallView(widgets.VBox):
         self.task_card = card
         card.forms.children = (self.forms,)
         self._lay_out()
+        self._waiting_again()  # (hides the waiting line: the card has the one clock)
 
     def _lay_out(self) -> None:
         """The view's parts, in order: progress, the forms (inside the task's card, when the
@@ -461,10 +462,14 @@ class CallView(widgets.VBox):
     def _show_waiting(self) -> None:
         """The waiting line, "Waiting for SERVER · TOOL (12 s)…". While a request of this call
         is open it hides: the open form shows the one timer (how long it has waited, and that
-        the timeout is paused), so two clocks never disagree."""
-        asking = any(not prompt.answer.done() for prompt in self._prompts())
-        self.status.layout.display = "none" if asking else None
-        self.status.value = self._waiting_text()
+        the timeout is paused), so two clocks never disagree; so does it while the call's task
+        card follows its task (the card has the clock). Hidden, it is not redrawn."""
+        task = self.task_card
+        hidden = (any(not prompt.answer.done() for prompt in self._prompts())
+                  or (task is not None and not task.ended))
+        self.status.layout.display = "none" if hidden else None
+        if not hidden or not self.status.value:
+            self.status.value = self._waiting_text()
 
     def _waiting_text(self) -> str:
         left, paused = self._timeout()
