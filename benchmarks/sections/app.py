@@ -249,6 +249,8 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
             nb.screenshot("final")
         (tmp / "console.log").write_text("\n".join(console) + "\n", encoding="utf-8")
         context.close()
+        with contextlib.suppress(OSError):
+            server.shut_down_sessions(nb.name)  # (the kernel, and with it the demo server)
     return {"clock": clock, "kernel": kernel, "browser": browser_rounds, "typing": typing,
             "alone": alone, "first_call": float(warm), "artifacts": str(tmp)}
 
