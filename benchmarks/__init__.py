@@ -37,6 +37,11 @@ first-form
           A fresh kernel: %load_ext, %mcp connect to a stdio server and %mcp call of a tool
           that asks at once, until the form is shown. Floor: a fresh Python that imports the
           SDK, connects a plain Client to the same server and gets the first elicitation.
+app       A real JupyterLab in headless Chromium (tests/helpers/lab.py): from the tool's result
+          in the kernel to the first paint of its app (the demo's clock app) in its frame, over
+          several rounds, with where the time goes (the frame's comm_open and its size, the ESM
+          import, the view, the sandbox proxy, the app's document); then one cell with five live
+          apps and a form typed into key by key: the server must receive exactly what was typed.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).
@@ -45,5 +50,6 @@ Layout: cli.py (the command line and the run), sections/ (one module per section
 harness.py (kernels, the scripted frontend, the floor client), peers.py (the library the
 form build is compared with: pinned, installed apart), in_kernel.py (what runs inside
 a kernel), fresh_python.py (what runs in a fresh Python), common.py (results, statistics,
-/proc), report.py (the machine and RESULTS.md), bench_server.py (the MCP server asked).
+/proc), report.py (the machine and RESULTS.md), bench_server.py (the MCP server asked),
+app_probe.js (what the app section reads in the browser, in every document of the page).
 """

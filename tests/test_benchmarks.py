@@ -16,9 +16,10 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
-from benchmarks.sections import build, latency, memory  # noqa: E402
+from benchmarks.sections import app, build, latency, memory  # noqa: E402
 
-ORDER = ["build", "latency", "idle", "task", "memory", "scale", "startup", "flood", "first-form"]
+ORDER = ["build", "latency", "idle", "task", "memory", "scale", "startup", "flood", "first-form",
+         "app"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -37,7 +38,7 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
     (None, "scale,startup", ["build", "latency", "idle", "task", "memory", "flood",
-                              "first-form"]),
+                              "first-form", "app"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])
@@ -75,6 +76,80 @@ def test_the_report_goes_to_results_md_only_for_a_full_run():
         "RESULTS-quick.md"
     assert cli.default_out(argparse.Namespace(quick=True, out=Path("x.md")), ORDER) == \
         Path("x.md")
+
+
+def test_the_app_section_has_its_own_rounds_option():
+    assert cli.parser().parse_args(["--app-rounds", "4"]).app_rounds == 4
+    assert cli.parser().parse_args([]).app_rounds is None
+
+
+def test_the_app_section_says_what_is_missing_instead_of_a_traceback(monkeypatch, tmp_path):
+    from helpers import lab
+
+    monkeypatch.setattr(lab, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(common.BenchError, match="Chromium is missing: .*apt-get install"):
+        app.prerequisites()
+    monkeypatch.setitem(sys.modules, "jupyterlab", None)  # (import jupyterlab fails)
+    with pytest.raises(common.BenchError, match="JupyterLab is missing"):
+        app.prerequisites()
+
+
+def made_up_app_round(k: int, t0: float, fcp_ms: float) -> tuple[dict, dict]:
+    """The kernel's record (seconds) and the browser's (epoch ms) of one round whose first
+    paint comes ``fcp_ms`` after the result (t0, in seconds)."""
+    at = t0 * 1000
+    kernel = {"label": f"round-{k}", "model": f"m{k}", "show_start": t0 - 0.1,
+              "frame_start": t0 - 0.09, "frame_end": t0 - 0.02, "show_end": t0 - 0.015,
+              "call_start": t0 - 0.01, "call_end": t0, "result_at": t0,
+              "delivered": t0 + 0.001, "state_bytes": 1_400_000, "esm_bytes": 700_000,
+              "html_bytes": 690_000}
+    page = {"messages": [{"type": "comm_open", "at": at + 70, "bytes": 1_250_000,
+                          "comm": f"m{k}"},
+                         {"type": "comm_open", "at": at + 71, "bytes": 900, "comm": "other"},
+                         {"type": "comm_msg", "at": at + 200, "bytes": 500, "comm": f"m{k}"}],
+            "blobs": [{"at": at + 90, "bytes": 700_000}],
+            "frames": [{"at": at + 350, "load": at + 470, "ready": at + 450,
+                        "initialized": at + fcp_ms + 180}]}
+    browser_app = {"label": f"round-{k}", "timeOrigin": at + 520, "dcl": at + fcp_ms + 120,
+                   "result": at + fcp_ms + 230, "painted": at + fcp_ms + 245,
+                   "paints": [{"name": "first-paint", "at": at + fcp_ms - 1},
+                              {"name": "first-contentful-paint", "at": at + fcp_ms}]}
+    return kernel, {"app": browser_app, "page": page}
+
+
+def test_the_app_section_reports_made_up_rounds():
+    rounds = [made_up_app_round(k, 1000.0 + 10 * k, fcp) for k, fcp in
+              enumerate([900.0, 700.0, 600.0, 800.0])]  # (the first is the cold round)
+    measured = {"clock": {"offset": 0.0, "spread": 1.0},
+                "kernel": {kernel["label"]: kernel for kernel, _ in rounds},
+                "browser": [browser for _, browser in rounds], "first_call": 4.5,
+                "alone": {"imports": [140.0, 150.0, 145.0], "parses": [5.0, 4.0, 4.5]},
+                "typing": {"received": app.TYPED, "shown": app.TYPED, "action": "accept",
+                           "typing_s": 2.1, "all_painted_ms": 4300.0, "live_after": 5}}
+    sec = Section("app", app.TITLE)
+    app.report(sec, measured, 3)
+    first, shown, typed = sec.targets
+    assert (first.passed, first.missed_by) == (False, "400.0 ms")
+    assert first.measured.startswith("median 700.0 ms, p95 790.0 ms (cold round 900.0 ms)")
+    assert shown.passed is None and shown.measured.startswith("median 945.0 ms")
+    assert (typed.passed, typed.measured) == (True, "intact")
+    points = {row[0]: row[1:] for row in sec.tables[0][2]}
+    assert points["kernel: tools/call begins"][0] == "-10.0 ms"
+    assert points["browser: the AppFrame's comm_open received on the websocket"] == [
+        "70.0 ms", "70.0 ms", "70.0 ms"]
+    legs = [row[1] for row in sec.tables[1][2]]
+    assert legs[:3] == ["70.0 ms", "20.0 ms", "260.0 ms"]
+    assert sec.tables[2][2][0] == ["import the frame's ESM from a new blob (what anywidget "
+                                   "does for every AppFrame)", "140, 150, 145"]
+    assert sec.tables[3][2][0] == ["the whole comm_open frame on the websocket", "1,250,000"]
+    assert any("took 4500 ms" in note for note in sec.notes)
+    assert any("constructing the AppFrame (its state serialized and sent as the comm_open) "
+               "took 70 ms" in note for note in sec.notes)
+
+    measured["typing"]["received"] = app.TYPED[:-3]
+    sec = Section("app", app.TITLE)
+    app.report(sec, measured, 3)
+    assert (sec.targets[2].passed, sec.targets[2].missed_by) == (False, "not intact")
 
 
 def test_percentiles_and_medians():

@@ -1,0 +1,546 @@
+"""10. An MCP App in a real JupyterLab in headless Chromium: from the tool's result in the kernel
+to the app's first paint in its frame (several rounds, with where the time goes); and a cell with
+five live apps, then a form whose text field is typed into key by key: the server must receive
+exactly what was typed."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..common import CELL, HERE, REPO, BenchError, Section, Target, log, median, ms, pct
+
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
+
+TITLE = "10. An app's first paint"
+
+#: The median from the tool's result in the kernel to the app's first paint (ms).
+PAINT_TARGET = 300.0
+#: Apps shown in one cell before the form is typed into.
+FIVE = 5
+#: What is typed into the form's text field, one key press at a time, and the pause between keys.
+TYPED = "Ada Lovelace, ada@example.com #1815 (Byron & Babbage)"
+KEY_DELAY_MS = 20
+PROBE = HERE / "app_probe.js"
+OUTER = "iframe.nb-elicit-app-frame-outer"
+#: The window for the five apps and the form under them.
+TALL = {"width": 1280, "height": 2800}
+
+#: The kernel's side, run in the notebook before the rounds: times (time.time()) around
+#: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
+#: call's result handed to the frame), by the frame's model id. Nothing of nb_elicit changes but
+#: these two names, each wrapped.
+INSTRUMENT = """\
+import json as _json, time as _time
+import nb_elicit
+import nb_elicit._runtime.apps as _bench_apps
+import nb_elicit._runtime.connection as _bench_conn
+_bench_rounds = {}
+_bench_show, _bench_deliver = _bench_apps.show_app, _bench_conn.deliver
+
+def _bench_frame(**kwargs):
+    started = _time.time()
+    frame = _bench_apps.AppFrame(**kwargs)
+    frame._bench = {"frame_start": started, "frame_end": _time.time()}
+    return frame
+
+async def _bench_show_app(apps, tool, view, arguments, frame_class=None):
+    started = _time.time()
+    app = await _bench_show(apps, tool, view, arguments, frame_class=_bench_frame)
+    if app is not None:
+        state = app.frame.get_state()
+        size = lambda value: len(_json.dumps(value, ensure_ascii=False).encode())
+        _bench_rounds[app.frame.model_id] = dict(
+            app.frame._bench, label=(arguments or {}).get("label"), show_start=started,
+            show_end=_time.time(), state_bytes=size(state), esm_bytes=size(state.get("_esm")),
+            html_bytes=size(state.get("html")), model=app.frame.model_id)
+    return app
+
+def _bench_delivered(app, result, error=None):
+    got = _time.time()
+    _bench_deliver(app, result, error)
+    if app is not None and app.frame.model_id in _bench_rounds:
+        _bench_rounds[app.frame.model_id].update(result_at=got, delivered=_time.time(),
+                                                 failed=result is None)
+
+def _bench_end(path):
+    for app in list(nb_elicit.connections["demo"].apps.shown):
+        app.end("measured")
+    with open(path, "w", encoding="utf-8") as out:
+        _json.dump(list(_bench_rounds.values()), out)
+
+_bench_call = _bench_conn.Connection._call_tool
+
+async def _bench_call_tool(self, tool, arguments, task=None):
+    started = _time.time()
+    try:
+        return await _bench_call(self, tool, arguments, task)
+    finally:
+        label = (arguments or {}).get("label")
+        for found in _bench_rounds.values():
+            if found["label"] == label and "call_start" not in found:
+                found.update(call_start=started, call_end=_time.time())
+
+_bench_apps.show_app, _bench_conn.deliver = _bench_show_app, _bench_delivered
+_bench_conn.Connection._call_tool = _bench_call_tool
+_bench_warm = _time.time()
+_bench_hello = await nb_elicit.connections["demo"].call_tool("hello")  # (its first tools/call)
+_bench_warm = _time.time() - _bench_warm
+print("instrumented", _json.dumps(nb_elicit.__file__), _bench_warm)"""
+
+FIVE_CELL = f"""\
+_bench_five = nb_elicit.connections["demo"]
+for _i in range({FIVE}):
+    await _bench_five.call_tool("clock", {{"label": f"five-{{_i}}"}})"""
+FORM_CELL = "%mcp call demo github_username"
+
+
+def prerequisites():
+    """The lab harness, or a BenchError that says what is missing."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        raise BenchError("JupyterLab is missing: this section runs the app in a real JupyterLab "
+                         "(pip install -e '.[test]' installs it)") from None
+    try:
+        from helpers import lab
+    except ImportError as error:
+        raise BenchError(f"the JupyterLab harness (tests/helpers/lab.py) did not import: {error}"
+                         ) from None
+    if not lab.CHROMIUM.exists():
+        raise BenchError(f"Chromium is missing: this section needs {lab.CHROMIUM}. Install it as "
+                         "root with `apt-get install -y chromium`.")
+    return lab
+
+
+def run(opts, sec: Section) -> None:
+    lab = prerequisites()
+    rounds = getattr(opts, "app_rounds", None) or (3 if opts.quick else 10)
+    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-app-"))
+    server = lab.JupyterServer("lab", lab.DEFAULT_SUBSHELLS, tmp / "jupyter")
+    try:
+        server.start()
+    except lab.LabError as error:
+        raise BenchError(f"JupyterLab did not start: {error}") from None
+    try:
+        try:
+            playwright, browser = lab.launch_browser()
+        except lab.LabError as error:
+            raise BenchError(str(error)) from None
+        try:
+            measured = measure(opts, lab, server, browser, tmp, rounds)
+        finally:
+            lab.close_browser(playwright, browser)
+    finally:
+        server.stop()
+    report(sec, measured, rounds)
+
+
+class Probe:
+    """The browser side: the init script in every document, and the app frames' reports (by the
+    label the tool was called with)."""
+
+    def __init__(self, context, artifacts: Path):
+        self.apps: dict[str, dict] = {}
+        self.artifacts = artifacts
+        context.add_init_script(path=str(PROBE))
+        context.expose_binding("__benchApp", self._app)
+
+    def _app(self, _source, payload: str) -> None:
+        data = json.loads(payload)
+        self.apps[data["label"]] = data
+
+    def wait(self, page, labels: list[str], timeout: float = CELL) -> list[dict]:
+        """The reports of ``labels`` once each app has painted its result and its first
+        contentful paint is known (Playwright's events come while the page is waited on)."""
+        deadline = time.monotonic() + timeout
+
+        def done(label: str) -> bool:
+            found = self.apps.get(label)
+            return bool(found and found.get("painted")
+                        and any(p["name"] == "first-contentful-paint" for p in found["paints"]))
+
+        while not all(done(label) for label in labels):
+            if time.monotonic() > deadline:
+                missing = [label for label in labels if not done(label)]
+                seen = {label: "painted" if got.get("painted") else "result in its DOM, unpainted"
+                        for label, got in self.apps.items() if label in missing}
+                raise BenchError(f"the app(s) {', '.join(missing)} did not paint their result "
+                                 f"within {timeout:g} s (of those: {seen or 'no result'}; the "
+                                 f"page and its console are kept in {self.artifacts})")
+            page.wait_for_timeout(20)
+        return [self.apps[label] for label in labels]
+
+
+def clock_offset(page) -> dict:
+    """The browser's epoch ms minus the kernel's (time.time()), both this machine's clock: the
+    median of the five tightest of 15 reads, each bracketed by two of ours; ``spread`` is half
+    the widest of those brackets."""
+    reads = []
+    for _ in range(15):
+        before = time.time() * 1000
+        theirs = page.evaluate("performance.timeOrigin + performance.now()")
+        after = time.time() * 1000
+        reads.append((theirs - (before + after) / 2, (after - before) / 2))
+    tight = sorted(reads, key=lambda r: r[1])[:5]
+    return {"offset": median([r[0] for r in tight]), "spread": max(r[1] for r in tight)}
+
+
+def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
+    context = browser.new_context(viewport=lab.VIEWPORT)
+    context.set_default_timeout(lab.TIMEOUT)
+    probe = Probe(context, tmp)
+    page = context.new_page()
+    console: list[str] = []
+    page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
+    page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
+    nb = lab.Notebook(server, page, "app-bench", tmp)
+    nb.demo_cwd = Path(opts.nb_elicit) if opts.nb_elicit else REPO
+    kernel_file = tmp / "kernel-rounds.json"
+    calls = [f'%mcp call demo clock {{"label": "round-{k}"}}' for k in range(rounds + 1)]
+    end = f"_bench_end({str(kernel_file)!r})"
+    cells = [INSTRUMENT]
+    for call in calls:
+        cells += [call, end]
+    cells += [FIVE_CELL, FORM_CELL]
+    first_call = 3  # (0: %load_ext, 1: %mcp connect, 2: INSTRUMENT)
+    try:
+        try:
+            nb.open(*cells)
+        except AssertionError as error:
+            raise BenchError(f"the notebook did not open and connect the demo server: {error}"
+                             ) from None
+        nb.run(2)
+        said = nb.cell(2).locator(".jp-OutputArea").inner_text()
+        if "instrumented" not in said:
+            raise BenchError(f"the instrumenting cell failed: {said[-2000:]}")
+        where, warm = said.split("instrumented", 1)[1].strip().splitlines()[0].rsplit(" ", 1)
+        where = json.loads(where)
+        if opts.nb_elicit and not Path(where).is_relative_to(opts.nb_elicit):
+            raise BenchError(f"the kernel imported {where}, not the nb_elicit in "
+                             f"{opts.nb_elicit}")
+        clock = clock_offset(page)
+        log(f"  app: {rounds} rounds (and one cold round first) of %mcp call demo clock; "
+            f"browser clock {clock['offset']:+.2f} ms from the kernel's (±{clock['spread']:.2f})")
+        browser_rounds = []
+        for k in range(rounds + 1):
+            index = first_call + 2 * k
+            run_in_place(nb, index)
+            (app,) = probe.wait(page, [f"round-{k}"])
+            nb.wait_done(index)
+            page_side = page.evaluate(
+                "(() => { const b = window.__bench; const out = JSON.parse(JSON.stringify(b));"
+                " b.messages.length = 0; b.blobs.length = 0; b.frames.length = 0;"
+                " return out; })()")
+            browser_rounds.append({"app": app, "page": page_side})
+            nb.run(index + 1)
+            page.wait_for_function(f"!document.querySelector({OUTER!r})", timeout=lab.TIMEOUT)
+            page.wait_for_timeout(300)
+        kernel = {r["label"]: r for r in json.loads(kernel_file.read_text(encoding="utf-8"))}
+        alone = costs_alone(page, Path(opts.nb_elicit) if opts.nb_elicit else REPO)
+        typing = five_apps(nb, page, probe, first_call + 2 * (rounds + 1))
+    finally:
+        with contextlib.suppress(Exception):
+            nb.screenshot("final")
+        (tmp / "console.log").write_text("\n".join(console) + "\n", encoding="utf-8")
+        context.close()
+        with contextlib.suppress(OSError):
+            server.shut_down_sessions(nb.name)  # (the kernel, and with it the demo server)
+    return {"clock": clock, "kernel": kernel, "browser": browser_rounds, "typing": typing,
+            "alone": alone, "first_call": float(warm), "artifacts": str(tmp)}
+
+
+#: In JupyterLab's page, after the rounds: what importing the frame's ESM costs by itself (as
+#: anywidget does it, from a new blob each time), and parsing JSON the size of its comm_open.
+ALONE = """async ([esm, html]) => {
+  const out = { imports: [], parses: [] };
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
+    await import(url);
+    URL.revokeObjectURL(url);
+    out.imports.push(performance.now() - started);
+  }
+  const text = JSON.stringify({ content: { data: { state: { _esm: esm, html } } } });
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    JSON.parse(text);
+    out.parses.push(performance.now() - started);
+  }
+  return out;
+}"""
+
+
+def costs_alone(page, code: Path) -> dict:
+    esm = (code / "nb_elicit" / "_ui" / "static" / "app_host.js").read_text(encoding="utf-8")
+    html = (code / "nb_elicit" / "demo" / "static" / "clock_app.html").read_text(encoding="utf-8")
+    page.wait_for_timeout(500)
+    return page.evaluate(ALONE, [esm, html])
+
+
+def run_in_place(nb, cell: int, on_top: bool = True) -> None:
+    """Run cell ``cell`` with Ctrl+Enter (it stays selected: JupyterLab scrolls to no next
+    cell) and scroll it to the top of the notebook (``on_top``), so that its output shows below
+    it on screen (Chromium neither paints nor runs animation frames in a frame out of view)."""
+    nb.cell(cell).locator(".jp-InputArea-editor").click()
+    nb.page.keyboard.press("Control+Enter")
+    nb.wait_running(cell)
+    if on_top:
+        nb.cell(cell).evaluate("e => e.scrollIntoView({block: 'start'})")
+
+
+def five_apps(nb, page, probe: Probe, cell: int) -> dict:
+    """Five live apps in one cell, then the form of the next cell typed into key by key; the
+    window is made tall enough for all five and the form to be on screen."""
+    page.set_viewport_size(TALL)
+    started = time.time()
+    run_in_place(nb, cell)
+    labels = [f"five-{i}" for i in range(FIVE)]
+    probe.wait(page, labels, timeout=2 * CELL)
+    nb.wait_done(cell)
+    all_painted = max(probe.apps[label]["painted"] for label in labels)
+    frames = nb.cell(cell).locator(OUTER)
+    if frames.count() != FIVE:
+        raise BenchError(f"the cell shows {frames.count()} app frames, not {FIVE}")
+    run_in_place(nb, cell + 1, on_top=False)  # (the five apps stay on screen)
+    form = nb.form(cell + 1)
+    field = form.locator(".nb-elicit-field-name input")
+    field.click()
+    typed_at = time.monotonic()
+    page.keyboard.type(TYPED, delay=KEY_DELAY_MS)
+    typing_s = time.monotonic() - typed_at
+    shown = field.input_value()
+    nb.settle()
+    form.locator(".nb-elicit-submit").click()
+    entries = nb.wait_journal(1, timeout=CELL)
+    nb.wait_done(cell + 1)
+    received = (entries[0].get("content") or {}).get("name")
+    live = 0
+    for i in range(nb.cell(cell).locator(OUTER).count()):
+        app = nb.cell(cell).locator(OUTER).nth(i).content_frame.locator("iframe").content_frame
+        if (app.locator("#label").text_content() == f"five-{i}"
+                and app.locator("#state").text_content() == "connected"):
+            live += 1
+    return {"received": received, "shown": shown, "action": entries[0].get("action"),
+            "typing_s": typing_s, "all_painted_ms": all_painted - started * 1000,
+            "live_after": live}
+
+
+# -- the report --------------------------------------------------------------------------------
+
+#: The points of one round, in the order they come: (key, what).
+POINTS = [
+    ("show_start", "kernel: the call begins (`show_app` entered)"),
+    ("frame_start", "kernel: AppFrame's construction begins (the resource in hand)"),
+    ("frame_end", "kernel: AppFrame constructed (its comm_open sent)"),
+    ("show_end", "kernel: the frame shown in the call's cell (`show_app` returns)"),
+    ("call_start", "kernel: tools/call begins"),
+    ("call_end", "kernel: tools/call returns"),
+    ("result_at", "kernel: the tool's result in hand (t0)"),
+    ("delivered", "kernel: the result set on the frame (its comm_msg sent)"),
+    ("comm_open", "browser: the AppFrame's comm_open received on the websocket"),
+    ("result_msg", "browser: the comm_msg with the result received"),
+    ("esm", "browser: anywidget imports the frame's ESM (its blob made)"),
+    ("view", "browser: the frame's view rendered (outer iframe in the page)"),
+    ("proxy_ready", "browser: the proxy says it is ready (the app's HTML is posted to it)"),
+    ("proxy_load", "browser: the sandbox proxy loaded (outer iframe's load)"),
+    ("app_doc", "app: its document begins (the inner frame's timeOrigin)"),
+    ("fcp", "app: first contentful paint"),
+    ("app_dcl", "app: DOMContentLoaded (its HTML parsed, its module script run)"),
+    ("initialized", "browser: the app connected (ui/notifications/initialized)"),
+    ("result_dom", "app: the result in its DOM"),
+    ("result_painted", "app: the frame with the result painted (rAF, then the next task)"),
+]
+
+
+def points(kernel: dict, browser: dict, offset: float) -> dict:
+    """One round's points, in ms after t0 (the kernel's ``deliver`` entered)."""
+    t0 = kernel["result_at"] * 1000
+    model = kernel["model"]
+    app, page = browser["app"], browser["page"]
+    found = {key: kernel[key] * 1000 for key, _ in POINTS if key in kernel}
+    found["result_at"] = t0
+    mine = [m for m in page["messages"] if m["comm"] == model]
+    opens = [m for m in mine if m["type"] == "comm_open"]
+    if opens:
+        found["comm_open"] = opens[0]["at"] - offset
+        found["comm_open_bytes"] = opens[0]["bytes"]
+    msgs = [m for m in mine if m["type"] == "comm_msg" and m["at"] - offset >= t0 - 1]
+    if msgs:
+        found["result_msg"] = msgs[0]["at"] - offset
+    big = [b for b in page["blobs"] if b["bytes"] > 10_000]
+    if big:
+        found["esm"] = big[0]["at"] - offset
+    if page["frames"]:
+        frame = page["frames"][0]
+        for key, name in (("at", "view"), ("load", "proxy_load"), ("ready", "proxy_ready"),
+                          ("initialized", "initialized")):
+            if frame.get(key):
+                found[name] = frame[key] - offset
+    fcp = [p["at"] for p in app["paints"] if p["name"] == "first-contentful-paint"]
+    found.update(app_doc=app["timeOrigin"] - offset, fcp=fcp[0] - offset,
+                 result_dom=app["result"] - offset, result_painted=app["painted"] - offset)
+    if app.get("dcl"):
+        found["app_dcl"] = app["dcl"] - offset
+    sizes = {k: kernel[k] for k in ("state_bytes", "esm_bytes", "html_bytes")}
+    rel = {k: v - t0 for k, v in found.items() if not k.endswith("_bytes")}
+    return {**rel, **sizes, "comm_open_bytes": found.get("comm_open_bytes")}
+
+
+#: The legs from t0 to the result painted, one after the other: (what, from, to).
+LEGS = [
+    ("t0 -> comm_open received (it left the kernel when the frame was built, before t0: the "
+     "kernel's send, the Jupyter server, the websocket, JupyterLab's main thread free)",
+     "result_at", "comm_open"),
+    ("comm_open received -> the ESM's import begins (JupyterLab parses the message, makes "
+     "the model)", "comm_open", "esm"),
+    ("the ESM's import -> the view rendered (the ESM compiled and run, the view made)", "esm",
+     "view"),
+    ("view rendered -> the proxy ready (its srcdoc document loads)", "view", "proxy_ready"),
+    ("proxy ready -> the app's document begins (the bridge connects, the app's HTML is posted "
+     "to the proxy, which makes the inner frame)", "proxy_ready", "app_doc"),
+    ("the app's document begins -> its first contentful paint", "app_doc", "fcp"),
+    ("first paint -> the app connected (its module script run, the initialize handshake)",
+     "fcp", "initialized"),
+    ("the app connected -> the result painted (tool input and result sent, drawn)",
+     "initialized", "result_painted"),
+]
+
+
+def report(sec: Section, measured: dict, rounds: int) -> None:
+    offset = measured["clock"]["offset"]
+    kernel = measured["kernel"]
+    all_rounds = []
+    for k, browser in enumerate(measured["browser"]):
+        label = f"round-{k}"
+        if label not in kernel or "result_at" not in kernel[label]:
+            raise BenchError(f"the kernel recorded no result for {label}: {sorted(kernel)}")
+        all_rounds.append(points(kernel[label], browser, offset))
+    cold, warm = all_rounds[0], all_rounds[1:]
+    fcp = [r["fcp"] for r in warm]
+    shown = [r["result_painted"] for r in warm]
+
+    def stat(key: str) -> list[str]:
+        values = [r[key] for r in warm if key in r]
+        if not values:
+            return ["-", "-", "-"]
+        return [ms(median(values)), ms(pct(values, 95)), ms(cold[key]) if key in cold else "-"]
+
+    sec.table(f"Where the time goes, {rounds} rounds of `%mcp call demo clock` (and one cold "
+              "round first, not counted): each point in ms after t0, the moment the kernel "
+              "holds the tool's result (negative: before it)",
+              ["point", "median", "p95", "cold round"],
+              [[what, *stat(key)] for key, what in POINTS])
+    rows = []
+    for what, start, stop in LEGS:
+        values = [r[stop] - r[start] for r in warm if start in r and stop in r]
+        rows.append([what, ms(median(values)) if values else "-",
+                     ms(pct(values, 95)) if values else "-",
+                     ms(cold[stop] - cold[start]) if start in cold and stop in cold else "-"])
+    sec.table("The same rounds, leg by leg (ms; the legs follow each other, from t0 to the "
+              "result painted)", ["leg", "median", "p95", "cold round"], rows)
+    alone = measured["alone"]
+    sec.table("In JupyterLab's page after the rounds, alone (3 times each, ms)",
+              ["what", "each time"],
+              [["import the frame's ESM from a new blob (what anywidget does for every "
+                "AppFrame)", ", ".join(f"{v:.0f}" for v in alone["imports"])],
+               ["JSON.parse of a message holding that ESM and the app's HTML",
+                ", ".join(f"{v:.1f}" for v in alone["parses"])]])
+    sizes = warm[-1]
+    sec.table("What the AppFrame's comm_open carries (bytes of JSON; the last round)",
+              ["part", "bytes"],
+              [["the whole comm_open frame on the websocket",
+                f"{sizes['comm_open_bytes']:,}" if sizes.get("comm_open_bytes") else "?"],
+               ["the widget's state (all synced traits)", f"{sizes['state_bytes']:,}"],
+               ["of which `_esm` (anywidget's front end, static/app_host.js)",
+                f"{sizes['esm_bytes']:,}"],
+               ["of which `html` (the app's resource)", f"{sizes['html_bytes']:,}"]])
+    missed = median(fcp) - PAINT_TARGET
+    sec.targets.append(Target(
+        "The tool's result in the kernel -> the app's first paint (first contentful paint in "
+        f"its frame; {rounds} rounds)", f"median ≤ {PAINT_TARGET:g} ms",
+        f"median {ms(median(fcp))}, p95 {ms(pct(fcp, 95))} (cold round {ms(cold['fcp'])})",
+        missed <= 0, ms(missed) if missed > 0 else None))
+    sec.targets.append(Target(
+        "The tool's result in the kernel -> the app's frame with the result painted",
+        "(info)", f"median {ms(median(shown))}, p95 {ms(pct(shown, 95))}", None))
+    typing = measured["typing"]
+    intact = typing["received"] == TYPED and typing["action"] == "accept"
+    sec.targets.append(Target(
+        f"A cell with {FIVE} live apps, then a form typed into key by key "
+        f"({len(TYPED)} keys, {KEY_DELAY_MS} ms apart)", "intact",
+        "intact" if intact else f"received {typing['received']!r}", intact,
+        None if intact else "not intact"))
+    notes(sec, measured, cold, warm)
+
+
+def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
+    clock = measured["clock"]
+    typing = measured["typing"]
+    sec.notes.append(
+        "A real JupyterLab (`jupyter lab`, every directory temporary, the browser tests' "
+        "harness in `tests/helpers/lab.py`) in headless Chromium (Debian's, through "
+        "Playwright), a 1280x1600 window; one notebook, one kernel, connected over stdio to the "
+        "demo server (`python -m nb_elicit.demo`, on the official `mcp` SDK), whose `clock` tool "
+        "answers at once and comes with an app (`ui://demo/clock.html`, "
+        "`nb_elicit/demo/static/clock_app.html`, written with the official app side). Each round "
+        "runs `%mcp call demo clock {\"label\": \"round-K\"}` in a cell of its own, waits for "
+        "the app to paint its result, then ends the app (its frame is removed) before the next.")
+    sec.notes.append(
+        "t0 is taken in the kernel when nb_elicit's `deliver()` is entered: the call's "
+        "`tools/call` has returned and nb_elicit holds the tool's result, about to set it on "
+        "the app's frame (`tool_result`). nb_elicit builds and shows the frame *before* it calls "
+        "the tool (the app gets the tool's input first), so the frame's comm_open leaves the "
+        "kernel before t0, and the whole of the app's loading lies after it when the tool "
+        "answers at once, as here. The kernel's times are `time.time()` in two wrappers put "
+        "around `show_app` and `deliver` by a cell before the rounds. The browser's are "
+        "`performance.timeOrigin + performance.now()` in each document (an init script in every "
+        "frame; the websocket's messages are seen by a listener added before JupyterLab's); "
+        f"the browser's clock read {clock['offset']:+.2f} ms from the kernel's "
+        f"(±{clock['spread']:.2f} ms), and that offset is taken off.")
+    sec.notes.append(
+        "The app's first paint is the first-contentful-paint entry of the app's own document "
+        "(the inner frame): its static HTML drawn, before its script has connected. The frame "
+        "with the result is the next task after the requestAnimationFrame that follows the "
+        "app's writing the result into its DOM.")
+    sec.notes.append(
+        f"The cold round is the page's first app (the app's resource read from the server "
+        f"once, for the connection; the page's first anywidget): first paint {ms(cold['fcp'])}, "
+        f"result painted {ms(cold['result_painted'])} after t0. Before the rounds, the "
+        f"instrumenting cell calls the demo's `hello` (no app): the connection's first "
+        f"`tools/call` took {measured['first_call'] * 1000:.0f} ms, so that no round pays for it "
+        "(the SDK's client imports `jsonschema` on its first `call_tool`).")
+    leg = {stop: median([r[stop] - r[start] for r in warm if start in r and stop in r])
+           for _, start, stop in LEGS}
+    fcp = median([r["fcp"] for r in warm])
+    imports = median(measured["alone"]["imports"])
+    sec.notes.append(
+        f"Where the median round's {fcp:.0f} ms to the first paint go (medians of the legs, "
+        f"which need not add up exactly): {leg['comm_open']:.0f} ms until JupyterLab's page "
+        f"has the frame's comm_open (built {-median([r['frame_start'] for r in warm]):.0f} ms "
+        f"before t0, {warm[-1]['state_bytes'] / 1e6:.2f} MB of state), "
+        f"{leg['esm'] + leg['view']:.0f} ms from there to the frame's view (importing its "
+        f"{warm[-1]['esm_bytes'] / 1e3:.0f} kB ESM alone takes {imports:.0f} ms in this page, "
+        f"and anywidget imports it anew from a new blob for every frame), "
+        f"{leg['proxy_ready']:.0f} ms to the sandbox proxy, {leg['app_doc']:.0f} ms to the app's "
+        f"document ({warm[-1]['html_bytes'] / 1e3:.0f} kB of HTML posted into it) and "
+        f"{leg['fcp']:.0f} ms to its first paint. To the result painted: {leg['initialized']:.0f} "
+        f"ms more until the app has connected (its own bundled SDK run, the handshake) and "
+        f"{leg['result_painted']:.0f} ms to draw the result. In the kernel, before the tool "
+        f"is called: constructing the AppFrame (its state serialized and sent as the comm_open) "
+        f"took {median([r['frame_end'] - r['frame_start'] for r in warm]):.0f} ms, and the "
+        f"call waited {median([r['call_start'] - r['show_start'] for r in warm]):.0f} ms in all "
+        "for its app to be shown before `tools/call` went out.")
+    sec.notes.append(
+        f"Five apps: one cell awaits `call_tool('clock', ...)` {FIVE} times; all {FIVE} had "
+        f"painted their result {typing['all_painted_ms']:.0f} ms after the cell was started, "
+        f"and {typing['live_after']} frames were still live after the form was answered. Then "
+        f"`%mcp call demo github_username`: its text field clicked, then `{TYPED}` typed with "
+        f"Playwright's `keyboard.type` ({KEY_DELAY_MS} ms between keys, "
+        f"{typing['typing_s']:.1f} s in all); the field showed {typing['shown']!r}, and the "
+        f"server received {typing['received']!r} ({typing['action']}).")
