@@ -280,6 +280,12 @@ def test_fastmcp_a_task_that_never_ends_is_cut_by_the_connection_timeout(fastmcp
     async def scenario(person):
         conn = await nb_elicit.connect("ft", fastmcp_tasks, timeout=2,
                                        env={"NB_ELICIT_TASKS_MARKER": str(marker)})
+        # FastMCP starts its task worker on the first task, which can take longer than 2 s
+        # on a slow machine: a task that is only created after the timeout cut the request
+        # that asked for it would never be known here, and so never cancelled.
+        conn.timeout = 60
+        await conn.call_tool("slow_sum", {"a": 1, "b": 2, "seconds": 0})
+        conn.timeout = 2
         call = conn.start_tool("run_until_cancelled")
         with pytest.raises(nb_elicit.NbElicitError) as cut:
             await call
