@@ -18,6 +18,10 @@ TITLE = "8. A flood of 200 requests at once"
 
 #: Milliseconds within which the kernel must answer a small cell throughout the flood.
 CELL_TARGET = 50
+#: Of which the kernel's part: execute_request sent -> the kernel publishes idle (ms).
+KERNEL_TARGET = 20
+#: How long the call's view may take to close its models once the call has ended (s).
+CLOSE_WAIT = 30.0
 
 PROBE = ("import json as _j; _b = conn.guard.backlog; "
          "print(_j.dumps([_b.open, _b.waiting, flood.done()]))")
@@ -62,8 +66,14 @@ def run(opts, sec: Section) -> None:
         # (the tool's list comes back as one text block per action)
         actions = kernel.json("import json as _j; print(_j.dumps(flood.result().text.split()))")
         most_open = kernel.json("print(conn.guard.backlog.most_open)")
-        time.sleep(0.5)  # the call's view turns into its transcript and closes its models
+        # The call's view turns into its transcript and closes its models (one message each):
+        # wait for them, up to CLOSE_WAIT s.
+        ended = time.monotonic()
         after = kernel.call("stats")
+        while after["widgets"] > before["widgets"] and time.monotonic() - ended < CLOSE_WAIT:
+            time.sleep(0.2)
+            after = kernel.call("stats")
+        closed_in = time.monotonic() - ended
         rss_after = rss_mb(kernel.pid)
     counts = collections.Counter(actions)
     most_waiting = max(s[1] for s in states)
@@ -108,8 +118,13 @@ def run(opts, sec: Section) -> None:
     sec.targets.append(Target("Flood of 200: nothing declined for the person", "0 declined",
                               f"{counts.get('decline', 0)} declined", not counts.get("decline")))
     sec.targets.append(Target("Flood of 200: live widget models after", "back to baseline",
-                              f"{before['widgets']} -> {after['widgets']}",
+                              f"{before['widgets']} -> {after['widgets']} "
+                              f"({closed_in:.1f} s after the call ended)",
                               after["widgets"] <= before["widgets"]))
     sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max",
                               f"<= {CELL_TARGET} ms", ms(max(probes)), max(probes) <= CELL_TARGET,
                               ms(max(probes) - CELL_TARGET)))
+    sec.targets.append(Target("Flood of 200: the kernel's part of a small cell, max",
+                              f"<= {KERNEL_TARGET} ms", ms(max(in_kernel)),
+                              max(in_kernel) <= KERNEL_TARGET,
+                              ms(max(in_kernel) - KERNEL_TARGET)))
