@@ -173,9 +173,10 @@ def test_memory_warms_up_until_the_history_is_full_but_no_longer_than_it_measure
     assert memory.warm_up(1000, 0) == 10  # (a revision without a history limit)
 
 
-def test_latency_is_measured_over_stdio_http_and_for_a_ten_field_form():
+def test_latency_is_measured_for_one_and_ten_fields_over_stdio_and_http_each_with_its_targets():
     ways = {(w.transport, w.kind) for w in latency.WAYS}
-    assert ways == {("stdio", "name"), ("http", "name"), ("stdio", "ten")}
+    assert ways == {("stdio", "name"), ("http", "name"), ("stdio", "ten"), ("http", "ten")}
+    assert latency.TARGETS == {"name": (5.0, 8.0), "ten": (7.0, 10.0)}  # median, p95 (ms)
     from benchmarks import bench_server
 
     ten = bench_server.SCHEMAS["ten"]

@@ -187,7 +187,7 @@ def report_peer(sec: Section, rows: list[dict], kernel_rows: list[dict] | None,
                          "models: nb_elicit / peer"], table)
     vary = [f"{r['n']} fields ({name})" for r in rows + (kernel_rows or [])
             for name in ("ours", "peer") if r[name]["models_vary"]]
-    sample = next((r for r in rows if r["n"] == 10), rows[-1])
+    samples = [r for r in rows if r["n"] in (1, 10)] or rows[-1:]
     sec.notes.append(
         f"Next to {peer} (from PyPI, installed for the benchmark alone with `pip install "
         f"--no-deps --target .cache/bench-peers/...`, on sys.path only while it is compared; "
@@ -207,8 +207,9 @@ def report_peer(sec: Section, rows: list[dict], kernel_rows: list[dict] | None,
     sec.notes.append(
         "What the two forms are: nb_elicit's is a whole prompt (who asks, the message, the "
         "buttons that answer it) besides the fields; the peer's is the fields alone, with no "
-        f"buttons. At {sample['n']} "
-        f"fields nb_elicit makes {by_type(sample['ours']['by_type'])}; {peers.PEER} makes "
-        f"{by_type(sample['peer']['by_type'])}."
+        "buttons, so at one field the prompt's fixed part weighs most. "
+        + " ".join(f"At {r['n']} field{'s' if r['n'] != 1 else ''} nb_elicit makes "
+                   f"{by_type(r['ours']['by_type'])}; {peers.PEER} makes "
+                   f"{by_type(r['peer']['by_type'])}." for r in samples)
         + (f" The model count varied between builds for {', '.join(vary)}; the largest is "
            "shown." if vary else ""))
