@@ -59,7 +59,7 @@ async def _bench_show_app(apps, tool, view, arguments, frame_class=None):
             app.frame._bench, label=(arguments or {}).get("label"), show_start=started,
             show_end=_time.time(), state_bytes=size(state), esm_bytes=size(state.get("_esm")),
             html_bytes=size(state.get("html")), model=app.frame.model_id,
-            esm=state.get("_esm") if len(state.get("_esm") or "") < 100_000 else None)
+            esm_text=state.get("_esm") if len(state.get("_esm") or "") < 100_000 else None)
     return app
 
 def _bench_delivered(app, result, error=None):
@@ -244,7 +244,7 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
             page.wait_for_timeout(300)
         kernel = {r["label"]: r for r in json.loads(kernel_file.read_text(encoding="utf-8"))}
         alone = costs_alone(page, Path(opts.nb_elicit) if opts.nb_elicit else REPO,
-                            kernel.get("round-0", {}).get("esm"))
+                            kernel.get("round-0", {}).get("esm_text"))
         typing = five_apps(nb, page, probe, first_call + 2 * (rounds + 1))
     finally:
         with contextlib.suppress(Exception):
