@@ -1,8 +1,9 @@
 """AppFrame's ``_esm``, the loader (``nb_elicit/_ui/static/app_loader.js``): small, naming the
 bundle's sha256; run in Node with made-up models (anywidget's ``model.on/off/send``, a view's
-``el`` and abort ``signal``), it asks for the host code once per page, takes it only from the
-reply to its own model's request for the same sha, hands every frame to the host module's
-``render`` (its cleanup returned), and says "did not start" when the code does not come."""
+``el``, the abort ``signal`` of each), it asks for the host code once per page (as soon as a
+model is initialized), takes it only from the reply to its own model's request for the same
+sha, hands every frame to the host module's ``render`` (its cleanup returned), and says "did
+not start" when the code does not come."""
 
 from __future__ import annotations
 
@@ -47,13 +48,16 @@ class Model {
   emit(msg) { for (const f of [...this.handlers]) f(msg); }
 }
 let imports = 0;
+// (as anywidget: the model's initialize, with the model's signal, then a view's render)
 const frame = async (model) => {
   imports += 1;
   const mod = await import("data:text/javascript;base64,"
     + Buffer.from(LOADER + "\n//" + imports).toString("base64"));
-  const el = node(), controller = new AbortController();
-  const done = mod.default.render({ model, el, signal: controller.signal });
-  return { el, done, abort: () => controller.abort(), model };
+  const el = node(), life = new AbortController(), shown = new AbortController();
+  const started = mod.default.initialize({ model, signal: life.signal });
+  const done = mod.default.render({ model, el, signal: AbortSignal.any([life.signal,
+                                                                        shown.signal]) });
+  return { el, done, model, started, close: () => life.abort(), hide: () => shown.abort() };
 };
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 const code = (extra = {}) => ({ kind: "host-code", sha: SHA, code: HOST, ...extra });
@@ -142,11 +146,26 @@ def test_code_from_another_model_or_for_another_sha_is_not_taken_and_the_wait_en
     assert out["again"]["asked"] == 1
 
 
-def test_when_the_asking_view_goes_away_a_waiting_frame_asks_itself():
+def test_initialize_asks_at_once_and_waits_for_nothing():
+    out = run_page("""
+        const a = await frame(new Model("a"));
+        const started = a.started;
+        const asked = view(a).asked;
+        a.hide();  // (its view goes; the model stays, and so does its request)
+        a.model.emit(code());
+        const module = await globalThis["nb_elicit.app_host." + SHA];
+        await a.done;
+        return { started: started === undefined, asked, evaluated: globalThis.evaluated,
+                 rendered: view(a).rendered, host: typeof module.default.render };""")
+    assert out == {"started": True, "asked": 1, "evaluated": 1, "rendered": None,
+                   "host": "function"}
+
+
+def test_when_the_asking_model_goes_away_a_waiting_frame_asks_itself():
     out = run_page("""
         const a = await frame(new Model("a")), b = await frame(new Model("b"));
         await tick();
-        a.abort();
+        a.close();
         await a.done;
         await tick();
         const asked = [view(a), view(b)];

@@ -32,6 +32,10 @@ const host = (model, signal) => {
   }
   return pending;
 };
+// (asked as soon as the model is made, before its view: anywidget waits for no answer here)
+function initialize({ model, signal }) {
+  host(model, signal);
+}
 async function render(props) {
   const { model, el, signal } = props;
   let module = null;
@@ -56,4 +60,4 @@ async function render(props) {
   if (signal?.aborted) return;
   return module.default.render(props);
 }
-export default { render };
+export default { initialize, render };
