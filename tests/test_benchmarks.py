@@ -112,6 +112,7 @@ def made_up_app_round(k: int, t0: float, fcp_ms: float) -> tuple[dict, dict]:
                  "kind": None, "out": False}]
     blobs = [{"at": at + 90, "bytes": 1_900}]
     if k == 0:
+        kernel.update(code_got=t0 + 0.110, code_sent=t0 + 0.115)
         messages += [{"type": "comm_msg", "at": at + 92, "bytes": 200, "comm": "m0",
                       "kind": "host-code", "out": True},
                      {"type": "comm_msg", "at": at + 150, "bytes": 640_000, "comm": "m0",
@@ -154,7 +155,8 @@ def test_the_app_section_reports_made_up_rounds():
     legs = [row[1] for row in sec.tables[1][2]]
     assert legs[:3] == ["70.0 ms", "20.0 ms", "260.0 ms"]
     # The cold round's loader: asked 2 ms after its import, had the code 58 ms later.
-    assert [row[1] for row in sec.tables[2][2]] == ["2.0 ms", "58.0 ms", "10.0 ms", "190.0 ms"]
+    assert [row[1] for row in sec.tables[2][2]] == [
+        "2.0 ms", "18.0 ms", "5.0 ms", "35.0 ms", "10.0 ms", "190.0 ms"]
     assert [row[1] for row in sec.tables[3][2]] == ["2, 1, 2", "140, 150, 145", "5.0, 4.0, 4.5"]
     assert sec.tables[4][2][0] == ["the whole comm_open frame on the websocket", "700,000"]
     assert sec.tables[4][2][2][1] == "1,900" and sec.tables[4][2][4][1] == "640,000"

@@ -33,8 +33,9 @@ TALL = {"width": 1280, "height": 2800}
 
 #: The kernel's side, run in the notebook before the rounds: times (time.time()) around
 #: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
-#: call's result handed to the frame), by the frame's model id. Nothing of nb_elicit changes but
-#: these two names, each wrapped.
+#: call's result handed to the frame), by the frame's model id; and around the connection's
+#: ``_call_tool`` and AppFrame's ``_send_host_code`` (where it has one: the host code asked for).
+#: Nothing of nb_elicit changes but these names, each wrapped.
 INSTRUMENT = """\
 import json as _json, time as _time
 import nb_elicit
@@ -69,9 +70,23 @@ def _bench_delivered(app, result, error=None):
         _bench_rounds[app.frame.model_id].update(result_at=got, delivered=_time.time(),
                                                  failed=result is None)
 
+_bench_code = {}
+_bench_send_code = getattr(_bench_apps.AppFrame, "_send_host_code", None)
+
+def _bench_sent_code(self):
+    got = _time.time()
+    _bench_send_code(self)
+    _bench_code.setdefault(self.model_id, dict(code_got=got, code_sent=_time.time()))
+
+if _bench_send_code is not None:
+    _bench_apps.AppFrame._send_host_code = _bench_sent_code
+
 def _bench_end(path):
     for app in list(nb_elicit.connections["demo"].apps.shown):
         app.end("measured")
+    for model, times in _bench_code.items():
+        if model in _bench_rounds:
+            _bench_rounds[model].update(times)
     with open(path, "w", encoding="utf-8") as out:
         _json.dump(list(_bench_rounds.values()), out)
 
@@ -356,6 +371,8 @@ POINTS = [
     ("result_msg", "browser: the comm_msg with the result received"),
     ("esm", "browser: anywidget imports the frame's `_esm` (its blob made)"),
     ("code_asked", "browser: the frame asks the kernel for the host code (the page's first)"),
+    ("code_got", "kernel: the request for the host code handled (`_send_host_code` entered)"),
+    ("code_sent", "kernel: the host code sent (`_send_host_code` returns)"),
     ("code_msg", "browser: the host code received (the page's first frame)"),
     ("host_import", "browser: the host code's import begins (its blob made; once per page)"),
     ("view", "browser: the frame's view rendered (outer iframe in the page)"),
@@ -421,8 +438,12 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
 CODE_LEGS = [
     ("the `_esm`'s import -> the host code asked for (the loader compiled and run)", "esm",
      "code_asked"),
-    ("asked -> the host code received (the request to the kernel, its answer, the message)",
-     "code_asked", "code_msg"),
+    ("asked -> the kernel handles the request (the websocket, the Jupyter server, the kernel's "
+     "shell or subshell)", "code_asked", "code_got"),
+    ("the kernel sends the host code (the message serialized and sent)", "code_got",
+     "code_sent"),
+    ("sent -> the host code received in the page (the Jupyter server, the websocket, "
+     "JupyterLab's main thread free)", "code_sent", "code_msg"),
     ("received -> the host code's import begins (the message parsed, the blob made)",
      "code_msg", "host_import"),
     ("the host code's import -> the view rendered (the host code compiled and run, the view "
