@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from helpers.apps import app_html
@@ -135,6 +136,19 @@ def test_in_the_dark_theme_an_async_handler_answers_and_a_cancel_arrives(lab_dar
     expect(app.locator("#result")).to_have_text("cancelled: the person stopped it")
 
 
+def steady(lab, locator, timeout: float = 20) -> None:
+    """Wait until ``locator`` has stayed in place for half a second (a click lands on it)."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() - since < 0.5:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{locator} kept moving for {timeout:g} s")
+        box = locator.bounding_box()
+        if box != last:
+            last, since = box, time.monotonic()
+        lab.page.wait_for_timeout(50)
+
+
 def frames_cell(html_path) -> str:
     """A frame whose kernel side never sends the host code (and waits 2 s for it); then two
     frames in one output, then a third in a cell of its own."""
@@ -188,6 +202,10 @@ def test_the_host_code_comes_once_per_page_and_a_frame_without_it_says_so(lab, t
                              "k => k.startsWith('nb_elicit.app_host.'))") == [
         f"nb_elicit.app_host.{HOST_SHA}"]
     lab.settle()
+    # (the last cell at the top, where no frame is: a click meant for its editor that landed
+    # on a frame would move the focus into it, and the cell would not run)
+    lab.cell(6).evaluate("e => e.scrollIntoView({block: 'start'})")
+    steady(lab, lab.cell(6))
     lab.run(6)
     said = lab.cell(6).inner_text()
     requests = json.loads(re.search(r"(\[\d+, \d+, \d+\])", said).group(1))
