@@ -40,7 +40,8 @@ first-form
 app       A real JupyterLab in headless Chromium (tests/helpers/lab.py): from the tool's result
           in the kernel to the first paint of its app (the demo's clock app) in its frame, over
           several rounds, with where the time goes (the frame's comm_open and its size, the ESM
-          import, the view, the sandbox proxy, the app's document); then one cell with five live
+          import, in the page's first round the host code asked of the kernel and imported, the
+          view, the sandbox proxy, the app's document); then one cell with five live
           apps and a form typed into key by key: the server must receive exactly what was typed.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a

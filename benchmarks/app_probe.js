@@ -19,16 +19,20 @@
 
   if (window === window.top) {
     // -- JupyterLab's page: the kernel's messages, the ESM import, the app frames ---------------
-    bench.messages = [];  // comm_open and comm_msg: {type, at, bytes, comm}
-    bench.blobs = [];  // JavaScript blobs made (anywidget imports its ESM from one)
+    bench.messages = [];  // comm_open and comm_msg: {type, at, bytes, comm, kind, out}
+    bench.blobs = [];  // JavaScript blobs made (anywidget imports `_esm` from one; the host code)
     bench.frames = [];  // outer frames: {at, load, ready, initialized}
     const decoder = new TextDecoder();
     const commOf = (text) => (/"comm_id"\s*:\s*"([^"]+)"/.exec(text) || [])[1] || null;
-    const watch = (event) => {
+    // (a custom message's kind, e.g. "host-code": near the start of a comm_msg's content)
+    const kindOf = (text) => (/"kind"\s*:\s*"([^"]+)"/.exec(text) || [])[1] || null;
+    const watch = (given, out) => {
       const at = now();
-      const data = event.data;
+      const data = ArrayBuffer.isView(given)
+        ? given.buffer.slice(given.byteOffset, given.byteOffset + given.byteLength) : given;
       let type = null;
       let comm = null;
+      let kind = null;
       let bytes = 0;
       try {
         if (typeof data === "string") {
@@ -36,6 +40,8 @@
           const message = JSON.parse(data);
           type = message.header && message.header.msg_type;
           comm = message.content && message.content.comm_id;
+          const custom = message.content && message.content.data && message.content.data.content;
+          kind = (custom && typeof custom.kind === "string") ? custom.kind : null;
         } else if (data instanceof ArrayBuffer) {
           // v1.kernel.websocket.jupyter.org: offsets, then channel, header, parent_header,
           // metadata, content, buffers.
@@ -52,20 +58,33 @@
             return decoder.decode(new Uint8Array(data, from, to - from));
           };
           type = JSON.parse(part(1, 1 << 20)).msg_type;
-          // (ipykernel writes a comm_open's comm_id after its data, a comm_msg's before)
+          // (ipykernel writes a comm_open's comm_id after its data; a comm_msg's comes before
+          // it in a small message, after it in a large one)
           if (type === "comm_open") comm = commOf(part(4, -600));
-          if (type === "comm_msg") comm = commOf(part(4, 400));
+          if (type === "comm_msg") {
+            const head = part(4, 400);
+            comm = commOf(head) || commOf(part(4, -600));
+            kind = kindOf(head);
+          }
         }
       } catch (error) {
         type = type || "unreadable";
       }
-      if (type === "comm_open" || type === "comm_msg") bench.messages.push({ type, at, bytes, comm });
+      if (type === "comm_open" || type === "comm_msg") {
+        bench.messages.push({ type, at, bytes, comm, kind, out });
+      }
     };
     const Native = window.WebSocket;
     window.WebSocket = class extends Native {
       constructor(...args) {
         super(...args);
-        if (String(args[0]).includes("/api/kernels/")) this.addEventListener("message", watch);
+        this.__benchKernel = String(args[0]).includes("/api/kernels/");
+        if (this.__benchKernel) this.addEventListener("message", (event) => watch(event.data, false));
+      }
+
+      send(data) {  // (the page's messages to the kernel: the loader's request for the host code)
+        if (this.__benchKernel) watch(data, true);
+        return super.send(data);
       }
     };
     const createObjectURL = URL.createObjectURL;

@@ -16,7 +16,7 @@ import pytest
 from helpers.node import node, node_env
 from helpers.servers import REPO
 
-from nb_elicit._ui.app_frame import BUNDLE, NOTIFICATIONS, REQUESTS
+from nb_elicit._ui.app_frame import BUNDLE, LOADER, NOTIFICATIONS, REQUESTS
 from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
 APP_HOST = REPO / "scripts" / "app-host"
@@ -75,7 +75,7 @@ def test_the_recorded_hashes_are_the_committed_files_s():
          "nb_elicit/demo/static/clock_app.html"]]
 
 
-@pytest.mark.parametrize("path", [BUNDLE, DEMO_APP], ids=["host", "demo-app"])
+@pytest.mark.parametrize("path", [BUNDLE, LOADER, DEMO_APP], ids=["host", "loader", "demo-app"])
 def test_the_wheel_takes_the_built_files_along(path):
     """Hatch packs every file of the package folder that git does not ignore."""
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
@@ -132,6 +132,13 @@ def run_bundle(code: str) -> object:
                           text=True, env=node_env(), timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+@pytest.mark.once
+def test_the_host_module_s_default_export_has_render_only():
+    """The loader (AppFrame's ``_esm``) hands anywidget's ``render`` on, and only that: a host
+    module with an ``initialize`` would need the loader to hand that on too."""
+    assert run_bundle("return Object.keys(m.default);") == ["render"]
 
 
 @pytest.mark.once

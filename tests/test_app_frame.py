@@ -5,13 +5,14 @@ its answers go back (custom messages fed to ``_handle_custom_msg``, replies caug
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 
 import pytest
 import traitlets
 
 from nb_elicit._core.i18n import set_language
-from nb_elicit._ui.app_frame import BUNDLE, AppFrame, AppRequestError
+from nb_elicit._ui.app_frame import BUNDLE, HOST_CODE, HOST_SHA, AppFrame, AppRequestError
 
 
 class Recorder:
@@ -55,11 +56,31 @@ def test_the_traits_and_their_defaults():
     frame.close()
 
 
-def test_the_front_end_is_the_committed_bundle():
+def test_the_front_end_is_a_loader_and_the_host_code_is_the_committed_bundle():
     frame = AppFrame()
-    assert frame._esm == BUNDLE.read_text(encoding="utf-8")
-    assert frame._esm.startswith("/* nb_elicit app host")
+    assert len(frame._esm) < 2500 and HOST_SHA in frame._esm
+    assert BUNDLE.read_text(encoding="utf-8") == HOST_CODE
+    assert HOST_CODE.startswith("/* nb_elicit app host")
+    assert hashlib.sha256(BUNDLE.read_bytes()).hexdigest() == HOST_SHA
     frame.close()
+
+
+def test_asked_for_the_host_code_the_frame_sends_it_with_its_sha(frame):
+    assert frame.host_code_requests == 0
+    frame._handle_custom_msg({"kind": "host-code", "sha": HOST_SHA}, [])
+    assert frame.recorder.sent == [{"kind": "host-code", "sha": HOST_SHA, "code": HOST_CODE}]
+    assert frame.host_code_requests == 1
+
+
+def test_the_host_code_is_sent_from_the_thread_the_request_came_on(frame):
+    """As the app's requests are: a waiting cell does not hold it up."""
+    threads = []
+    frame.send = lambda content, buffers=None: threads.append(threading.current_thread())
+    worker = threading.Thread(target=frame._handle_custom_msg,
+                              args=({"kind": "host-code", "sha": HOST_SHA}, []))
+    worker.start()
+    worker.join(10)
+    assert threads == [worker] and frame.host_code_requests == 1
 
 
 def test_the_frame_s_own_texts_are_in_nb_elicit_s_language():

@@ -33,8 +33,9 @@ TALL = {"width": 1280, "height": 2800}
 
 #: The kernel's side, run in the notebook before the rounds: times (time.time()) around
 #: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
-#: call's result handed to the frame), by the frame's model id. Nothing of nb_elicit changes but
-#: these two names, each wrapped.
+#: call's result handed to the frame), by the frame's model id; and around the connection's
+#: ``_call_tool`` and AppFrame's ``_send_host_code`` (where it has one: the host code asked for).
+#: Nothing of nb_elicit changes but these names, each wrapped.
 INSTRUMENT = """\
 import json as _json, time as _time
 import nb_elicit
@@ -58,7 +59,8 @@ async def _bench_show_app(apps, tool, view, arguments, frame_class=None):
         _bench_rounds[app.frame.model_id] = dict(
             app.frame._bench, label=(arguments or {}).get("label"), show_start=started,
             show_end=_time.time(), state_bytes=size(state), esm_bytes=size(state.get("_esm")),
-            html_bytes=size(state.get("html")), model=app.frame.model_id)
+            html_bytes=size(state.get("html")), model=app.frame.model_id,
+            esm_text=state.get("_esm") if len(state.get("_esm") or "") < 100_000 else None)
     return app
 
 def _bench_delivered(app, result, error=None):
@@ -68,9 +70,23 @@ def _bench_delivered(app, result, error=None):
         _bench_rounds[app.frame.model_id].update(result_at=got, delivered=_time.time(),
                                                  failed=result is None)
 
+_bench_code = {}
+_bench_send_code = getattr(_bench_apps.AppFrame, "_send_host_code", None)
+
+def _bench_sent_code(self):
+    got = _time.time()
+    _bench_send_code(self)
+    _bench_code.setdefault(self.model_id, dict(code_got=got, code_sent=_time.time()))
+
+if _bench_send_code is not None:
+    _bench_apps.AppFrame._send_host_code = _bench_sent_code
+
 def _bench_end(path):
     for app in list(nb_elicit.connections["demo"].apps.shown):
         app.end("measured")
+    for model, times in _bench_code.items():
+        if model in _bench_rounds:
+            _bench_rounds[model].update(times)
     with open(path, "w", encoding="utf-8") as out:
         _json.dump(list(_bench_rounds.values()), out)
 
@@ -242,7 +258,8 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
             page.wait_for_function(f"!document.querySelector({OUTER!r})", timeout=lab.TIMEOUT)
             page.wait_for_timeout(300)
         kernel = {r["label"]: r for r in json.loads(kernel_file.read_text(encoding="utf-8"))}
-        alone = costs_alone(page, Path(opts.nb_elicit) if opts.nb_elicit else REPO)
+        alone = costs_alone(page, Path(opts.nb_elicit) if opts.nb_elicit else REPO,
+                            kernel.get("round-0", {}).get("esm_text"))
         typing = five_apps(nb, page, probe, first_call + 2 * (rounds + 1))
     finally:
         with contextlib.suppress(Exception):
@@ -255,17 +272,22 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
             "alone": alone, "first_call": float(warm), "artifacts": str(tmp)}
 
 
-#: In JupyterLab's page, after the rounds: what importing the frame's ESM costs by itself (as
-#: anywidget does it, from a new blob each time), and parsing JSON the size of its comm_open.
-ALONE = """async ([esm, html]) => {
-  const out = { imports: [], parses: [] };
-  for (let i = 0; i < 3; i++) {
-    const started = performance.now();
-    const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
-    await import(url);
-    URL.revokeObjectURL(url);
-    out.imports.push(performance.now() - started);
-  }
+#: In JupyterLab's page, after the rounds: what importing the frame's `_esm` costs by itself (as
+#: anywidget does it, from a new blob each time), and the host code (when `_esm` is a loader
+#: that fetches it), and parsing JSON the size of its comm_open.
+ALONE = """async ([esm, host, html]) => {
+  const out = { imports: [], host_imports: [], parses: [] };
+  const time = async (code, into) => {
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      await import(url);
+      URL.revokeObjectURL(url);
+      into.push(performance.now() - started);
+    }
+  };
+  await time(esm, out.imports);
+  if (host !== esm) await time(host, out.host_imports);
   const text = JSON.stringify({ content: { data: { state: { _esm: esm, html } } } });
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
@@ -276,11 +298,13 @@ ALONE = """async ([esm, html]) => {
 }"""
 
 
-def costs_alone(page, code: Path) -> dict:
-    esm = (code / "nb_elicit" / "_ui" / "static" / "app_host.js").read_text(encoding="utf-8")
+def costs_alone(page, code: Path, esm: str | None) -> dict:
+    """``esm``: the frame's `_esm` as the kernel sent it, when it is small (else it is the host
+    bundle itself)."""
+    host = (code / "nb_elicit" / "_ui" / "static" / "app_host.js").read_text(encoding="utf-8")
     html = (code / "nb_elicit" / "demo" / "static" / "clock_app.html").read_text(encoding="utf-8")
     page.wait_for_timeout(500)
-    return page.evaluate(ALONE, [esm, html])
+    return page.evaluate(ALONE, [esm or host, host, html])
 
 
 def run_in_place(nb, cell: int, on_top: bool = True) -> None:
@@ -345,7 +369,12 @@ POINTS = [
     ("delivered", "kernel: the result set on the frame (its comm_msg sent)"),
     ("comm_open", "browser: the AppFrame's comm_open received on the websocket"),
     ("result_msg", "browser: the comm_msg with the result received"),
-    ("esm", "browser: anywidget imports the frame's ESM (its blob made)"),
+    ("esm", "browser: anywidget imports the frame's `_esm` (its blob made)"),
+    ("code_asked", "browser: the frame asks the kernel for the host code (the page's first)"),
+    ("code_got", "kernel: the request for the host code handled (`_send_host_code` entered)"),
+    ("code_sent", "kernel: the host code sent (`_send_host_code` returns)"),
+    ("code_msg", "browser: the host code received (the page's first frame)"),
+    ("host_import", "browser: the host code's import begins (its blob made; once per page)"),
     ("view", "browser: the frame's view rendered (outer iframe in the page)"),
     ("proxy_ready", "browser: the proxy says it is ready (the app's HTML is posted to it)"),
     ("proxy_load", "browser: the sandbox proxy loaded (outer iframe's load)"),
@@ -366,16 +395,28 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
     found = {key: kernel[key] * 1000 for key, _ in POINTS if key in kernel}
     found["result_at"] = t0
     mine = [m for m in page["messages"] if m["comm"] == model]
-    opens = [m for m in mine if m["type"] == "comm_open"]
+    came = [m for m in mine if not m.get("out")]
+    opens = [m for m in came if m["type"] == "comm_open"]
     if opens:
         found["comm_open"] = opens[0]["at"] - offset
         found["comm_open_bytes"] = opens[0]["bytes"]
-    msgs = [m for m in mine if m["type"] == "comm_msg" and m["at"] - offset >= t0 - 1]
+    msgs = [m for m in came if m["type"] == "comm_msg" and m.get("kind") != "host-code"
+            and m["at"] - offset >= t0 - 1]
     if msgs:
         found["result_msg"] = msgs[0]["at"] - offset
-    big = [b for b in page["blobs"] if b["bytes"] > 10_000]
+    asked = [m for m in mine if m.get("out") and m.get("kind") == "host-code"]
+    if asked:
+        found["code_asked"] = asked[0]["at"] - offset
+    code = [m for m in came if m.get("kind") == "host-code"]
+    if code:
+        found["code_msg"] = code[0]["at"] - offset
+        found["code_bytes"] = code[0]["bytes"]
+    blobs = page["blobs"]
+    if blobs:
+        found["esm"] = blobs[0]["at"] - offset  # (anywidget's, of `_esm`: the first)
+    big = [b for b in blobs[1:] if b["bytes"] > 100_000]
     if big:
-        found["esm"] = big[0]["at"] - offset
+        found["host_import"] = big[0]["at"] - offset
     if page["frames"]:
         frame = page["frames"][0]
         for key, name in (("at", "view"), ("load", "proxy_load"), ("ready", "proxy_ready"),
@@ -389,18 +430,35 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
         found["app_dcl"] = app["dcl"] - offset
     sizes = {k: kernel[k] for k in ("state_bytes", "esm_bytes", "html_bytes")}
     rel = {k: v - t0 for k, v in found.items() if not k.endswith("_bytes")}
-    return {**rel, **sizes, "comm_open_bytes": found.get("comm_open_bytes")}
+    return {**rel, **sizes, "comm_open_bytes": found.get("comm_open_bytes"),
+            "code_bytes": found.get("code_bytes")}
 
+
+#: The page's first frame, from its `_esm`'s import to its view: the host code fetched once.
+CODE_LEGS = [
+    ("the `_esm`'s import -> the host code asked for (the loader compiled and run)", "esm",
+     "code_asked"),
+    ("asked -> the kernel handles the request (the websocket, the Jupyter server, the kernel's "
+     "shell or subshell)", "code_asked", "code_got"),
+    ("the kernel sends the host code (the message serialized and sent)", "code_got",
+     "code_sent"),
+    ("sent -> the host code received in the page (the Jupyter server, the websocket, "
+     "JupyterLab's main thread free)", "code_sent", "code_msg"),
+    ("received -> the host code's import begins (the message parsed, the blob made)",
+     "code_msg", "host_import"),
+    ("the host code's import -> the view rendered (the host code compiled and run, the view "
+     "made)", "host_import", "view"),
+]
 
 #: The legs from t0 to the result painted, one after the other: (what, from, to).
 LEGS = [
     ("t0 -> comm_open received (it left the kernel when the frame was built, before t0: the "
      "kernel's send, the Jupyter server, the websocket, JupyterLab's main thread free)",
      "result_at", "comm_open"),
-    ("comm_open received -> the ESM's import begins (JupyterLab parses the message, makes "
+    ("comm_open received -> the `_esm`'s import begins (JupyterLab parses the message, makes "
      "the model)", "comm_open", "esm"),
-    ("the ESM's import -> the view rendered (the ESM compiled and run, the view made)", "esm",
-     "view"),
+    ("the `_esm`'s import -> the view rendered (the `_esm` compiled and run, in the page's "
+     "first frame the host code fetched and imported, the view made)", "esm", "view"),
     ("view rendered -> the proxy ready (its srcdoc document loads)", "view", "proxy_ready"),
     ("proxy ready -> the app's document begins (the bridge connects, the app's HTML is posted "
      "to the proxy, which makes the inner frame)", "proxy_ready", "app_doc"),
@@ -427,9 +485,10 @@ def report(sec: Section, measured: dict, rounds: int) -> None:
 
     def stat(key: str) -> list[str]:
         values = [r[key] for r in warm if key in r]
+        first = ms(cold[key]) if key in cold else "-"
         if not values:
-            return ["-", "-", "-"]
-        return [ms(median(values)), ms(pct(values, 95)), ms(cold[key]) if key in cold else "-"]
+            return ["-", "-", first]
+        return [ms(median(values)), ms(pct(values, 95)), first]
 
     sec.table(f"Where the time goes, {rounds} rounds of `%mcp call demo clock` (and one cold "
               "round first, not counted): each point in ms after t0, the moment the kernel "
@@ -444,22 +503,35 @@ def report(sec: Section, measured: dict, rounds: int) -> None:
                      ms(cold[stop] - cold[start]) if start in cold and stop in cold else "-"])
     sec.table("The same rounds, leg by leg (ms; the legs follow each other, from t0 to the "
               "result painted)", ["leg", "median", "p95", "cold round"], rows)
+    if "code_asked" in cold:
+        sec.table("The cold round (the page's first frame): its `_esm`, a loader, fetches the "
+                  "host code from the kernel (ms)", ["leg", "cold round"],
+                  [[what, ms(cold[stop] - cold[start]) if start in cold and stop in cold
+                    else "-"] for what, start, stop in CODE_LEGS])
     alone = measured["alone"]
+    rows = [["import the frame's `_esm` from a new blob (what anywidget does for every "
+             "AppFrame)", ", ".join(f"{v:.0f}" for v in alone["imports"])]]
+    if alone.get("host_imports"):
+        rows.append(["import the host code (static/app_host.js) from a new blob (what the "
+                     "loader does once per page)",
+                     ", ".join(f"{v:.0f}" for v in alone["host_imports"])])
+    rows.append(["JSON.parse of a message holding that `_esm` and the app's HTML",
+                 ", ".join(f"{v:.1f}" for v in alone["parses"])])
     sec.table("In JupyterLab's page after the rounds, alone (3 times each, ms)",
-              ["what", "each time"],
-              [["import the frame's ESM from a new blob (what anywidget does for every "
-                "AppFrame)", ", ".join(f"{v:.0f}" for v in alone["imports"])],
-               ["JSON.parse of a message holding that ESM and the app's HTML",
-                ", ".join(f"{v:.1f}" for v in alone["parses"])]])
+              ["what", "each time"], rows)
     sizes = warm[-1]
-    sec.table("What the AppFrame's comm_open carries (bytes of JSON; the last round)",
-              ["part", "bytes"],
+    loader = cold.get("code_bytes") is not None
+    sec.table("What the AppFrame's comm_open carries (bytes of JSON; the last round), and the "
+              "host code's message (the cold round)", ["part", "bytes"],
               [["the whole comm_open frame on the websocket",
                 f"{sizes['comm_open_bytes']:,}" if sizes.get("comm_open_bytes") else "?"],
                ["the widget's state (all synced traits)", f"{sizes['state_bytes']:,}"],
-               ["of which `_esm` (anywidget's front end, static/app_host.js)",
+               ["of which `_esm` (anywidget's front end: "
+                + ("a loader, static/app_loader.js)" if loader else "static/app_host.js)"),
                 f"{sizes['esm_bytes']:,}"],
-               ["of which `html` (the app's resource)", f"{sizes['html_bytes']:,}"]])
+               ["of which `html` (the app's resource)", f"{sizes['html_bytes']:,}"],
+               ["the host code's message, once per page (static/app_host.js)",
+                f"{cold['code_bytes']:,}" if loader else "none (it is the `_esm`)"]])
     missed = median(fcp) - PAINT_TARGET
     sec.targets.append(Target(
         "The tool's result in the kernel -> the app's first paint (first contentful paint in "
@@ -508,10 +580,18 @@ def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
         "(the inner frame): its static HTML drawn, before its script has connected. The frame "
         "with the result is the next task after the requestAnimationFrame that follows the "
         "app's writing the result into its DOM.")
+    if "code_asked" in cold and "code_msg" in cold:
+        fetched = (f"; its `_esm`, a loader, asked the kernel for the host code "
+                   f"{ms(cold['code_asked'])} after t0 and had it "
+                   f"{ms(cold['code_msg'] - cold['code_asked'])} later, "
+                   f"{(cold.get('code_bytes') or 0) / 1e3:.0f} kB, which no later round asks for")
+    else:
+        fetched = ""
     sec.notes.append(
         f"The cold round is the page's first app (the app's resource read from the server "
-        f"once, for the connection; the page's first anywidget): first paint {ms(cold['fcp'])}, "
-        f"result painted {ms(cold['result_painted'])} after t0. Before the rounds, the "
+        f"once, for the connection; the page's first anywidget{fetched}): first paint "
+        f"{ms(cold['fcp'])}, result painted {ms(cold['result_painted'])} after t0. Before the "
+        f"rounds, the "
         f"instrumenting cell calls the demo's `hello` (no app): the connection's first "
         f"`tools/call` took {measured['first_call'] * 1000:.0f} ms, so that no round pays for it "
         "(the SDK's client imports `jsonschema` on its first `call_tool`).")
@@ -519,14 +599,22 @@ def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
            for _, start, stop in LEGS}
     fcp = median([r["fcp"] for r in warm])
     imports = median(measured["alone"]["imports"])
+    host_imports = measured["alone"].get("host_imports")
+    if host_imports:
+        esm_said = (f"its `_esm` is a {warm[-1]['esm_bytes'] / 1e3:.1f} kB loader that "
+                    f"anywidget imports from a new blob for every frame ({imports:.0f} ms alone "
+                    f"in this page); the host code it hands the frame to was imported once, in "
+                    f"the cold round ({median(host_imports):.0f} ms alone)")
+    else:
+        esm_said = (f"importing its {warm[-1]['esm_bytes'] / 1e3:.0f} kB ESM alone takes "
+                    f"{imports:.0f} ms in this page, and anywidget imports it anew from a new "
+                    "blob for every frame")
     sec.notes.append(
         f"Where the median round's {fcp:.0f} ms to the first paint go (medians of the legs, "
         f"which need not add up exactly): {leg['comm_open']:.0f} ms until JupyterLab's page "
         f"has the frame's comm_open (built {-median([r['frame_start'] for r in warm]):.0f} ms "
         f"before t0, {warm[-1]['state_bytes'] / 1e6:.2f} MB of state), "
-        f"{leg['esm'] + leg['view']:.0f} ms from there to the frame's view (importing its "
-        f"{warm[-1]['esm_bytes'] / 1e3:.0f} kB ESM alone takes {imports:.0f} ms in this page, "
-        f"and anywidget imports it anew from a new blob for every frame), "
+        f"{leg['esm'] + leg['view']:.0f} ms from there to the frame's view ({esm_said}), "
         f"{leg['proxy_ready']:.0f} ms to the sandbox proxy, {leg['app_doc']:.0f} ms to the app's "
         f"document ({warm[-1]['html_bytes'] / 1e3:.0f} kB of HTML posted into it) and "
         f"{leg['fcp']:.0f} ms to its first paint. To the result painted: {leg['initialized']:.0f} "

@@ -21,12 +21,22 @@ per request, and goes to the handler given to :meth:`AppFrame.on_request`:
 
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
 than 16 requests waiting at once are answered there with an error and never reach Python.
+
+The host code travels once per page. The widget's ``_esm`` is only a loader (`loader`,
+``static/app_loader.js``, under 2 kB); the host module itself (625 kB) is asked of the kernel
+by the page's first frame, ``{"kind": "host-code", "sha": S}``, answered with ``{"kind":
+"host-code", "sha": S, "code": "..."}`` (S: the bundle's sha256, `HOST_SHA`), imported once
+and kept on ``globalThis`` under a key that names S, so that two versions of nb_elicit in one
+page never mix. Frames that render while it comes wait for the same reply; the loader takes it
+only from its own model's messages and only with its own S. Without it within `HOST_CODE_WAIT`
+seconds (the kernel busy or gone), the frame says that the app did not start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import inspect
 import json
 import logging
@@ -57,6 +67,14 @@ MIN_HEIGHT = 40
 #: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
 TEXTS = ("title", "closed", "left_page", "not_started")
 BUNDLE = Path(__file__).parent / "static" / "app_host.js"
+LOADER = Path(__file__).parent / "static" / "app_loader.js"
+_HOST_BYTES = BUNDLE.read_bytes()
+#: The host module's text, and the sha256 of its file (what the page keeps it under).
+HOST_CODE = _HOST_BYTES.decode("utf-8")
+HOST_SHA = hashlib.sha256(_HOST_BYTES).hexdigest()
+del _HOST_BYTES
+#: How long a frame waits for the host code before it says the app did not start (s).
+HOST_CODE_WAIT = 30
 
 Handler = Callable[[str, dict], "dict | Awaitable[dict] | None"]
 
@@ -81,6 +99,15 @@ def _version() -> str:
         return "0"
 
 
+def loader(wait: float = HOST_CODE_WAIT) -> str:
+    """The widget's ``_esm``: ``static/app_loader.js`` for this bundle (its sha filled in) and
+    this wait, without its comments and indentation."""
+    lines = (line.strip() for line in LOADER.read_text(encoding="utf-8").splitlines())
+    text = "\n".join(line for line in lines if line and not line.startswith("//"))
+    return (text.replace("__SHA256__", HOST_SHA)
+            .replace("__WAIT_MS__", str(max(1, round(wait * 1000)))) + "\n")
+
+
 class AppFrame(anywidget.AnyWidget):
     """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
 
@@ -89,10 +116,11 @@ class AppFrame(anywidget.AnyWidget):
     `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or `cancelled` (the
     reason) as the call goes. The front end sets `height` (what the app asked for, clamped to
     [40, `max_height`]; 0 until it says) and `status` (``"loading"``, ``"ready"``,
-    ``"failed: ..."``, ``"torn down"``).
+    ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times its front end
+    asked for the host code (at most once per page for all frames, unless a load failed).
     """
 
-    _esm = BUNDLE
+    _esm = loader()
 
     html = traitlets.Unicode("").tag(sync=True)
     csp = traitlets.Dict().tag(sync=True)
@@ -115,6 +143,7 @@ class AppFrame(anywidget.AnyWidget):
         self._handler: Handler | None = None
         self._loop = running_loop()
         self._running: dict[int, asyncio.Future | Any] = {}
+        self.host_code_requests = 0
         self.on_msg(self._on_front_end_msg)
 
     # -- the traits ----------------------------------------------------------------------------
@@ -165,6 +194,14 @@ class AppFrame(anywidget.AnyWidget):
             running = self._running.pop(content.get("id"), None)
             if running is not None:
                 running.cancel()
+        elif kind == "host-code":
+            self.host_code_requests += 1
+            self._send_host_code()
+
+    def _send_host_code(self) -> None:
+        """The host module, to the loader that asked (answered at once, from the thread the
+        message came on: also while the calling cell still runs)."""
+        self.send({"kind": "host-code", "sha": HOST_SHA, "code": HOST_CODE})
 
     def _request(self, content: dict) -> None:
         request_id = content.get("id")

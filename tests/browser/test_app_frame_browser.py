@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from helpers.apps import app_html
+
+from nb_elicit._ui.app_frame import HOST_SHA
 
 pytestmark = pytest.mark.once
 
@@ -131,3 +134,80 @@ def test_in_the_dark_theme_an_async_handler_answers_and_a_cancel_arrives(lab_dar
     expect(app.locator("#linked")).to_have_text("error -32000: Link opening denied by user")
     lab_dark.run(3)
     expect(app.locator("#result")).to_have_text("cancelled: the person stopped it")
+
+
+def steady(lab, locator, timeout: float = 20) -> None:
+    """Wait until ``locator`` has stayed in place for half a second (a click lands on it)."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() - since < 0.5:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{locator} kept moving for {timeout:g} s")
+        box = locator.bounding_box()
+        if box != last:
+            last, since = box, time.monotonic()
+        lab.page.wait_for_timeout(50)
+
+
+def frames_cell(html_path) -> str:
+    """A frame whose kernel side never sends the host code (and waits 2 s for it); then two
+    frames in one output, then a third in a cell of its own."""
+    return f"""\
+import pathlib
+import ipywidgets as widgets
+from nb_elicit._ui.app_frame import AppFrame, loader
+html = pathlib.Path({str(html_path)!r}).read_text(encoding="utf-8")
+class Silent(AppFrame):
+    _esm = loader(2)
+    def _send_host_code(self):
+        pass
+def made(name, kind=AppFrame):
+    frame = kind(html=html, tool_input={{"word": name}})
+    frame.add_class(f"nb-elicit-test-{{name}}")
+    return frame
+silent = made("silent", Silent)
+silent"""
+
+
+def test_the_host_code_comes_once_per_page_and_a_frame_without_it_says_so(lab, tmp_path):
+    server = f"http://127.0.0.1:{lab.server.port}"
+    html_path = tmp_path / "probe.html"
+    html_path.write_text(app_html("probe_app", tmp_path, BODY, server=server), encoding="utf-8")
+    lab.open(frames_cell(html_path),
+             "print(silent.status, '|', silent.host_code_requests)",
+             'first, second = made("first"), made("second")\nwidgets.VBox([first, second])',
+             'third = made("third")\nthird',
+             "print([f.host_code_requests for f in (first, second, third)], "
+             "first.status, second.status, third.status)")
+    # The page's first frame gets no host code: after its wait, it says the app did not start.
+    lab.run(2)
+    silent = lab.cell(2).locator(".nb-elicit-test-silent")
+    expect(silent).to_contain_text("The app did not start.")
+    expect(silent.locator("iframe")).to_have_count(0)
+    lab.settle()
+    lab.run(3)
+    expect(lab.cell(3)).to_contain_text("failed: no host code from the kernel within 2 s | 1")
+
+    # Two frames in one output: one request between them (the failure above was forgotten),
+    # both apps run; a third frame later asks for nothing.
+    lab.run(4)
+    for name in ("first", "second"):
+        app = lab.page.frame_locator(f".nb-elicit-test-{name} iframe").frame_locator("iframe")
+        expect(app.locator("#state")).to_have_text("connected")
+        expect(app.locator("#input")).to_have_text(f'{{"word":"{name}"}}')
+    lab.run(5)
+    app = lab.page.frame_locator(".nb-elicit-test-third iframe").frame_locator("iframe")
+    expect(app.locator("#state")).to_have_text("connected")
+    assert lab.page.evaluate("Object.keys(globalThis).filter("
+                             "k => k.startsWith('nb_elicit.app_host.'))") == [
+        f"nb_elicit.app_host.{HOST_SHA}"]
+    lab.settle()
+    # (the last cell at the top, where no frame is: a click meant for its editor that landed
+    # on a frame would move the focus into it, and the cell would not run)
+    lab.cell(6).evaluate("e => e.scrollIntoView({block: 'start'})")
+    steady(lab, lab.cell(6))
+    lab.run(6)
+    said = lab.cell(6).inner_text()
+    requests = json.loads(re.search(r"(\[\d+, \d+, \d+\])", said).group(1))
+    assert sorted(requests) == [0, 0, 1] and requests[2] == 0, said
+    assert said.count("ready") == 3, said
