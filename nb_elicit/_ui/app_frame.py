@@ -23,13 +23,14 @@ The front end bounds what it sends: params over 1 MB, more than 50 messages a se
 than 16 requests waiting at once are answered there with an error and never reach Python.
 
 The host code travels once per page. The widget's ``_esm`` is only a loader (`loader`,
-``static/app_loader.js``, under 2 kB); the host module itself (625 kB) is asked of the kernel
-by the page's first frame, ``{"kind": "host-code", "sha": S}``, answered with ``{"kind":
-"host-code", "sha": S, "code": "..."}`` (S: the bundle's sha256, `HOST_SHA`), imported once
-and kept on ``globalThis`` under a key that names S, so that two versions of nb_elicit in one
-page never mix. Frames that render while it comes wait for the same reply; the loader takes it
-only from its own model's messages and only with its own S. Without it within `HOST_CODE_WAIT`
-seconds (the kernel busy or gone), the frame says that the app did not start.
+``static/app_loader.js``, about 2 kB); the host module itself (625 kB) is asked of the kernel
+by the page's first frame (from anywidget's ``initialize``, as soon as its model is made),
+``{"kind": "host-code", "sha": S}``, answered with ``{"kind": "host-code", "sha": S, "code":
+"..."}`` (S: the bundle's sha256, `HOST_SHA`), imported once and kept on ``globalThis`` under a
+key that names S, so that two versions of nb_elicit in one page never mix. Frames that render
+while it comes wait for the same reply; the loader takes it only from its own model's messages
+and only with its own S. Without it within `HOST_CODE_WAIT` seconds (the kernel busy or gone),
+the frame says that the app did not start.
 """
 
 from __future__ import annotations

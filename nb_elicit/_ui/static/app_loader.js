@@ -9,7 +9,7 @@ const ask = (model, signal) => new Promise((resolve, reject) => {
     signal?.removeEventListener("abort", gone);
     if (error) reject(error);
   };
-  const gone = () => stop(Object.assign(new Error("view removed"), { gone: true }));
+  const gone = () => stop(Object.assign(new Error("the asking frame went away"), { gone: true }));
   const late = () => stop(new Error(`no host code from the kernel within ${WAIT / 1000} s`));
   const timer = setTimeout(late, WAIT);
   // Only the reply to this model's own request, for this very bundle, is taken.
