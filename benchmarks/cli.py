@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchmarks/run.py", description=sys.modules[__package__].__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes (about 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small sizes (3 to 5 minutes)")
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--skip", help="comma-separated sections to leave out")
     parser.add_argument("--rounds", type=int, help="latency: elicitations each way "
