@@ -40,7 +40,7 @@ def normal_form_works(fe, name="Ada"):
     count = len(fe.find("nb-elicit-submit"))
     cell = fe.execute(f"r = await conn.call_tool('ask', {{'schema_json': {json.dumps(NAME_FORM)!r}}})"
                       "\nprint(r.text)")
-    fe.wait_for(lambda: len(fe.find("nb-elicit-submit")) > count, 30, "the form")
+    fe.wait_for(lambda: len(fe.find("nb-elicit-submit")) > count, CELL, "the form")
     fe.type_text(fe.find("nb-elicit-field-name")[-1], name)
     assert fe.flush(20), fe.stalled()
     fe.click(fe.find("nb-elicit-submit")[-1])
