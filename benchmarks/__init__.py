@@ -18,7 +18,9 @@ latency   Added latency per elicitation in a real kernel, answered by a scripted
           frontend: server sends the request -> the form is shown, and Submit click -> the
           server holds the answer; over stdio, over streamable HTTP, and a ten-field form.
           Floor: a plain SDK Client whose elicitation callback accepts at once, against the
-          same server, in the same run (interleaved blocks).
+          same server, in the same run (interleaved blocks). Then where the time goes: rounds
+          with timestamps inside the kernel, and, over stdio, rounds under a profiler of the
+          kernel's main thread (its CPU time by group and by function).
 idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
           next to the same kernel idle without a form.
 task      A cell awaits a tool call the bench server runs as a 30 s task, polled every 1 s and
@@ -32,7 +34,9 @@ startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor
           Python that imports the SDK and connects a plain Client to the demo server.
 flood     One tool asks 200 questions at once in a real kernel; the frontend presses Submit on
           each form as it appears while small cells run: forms open at most, requests waiting,
-          cancelled, the kernel's reply time, RSS and widget models before and after.
+          cancelled, the kernel's reply time, RSS and widget models before and after. Then
+          two more floods, not counted: one with every callback of the kernel's event loop
+          timed (the longest ones hold a small cell up), one under the profiler.
 first-form
           A fresh kernel: %load_ext, %mcp connect to a stdio server and %mcp call of a tool
           that asks at once, until the form is shown. Floor: a fresh Python that imports the
@@ -51,6 +55,7 @@ Layout: cli.py (the command line and the run), sections/ (one module per section
 harness.py (kernels, the scripted frontend, the floor client), peers.py (the library the
 form build is compared with: pinned, installed apart), in_kernel.py (what runs inside
 a kernel), fresh_python.py (what runs in a fresh Python), common.py (results, statistics,
-/proc), report.py (the machine and RESULTS.md), bench_server.py (the MCP server asked),
-app_probe.js (what the app section reads in the browser, in every document of the page).
+/proc), profiling.py (the profiles' tables), report.py (the machine and RESULTS.md),
+bench_server.py (the MCP server asked), app_probe.js (what the app section reads in the
+browser, in every document of the page).
 """

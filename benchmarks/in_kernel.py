@@ -454,6 +454,160 @@ def take_stamps() -> list[tuple[str, float]]:
     return taken
 
 
+# ---------------------------------------------------------------------------------- profile
+
+#: Where a profiled function's own time goes: the first group whose path part is in its file.
+PROFILE_GROUPS = [
+    ("nb_elicit", ("/nb_elicit/",)),
+    ("ipywidgets and traitlets: making widget models",
+     ("/ipywidgets/", "/traitlets/")),
+    ("sending widget messages: comm, session (JSON, signing), zmq",
+     ("/comm/", "/jupyter_client/", "/zmq/", "/json/", "/hmac.py", "ipykernel/iostream.py",
+      "ipykernel/comm/", "/uuid.py", "/datetime.py")),
+    ("ipykernel and IPython: receiving messages, running cells",
+     ("/ipykernel/", "/IPython/")),
+    ("the SDK and its transport: mcp, anyio, pydantic",
+     ("/mcp/", "/anyio/", "/pydantic", "/httpx", "/httpcore", "/h11/")),
+    ("the event loop: asyncio, selectors, tornado",
+     ("/asyncio/", "/selectors.py", "/tornado/")),
+]
+OTHER_GROUP = "other (the standard library, the benchmark's own cells)"
+
+_profile: list = []
+
+
+def profile_start() -> None:
+    """Profile the kernel's main thread (where cells, widget messages and the SDK all run), by
+    CPU time of that thread: time it spends idle, waiting for the frontend or the server, is not
+    counted."""
+    import cProfile
+
+    profiler = cProfile.Profile(time.thread_time)
+    _profile[:] = [profiler]
+    profiler.enable()
+
+
+def _group(filename: str) -> str:
+    path = filename.replace("\\", "/")
+    for name, parts in PROFILE_GROUPS:
+        if any(part in path for part in parts):
+            return name
+    return OTHER_GROUP
+
+
+def profile_stop(per: int, top: int = 12) -> dict:
+    """Stop :func:`profile_start`'s profiler; its time per round (``per`` rounds), by group
+    (a built-in function's time goes to the groups of its callers, as they called it), the
+    functions with the most time of their own, and the time inside a few functions that say
+    what a form costs."""
+    import pstats
+
+    profiler = _profile.pop()
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats
+    groups: dict[str, float] = collections.defaultdict(float)
+    for (filename, _line, _name), (_cc, _nc, tt, _ct, callers) in stats.items():
+        if filename == "~" and callers:
+            shares = {caller: c[2] for caller, c in callers.items()}
+            whole = sum(shares.values()) or 1.0
+            for caller, share in shares.items():
+                groups[_group(caller[0])] += tt * share / whole
+        else:
+            groups[_group(filename)] += tt
+    total = sum(groups.values())
+
+    def label(key) -> str:
+        filename, line, name = key
+        if filename == "~":
+            return name
+        parts = filename.replace("\\", "/").split("/")
+        for anchor in ("site-packages", "nb_elicit", "lib"):
+            if anchor in parts:
+                at = len(parts) - 1 - parts[::-1].index(anchor)
+                parts = parts[at + (anchor != "nb_elicit"):]
+                break
+        return f"{'/'.join(parts)}:{line} {name}"
+
+    ranked = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:top]
+    inside = {}
+    for (filename, _line, name), (_cc, nc, _tt, ct, _callers) in stats.items():
+        path = filename.replace("\\", "/")
+        for what, (ends, func) in {
+                "ElicitationForm.__init__": ("nb_elicit/_ui/form.py", "__init__"),
+                "Widget.open (comm_open of every model made)": ("ipywidgets/widgets/widget.py",
+                                                                 "open"),
+                "Session.send (every message the main thread sent)":
+                    ("jupyter_client/session.py", "send")}.items():
+            if path.endswith(ends) and name == func:
+                ms_, calls = inside.get(what, (0.0, 0))
+                inside[what] = (ms_ + ct * 1000 / per, calls + nc / per)
+    return {
+        "total_ms": total * 1000 / per,
+        "groups": sorted(([name, ms_ * 1000 / per] for name, ms_ in groups.items()),
+                         key=lambda row: row[1], reverse=True),
+        "top": [[label(key), tt * 1000 / per, ct * 1000 / per, nc / per]
+                for key, (_cc, nc, tt, ct, _callers) in ranked],
+        "inside": {what: list(value) for what, value in inside.items()},
+    }
+
+
+_callbacks: dict = {}
+
+
+def _callback_name(handle) -> str:
+    """What an event-loop callback runs: a task's coroutine, or the function's name."""
+    callback = getattr(handle, "_callback", None)
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        coro = owner.get_coro()
+        return f"task {getattr(coro, '__qualname__', type(coro).__name__)}"
+    target = getattr(callback, "func", callback)  # functools.partial
+    return getattr(target, "__qualname__", None) or type(target).__name__
+
+
+def callbacks_start(over_ms: float = 5.0) -> None:
+    """Time every callback the kernel's event loop runs from now on (each one holds the loop:
+    nothing else, a cell included, runs until it returns); keep those over ``over_ms``."""
+    from asyncio import events
+
+    original = events.Handle._run
+    kept: list = []
+
+    def timed(handle):
+        started = time.perf_counter()
+        try:
+            return original(handle)
+        finally:
+            took = (time.perf_counter() - started) * 1000
+            record["count"] += 1
+            record["ms"] += took
+            if took > over_ms:
+                kept.append((took, _callback_name(handle)))
+
+    record = {"count": 0, "ms": 0.0}
+    _callbacks.update(original=original, kept=kept, record=record, over=over_ms)
+    events.Handle._run = timed
+
+
+def callbacks_stop(top: int = 8) -> dict:
+    """Stop :func:`callbacks_start`: how many callbacks ran, the time in them, and the longest
+    ones (ms, what each ran), with the count and time of all kept by what they ran."""
+    from asyncio import events
+
+    events.Handle._run = _callbacks.pop("original")
+    kept, record = _callbacks.pop("kept"), _callbacks.pop("record")
+    by_name: dict[str, list] = {}
+    for took, name in kept:
+        entry = by_name.setdefault(name, [0, 0.0, 0.0])
+        entry[0] += 1
+        entry[1] += took
+        entry[2] = max(entry[2], took)
+    return {"count": record["count"], "ms": record["ms"], "over": _callbacks.pop("over"),
+            "longest": sorted(kept, reverse=True)[:top],
+            "by_name": sorted(([name, *v] for name, v in by_name.items()),
+                              key=lambda row: row[2], reverse=True)[:top]}
+
+
 # ---------------------------------------------------------------------------------- end
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..common import CELL, BenchError, Section, Target, log, ms, pct, rss_mb
 from ..harness import Journal, Kernel
+from ..profiling import PROFILE_NOTE, profile_tables
 
 TITLE = "8. A flood of 200 requests at once"
 
@@ -20,6 +21,8 @@ TITLE = "8. A flood of 200 requests at once"
 CELL_TARGET = 50
 #: Of which the kernel's part: execute_request sent -> the kernel publishes idle (ms).
 KERNEL_TARGET = 20
+#: Event-loop callbacks longer than this (ms) are listed, in the timed flood.
+SLOW_MS = 5.0
 #: How long the call's view may take to close its models once the call has ended (s).
 CLOSE_WAIT = 30.0
 
@@ -27,42 +30,49 @@ PROBE = ("import json as _j; _b = conn.guard.backlog; "
          "print(_j.dumps([_b.open, _b.waiting, flood.done()]))")
 
 
+def flood(kernel: Kernel, n: int, tag: str) -> tuple[set, list, list, list]:
+    """One flood of ``n`` requests, the person pressing Submit on each form as it appears and
+    small cells run throughout, until the call has ended: (buttons clicked, each small cell's
+    ms, of which in the kernel, the backlog's state each small cell read)."""
+    fe = kernel.fe
+    # Started without waiting, so that the kernel takes other cells while the flood runs.
+    kernel.run(f"flood = conn.start_tool('ask_many', {{'count': {n}, 'tag': {tag!r}, "
+               f"'kind': 'click'}})")
+    clicked: set[str] = set()
+    probes: list[float] = []
+    in_kernel: list[float] = []  # the same, until the kernel said it was idle (its clock)
+    states: list[list] = []
+    deadline = time.monotonic() + 4 * CELL
+    log(f"  flood: {n} requests at once; Submit on each form as it appears")
+    while True:
+        for button in fe.find("nb-elicit-submit"):
+            if button not in clicked:
+                clicked.add(button)
+                fe.click(button)
+        sent, started = time.time(), time.perf_counter()
+        cell = fe.execute(PROBE)  # a small cell: how long the kernel takes to answer
+        reply = fe.wait_reply(cell, CELL)
+        probes.append(1000 * (time.perf_counter() - started))  # ms
+        if reply.get("status") != "ok":
+            raise BenchError(f"a small cell failed: {kernel.cell_text(cell)}")
+        in_kernel.append(1000 * (fe.idle_sent[cell] - sent))
+        state = json.loads(fe.stdout(cell).strip().splitlines()[-1])
+        states.append(state)
+        if state[2]:
+            return clicked, probes, in_kernel, states
+        if time.monotonic() > deadline:
+            raise BenchError(f"the flood did not end within {4 * CELL:g} s: {state}")
+
+
 def run(opts, sec: Section) -> None:
     n = 200
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal = Journal(tmp / "flood.jsonl")
     with Kernel(opts) as kernel:
-        fe = kernel.fe
         kernel.connect("conn", journal.path)
         before = kernel.call("stats")
         rss_before = rss_mb(kernel.pid)
-        # Started without waiting, so that the kernel takes other cells while the flood runs.
-        kernel.run(f"flood = conn.start_tool('ask_many', {{'count': {n}, 'tag': 'flood', "
-                   f"'kind': 'click'}})")
-        clicked: set[str] = set()
-        probes: list[float] = []
-        in_kernel: list[float] = []  # the same, until the kernel said it was idle (its clock)
-        states: list[list] = []
-        deadline = time.monotonic() + 4 * CELL
-        log(f"  flood: {n} requests at once; Submit on each form as it appears")
-        while True:
-            for button in fe.find("nb-elicit-submit"):
-                if button not in clicked:
-                    clicked.add(button)
-                    fe.click(button)
-            sent, started = time.time(), time.perf_counter()
-            cell = fe.execute(PROBE)  # a small cell: how long the kernel takes to answer
-            reply = fe.wait_reply(cell, CELL)
-            probes.append(1000 * (time.perf_counter() - started))  # ms
-            if reply.get("status") != "ok":
-                raise BenchError(f"a small cell failed: {kernel.cell_text(cell)}")
-            in_kernel.append(1000 * (fe.idle_sent[cell] - sent))
-            state = json.loads(fe.stdout(cell).strip().splitlines()[-1])
-            states.append(state)
-            if state[2]:
-                break
-            if time.monotonic() > deadline:
-                raise BenchError(f"the flood did not end within {4 * CELL:g} s: {state}")
+        clicked, probes, in_kernel, states = flood(kernel, n, "flood")
         # (the tool's list comes back as one text block per action)
         actions = kernel.json("import json as _j; print(_j.dumps(flood.result().text.split()))")
         most_open = kernel.json("print(conn.guard.backlog.most_open)")
@@ -75,6 +85,17 @@ def run(opts, sec: Section) -> None:
             after = kernel.call("stats")
         closed_in = time.monotonic() - ended
         rss_after = rss_mb(kernel.pid)
+        # Where the kernel's time goes in a flood: two more, not counted above. In the first,
+        # every event-loop callback is timed (a small cell waits for the one running); the
+        # second runs under a profiler.
+        log("  flood: again, every event-loop callback timed")
+        kernel.call("callbacks_start", SLOW_MS)
+        flood(kernel, n, "timed")
+        callbacks = kernel.call("callbacks_stop")
+        log("  flood: again, profiled")
+        kernel.call("profile_start")
+        flood(kernel, n, "profiled")
+        profile = kernel.call("profile_stop", 1)
     counts = collections.Counter(actions)
     most_waiting = max(s[1] for s in states)
     shown = len(clicked)
@@ -128,3 +149,25 @@ def run(opts, sec: Section) -> None:
                               f"<= {KERNEL_TARGET} ms", ms(max(in_kernel)),
                               max(in_kernel) <= KERNEL_TARGET,
                               ms(max(in_kernel) - KERNEL_TARGET)))
+    report_callbacks(sec, n, callbacks)
+    profile_tables(sec, f"a third flood of {n} (not counted above)", "in the whole flood",
+                   profile)
+    sec.notes.append(PROFILE_NOTE)
+
+
+def report_callbacks(sec: Section, n: int, cb: dict) -> None:
+    """The event loop's longest callbacks in the timed flood: a small cell waits for them."""
+    sec.table(f"A second flood of {n} (not counted above), every callback of the kernel's event"
+              f" loop timed: the longest ones, by what they ran (over {cb['over']:g} ms)",
+              ["callback", "over the limit", "their time", "longest"],
+              [[f"`{name}`", count, ms(total), ms(longest)]
+               for name, count, total, longest in cb["by_name"]])
+    sec.notes.append(
+        f"While a callback of the kernel's event loop runs, nothing else does: a small cell's "
+        f"execute_request waits for it to return. In the timed flood the loop ran "
+        f"{cb['count']} callbacks ({cb['ms'] / 1000:.2f} s in all); the longest took "
+        + ", ".join(f"{ms(took)} ({name})" for took, name in cb["longest"][:5])
+        + ". Timed by wrapping asyncio's Handle._run in the kernel (a perf_counter pair per "
+        "callback). A task's callback is named by its coroutine: one step of it, from one "
+        "await to the next.")
+

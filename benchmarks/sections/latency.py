@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..common import CELL, BenchError, Section, Target, log, median, ms, pct
 from ..harness import FloorClient, HttpServer, Journal, Kernel, answer_form, wait_shown
+from ..profiling import PROFILE_NOTE, profile_tables
 
 TITLE = "2. End-to-end added latency per elicitation"
 
@@ -45,6 +46,8 @@ def run(opts, sec: Section) -> None:
 
 #: Rounds with timestamps inside the kernel, for the breakdown (not counted in the totals).
 BREAKDOWN_ROUNDS = 30
+#: Rounds under a profiler, over stdio (not counted in the totals).
+PROFILE_ROUNDS = 30
 
 #: The breakdown's legs: (what, from, to); a point is a stamp name, or "sent", "answered" (the
 #: server's journal) or "clicked" (the frontend).
@@ -141,6 +144,12 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             done += size
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
         build = kernel.call("form_build_time", 31, way.kind)
+        profile = None
+        if way.transport == "stdio":  # where the kernel's CPU time goes: more rounds, profiled
+            kernel.call("profile_start")
+            for i in range(PROFILE_ROUNDS):
+                nb_round(f"p{i}")
+            profile = kernel.call("profile_stop", PROFILE_ROUNDS)
         stamped: dict[str, list] = {}
         if main:  # where the time goes: more rounds, with timestamps inside the kernel
             hooked = kernel.call("install_stamps")
@@ -203,6 +212,11 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "integer, checkbox, choice, titled choice, multi-select), left as they are.")
     if main:
         breakdown(sec, nb_journal.poll(), nb, stamped, hooked, a_floor, b_floor)
+    if profile:
+        profile_tables(sec, f"{way.label}, {PROFILE_ROUNDS} more rounds (not counted above)",
+                       "per round", profile)
+        if main:
+            sec.notes.append(PROFILE_NOTE)
     added_med = median(total_nb) - median(total_floor)
     added_p95 = pct(total_nb, 95) - pct(total_floor, 95)
     median_target, p95_target = TARGETS[way.kind]
