@@ -2,9 +2,11 @@
 writer on made-up numbers. No kernel is started."""
 
 import argparse
+import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -371,3 +373,91 @@ def test_the_peer_library_is_no_dependency_of_nb_elicit():
     assert not {n for n in names if n.startswith(peers.PEER)}
     assert peers.PEER_DIR.is_relative_to(ROOT / ".cache")
     assert peers.PEER_DIR.name == f"{peers.PEER}-{peers.PEER_VERSION}"
+
+
+# -- where the time goes: the profiler and the event loop's callbacks ---------------------------
+
+def test_profile_groups_name_where_a_function_lives():
+    group = in_kernel._group
+    assert group("/tmp/nb-elicit-code-x/nb_elicit/_ui/form.py") == "nb_elicit"
+    assert group("/v/lib/python3.11/site-packages/traitlets/traitlets.py").startswith(
+        "ipywidgets and traitlets")
+    assert group("/v/lib/python3.11/site-packages/jupyter_client/session.py").startswith(
+        "sending widget messages")
+    assert group("/v/lib/python3.11/site-packages/ipykernel/iostream.py").startswith(
+        "sending widget messages")
+    assert group("/v/lib/python3.11/site-packages/ipykernel/kernelbase.py").startswith(
+        "ipykernel and IPython")
+    assert group("/v/lib/python3.11/site-packages/anyio/streams/memory.py").startswith(
+        "the SDK")
+    assert group("/usr/lib/python3.11/asyncio/events.py").startswith("the event loop")
+    assert group("/usr/lib/python3.11/textwrap.py") == in_kernel.OTHER_GROUP
+
+
+def _spin(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_the_profile_counts_cpu_per_round_and_leaves_out_idle_time():
+    in_kernel.profile_start()
+    for _ in range(2):
+        _spin(0.02)
+        time.sleep(0.1)  # idle: not counted
+    prof = in_kernel.profile_stop(2)
+    assert 15 <= prof["total_ms"] < 60, prof["total_ms"]
+    other = dict(prof["groups"])[in_kernel.OTHER_GROUP]
+    assert other >= 0.9 * prof["total_ms"]
+    spin = [row for row in prof["top"] if row[0].endswith(" _spin")]
+    assert spin and spin[0][3] == 1.0  # calls per round
+    assert 15 <= spin[0][2] < 60
+
+
+def test_the_event_loop_callbacks_over_the_limit_are_named_by_what_they_ran():
+    async def slow_step():
+        _spin(0.03)
+        await asyncio.sleep(0)
+
+    async def main():
+        in_kernel.callbacks_start(10.0)
+        try:
+            await asyncio.get_running_loop().create_task(slow_step())
+            asyncio.get_running_loop().call_soon(_spin, 0.001)
+            await asyncio.sleep(0.01)
+        finally:
+            stopped = in_kernel.callbacks_stop()
+        return stopped
+
+    original = asyncio.events.Handle._run
+    result = asyncio.run(main())
+    assert asyncio.events.Handle._run is original
+    assert result["count"] >= 3
+    names = [row[0] for row in result["by_name"]]
+    assert names == ["task test_the_event_loop_callbacks_over_the_limit_are_named_by_what_they_"
+                     "ran.<locals>.slow_step"], names
+    assert result["longest"][0][0] >= 25
+
+
+def test_profile_and_callback_tables_from_made_up_numbers():
+    from benchmarks.profiling import profile_tables
+    from benchmarks.sections import flood
+
+    sec = Section("flood", "8. A flood")
+    prof = {"total_ms": 10.0, "groups": [["nb_elicit", 7.5], ["the event loop", 2.5],
+                                          ["other", 0.001]],
+            "top": [["nb_elicit/_ui/form.py:40 __init__", 1.0, 7.0, 1.0]],
+            "inside": {"ElicitationForm.__init__": [7.0, 1.0]}}
+    profile_tables(sec, "a round", "per round", prof)
+    by_where, by_function, inside = sec.tables
+    assert by_where[2] == [["nb_elicit", "7.50 ms", "75%"], ["the event loop", "2.50 ms", "25%"],
+                           ["all (the main thread's CPU time)", "10.00 ms", "100%"]]
+    assert by_function[2] == [["`nb_elicit/_ui/form.py:40 __init__`", "1.000 ms", "7.000 ms",
+                               "1"]]
+    assert inside[2] == [["ElicitationForm.__init__", "7.00 ms", "1"]]
+    flood.report_callbacks(sec, 200, {"count": 900, "ms": 1500.0, "over": 5.0,
+                                      "longest": [[54.3, "task Kernel.shell_main"]],
+                                      "by_name": [["task Kernel.shell_main", 3, 80.0, 54.3]]})
+    assert sec.tables[-1][2] == [["`task Kernel.shell_main`", "3", "80.0 ms", "54.3 ms"]]
+    assert "ran 900 callbacks (1.50 s in all); the longest took 54.3 ms (task Kernel." \
+           "shell_main)" in sec.notes[-1]
