@@ -145,6 +145,15 @@ def _by_type(models: list) -> dict[str, int]:
     return dict(collections.Counter(type(m).__name__ for m in models).most_common())
 
 
+def _shared_models() -> list:
+    """The layout and style models every prompt of the kernel shares (made once, never closed
+    with a form; nb_elicit marks them), if this nb_elicit has any."""
+    import ipywidgets
+
+    return [m for m in list(ipywidgets.Widget.widgets.values())
+            if getattr(m, "_nb_elicit_shared", False) is True]
+
+
 def form_models(sizes: list[int], settle: float = 0.0) -> list[dict]:
     """For ``sizes`` string fields: the widget models one ElicitationForm makes (live models
     after the build minus before), the inputs it asks for (one per field), and whether the live
@@ -182,7 +191,8 @@ def form_models(sizes: list[int], settle: float = 0.0) -> list[dict]:
         time.sleep(settle)
         left = _new_models(before)
         rows.append({"n": n, "models": len(made), "inputs": len(schema["properties"]),
-                     "by_type": _by_type(made), "baseline": baseline,
+                     "by_type": _by_type(made), "shared": _by_type(_shared_models()),
+                     "baseline": baseline,
                      "after": len(ipywidgets.Widget.widgets), "left": _by_type(left)})
         for model in left:  # (so that the next size starts from the same baseline)
             model.close()
@@ -309,14 +319,16 @@ def stats() -> dict:
     used = set()
     for w in live:
         used.update(id(x) for x in (getattr(w, "layout", None), getattr(w, "style", None)))
-    orphans = sum(1 for w in live if id(w) not in used
+    shared = {id(w) for w in _shared_models()}
+    orphans = sum(1 for w in live if id(w) not in used and id(w) not in shared
                   and (isinstance(w, ipywidgets.Layout) or type(w).__name__.endswith("Style")))
     in_forms = reach([w for w in live if type(w).__name__ == "ElicitationForm"], set())
     in_views = reach([w for w in live if type(w).__name__ == "CallView"], set(in_forms))
     return {"widgets": sum(names.values()), "forms": names.get("ElicitationForm", 0),
             "views": names.get("CallView", 0), "pending": pending,
             "in_forms": len(in_forms), "in_views": len(in_views) - len(in_forms),
-            "orphans": orphans, "history": history, "history_limit": history_limit,
+            "orphans": orphans, "shared": len(shared), "history": history,
+            "history_limit": history_limit,
             "blocks": blocks, "by_type": dict(names.most_common(12))}
 
 

@@ -158,7 +158,7 @@ def test_close_soon_without_a_running_loop_closes_the_rest_after_a_failed_close(
 
 
 def test_close_soon_without_a_running_loop_tries_every_close_when_all_of_them_fail(monkeypatch):
-    view = view_made_on_a_loop_now_gone(60)  # (more models than Python's recursion limit)
+    view = view_made_on_a_loop_now_gone(70)  # (more models than Python's recursion limit)
     models = tree_models(view)
     tried = []
     for number, model in enumerate(models):
@@ -320,3 +320,51 @@ def test_a_frozen_call_without_apps_empties_its_script_output_and_closes_the_app
     view = asyncio.run(scenario())
     assert view._script_handle.bundles == [{"text/plain": ""}]
     assert not is_open(view.apps)
+
+
+# -- the layout and style models every prompt shares ------------------------------------------
+
+def _parts(form: ElicitationForm) -> list[widgets.Widget]:
+    """Every layout and style model a form's widgets use."""
+    seen: list[widgets.Widget] = []
+
+    def visit(node):
+        for child in getattr(node, "children", ()):
+            visit(child)
+        for part in (getattr(node, "layout", None), getattr(node, "style", None)):
+            if isinstance(part, widgets.Widget) and part not in seen:
+                seen.append(part)
+
+    visit(form)
+    return seen
+
+
+def test_forms_share_their_plain_layout_and_styles_and_closing_one_leaves_them_open():
+    from nb_elicit._ui.controls import is_shared
+
+    name = {"type": "object", "properties": {"name": {"type": "string"}}}
+    first, second = ElicitationForm("One", name, server="s"), ElicitationForm("Two", name, server="s")
+    shared = [m for m in _parts(first) if is_shared(m)]
+    kinds = {type(m).__name__ for m in shared}
+    assert {"Layout", "ButtonStyle", "HTMLStyle", "TextStyle"} <= kinds
+    assert shared == [m for m in _parts(second) if is_shared(m)]
+    own = tree_models(first)
+    assert not any(is_shared(m) for m in own)
+    closing.close_tree(first)
+    assert not any(is_open(m) for m in own)
+    assert all(is_open(m) for m in shared)
+    assert all(is_open(m) for m in tree_models(second))
+    # A layout a widget changes is its own, never the shared one (it would change every form).
+    changeable = [m for m in _parts(second) if not is_shared(m)]
+    assert all(isinstance(m, widgets.Layout) for m in changeable)
+
+
+def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form():
+    from nb_elicit._ui.controls import Kit, is_shared
+
+    plain = Kit().plain
+    assert is_shared(plain) and is_open(plain)
+    plain.close()  # (as Widget.close_all() would)
+    form = ElicitationForm("Again", CLICK, server="s")
+    assert form.layout is not plain and is_open(form.layout) and is_shared(form.layout)
+    assert Kit().plain is form.layout

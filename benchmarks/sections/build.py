@@ -148,6 +148,12 @@ def report_models(sec: Section, rows: list[dict], kernel_rows: list[dict] | None
                 f"Live widget models after a form of {r['n']} string field"
                 f"{'s' if r['n'] != 1 else ''} is closed{where}", "back to the baseline",
                 measured, left == 0, f"{left} models" if left else None))
+    shared = next((r.get("shared") for r in rows if r.get("shared")), None)
+    if shared:
+        sec.notes.append(
+            f"Besides these, the forms of a kernel share {sum(shared.values())} layout and style "
+            f"models ({by_type(shared)}): made by the first prompt, never closed with a form, "
+            "and so counted in no form's models (nor in the baseline's change).")
     same = ("the same in a kernel" if kernel_counts == counts
             else f"in a kernel: {', '.join(f'{n}: {m}' for n, (m, _) in kernel_counts.items())}")
     sec.notes.append(

@@ -9,13 +9,15 @@ import time
 
 import ipywidgets as widgets
 
+from .controls import is_shared
 from .prompt import running_loop
 
 __all__ = ["CLOSE_BUDGET", "CLOSE_PAUSE", "close_soon", "close_tree", "tree_models"]
 
 
 def close_tree(widget: widgets.Widget) -> None:
-    """Close a widget, everything inside it, and their layout and style models."""
+    """Close a widget, everything inside it, and their layout and style models (but the ones
+    every prompt shares: see controls.Kit)."""
     for model in tree_models(widget):
         model.close()
 
@@ -62,7 +64,7 @@ def close_soon(widget: widgets.Widget) -> None:
 
 def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
     """A widget, everything inside it, and their layout and style models, innermost first
-    (each shared layout or style once)."""
+    (each layout or style once; none of those every prompt shares: see controls.Kit)."""
     models: list[widgets.Widget] = []
     seen: set[int] = set()
 
@@ -70,7 +72,8 @@ def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
         for child in getattr(node, "children", ()):
             visit(child)
         for part in (getattr(node, "layout", None), getattr(node, "style", None), node):
-            if isinstance(part, widgets.Widget) and id(part) not in seen:
+            if isinstance(part, widgets.Widget) and id(part) not in seen \
+                    and not is_shared(part):
                 seen.add(id(part))
                 models.append(part)
 

@@ -36,9 +36,9 @@ from .._core.secrets import is_secret
 from .._core.validate import read_number
 
 __all__ = ["MISSING", "NO_MATH", "FieldControl", "Kit", "Missing", "field_class",
-           "field_classes", "inline_text", "input_widget", "label_html", "labelled_input",
-           "legend_html",
-           "make_control", "named", "property_of_class", "text_html"]
+           "field_classes", "inline_text", "input_widget", "is_shared", "label_html",
+           "labelled_input", "legend_html", "make_control", "named", "property_of_class",
+           "text_html"]
 
 
 
@@ -137,28 +137,43 @@ def synced_keys(widget_class: type[widgets.Widget]) -> list[str]:
     return list(_synced(widget_class))
 
 
+#: The kit's models, one of each kind for the whole kernel (see :class:`Kit`).
+_SHARED: dict[object, widgets.Widget] = {}
+#: The attribute that marks a model as the kit's: closing a widget leaves such models open.
+_SHARED_MARK = "_nb_elicit_shared"
+
+
+def is_shared(model: widgets.Widget) -> bool:
+    """Whether this model is one of the kit's, which every prompt of the kernel shares."""
+    return getattr(model, _SHARED_MARK, False) is True
+
+
+def _shared(key: object, make: Callable[[], widgets.Widget]) -> widgets.Widget:
+    model = _SHARED.get(key)
+    if model is None or model.comm is None:  # not made yet, or closed (Widget.close_all())
+        model = make()
+        setattr(model, _SHARED_MARK, True)
+        _SHARED[key] = model
+    return model
+
+
 class Kit:
-    """Layouts and styles that the controls of one form share: a widget model is costly
-    (creating one is most of the time a form takes to build), and these never differ."""
+    """Layouts and styles that controls share: a widget model is costly (creating one, and
+    announcing it to the frontend, is most of the time a form takes to build), and these
+    never differ. Every prompt of the kernel shares the same few (a plain layout, one style per
+    widget kind): they are made on first use, closing a prompt leaves them open
+    (:func:`is_shared`), and they are made again if something closed them. Nothing may change
+    them: a widget whose layout or style changes has its own."""
 
-    def __init__(self) -> None:
-        self._plain: widgets.Layout | None = None
-        self._styles: dict[type, widgets.Widget] = {}
-
-    # Made on first use: a model that no widget holds would never be closed with the form.
     # (Widths, spacing and colours come from the prompt's stylesheet, not from layouts.)
     @property
     def plain(self) -> widgets.Layout:
-        if self._plain is None:
-            self._plain = widgets.Layout(keys=synced_keys(widgets.Layout))
-        return self._plain
+        return _shared(widgets.Layout, lambda: widgets.Layout(keys=synced_keys(widgets.Layout)))
 
-    def style(self, widget_class: type[widgets.Widget], **values) -> widgets.Widget:
-        """One style model per widget kind (Text, Dropdown, HTML, ...) for the whole form."""
+    def style(self, widget_class: type[widgets.Widget]) -> widgets.Widget:
+        """One style model per widget kind (Text, Dropdown, HTML, ...)."""
         klass = widget_class.class_traits()["style"].klass
-        if klass not in self._styles:
-            self._styles[klass] = klass(keys=synced_keys(klass), **values)
-        return self._styles[klass]
+        return _shared(klass, lambda: klass(keys=synced_keys(klass)))
 
 
 class FieldControl:
