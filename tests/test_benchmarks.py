@@ -461,3 +461,10 @@ def test_profile_and_callback_tables_from_made_up_numbers():
     assert sec.tables[-1][2] == [["`task Kernel.shell_main`", "3", "80.0 ms", "54.3 ms"]]
     assert "ran 900 callbacks (1.50 s in all); the longest took 54.3 ms (task Kernel." \
            "shell_main)" in sec.notes[-1]
+
+
+def test_the_flood_counts_live_models_but_the_ones_every_prompt_shares():
+    from benchmarks.sections import flood
+
+    assert flood.own({"widgets": 10, "shared": 4}) == 6
+    assert flood.own({"widgets": 10}) == 10  # (an nb_elicit that shares none)
