@@ -150,8 +150,11 @@ def _shared_models() -> list:
     with a form; nb_elicit marks them), if this nb_elicit has any."""
     import ipywidgets
 
-    return [m for m in list(ipywidgets.Widget.widgets.values())
-            if getattr(m, "_nb_elicit_shared", False) is True]
+    try:  # (an older nb_elicit shares none, or keeps its controls elsewhere)
+        is_shared = nb_module("nb_elicit._ui.controls").is_shared
+    except (ImportError, AttributeError):
+        return []
+    return [m for m in list(ipywidgets.Widget.widgets.values()) if is_shared(m)]
 
 
 def form_models(sizes: list[int], settle: float = 0.0) -> list[dict]:
@@ -484,6 +487,12 @@ PROFILE_GROUPS = [
      ("/asyncio/", "/selectors.py", "/tornado/")),
 ]
 OTHER_GROUP = "other (the standard library, the benchmark's own cells)"
+#: Functions whose time with what they call the profile reports: what -> (file ends, name).
+PROFILE_INSIDE = {
+    "ElicitationForm.__init__": ("nb_elicit/_ui/form.py", "__init__"),
+    "Widget.open (comm_open of every model made)": ("ipywidgets/widgets/widget.py", "open"),
+    "Session.send (every message the main thread sent)": ("jupyter_client/session.py", "send"),
+}
 
 _profile: list = []
 
@@ -544,12 +553,7 @@ def profile_stop(per: int, top: int = 12) -> dict:
     inside = {}
     for (filename, _line, name), (_cc, nc, _tt, ct, _callers) in stats.items():
         path = filename.replace("\\", "/")
-        for what, (ends, func) in {
-                "ElicitationForm.__init__": ("nb_elicit/_ui/form.py", "__init__"),
-                "Widget.open (comm_open of every model made)": ("ipywidgets/widgets/widget.py",
-                                                                 "open"),
-                "Session.send (every message the main thread sent)":
-                    ("jupyter_client/session.py", "send")}.items():
+        for what, (ends, func) in PROFILE_INSIDE.items():
             if path.endswith(ends) and name == func:
                 ms_, calls = inside.get(what, (0.0, 0))
                 inside[what] = (ms_ + ct * 1000 / per, calls + nc / per)

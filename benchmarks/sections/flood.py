@@ -180,4 +180,3 @@ def report_callbacks(sec: Section, n: int, cb: dict) -> None:
         + ". Timed by wrapping asyncio's Handle._run in the kernel (a perf_counter pair per "
         "callback). A task's callback is named by its coroutine: one step of it, from one "
         "await to the next.")
-
