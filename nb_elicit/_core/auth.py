@@ -70,7 +70,7 @@ STEPS = {
                  "(auth='client_credentials')",
     "timeout": "nobody finished signing in in time",
     "callback": "the sign-in page could not reach the notebook",
-    "config": "the sign-in settings are incomplete",
+    "config": "the sign-in settings are incomplete or wrong",
 }
 
 
