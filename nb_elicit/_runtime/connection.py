@@ -134,7 +134,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
             raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
         kind = SseTarget if sse is not None else HttpTarget
         target = kind(url or sse, _strings(headers, "headers"))
-    auth_config = parse_auth(auth, **sign_in)
+    auth_config = parse_auth(auth, **sign_in) if target is not None else AuthConfig()
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms, server=name)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
@@ -142,6 +142,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if target is None:
         target = await configured_target(name, config, trust=trust)
+        auth_config = parse_auth(getattr(target, "auth", None) if auth is None else auth, **sign_in)
     # From here on the connection is known, as "connecting": a cell that runs while the
     # handshake does (a connect in the background) finds it, and its requests wait for it.
     remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)
