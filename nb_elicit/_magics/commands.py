@@ -89,10 +89,10 @@ COMMANDS: tuple[Subcommand, ...] = (
               "identity_assertion|off",
               "    (default auto: sign in when asked), --client-id ID --client-secret-env VAR, "
               "--client-metadata-url URL,",
-              "    --private-key-env VAR [--signing-algorithm ES256], --id-token-env VAR "
-              "--idp-token-endpoint URL",
-              "    --idp-client-id ID --issuer URL (see docs/sign-in.md), --token-store "
-              "disk|memory",
+              "    --private-key-env VAR or --private-key-file PATH [--signing-algorithm ES256],",
+              "    --id-token-env VAR --idp-token-endpoint URL --idp-client-id ID "
+              "[--idp-client-secret-env VAR],",
+              "    --issuer URL (see docs/sign-in.md), --token-store disk|memory",
               "    and every form takes --no-apps (show no MCP App of this server, only its "
               "text results)")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",
