@@ -65,7 +65,7 @@ def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(mon
     provider = _mcp.oauth_provider(url, SignIn("batch", url, config, lambda: None))
     assert isinstance(provider, ClientCredentialsOAuthProvider)
     assert isinstance(provider, _mcp._Restoring)  # (stored tokens come back with their expiry)
-    assert type(provider) is _mcp._credentials_provider()
+    assert type(provider) is _mcp._headless_provider("secret")
 
 
 def test_making_the_validator_imports_the_format_checks_libraries_too():

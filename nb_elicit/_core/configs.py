@@ -21,6 +21,13 @@ kernel's working directory) and each parent up to the repository root (the first
 ``.cursor/mcp.json``, ``.jupyter/mcp/config.json``; then the user's ``~/.cursor/mcp.json``, Claude
 Desktop's ``claude_desktop_config.json`` and VS Code's user ``mcp.json``.
 
+Sign-in settings of an HTTP server: ``auth`` (Cursor's key) or ``oauth`` (Claude Code's), an
+object with ``connect()``'s sign-in options in camelCase (``mode``, ``clientId``,
+``clientSecretEnv``, ``privateKeyEnv``, ``privateKeyFile``, ``signingAlgorithm``, ``issuer``,
+``idTokenEnv``, ``idpTokenEndpoint``, ``idpClientId``, ...; Cursor's ``CLIENT_ID`` and
+``scopes`` too). They name environment variables and owner-only files, never hold a secret:
+a ``CLIENT_SECRET`` in the file is an error.
+
 Pure: no ipywidgets, no mcp. Values (tokens, passwords) never appear in a message or a repr.
 """
 
@@ -36,11 +43,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from .auth import AUTH_MODES, parse_auth
 from .errors import ConfigError
 from .filecheck import check, key_path, read_json, warn_unknown
 
-__all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "configured_servers", "expand",
-           "find_server", "input_env_name", "inputs_needed", "load", "place_of", "places"]
+__all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
+           "configured_servers", "expand", "find_server", "input_env_name", "inputs_needed",
+           "load", "place_of", "places"]
 
 
 # -- the models --------------------------------------------------------------------------------
@@ -53,6 +62,44 @@ def _number_as_text(value: Any) -> Any:
 
 
 EnvValue = Annotated[str, BeforeValidator(_number_as_text)]
+
+
+class AuthEntry(BaseModel):
+    """A server's sign-in settings (``auth`` or ``oauth``): names, never secrets."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    mode: Literal[AUTH_MODES] | None = None  # type: ignore[valid-type]
+    client_id: str | None = Field(None, alias="clientId")
+    cursor_client_id: str | None = Field(None, alias="CLIENT_ID")
+    client_secret_env: str | None = Field(None, alias="clientSecretEnv")
+    client_metadata_url: str | None = Field(None, alias="clientMetadataUrl")
+    scope: str | None = None
+    scopes: list[str] | None = None
+    issuer: str | None = None
+    token_auth: str | None = Field(None, alias="tokenAuth")
+    token_store: Literal["disk", "memory"] | None = Field(None, alias="tokenStore")
+    private_key_env: str | None = Field(None, alias="privateKeyEnv")
+    private_key_file: str | None = Field(None, alias="privateKeyFile")
+    signing_algorithm: str | None = Field(None, alias="signingAlgorithm")
+    id_token_env: str | None = Field(None, alias="idTokenEnv")
+    idp_token_endpoint: str | None = Field(None, alias="idpTokenEndpoint")
+    idp_client_id: str | None = Field(None, alias="idpClientId")
+    idp_client_secret_env: str | None = Field(None, alias="idpClientSecretEnv")
+
+    def options(self) -> dict[str, str]:
+        """``connect()``'s ``auth=`` as a dict (``mode`` and the options given)."""
+        fields = {name: getattr(self, name) for name in type(self).model_fields
+                  if name not in ("mode", "cursor_client_id", "scopes")}
+        fields["mode"] = self.mode
+        fields["client_id"] = self.client_id or self.cursor_client_id
+        if self.scopes is not None and self.scope is None:
+            fields["scope"] = " ".join(self.scopes)
+        return {name: value for name, value in fields.items() if value is not None}
+
+
+#: Keys that would hold a secret in the file: refused (the secret's variable goes there).
+_SECRET_KEYS = ("CLIENT_SECRET", "clientSecret", "client_secret", "privateKey", "idToken")
 
 
 class ServerEntry(BaseModel):
@@ -68,6 +115,8 @@ class ServerEntry(BaseModel):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: AuthEntry | None = None
+    oauth: AuthEntry | None = None
 
 
 class InputSpec(BaseModel):
@@ -218,6 +267,7 @@ def load(place: Place) -> list[ConfiguredServer]:
         entries = document.servers if dialect == "servers" else document.mcp_servers
         for name, entry in (entries or {}).items():
             key = key_path((dialect, name))
+            _check_auth(entry, f"{place.shown}: {key}")
             servers.append(ConfiguredServer(
                 name, place.shown, key, _transport(entry, f"{place.shown}: {key}"),
                 path=place.path, entry=entry, inputs=tuple(document.inputs), place=place))
@@ -243,6 +293,38 @@ def _transport(entry: ServerEntry, where: str) -> str:
     if kind != "stdio" and entry.url is None:
         raise ConfigError(f'{where}: a server of type {kind} needs "url"')
     return kind
+
+
+def _check_auth(entry: ServerEntry, where: str) -> None:
+    """The sign-in settings as ``connect()`` would take them; one line for the first mistake."""
+    for key in ("auth", "oauth"):
+        settings = getattr(entry, key)
+        if settings is None:
+            continue
+        if entry.url is None:
+            raise ConfigError(f'{where}.{key}: sign-in settings are for a server with "url"')
+        if entry.auth is not None and entry.oauth is not None:
+            raise ConfigError(f'{where}: has both "auth" and "oauth"; expected one of them')
+        for secret in _SECRET_KEYS:
+            if secret in (settings.model_extra or {}):
+                raise ConfigError(
+                    f"{where}.{key}.{secret}: a secret is never kept in a config file; name the "
+                    "environment variable that holds it (clientSecretEnv, privateKeyEnv or "
+                    "privateKeyFile, idTokenEnv)")
+        try:
+            parse_auth(settings.options())
+        except (ValueError, TypeError) as error:
+            text = re.sub(r"\bauth='", "mode '", str(error))
+            for name, info in AuthEntry.model_fields.items():  # (the file's names for them)
+                text = re.sub(rf"\b{name}\b", str(info.alias or name), text)
+            raise ConfigError(f"{where}.{key}: {text}") from None
+
+
+def auth_options(server: ConfiguredServer) -> dict[str, str]:
+    """The sign-in options of ``server``'s entry for ``connect()`` (empty: none given)."""
+    entry = server.entry
+    settings = entry.auth or entry.oauth if entry is not None else None
+    return settings.options() if settings is not None else {}
 
 
 def configured_servers(cwd: str | os.PathLike | None = None) -> list[ConfiguredServer]:

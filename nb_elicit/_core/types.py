@@ -42,6 +42,8 @@ class HttpTarget:
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     hidden: frozenset[str] = field(default=frozenset(), compare=False)
+    #: Sign-in options from a config file's entry (``auth`` / ``oauth``): names, no secrets.
+    auth: dict[str, str] = field(default_factory=dict, compare=False)
 
     def where(self) -> str:
         return hide(self.url, self.hidden)

@@ -85,10 +85,14 @@ COMMANDS: tuple[Subcommand, ...] = (
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
               "cards...)",
-              "    --url also takes --auth auto|oauth|client_credentials|off (default auto: "
-              "sign in when asked),",
-              "    --client-id ID --client-secret-env VAR, --client-metadata-url URL, "
-              "--token-store disk|memory",
+              "    --url also takes --auth auto|oauth|client_credentials|private_key_jwt|"
+              "identity_assertion|off",
+              "    (default auto: sign in when asked), --client-id ID --client-secret-env VAR, "
+              "--client-metadata-url URL,",
+              "    --private-key-env VAR or --private-key-file PATH [--signing-algorithm ES256],",
+              "    --id-token-env VAR --idp-token-endpoint URL --idp-client-id ID "
+              "[--idp-client-secret-env VAR],",
+              "    --issuer URL (see docs/sign-in.md), --token-store disk|memory",
               "    and every form takes --no-apps (show no MCP App of this server, only its "
               "text results)")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",

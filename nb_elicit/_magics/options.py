@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from .._core.auth import AUTH_MODES
+
 _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 
 
@@ -25,11 +27,25 @@ _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 @argument("--trust", action="store_true",
           help="start NAME of a project config file without asking (you read its entry)")
 @argument("--header", action="append", metavar="'K: V'", help="an HTTP header (--url)")
-@argument("--auth", metavar="auto|oauth|client_credentials|off",
+@argument("--auth", metavar="|".join(AUTH_MODES),
           help="signing in (--url): auto (when the server answers 401), off, ...")
 @argument("--client-id", metavar="ID", help="a pre-registered OAuth client (--url)")
 @argument("--client-secret-env", metavar="VAR",
           help="the environment variable that holds the client secret (never the secret)")
+@argument("--private-key-env", metavar="VAR",
+          help="private_key_jwt: the environment variable that holds the PEM private key")
+@argument("--private-key-file", metavar="PATH",
+          help="private_key_jwt: an owner-only file (chmod 600) that holds the PEM private key")
+@argument("--signing-algorithm", metavar="ALG", help="private_key_jwt: RS256 (default), ES256...")
+@argument("--issuer", metavar="URL",
+          help="the MCP server's authorization server (identity_assertion needs it)")
+@argument("--id-token-env", metavar="VAR",
+          help="identity_assertion: the environment variable that holds the IdP's ID token")
+@argument("--idp-token-endpoint", metavar="URL",
+          help="identity_assertion: the identity provider's token endpoint")
+@argument("--idp-client-id", metavar="ID", help="identity_assertion: the client ID at the IdP")
+@argument("--idp-client-secret-env", metavar="VAR",
+          help="identity_assertion: the variable that holds the IdP client's secret, if any")
 @argument("--client-metadata-url", metavar="URL",
           help="an https URL to use as the client ID (Client ID Metadata Document)")
 @argument("--token-store", metavar="disk|memory", help="where sign-in tokens are kept")
@@ -42,6 +58,11 @@ def connect_flags():
     """The flags of %mcp connect NAME, before the ``-- COMMAND [ARGS...]`` tail (with neither a
     command nor a URL, NAME is a server of the MCP config files)."""
 
+
+#: The sign-in flags, by their names in connect() (each an :class:`AuthConfig` field).
+SIGN_IN_FLAGS = ("auth", "client_id", "client_secret_env", "client_metadata_url", "token_store",
+                 "private_key_env", "private_key_file", "signing_algorithm", "issuer",
+                 "id_token_env", "idp_token_endpoint", "idp_client_id", "idp_client_secret_env")
 
 #: The parser, strict about spelling: ``--rate`` is not taken for ``--rate-limit``.
 PARSER = connect_flags.parser
@@ -115,19 +136,19 @@ def parse_connect(rest: str) -> ConnectOptions:
     if flags.trust and (command is not None or flags.url is not None or flags.sse is not None):
         raise UsageError("--trust is for a server of the MCP config files: %mcp connect NAME "
                          "--trust")
-    auth = {key: getattr(flags, key) for key in ("auth", "client_id", "client_secret_env",
-                                                 "client_metadata_url", "token_store")
-            if getattr(flags, key) is not None}
+    auth = {key: getattr(flags, key) for key in SIGN_IN_FLAGS if getattr(flags, key) is not None}
     if auth and flags.url is None:
         raise UsageError("--auth, --client-id and the other sign-in options are for --url "
                          "servers")
-    if auth.get("auth") not in (None, "auto", "oauth", "client_credentials", "off"):
-        raise UsageError("--auth takes auto, oauth, client_credentials or off")
+    if auth.get("auth") not in (None, *AUTH_MODES):
+        raise UsageError(f"--auth takes {', '.join(AUTH_MODES[:-1])} or {AUTH_MODES[-1]}")
     if auth.get("token_store") not in (None, "disk", "memory"):
         raise UsageError("--token-store takes disk or memory")
-    if auth.get("client_secret_env") and "=" in auth["client_secret_env"]:
-        raise UsageError("--client-secret-env takes the NAME of an environment variable that "
-                         "holds the secret, never the secret itself")
+    for key in ("client_secret_env", "private_key_env", "id_token_env", "idp_client_secret_env"):
+        if auth.get(key) and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", auth[key]):
+            flag = "--" + key.replace("_", "-")
+            raise UsageError(f"{flag} takes the NAME of an environment variable that holds "
+                             "the secret, never the secret itself")
     return ConnectOptions(name, command, flags.url, flags.sse, flags.config, headers, env,
                           flags.cwd, guard, auth, flags.trust, not flags.no_apps)
 

@@ -103,6 +103,8 @@ def _sign_in_failure(name: str, error: Exception) -> SignInError:
         return sign_in_error(name, "registration", text)
     if "State parameter mismatch" in text:
         return sign_in_error(name, "state")
+    if text.startswith("Protected resource") and "does not match" in text:
+        return sign_in_error(name, "resource", text)
     if isinstance(error, OAuthTokenError) or text.startswith("Token exchange failed"):
         return sign_in_error(name, "token", text)
     return sign_in_error(name, "discovery", text)
@@ -146,7 +148,7 @@ class _Storage:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         config = self._auth.config
-        if config.client_id and config.mode != "client_credentials":  # pre-registered
+        if config.client_id and config.mode in ("auto", "oauth"):  # pre-registered
             secret = self._auth.secret()
             method = config.token_auth or ("client_secret_basic" if secret else "none")
             return OAuthClientInformationFull(
@@ -190,12 +192,52 @@ class _SignInProvider(_Restoring, OAuthClientProvider):
 
 
 @functools.cache
-def _credentials_provider() -> type:
+def _headless_provider(kind: str) -> type:
     # Made on first use: the SDK's client-credentials extension imports PyJWT (about 20 ms).
-    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+    from mcp.client.auth.extensions import client_credentials
 
-    return type("_CredentialsProvider", (_Restoring, ClientCredentialsOAuthProvider),
-                {"__module__": __name__})
+    base = (client_credentials.ClientCredentialsOAuthProvider if kind == "secret"
+            else client_credentials.PrivateKeyJWTOAuthProvider)
+    return type(f"_{kind.title()}Provider", (_Restoring, base), {"__module__": __name__})
+
+
+def _assertion(auth) -> Any:
+    """``private_key_jwt``'s assertion provider: the SDK's signed JWT (iss = sub = the client
+    ID, aud = the authorization server's issuer), the key read when a token is requested."""
+    from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
+
+    config = auth.config
+    algorithm = config.signing_algorithm or "RS256"
+
+    async def sign(audience: str) -> str:
+        key = config.private_key(auth.name)
+        try:
+            parameters = SignedJWTParameters(issuer=config.client_id, subject=config.client_id,
+                                             signing_key=key, signing_algorithm=algorithm)
+            return await parameters.create_assertion_provider()(audience)
+        except Exception as error:  # noqa: BLE001 - PyJWT or the key: one line, no key material
+            raise sign_in_error(auth.name, "config", f"cannot sign a {algorithm} assertion "
+                                f"with the private key ({type(error).__name__})") from None
+
+    return sign
+
+
+def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
+    """SEP-990: the SDK's jwt-bearer provider at the configured issuer; the ID-JAG it asks for
+    comes from the token exchange at the identity provider."""
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    from .token_exchange import exchange_id_token
+
+    config = auth.config
+
+    async def id_jag(audience: str, resource: str) -> str:
+        return await exchange_id_token(auth.name, config, audience, resource)
+
+    return IdentityAssertionOAuthProvider(
+        server_url, storage, str(config.client_id), str(auth.secret()), str(config.issuer),
+        id_jag, scope=config.scope,
+        token_endpoint_auth_method=config.token_auth or "client_secret_basic")
 
 
 def oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
@@ -204,14 +246,21 @@ def oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
         return None
     config = auth.config
     storage = _Storage(auth)
-    if config.mode == "client_credentials":
-        secret = auth.secret()
+    provider: Any
+    if config.mode == "identity_assertion":
+        return _identity_provider(server_url, auth, storage)
+    if config.mode in ("client_credentials", "private_key_jwt"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (no issuer: the SDK warns it will be required)
-            provider = _credentials_provider()(
-                server_url, storage, config.client_id, secret,
-                token_endpoint_auth_method=config.token_auth or "client_secret_basic",
-                scope=config.scope, issuer=config.issuer)
+            if config.mode == "client_credentials":
+                provider = _headless_provider("secret")(
+                    server_url, storage, config.client_id, auth.secret(),
+                    token_endpoint_auth_method=config.token_auth or "client_secret_basic",
+                    scope=config.scope, issuer=config.issuer)
+            else:
+                provider = _headless_provider("jwt")(
+                    server_url, storage, config.client_id, _assertion(auth),
+                    scope=config.scope, issuer=config.issuer)
     else:
         pending: dict[str, str] = {}
 

@@ -21,6 +21,7 @@ import os
 from .._core.configs import (
     ConfiguredServer,
     InputSpec,
+    auth_options,
     expand,
     find_server,
     input_env_name,
@@ -63,7 +64,7 @@ async def configured_target(name: str, config: str | os.PathLike | None = None,
     if resolved.transport == "stdio":
         return StdioTarget(resolved.command, resolved.env or None, resolved.cwd, hidden)
     kind = SseTarget if resolved.transport == "sse" else HttpTarget
-    return kind(resolved.url or "", dict(resolved.headers), hidden)
+    return kind(resolved.url or "", dict(resolved.headers), hidden, auth_options(server))
 
 
 async def _trusted(server: ConfiguredServer, trust: bool,

@@ -73,10 +73,8 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                   rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
                   secret_forms: str = "warn", timeout: float | None = None,
                   sse: str | None = None, config: str | os.PathLike | None = None,
-                  auth: str | dict | AuthConfig | None = None, client_id: str | None = None,
-                  client_secret_env: str | None = None, client_metadata_url: str | None = None,
-                  token_store: str | None = None, trust: bool = False,
-                  apps: bool = True) -> Connection:
+                  auth: str | dict | AuthConfig | None = None, trust: bool = False,
+                  apps: bool = True, **sign_in: Any) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
     older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
     files (``.vscode/mcp.json``, ``.mcp.json``, ...; or only ``config``), its inputs asked for.
@@ -105,9 +103,11 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     in this cell asks the person to sign in, and the tokens are kept (``token_store="disk"``,
     owner-only files under the Jupyter data directory, or ``"memory"``) and refreshed.
     ``client_id`` (with ``client_secret_env``, the NAME of the environment variable holding
-    the secret) uses a pre-registered client; ``auth="client_credentials"`` signs in without a
-    person; ``client_metadata_url`` is the client ID where the authorization server supports
-    Client ID Metadata Documents; ``auth="off"`` never signs in. See docs/sign-in.md.
+    the secret) uses a pre-registered client; ``auth="client_credentials"``, ``"private_key_jwt"``
+    (``private_key_env``) and ``"identity_assertion"`` (``id_token_env``, ``idp_token_endpoint``,
+    ...) sign in without a person; ``client_metadata_url`` is the client ID where the server
+    supports Client ID Metadata Documents; ``auth="off"`` never signs in. These sign-in options
+    (``**sign_in``) are :class:`AuthConfig`'s fields; see docs/sign-in.md.
 
     ``apps=False`` shows no MCP App of this server (its tools' text results only); see
     docs/apps.md.
@@ -134,8 +134,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
             raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
         kind = SseTarget if sse is not None else HttpTarget
         target = kind(url or sse, _strings(headers, "headers"))
-    auth_config = parse_auth(auth, client_id=client_id, client_secret_env=client_secret_env,
-                             client_metadata_url=client_metadata_url, store=token_store)
+    auth_config = parse_auth(auth, **sign_in) if target is not None else AuthConfig()
     guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
                   secret_forms, server=name)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
@@ -143,6 +142,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
         raise ValueError("timeout must be a number of seconds above 0 (or None)")
     if target is None:
         target = await configured_target(name, config, trust=trust)
+        auth_config = parse_auth(getattr(target, "auth", None) if auth is None else auth, **sign_in)
     # From here on the connection is known, as "connecting": a cell that runs while the
     # handshake does (a connect in the background) finds it, and its requests wait for it.
     remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)

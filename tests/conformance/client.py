@@ -18,6 +18,13 @@ loopback callback (``--deliver loopback``, the default) or pasted into the card'
 (``--deliver paste``). ``auth/pre-registration`` passes its client ID, and the secret by the
 name of an environment variable, from ``MCP_CONFORMANCE_CONTEXT``.
 
+The headless scenarios sign in with no person and no card, their credentials from the context
+put into environment variables (nb_elicit is given only the variables' names):
+``auth/client-credentials-basic`` (a client secret), ``auth/client-credentials-jwt`` (a private
+key: ``private_key_jwt``) and ``auth/cross-app-access-complete-flow`` (the IdP's ID token:
+``identity_assertion``; the MCP server's authorization server, which nb_elicit must be told, is
+read here from the server's protected resource metadata, as an administrator would look it up).
+
     MCP_CONFORMANCE_SCENARIO=tools_call python tests/conformance/client.py http://localhost:PORT/mcp
 """
 
@@ -44,6 +51,8 @@ DELIVERIES = ("loopback", "paste")
 #: Metadata Documents (nb_elicit's own document is docs/client-metadata.json).
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 SECRET_ENV = "NB_ELICIT_CONFORMANCE_CLIENT_SECRET"
+KEY_ENV = "NB_ELICIT_CONFORMANCE_PRIVATE_KEY"
+ID_TOKEN_ENV = "NB_ELICIT_CONFORMANCE_ID_TOKEN"
 
 #: The dated auth scenarios: each signs in, lists the tools and calls "test-tool".
 AUTH = ("metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd",
@@ -51,11 +60,18 @@ AUTH = ("metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "
         "scope-omitted-when-undefined", "scope-step-up", "scope-retry-limit",
         "token-endpoint-auth-basic", "token-endpoint-auth-post", "token-endpoint-auth-none",
         "pre-registration", "2025-03-26-oauth-metadata-backcompat",
-        "2025-03-26-oauth-endpoint-fallback", "client-credentials-basic")
+        "2025-03-26-oauth-endpoint-fallback", "client-credentials-basic",
+        # the draft ones, and the extensions without a person
+        "resource-mismatch", "offline-access-scope", "offline-access-not-supported",
+        "client-credentials-jwt", "cross-app-access-complete-flow")
+#: The scenarios without a person: no card, no sign-in page.
+HEADLESS = ("auth/client-credentials-basic", "auth/client-credentials-jwt",
+            "auth/cross-app-access-complete-flow")
 #: Per auth scenario: the sign-ins the person must have been asked for (default 1).
-SIGN_INS = {"auth/scope-step-up": 2, "auth/client-credentials-basic": 0}
+SIGN_INS = {"auth/scope-step-up": 2, "auth/resource-mismatch": 0,
+            **{scenario: 0 for scenario in HEADLESS}}
 #: Auth scenarios whose server never lets the client through: the step the sign-in must fail at.
-MUST_FAIL = {"auth/scope-retry-limit": "scope"}
+MUST_FAIL = {"auth/scope-retry-limit": "scope", "auth/resource-mismatch": "resource"}
 
 #: Per scenario: the calls to make, as (tool, arguments, what the result's text must contain).
 CALLS: dict[str, list[tuple[str, dict, str]]] = {
@@ -97,18 +113,42 @@ async def follow_links(person: Person, deliver: str, followed: list) -> None:
             await asyncio.sleep(0.01)
 
 
-def auth_options(scenario: str) -> dict:
+async def auth_options(scenario: str, url: str) -> dict:
     if not scenario.startswith("auth/"):
         return {}
     options = {"client_metadata_url": CIMD_URL, "token_store": "memory"}
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     if context.get("client_id"):
-        os.environ[SECRET_ENV] = context.get("client_secret", "")
-        options = {"client_id": context["client_id"], "client_secret_env": SECRET_ENV,
-                   "token_store": "memory"}
-    if scenario.startswith("auth/client-credentials"):  # a headless run: no person signs in
+        options = {"client_id": context["client_id"], "token_store": "memory"}
+        if "client_secret" in context:
+            os.environ[SECRET_ENV] = context["client_secret"]
+            options["client_secret_env"] = SECRET_ENV
+    if scenario == "auth/client-credentials-basic":
         options["auth"] = "client_credentials"
+    elif scenario == "auth/client-credentials-jwt":
+        os.environ[KEY_ENV] = context["private_key_pem"]
+        options.update(auth="private_key_jwt", private_key_env=KEY_ENV,
+                       signing_algorithm=context.get("signing_algorithm", "RS256"))
+    elif scenario == "auth/cross-app-access-complete-flow":
+        os.environ[ID_TOKEN_ENV] = context["idp_id_token"]
+        options.update(auth="identity_assertion", id_token_env=ID_TOKEN_ENV,
+                       idp_token_endpoint=context["idp_token_endpoint"],
+                       idp_client_id=context["idp_client_id"],
+                       issuer=await authorization_server(url))
     return options
+
+
+async def authorization_server(url: str) -> str:
+    """The first authorization server the MCP server's protected resource metadata names (what
+    an administrator configures: nb_elicit never asks the server which one to trust)."""
+    parts = httpx2.URL(url)
+    async with httpx2.AsyncClient(timeout=10) as client:
+        for path in (f"/.well-known/oauth-protected-resource{parts.path}",
+                     "/.well-known/oauth-protected-resource"):
+            found = await client.get(str(parts.copy_with(path=path, query=None)))
+            if found.status_code == 200:
+                return found.json()["authorization_servers"][0]
+    raise Failed("the server has no protected resource metadata")
 
 
 async def run(scenario: str, url: str, answer: str, deliver: str = "loopback") -> None:
@@ -135,7 +175,8 @@ async def run(scenario: str, url: str, answer: str, deliver: str = "loopback") -
         robot = asyncio.create_task(person.run())
     conn = None
     try:
-        conn = await nb_elicit.connect("conformance", url=url, **auth_options(scenario))
+        options = await auth_options(scenario, url)
+        conn = await nb_elicit.connect("conformance", url=url, **options)
         tools = {tool["name"] for tool in await conn.list_tools()}
         for tool, arguments, expected in CALLS[scenario]:
             if tool not in tools:
