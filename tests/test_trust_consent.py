@@ -148,6 +148,10 @@ def test_the_card_shows_each_env_value_and_the_inputs_with_their_defaults(world)
     assert ("inputs: ${input:script} (promptString; default server.py)\n"
             "${input:token} GitHub token (promptString; secret)") in text
     assert SECRET not in _html(card)
+    given = card_for(world, {"url": "https://x.example", "headers": {"K": "${input:token}"}},
+                     from_env={"token": "NB_ELICIT_INPUT_TOKEN"})
+    assert ("${input:token} GitHub token (promptString; secret; from NB_ELICIT_INPUT_TOKEN: "
+            "sent without asking)") in card_says(given)
 
 
 def test_a_new_entry_reusing_a_given_input_says_it_sends_it_where(world, tmp_path, attached):
@@ -262,7 +266,11 @@ def test_headless_a_remembered_start_approves_nothing(world, tmp_path):
             await nb_elicit.connect("seed")
         return str(error.value)
 
-    assert "approve it with %mcp connect seed --trust" in drive(scenario)
+    assert drive(scenario) == (
+        "'seed' comes from the project file ../.mcp.json (mcpServers.seed) and is not trusted "
+        "for a run without a person (a Start is remembered for when one watches), so nothing "
+        "was started; approve it with %mcp connect seed --trust, connect('seed', trust=True) or "
+        "NB_ELICIT_TRUST=seed")
     assert not marker.exists()
 
 

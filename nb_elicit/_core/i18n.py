@@ -96,6 +96,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trust_input_undefined": ("not in \"inputs\"", "不在 \"inputs\" 中"),
     "trust_input_given": ("given before in this kernel: sent again without asking",
                           "本内核中已给出：将不再询问即发送"),
+    "trust_input_from_env": ("from {variable}: sent without asking",
+                             "来自 {variable}：将不询问即发送"),
     "trust_none": ("(none)", "（无）"),
     "trust_hides": ("This project entry hides your own {name!r} of {file}.",
                     "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),

@@ -36,6 +36,7 @@ from .._core.configs import (
 )
 from .._core.errors import ConnectError
 from .._core.secrets import secret_input
+from .._core.text import visible
 from .._core.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.types import HttpTarget, SseTarget, StdioTarget
 from .._ui.call_view import CallView, close_tree
@@ -66,8 +67,8 @@ async def configured_target(name: str, config: str | os.PathLike | None = None,
         print(f"{name!r} is the one of the project file {server.file}, which hides your own "
               f"{name!r} of {hides.file} (that one: %mcp connect --config {hides.file} {name})")
     env_file = read_env_file(server)  # (once: the card shows its keys, the consent covers them)
+    needed = inputs_needed(server)  # (a wrong input is said before the card, not after Start)
     await _trusted(server, trust, hides, env_file)
-    needed = inputs_needed(server)
     answers = {spec.id: await _input_value(server, spec) for spec in needed}
     resolved = expand(server, answers, env_file=env_file)
     hidden = frozenset(answers[spec.id] for spec in needed
@@ -85,18 +86,23 @@ async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServe
     if trust or is_own(server) or approved_by_env(server.name):
         return
     name = server.name
+    store, env_keys = TrustStore(), tuple(env_file or ())
     if not widget_frontend_attached():
+        started = (" for a run without a person (a Start is remembered for when one watches)"
+                   if store.trusts(server, env_keys) else "")
         raise ConnectError(
             f"{name!r} comes from the project file {server.file} ({server.key}) and is not "
-            f"trusted, so nothing was started; approve it with %mcp connect {name} --trust, "
-            f"connect({name!r}, trust=True) or {ENV_TRUST}={name}")
-    store, env_keys = TrustStore(), tuple(env_file or ())
+            f"trusted{started}, so nothing was started; approve it with %mcp connect {name} "
+            f"--trust, connect({name!r}, trust=True) or {ENV_TRUST}={name}")
     if store.trusts(server, env_keys):
         return
     check_blocking_supported()
-    given = {i for i in input_ids(server) if (str(server.path), i) in _REMEMBERED}
-    card = TrustCard(server, hides=hides, env_keys=env_keys, given=given)
-    view = CallView(name, "trust", show_waiting=False)
+    ids = input_ids(server)
+    card = TrustCard(server, hides=hides, env_keys=env_keys,
+                     given=[i for i in ids if (str(server.path), i) in _REMEMBERED],
+                     from_env={i: input_env_name(i) for i in ids
+                               if input_env_name(i) in os.environ})
+    view = CallView(visible(name), "trust", show_waiting=False)
     view.show(keyboard=True)
     answer, line = None, f"{name}: not started."
     try:

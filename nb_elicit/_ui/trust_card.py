@@ -15,7 +15,7 @@ before in this kernel are sent again without asking, and say so). Values are sho
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import ipywidgets as widgets
 
@@ -38,14 +38,17 @@ class TrustCard(PromptWidget):
     """Asks whether the project server ``server`` may start (see the module's docstring)."""
 
     def __init__(self, server: ConfiguredServer, *, hides: ConfiguredServer | None = None,
-                 env_keys: Iterable[str] | None = None, given: Iterable[str] = (), **kwargs):
+                 env_keys: Iterable[str] | None = None, given: Iterable[str] = (),
+                 from_env: Mapping[str, str] | None = None, **kwargs):
         """``env_keys``: the keys of its env file as read before the card; ``given``: the ids
-        of the inputs given before in this kernel (sent again without asking)."""
+        of the inputs given before in this kernel, ``from_env``: those an environment variable
+        gives (by id: the variable), both sent without asking."""
         message = trust_text("message", file=visible(server.file), name=server.name)
         super().__init__(message, visible(server.name), trust_text("asks"), **kwargs)
         self.configured = server
         self.shown: Shown = shown(server, env_keys)
         self.given = frozenset(given)
+        self.from_env = dict(from_env or {})
         self.start_button = make_button(trust_text("start"), "nb-elicit-start",
                                         trust_text("start.tip"), style="primary", kit=self.kit)
         self.start_button.on_click(lambda _: self._guarded(self.start))
@@ -97,6 +100,8 @@ class TrustCard(PromptWidget):
             about.append(trust_text("input_options", options=", ".join(spec.options)))
         if spec.id in self.given:
             about.append(trust_text("input_given"))
+        elif spec.id in self.from_env:
+            about.append(trust_text("input_from_env", variable=self.from_env[spec.id]))
         label = f" {spec.description}" if spec.description else ""
         return f"${{input:{spec.id}}}{label} ({'; '.join(about)})"
 
