@@ -287,6 +287,17 @@ def test_bidi_and_invisible_characters_are_shown_as_escapes(world):
     assert f"A\\u200b=${{env:X}}{MASK}" in card_says(card)
 
 
+@pytest.mark.parametrize(("text", "shown_text"), [
+    ("plain text, with spaces", "plain text, with spaces"), ("密码 é", "密码 é"),
+    ("a\tb\nc\x1b[31m", "a\\tb\\nc\\x1b[31m"), ("a\u00a0b", "a\\xa0b"),
+    ("x\u200by\ufeff", "x\\u200by\\ufeff"), ("\u3164", "\\u3164"),
+    ("fmt\u202e\u2066yp.lave\u2069", "fmt\\u202e\\u2066yp.lave\\u2069")])
+def test_visible_writes_each_invisible_character_as_its_escape(text, shown_text):
+    from nb_elicit._core.text import visible
+
+    assert visible(text) == shown_text
+
+
 # -- 11. a trust file that cannot be written -----------------------------------------------
 
 def test_a_trust_file_that_cannot_be_written_costs_one_line_not_the_start(world, tmp_path,
