@@ -24,7 +24,7 @@ from helpers.trust_world import widget_html as _html
 
 import nb_elicit
 from nb_elicit._core.configs import find_server
-from nb_elicit._core.secrets import MASK, scrub
+from nb_elicit._core.secrets import MASK, remember, scrub, target_secrets
 from nb_elicit._core.trust import TrustStore, is_own, shown, trust_state
 
 SECRET = "ghp_s3cr3tTokenValue42"
@@ -360,5 +360,6 @@ def test_only_secret_inputs_are_masked(world, monkeypatch):
     target = asyncio.run(configured_target("tools", trust=True))
     assert target.where() == f"python server.py {MASK} {MASK}"
     assert target.hidden == {"key-value-1", "password-value-2"}
-    assert scrub("python server.py") == "python server.py"
+    remember(target_secrets(target))  # (as a connect does: masked in every later text)
+    assert scrub("python server.py key-value-1") == f"python server.py {MASK}"
 
