@@ -521,9 +521,11 @@ user-level configs, such as `~/.cursor/mcp.json`, are listed too.)
 
 This `.vscode/mcp.json` is a project file: it came with the folder, not from you. So before
 nb_elicit starts anything it names, a **trust card** shows here what would run (the command, its
-arguments, where it runs, and the names of its environment keys, never their values), with
-**Start** and **Cancel**. Start is remembered for this file and entry until the entry changes.
-Without a person (nbclient, papermill), a project server starts only when you approve it:
+arguments, where it runs, and each environment key with its value as written: `${env:...}` and
+`${input:...}` as they are, any other text as `••••••`), with **Start** and **Cancel**. Start is
+remembered for this file, here, until the entry, the inputs it uses or its env file's keys
+change. Without a person (nbclient, papermill), a project server starts only when you approve it
+(a remembered Start does not):
 `%mcp connect demo --trust`, or `NB_ELICIT_TRUST=demo` in the kernel's environment
 ([Trust](../docs/configs.md#trust)).
 

@@ -14,10 +14,10 @@ import json
 import os
 import stat
 import sys
-from pathlib import Path
 
 import pytest
 from helpers.servers import drive
+from helpers.trust_world import attach, make_world, marker_config, wait_for_card, widget_html
 from IPython.core.error import UsageError
 
 import nb_elicit
@@ -41,24 +41,7 @@ SECRET = "ghp_s3cr3tTokenValue42"
 def world(tmp_path, monkeypatch):
     """home/ with a repository home/repo (holding .git); the kernel's cwd is home/repo/nb.
     Returns a function that writes a JSON file under home/."""
-    home = tmp_path / "home"
-    notebook = home / "repo" / "nb"
-    notebook.mkdir(parents=True)
-    (home / "repo" / ".git").mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("NB_ELICIT_TRUST", raising=False)
-    monkeypatch.chdir(notebook)
-
-    def write(relative: str, document: dict) -> Path:
-        path = home / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document), encoding="utf-8")
-        return path
-
-    write.home, write.data = home, tmp_path / "data"
-    return write
+    return make_world(tmp_path, monkeypatch)
 
 
 def github(command: str = "sh", args: list | None = None, env: dict | None = None) -> dict:
@@ -156,20 +139,25 @@ def test_nb_elicit_trust_names_servers_or_all(value, approved):
     assert approved_by_env("github", {}) is False
 
 
-def test_what_is_shown_holds_names_and_never_values(world):
+def test_what_is_shown_masks_literal_values_and_keeps_references_as_written(world):
     world("repo/.mcp.json", {"mcpServers": {
         "github": {"command": "sh", "args": ["-c", "echo 'a b'"], "cwd": "sub",
-                   "env": {"GITHUB_TOKEN": SECRET}, "envFile": ".env"},
+                   "env": {"GITHUB_TOKEN": SECRET, "LEVEL": "${LOG_LEVEL:-debug}"},
+                   "envFile": ".env"},
         "gh": {"url": "https://evil.example/mcp",
-               "headers": {"Authorization": "Bearer ${env:GITHUB_TOKEN}", "X-Key": SECRET}},
+               "headers": {"Authorization": "Bearer ${env:GITHUB_TOKEN}", "X-Key": SECRET,
+                           "X-Both": "id=${input:id} key=" + SECRET}},
         "plain": {"command": "run"}}})
     stdio, http, plain = (shown(find_server(n)) for n in ("github", "gh", "plain"))
-    assert (stdio.command, stdio.cwd, stdio.env_names, stdio.env_file) == (
-        "sh -c 'echo '\"'\"'a b'\"'\"''", "sub", ("GITHUB_TOKEN",), ".env")
+    assert (stdio.command, stdio.cwd, stdio.env, stdio.env_file) == (
+        "sh -c 'echo '\"'\"'a b'\"'\"''", "sub",
+        (("GITHUB_TOKEN", "••••••"), ("LEVEL", "${LOG_LEVEL:-••••••}")), ".env")
     assert plain.cwd == str(world.home / "repo")  # a project server runs in its folder
-    assert (http.url, http.header_names) == ("https://evil.example/mcp",
-                                             ("Authorization", "X-Key"))
-    assert SECRET not in repr((stdio, http)) and "Bearer" not in repr(http)
+    assert (http.url, http.host, http.headers) == (
+        "https://evil.example/mcp", "evil.example",
+        (("Authorization", "Bearer ${env:GITHUB_TOKEN}"), ("X-Key", "••••••"),
+         ("X-Both", "••••••${input:id}••••••")))
+    assert SECRET not in repr((stdio, http))
 
 
 def test_a_project_entry_that_hides_the_persons_own_one_is_found(world):
@@ -183,11 +171,7 @@ def test_a_project_entry_that_hides_the_persons_own_one_is_found(world):
 
 # -- the card (widgets, no kernel) -----------------------------------------------------------
 
-def _html(widget) -> str:
-    out = [str(getattr(widget, "value", ""))]
-    out += [_html(child) for child in getattr(widget, "children", ())]
-    out += [str(getattr(widget, "description", ""))]
-    return "".join(out)
+_html = widget_html
 
 
 def card_for(world, entry: dict, hides=None):
@@ -204,7 +188,7 @@ def test_the_card_shows_file_key_command_and_env_names_never_values(world):
     assert "../.mcp.json" in shown_html and "mcpServers.github" in shown_html
     assert "sh -c &#x27;echo &lt;b&gt;pwned&lt;/b&gt; &gt; /tmp/x&#x27;" in shown_html
     assert "<b>pwned" not in shown_html  # server text as text
-    assert "GITHUB_TOKEN, OTHER" in shown_html and "values are not shown" in shown_html
+    assert "GITHUB_TOKEN=••••••\nOTHER=${env:GITHUB_TOKEN}" in shown_html
     assert str(world.home / "repo") in shown_html  # where it runs
     assert SECRET not in shown_html and SECRET not in repr(card)
     assert "Start" in shown_html and "Cancel" in shown_html
@@ -212,12 +196,13 @@ def test_the_card_shows_file_key_command_and_env_names_never_values(world):
     assert SECRET not in json.dumps(bundle, default=str)
 
 
-def test_the_card_shows_the_url_and_header_names(world):
+def test_the_card_shows_the_url_and_each_header_under_its_host(world):
     card = card_for(world, {"url": "https://evil.example/mcp",
                             "headers": {"Authorization": f"Bearer {SECRET}"}})
     shown_html = _html(card)
-    assert "https://evil.example/mcp" in shown_html and "Authorization" in shown_html
-    assert SECRET not in shown_html and "Bearer" not in shown_html
+    assert "https://evil.example/mcp" in shown_html
+    assert ("headers to evil.example", "Authorization: Bearer ••••••", True) in card.facts()
+    assert SECRET not in shown_html
 
 
 def test_the_card_says_when_it_hides_the_persons_own_entry(world):
@@ -243,15 +228,6 @@ def test_start_and_cancel_answer_once(world, button, action, status):
 
 # -- connecting: nothing starts before consent -----------------------------------------------
 
-def marker_config(marker: Path) -> dict:
-    """A project .mcp.json whose server writes ``marker`` when it starts, then serves the demo."""
-    code = ("import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('started'); "
-            "from nb_elicit.demo.__main__ import main; main([])")
-    return {"mcpServers": {"seed": {"command": "${env:NB_ELICIT_PYTHON}",
-                                    "args": ["-c", code, str(marker)],
-                                    "env": {"SEED_TOKEN": "${env:SEED_TOKEN}"}}}}
-
-
 HEADLESS_REFUSAL = (
     "'seed' comes from the project file ../.mcp.json (mcpServers.seed) and is not trusted, "
     "so nothing was started; approve it with %mcp connect seed --trust, "
@@ -272,14 +248,12 @@ def test_headless_a_project_server_is_refused_in_one_line_and_never_started(worl
     assert "seed" not in nb_elicit.connections
 
 
-@pytest.mark.parametrize("approval", ["trust=True", "NB_ELICIT_TRUST", "stored"])
+@pytest.mark.parametrize("approval", ["trust=True", "NB_ELICIT_TRUST"])
 def test_headless_an_approved_project_server_starts(world, tmp_path, monkeypatch, approval):
     marker = tmp_path / "started.txt"
     world("repo/.mcp.json", marker_config(marker))
     if approval == "NB_ELICIT_TRUST":
         monkeypatch.setenv("NB_ELICIT_TRUST", "other, seed")
-    if approval == "stored":
-        TrustStore().remember(find_server("seed"))
 
     async def scenario(person):
         conn = await nb_elicit.connect("seed", trust=approval == "trust=True")
@@ -287,7 +261,7 @@ def test_headless_an_approved_project_server_starts(world, tmp_path, monkeypatch
 
     assert drive(scenario) == "nb-elicit-demo"
     assert marker.read_text(encoding="utf-8") == "started"
-    assert not trust_file().exists() or approval == "stored"  # (an approval is not stored)
+    assert not trust_file().exists()  # (an approval is not stored)
 
 
 def test_the_persons_own_file_starts_as_before(world, tmp_path):
@@ -304,18 +278,11 @@ def test_the_persons_own_file_starts_as_before(world, tmp_path):
 @pytest.fixture
 def attached(monkeypatch, views):
     """As if a widget frontend were attached (the card is shown, not displayed for real)."""
-    monkeypatch.setattr("nb_elicit._runtime.configured.widget_frontend_attached", lambda: True)
-    monkeypatch.setattr("nb_elicit._runtime.asking.widget_frontend_attached", lambda: True)
+    attach(monkeypatch)
     return views
 
 
-async def _card(person, connecting):
-    """The trust card once it shows (the connect must not have ended first)."""
-    from nb_elicit._ui.trust_card import TrustCard
-
-    card = await person.wait_for_form(1, unless=connecting)
-    assert isinstance(card, TrustCard)
-    return card
+_card = wait_for_card
 
 
 def test_with_a_person_nothing_starts_until_start_and_start_is_remembered(world, tmp_path,

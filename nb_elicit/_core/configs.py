@@ -48,8 +48,8 @@ from .errors import ConfigError
 from .filecheck import check, key_path, read_json, warn_unknown
 
 __all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
-           "configured_servers", "expand", "find_server", "input_env_name", "inputs_needed",
-           "load", "place_of", "places"]
+           "configured_servers", "expand", "find_server", "input_env_name", "input_ids",
+           "inputs_needed", "load", "place_of", "places", "read_env_file"]
 
 
 # -- the models --------------------------------------------------------------------------------
@@ -212,18 +212,21 @@ def project_folders(cwd: Path, home: Path) -> list[Path]:
 
 
 def place_of(path: str | os.PathLike) -> Place:
-    """The place of a file named explicitly (``%mcp connect --config PATH NAME``)."""
-    given = Path(path).expanduser()
-    resolved = given.resolve()
-    parent = resolved.parent
+    """The place of a file named explicitly (``%mcp connect --config PATH NAME``).
+
+    A file is taken where it is named, its last step not followed when it is a link: its
+    servers run in the workspace of the folder named, so that is where it is judged (a link to
+    a trusted file is not that file)."""
+    given = Path(os.path.abspath(Path(path).expanduser()))
+    parent = given.parent
     if parent.name in (".vscode", ".cursor"):
         workspace = parent.parent
     elif parent.name == "mcp" and parent.parent.name == ".jupyter":
         workspace = parent.parent.parent
     else:
         workspace = parent
-    settings = resolved.name == "claude_desktop_config.json"
-    return Place(resolved, os.fspath(path), workspace, settings=settings)
+    settings = given.name == "claude_desktop_config.json"
+    return Place(given, os.fspath(path), workspace, settings=settings)
 
 
 def _relative(path: Path, cwd: Path) -> str:
@@ -395,6 +398,16 @@ def _strings(server: ConfiguredServer):
         yield (*base, "headers", key), value
 
 
+def input_ids(server: ConfiguredServer) -> list[str]:
+    """The ids of the inputs ``server``'s entry uses, in the order they first appear."""
+    ids: dict[str, None] = {}
+    for _path, text in _strings(server):
+        for match in _VARIABLE.finditer(text):
+            if match.group(1).startswith("input:"):
+                ids.setdefault(match.group(1)[len("input:"):], None)
+    return list(ids)
+
+
 def inputs_needed(server: ConfiguredServer) -> list[InputSpec]:
     """The inputs ``server`` uses, in the order they first appear; ConfigError for an input
     that ``inputs`` does not define or that nb_elicit cannot ask for."""
@@ -433,12 +446,60 @@ class Resolved:
 
 def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
            environ: Mapping[str, str] | None = None,
-           home: str | os.PathLike | None = None) -> Resolved:
-    """``server`` with every variable replaced; ``answers`` holds its inputs' values by id."""
-    answers = answers or {}
+           home: str | os.PathLike | None = None,
+           env_file: Mapping[str, str] | None = None) -> Resolved:
+    """``server`` with every variable replaced; ``answers`` holds its inputs' values by id.
+
+    ``env_file`` is its env file as :func:`read_env_file` read it (before the trust card, so
+    what starts is what the card showed); when None, the file is read here."""
+    value = _expander(server, answers or {}, environ, home)
+    assert server.entry is not None and server.place is not None
+    workspace = server.place.workspace
+    done = {path: value(path, text) for path, text in _strings(server)}
+    base = (server.key.split(".", 1)[0], server.name)
+    entry = server.entry
+    env: dict[str, str] = {}
+    if entry.env_file is not None:
+        env.update(env_file if env_file is not None
+                   else read_env_file(server, environ, home) or {})
+    env.update({key: done[(*base, "env", key)] for key in entry.env})
+    if server.transport == "stdio":
+        cwd = done.get((*base, "cwd"))
+        if cwd is not None:
+            cwd = str(workspace / Path(cwd).expanduser())
+        elif server.place.project:
+            cwd = str(workspace)
+        command = (done[(*base, "command")],
+                   *(done[(*base, "args", i)] for i in range(len(entry.args))))
+        return Resolved("stdio", command, env, cwd)
+    headers = {key: done[(*base, "headers", key)] for key in entry.headers}
+    return Resolved(server.transport, url=done[(*base, "url")], headers=headers)
+
+
+def read_env_file(server: ConfiguredServer, environ: Mapping[str, str] | None = None,
+                  home: str | os.PathLike | None = None) -> dict[str, str] | None:
+    """The variables of ``server``'s ``envFile`` (None when it has none), read once: its keys
+    are part of the consent the trust card asks for, and these values are what starts.
+    ConfigError (one line) when the file is missing or wrong, or its path uses an input."""
+    entry = server.entry
+    assert entry is not None and server.place is not None
+    if entry.env_file is None:
+        return None
+    path = (server.key.split(".", 1)[0], server.name, "envFile")
+    where = f"{server.file}: {key_path(path)}"
+    if any(m.group(1).startswith("input:") for m in _VARIABLE.finditer(entry.env_file)):
+        raise ConfigError(f"{where}: the env file cannot depend on an input: it is read before "
+                          "the trust card, to show its keys")
+    named = _expander(server, {}, environ, home)(path, entry.env_file)
+    return _env_file(server.place.workspace / Path(named).expanduser(), where)
+
+
+def _expander(server: ConfiguredServer, answers: Mapping[str, str],
+              environ: Mapping[str, str] | None, home: str | os.PathLike | None):
+    """A function ``(key path, text) -> text`` that replaces the variables of ``server``."""
     environ = {"NB_ELICIT_PYTHON": sys.executable,
                **(os.environ if environ is None else environ)}
-    assert server.entry is not None and server.place is not None
+    assert server.place is not None
     workspace = server.place.workspace
     known = {"workspaceFolder": str(workspace), "workspaceFolderBasename": workspace.name,
              "userHome": str(Path(home) if home is not None else Path.home()),
@@ -467,26 +528,7 @@ def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
 
         return _VARIABLE.sub(one, text)
 
-    done = {path: value(path, text) for path, text in _strings(server)}
-    base = (server.key.split(".", 1)[0], server.name)
-    entry = server.entry
-    env: dict[str, str] = {}
-    if entry.env_file is not None:
-        env_path = Path(done[(*base, "envFile")]).expanduser()
-        env.update(_env_file(workspace / env_path, f"{server.file}: "
-                                                   f"{key_path((*base, 'envFile'))}"))
-    env.update({key: done[(*base, "env", key)] for key in entry.env})
-    if server.transport == "stdio":
-        cwd = done.get((*base, "cwd"))
-        if cwd is not None:
-            cwd = str(workspace / Path(cwd).expanduser())
-        elif server.place.project:
-            cwd = str(workspace)
-        command = (done[(*base, "command")],
-                   *(done[(*base, "args", i)] for i in range(len(entry.args))))
-        return Resolved("stdio", command, env, cwd)
-    headers = {key: done[(*base, "headers", key)] for key in entry.headers}
-    return Resolved(server.transport, url=done[(*base, "url")], headers=headers)
+    return value
 
 
 def _env_file(path: Path, where: str) -> dict[str, str]:

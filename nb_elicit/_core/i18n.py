@@ -79,19 +79,35 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trust_key": ("key", "键"),
     "trust_command": ("command", "命令"),
     "trust_cwd": ("runs in", "运行目录"),
-    "trust_env": ("env keys", "环境变量名"),
+    "trust_env": ("env", "环境变量"),
     "trust_env_file": ("env file", "环境变量文件"),
+    "trust_env_file_keys": ("{file} (its keys, read now: {keys})",
+                            "{file}（其键，现已读取：{keys}）"),
+    "trust_link": ("a link to", "链接到"),
+    "trust_link_here": ("{target} (judged here, where its servers run)",
+                        "{target}（在此处判断：其服务器在此运行）"),
     "trust_url": ("URL", "URL"),
-    "trust_headers": ("headers", "请求头"),
+    "trust_headers": ("headers to {host}", "发往 {host} 的请求头"),
     "trust_transport": ("transport", "传输方式"),
+    "trust_inputs": ("inputs", "输入"),
+    "trust_input_secret": ("secret", "机密"),
+    "trust_input_default": ("default {value}", "默认 {value}"),
+    "trust_input_options": ("one of {options}", "可选 {options}"),
+    "trust_input_undefined": ("not in \"inputs\"", "不在 \"inputs\" 中"),
+    "trust_input_given": ("given before in this kernel: sent again without asking",
+                          "本内核中已给出：将不再询问即发送"),
+    "trust_input_from_env": ("from {variable}: sent without asking",
+                             "来自 {variable}：将不询问即发送"),
     "trust_none": ("(none)", "（无）"),
-    "trust_names_only": ("(names only; values are not shown)", "（仅名称；不显示值）"),
     "trust_hides": ("This project entry hides your own {name!r} of {file}.",
                     "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),
-    "trust_note": ("Variables (${{...}}) are shown as written and filled in when it starts. Start "
-                   "is remembered for this entry of this file; a changed entry asks again.",
-                   "变量（${{...}}）按原样显示，启动时才填入。“启动”会为此文件的此条目记住；"
-                   "条目改变后会再次询问。"),
+    "trust_note": ("Env and header values show their variables (${{env:...}}, ${{input:...}}) "
+                   "as written, filled in only when it starts, and any other text as ••••••. "
+                   "Start is remembered for this entry of this file, here; a change to it, to "
+                   "the inputs it uses or to its env file's keys asks again.",
+                   "环境变量和请求头的值中，变量（${{env:...}}、${{input:...}}）按原样显示，"
+                   "启动时才填入，其他文本显示为 ••••••。“启动”会为此处此文件的此条目记住；"
+                   "条目、其使用的输入或其环境变量文件的键改变后会再次询问。"),
     "trust_start": ("Start", "启动"),
     "trust_start.tip": ("Start this server now", "现在启动此服务器"),
     "trust_cancel": ("Cancel", "取消"),

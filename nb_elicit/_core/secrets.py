@@ -31,6 +31,11 @@ the word right after that describes it rather than holds it (``token_type``, ``t
 (``pin_to_top``). "key" alone is not a secret (``sort_key``, ``primary_key``), nor is
 ``aws_access_key_id`` (an identifier; its partner ``aws_secret_access_key`` is a secret).
 
+**Inputs.** A config's input (VS Code's ``inputs``, in ``mcp.json`` and ``tasks.json``) is a
+secret when it is marked ``"password": true`` or its id or description (the title its form
+shows) names a secret by the same words: ``${input:api-key}`` is one, ``${input:script}``
+(``server.py``) is not (:func:`secret_input`).
+
 A secret field is masked as typed, never prefilled, shown as ``••••••`` in history and
 transcripts, and left out of recordings; the rest of its form is untouched.
 
@@ -55,8 +60,9 @@ from typing import Any
 
 from .shapes import unwrap_nullable
 
-__all__ = ["MASK", "hide", "is_secret", "looks_secret", "masked", "remember", "scrub",
-           "secret_fields", "secret_property", "secret_values", "target_secrets", "words"]
+__all__ = ["MASK", "hide", "is_secret", "looks_secret", "mask_literals", "masked", "remember",
+           "scrub", "secret_fields", "secret_input", "secret_property", "secret_values",
+           "target_secrets", "words"]
 
 MASK = "••••••"
 #: Values shorter than this are masked where they stand (a key, a header), never searched for in
@@ -156,6 +162,48 @@ def is_secret(field) -> bool:
     typed_in = isinstance(field, NumberField) or (
         isinstance(field, TextField) and field.format not in ("date", "date-time"))
     return typed_in and looks_secret(field.name, field.title)
+
+
+def secret_input(spec: Any) -> bool:
+    """Whether a config's input (an object with ``id``, and perhaps ``description`` and
+    ``password``, as VS Code's ``inputs`` entries have) holds a secret: marked as a password, or
+    named like one."""
+    if getattr(spec, "password", False) is True:
+        return True
+    description = getattr(spec, "description", None)
+    return looks_secret(getattr(spec, "id", None),
+                        description if isinstance(description, str) else None)
+
+
+#: A variable of a config value: ``${env:TOKEN}``, ``${input:key}``, ``${VAR:-default}``.
+_REFERENCE = re.compile(r"\$\{([^}]*)\}")
+#: An authorization scheme at the start of a value (``Bearer ${env:TOKEN}``): it says what kind
+#: of credential follows, it is not the credential.
+_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Bot|Digest|ApiKey) +(?=\S)", re.IGNORECASE)
+
+
+def mask_literals(text: str) -> str:
+    """A config value as a trust card shows it: every ``${...}`` reference as written (the
+    default of ``${VAR:-default}`` masked), every run of literal text between them as
+    :data:`MASK` (a file may hold a token as it is), a leading authorization scheme kept; an
+    empty value as ``""``. ``Bearer ${env:GITHUB_TOKEN}`` stays, ``Bearer ghp_abc`` is
+    ``Bearer ••••••``."""
+    if not text:
+        return '""'
+    out: list[str] = []
+    scheme = _SCHEME.match(text)
+    pos = scheme.end() if scheme else 0
+    if scheme:
+        out.append(scheme.group(0))
+    for match in _REFERENCE.finditer(text, pos):
+        if match.start() > pos:
+            out.append(MASK)
+        name, dash, default = match.group(1).partition(":-")
+        out.append(f"${{{name}:-{MASK}}}" if dash and default else match.group(0))
+        pos = match.end()
+    if pos < len(text):
+        out.append(MASK)
+    return "".join(out)
 
 
 def secret_fields(spec) -> list[str]:

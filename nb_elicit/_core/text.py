@@ -1,11 +1,13 @@
 """Shortening text for a cell, a table or an error line: the one place that cuts with "…";
-and how long something took, in words."""
+how long something took, in words; and text with its invisible characters made visible."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from .i18n import t
 
-__all__ = ["duration", "shorten"]
+__all__ = ["duration", "shorten", "visible"]
 
 
 def shorten(text: str, limit: int | None, *, at_word: bool = False,
@@ -32,3 +34,22 @@ def duration(seconds: float) -> str:
     seconds = int(seconds)
     return (t("seconds", n=seconds) if seconds < 60 else
             t("minutes", m=seconds // 60, s=seconds % 60))
+
+
+#: Characters that show as nothing, or as a plain space, though they are not one: controls
+#: (Cc), format characters (Cf: bidi overrides and isolates, zero-width spaces and joiners),
+#: surrogates, private-use and unassigned code points, line and paragraph separators, and every
+#: space but the ASCII one (a no-break space inside an argument looks like two arguments).
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+#: Letters that render as blank all the same (Hangul fillers).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def visible(text: str) -> str:
+    """``text`` with each invisible character (see :data:`_INVISIBLE`) written as its escape
+    (``\\n``, ``\\t``, ``\\x1b``, ``\\u202e``), so that nothing shown can hide, reorder
+    or fake what is around it. Every other character, a plain space included, stays."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(ascii(c)[1:-1] if c != " " and (
+        unicodedata.category(c) in _INVISIBLE or c in _BLANK_LETTERS) else c for c in text)

@@ -3,9 +3,14 @@
 A project file (one found from the notebook's folder up to the repository root, or a file named
 with ``--config`` that is not one of the person's own) may name any command or URL. nb_elicit
 starts such a server only once the person has seen it and said **Start**, or approved it
-without a person (``NB_ELICIT_TRUST``, ``trust=True``, ``--trust``). A consent is kept per
-file and per hash of the entry as written (before its variables are filled in), so a changed
-entry asks again:
+without a person (``NB_ELICIT_TRUST``, ``trust=True``, ``--trust``; a remembered Start is for
+a person: it skips the card, it approves no run without one).
+
+A consent is kept per file, where it was found (a link is judged where it takes effect, not by
+the file it points to), and per hash of what decides what starts (:func:`entry_hash`): the
+entry as written (before its variables are filled in), the workspace it runs in, the
+``inputs`` it uses (their defaults, options, ...) and the keys of its env file. A change to
+any of them asks again:
 
     <jupyter data dir>/nb_elicit/trust.json     (mode 0600, its folder 0700)
 
@@ -22,17 +27,20 @@ import re
 import shlex
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from .configs import ConfiguredServer, load, places
+from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
 from .private import write_json_owner_only
+from .secrets import MASK, mask_literals, secret_input
+from .text import visible
 
-__all__ = ["ENV_TRUST", "Shown", "TrustStore", "approved_by_env", "entry_hash", "hidden_own",
-           "is_own", "shown", "trust_file", "trust_state"]
+__all__ = ["ENV_TRUST", "Shown", "ShownInput", "TrustStore", "approved_by_env", "entry_hash",
+           "hidden_own", "is_own", "shown", "trust_file", "trust_state"]
 
 #: The environment variable that approves project servers without a person.
 ENV_TRUST = "NB_ELICIT_TRUST"
@@ -46,11 +54,20 @@ def trust_file() -> Path:
     return Path(jupyter_data_dir()) / "nb_elicit" / "trust.json"
 
 
-def entry_hash(server: ConfiguredServer) -> str:
-    """The SHA-256 of ``server``'s entry as written (every key, variables unexpanded)."""
+def entry_hash(server: ConfiguredServer, env_keys: Iterable[str] = ()) -> str:
+    """The SHA-256 of what decides what ``server`` starts: its key and entry as written (every
+    key, variables unexpanded), the workspace it runs in (``${workspaceFolder}``, its default
+    cwd), the ``inputs`` entries it uses, and ``env_keys``, the keys of its env file (their
+    values may be secrets: a token that changes asks nothing again)."""
     assert server.entry is not None
     written = server.entry.model_dump(mode="json", by_alias=True, exclude_none=True)
-    text = json.dumps([server.key, written], sort_keys=True, separators=(",", ":"))
+    by_id = {spec.id: spec for spec in server.inputs}
+    inputs = {i: by_id[i].model_dump(mode="json", exclude_none=True) if i in by_id else None
+              for i in input_ids(server)}
+    workspace = str(server.place.workspace) if server.place is not None else None
+    text = json.dumps({"key": server.key, "entry": written, "workspace": workspace,
+                       "inputs": inputs, "env file keys": sorted(set(env_keys))},
+                      sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -63,9 +80,11 @@ def is_own(server: ConfiguredServer, home: str | os.PathLike | None = None,
         return False
     if not place.project:
         return True
+    # Where it is found, not where a link leads: a project's link to your own file runs your
+    # entries in the project's folder.
     own = {p.path for p in places(home=home, environ=environ, platform=platform)
            if not p.project}
-    return Path(place.path).resolve() in own
+    return Path(os.path.abspath(place.path)) in own
 
 
 def hidden_own(server: ConfiguredServer, cwd: str | os.PathLike | None = None
@@ -120,18 +139,20 @@ class TrustStore:
         return {str(file): {str(k): str(v) for k, v in keys.items()}
                 for file, keys in files.items() if isinstance(keys, dict)}
 
-    def trusts(self, server: ConfiguredServer) -> bool:
-        """Whether the person said Start to this very entry of this file."""
+    def trusts(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> bool:
+        """Whether the person said Start to this very entry of this file, in this workspace,
+        with these inputs and the env file keys ``env_keys``."""
         with _LOCK:
             keys = self._read().get(_file_key(server), {})
-        return keys.get(server.key) == entry_hash(server)
+        return keys.get(server.key) == entry_hash(server, env_keys)
 
-    def remember(self, server: ConfiguredServer) -> None:
-        """Keep the consent to this entry (replacing one given to an earlier version of it)."""
+    def remember(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> None:
+        """Keep the consent to this entry (replacing one given to an earlier version of it).
+        OSError when the file cannot be written (the caller says so in one line)."""
         with _LOCK:
             files = self._read()
-            files.setdefault(_file_key(server), {})[server.key] = entry_hash(server)
-            self._write({"version": 1, "files": files})
+            files.setdefault(_file_key(server), {})[server.key] = entry_hash(server, env_keys)
+            self._write({"version": 2, "files": files})
 
     def forget(self, server: ConfiguredServer | None = None) -> None:
         """Forget the consent to ``server`` (every consent when None)."""
@@ -141,7 +162,7 @@ class TrustStore:
             else:
                 files = self._read()
                 files.get(_file_key(server), {}).pop(server.key, None)
-            self._write({"version": 1, "files": {f: k for f, k in files.items() if k}})
+            self._write({"version": 2, "files": {f: k for f, k in files.items() if k}})
 
     def _write(self, data: dict) -> None:
         write_json_owner_only(self.path, data)
@@ -157,7 +178,8 @@ def _word(word: str) -> str:
 
 
 def _file_key(server: ConfiguredServer) -> str:
-    return str(Path(server.path).resolve())
+    # Where the file was found (its folders are resolved by the search; a link is not followed).
+    return os.path.abspath(server.path)
 
 
 def trust_state(server: ConfiguredServer, store: TrustStore | None = None,
@@ -166,7 +188,11 @@ def trust_state(server: ConfiguredServer, store: TrustStore | None = None,
     (NB_ELICIT_TRUST)`` or ``project: not trusted`` (it asks before it starts)."""
     if is_own(server, environ=environ):
         return "own file"
-    if (store or TrustStore()).trusts(server):
+    try:
+        env_keys = read_env_file(server, environ) or {}
+    except ConfigError:  # (said in one line when it connects)
+        env_keys = None
+    if env_keys is not None and (store or TrustStore()).trusts(server, env_keys):
         return "project: trusted"
     if approved_by_env(server.name, environ):
         return f"project: trusted ({ENV_TRUST})"
@@ -174,39 +200,112 @@ def trust_state(server: ConfiguredServer, store: TrustStore | None = None,
 
 
 @dataclass(frozen=True)
+class ShownInput:
+    """An input the entry uses, as the card shows it."""
+
+    id: str
+    kind: str
+    description: str | None = None
+    #: A secret by :func:`~.secrets.secret_input` (its default, if any, is masked).
+    secret: bool = False
+    default: str | None = None
+    options: tuple[str, ...] = ()
+    #: (not in ``inputs``: the connect says so in one line)
+    defined: bool = True
+
+
+@dataclass(frozen=True)
 class Shown:
-    """What a person is shown of an entry before it starts: as written, and never a value of
-    its env or headers (only their names)."""
+    """What a person is shown of an entry before it starts: as written, variables not filled
+    in, every literal value masked (:func:`~.secrets.mask_literals`), and every invisible
+    character written as its escape (:func:`~.text.visible`)."""
 
     transport: str
     #: The command line (stdio), its words quoted as a shell would need them.
     command: str = ""
     #: Where it runs (stdio): the entry's ``cwd`` as written, or the folder it defaults to.
     cwd: str = ""
-    env_names: tuple[str, ...] = ()
+    #: (name, value as shown) of each ``env`` key.
+    env: tuple[tuple[str, str], ...] = ()
     env_file: str | None = None
+    #: The env file's keys, as read before the card (None: not read).
+    env_file_keys: tuple[str, ...] | None = None
     url: str = ""
-    header_names: tuple[str, ...] = ()
+    #: The host the URL names, where its headers go.
+    host: str = ""
+    #: (name, value as shown) of each header.
+    headers: tuple[tuple[str, str], ...] = ()
+    inputs: tuple[ShownInput, ...] = ()
+    #: When the file is a link: the file it leads to (its entries run here, all the same).
+    link: str | None = None
 
     @property
     def target(self) -> str:
         """The command line or the URL."""
         return self.command if self.transport == "stdio" else self.url
 
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.env)
 
-def shown(server: ConfiguredServer) -> Shown:
-    """``server`` as the trust card and ``%mcp servers`` show it."""
+    @property
+    def header_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.headers)
+
+
+def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Shown:
+    """``server`` as the trust card and ``%mcp servers`` show it (``env_keys``: its env file's
+    keys, when read)."""
     entry, place = server.entry, server.place
     assert entry is not None
+    by_id = {spec.id: spec for spec in server.inputs}
+    inputs = tuple(_input(by_id.get(i), i) for i in input_ids(server))
+    link = _link(server.path)
     if server.transport != "stdio":
-        return Shown(server.transport, url=entry.url or "",
-                     header_names=tuple(entry.headers))
-    command = " ".join(_word(word) for word in [entry.command or "", *entry.args])
+        url = entry.url or ""
+        return Shown(server.transport, url=visible(url), host=visible(_host(url)),
+                     headers=_values(entry.headers), inputs=inputs, link=link)
+    command = visible(" ".join(_word(word) for word in [entry.command or "", *entry.args]))
     if entry.cwd is not None:
-        cwd = entry.cwd
+        cwd = visible(entry.cwd)
     elif place is not None and place.project:
-        cwd = str(place.workspace)
+        cwd = visible(str(place.workspace))
     else:
         cwd = "(the notebook's folder)"
-    return Shown("stdio", command=command, cwd=cwd, env_names=tuple(entry.env),
-                 env_file=entry.env_file)
+    keys = None if env_keys is None else tuple(visible(k) for k in env_keys)
+    return Shown("stdio", command=command, cwd=cwd, env=_values(entry.env),
+                 env_file=None if entry.env_file is None else visible(entry.env_file),
+                 env_file_keys=keys, inputs=inputs, link=link)
+
+
+def _values(values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple((visible(name), visible(mask_literals(value)))
+                 for name, value in values.items())
+
+
+def _input(spec, input_id: str) -> ShownInput:
+    if spec is None:
+        return ShownInput(visible(input_id), "?", defined=False)
+    secret = secret_input(spec)
+    default = spec.default
+    if default is not None:
+        default = MASK if secret else visible(default)
+    return ShownInput(visible(spec.id), spec.type,
+                      None if spec.description is None else visible(spec.description), secret,
+                      default, tuple(visible(o) for o in spec.options or ()))
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or url
+    except ValueError:
+        return url
+
+
+def _link(path: Path) -> str | None:
+    """The file ``path`` leads to, when it (or a folder on its way) is a link."""
+    try:
+        target = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
+    return str(target) if target != Path(os.path.abspath(path)) else None

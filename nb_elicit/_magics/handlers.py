@@ -61,6 +61,7 @@ async def connect(magic, rest: str):
 
 def servers(magic, rest: str):
     from .._core.configs import configured_servers
+    from .._core.text import visible
     from .._core.trust import TrustStore, is_own, shown, trust_state
 
     found = configured_servers()
@@ -74,7 +75,7 @@ def servers(magic, rest: str):
             return f"no (hidden by the project's {first[s.name].file})"
         return "no (an earlier file has this name)"
 
-    rows = [[s.name, s.file, s.key, s.transport, shown(s).target,
+    rows = [[visible(s.name), visible(s.file), visible(s.key), s.transport, shown(s).target,
              trust_state(s, store), connected(s)] for s in found]
     return Table(["name", "file", "key", "transport", "command or URL", "trust", "connected"],
                  rows,

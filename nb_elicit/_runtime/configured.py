@@ -2,21 +2,27 @@
 
 An input (VS Code's ``inputs``) is asked for in the calling cell with nb_elicit's own form, a
 one-field :class:`~nb_elicit.ElicitationForm` shown and awaited like a server's form (masked
-when it is a password; Decline and ✕ end the connect). Where no widget frontend is attached, it
-comes from the environment variable ``NB_ELICIT_INPUT_<ID>`` (which the error names). A value
-asked for is kept in memory for the kernel's life, and never reaches an output, the transcript,
-the history, the answers file or a log: the form is replaced by a line that does not quote it,
-and no outcome is written for it.
+when it is a secret: :func:`~nb_elicit._core.secrets.secret_input`; Decline and ✕ end the
+connect). Where no widget frontend is attached, it comes from the environment variable
+``NB_ELICIT_INPUT_<ID>`` (which the error names). A value asked for is kept in memory for the
+kernel's life, and never reaches an output, the transcript, the history, the answers file or a
+log: the form is replaced by a line that does not quote it, and no outcome is written for it. A
+secret input's value is masked wherever it would show (a failed command line, an error); any
+other (a script's name) is shown as it is.
 
 Before a server of a project file first starts, the calling cell shows a trust card
-(:class:`~nb_elicit._ui.trust_card.TrustCard`) with its command or URL; nothing is started, and
-no input asked for, until **Start**. Where no widget frontend is attached, only an approval
-starts it: ``NB_ELICIT_TRUST``, ``trust=True`` or ``%mcp connect NAME --trust``.
+(:class:`~nb_elicit._ui.trust_card.TrustCard`) with what it would run; nothing is started, and
+no input asked for, until **Start**. Its env file is read once, before the card: the card shows
+its keys, the consent covers them, and those values are what starts. Where no widget frontend
+is attached, only an approval starts it: ``NB_ELICIT_TRUST``, ``trust=True`` or ``%mcp connect
+NAME --trust`` (a remembered Start is for a person: it only skips the card). A trust file that
+cannot be written costs the memory of the Start, in one line, not the Start.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from .._core.configs import (
     ConfiguredServer,
@@ -25,9 +31,13 @@ from .._core.configs import (
     expand,
     find_server,
     input_env_name,
+    input_ids,
     inputs_needed,
+    read_env_file,
 )
 from .._core.errors import ConnectError
+from .._core.secrets import secret_input
+from .._core.text import visible
 from .._core.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.types import HttpTarget, SseTarget, StdioTarget
 from .._ui.call_view import CallView, close_tree
@@ -57,50 +67,70 @@ async def configured_target(name: str, config: str | os.PathLike | None = None,
     if hides is not None:
         print(f"{name!r} is the one of the project file {server.file}, which hides your own "
               f"{name!r} of {hides.file} (that one: %mcp connect --config {hides.file} {name})")
-    await _trusted(server, trust, hides)
-    answers = {spec.id: await _input_value(server, spec) for spec in inputs_needed(server)}
-    resolved = expand(server, answers)
-    hidden = frozenset(value for value in answers.values() if value)
+    env_file = read_env_file(server)  # (once: the card shows its keys, the consent covers them)
+    needed = inputs_needed(server)  # (a wrong input is said before the card, not after Start)
+    await _trusted(server, trust, hides, env_file)
+    answers = {spec.id: await _input_value(server, spec) for spec in needed}
+    resolved = expand(server, answers, env_file=env_file)
+    hidden = frozenset(answers[spec.id] for spec in needed
+                       if secret_input(spec) and answers[spec.id])
     if resolved.transport == "stdio":
         return StdioTarget(resolved.command, resolved.env or None, resolved.cwd, hidden)
     kind = SseTarget if resolved.transport == "sse" else HttpTarget
     return kind(resolved.url or "", dict(resolved.headers), hidden, auth_options(server))
 
 
-async def _trusted(server: ConfiguredServer, trust: bool,
-                   hides: ConfiguredServer | None) -> None:
-    """Return once ``server`` may start: the person's own file, an approval, or **Start**."""
+async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServer | None,
+                   env_file: Mapping[str, str] | None) -> None:
+    """Return once ``server`` may start: the person's own file, an approval, or **Start**
+    (given now, or remembered for this very entry where a person is watching)."""
     if trust or is_own(server) or approved_by_env(server.name):
         return
-    store = TrustStore()
-    if store.trusts(server):
-        return
     name = server.name
+    store, env_keys = TrustStore(), tuple(env_file or ())
     if not widget_frontend_attached():
+        started = (" for a run without a person (a Start is remembered for when one watches)"
+                   if store.trusts(server, env_keys) else "")
         raise ConnectError(
             f"{name!r} comes from the project file {server.file} ({server.key}) and is not "
-            f"trusted, so nothing was started; approve it with %mcp connect {name} --trust, "
-            f"connect({name!r}, trust=True) or {ENV_TRUST}={name}")
+            f"trusted{started}, so nothing was started; approve it with %mcp connect {name} "
+            f"--trust, connect({name!r}, trust=True) or {ENV_TRUST}={name}")
+    if store.trusts(server, env_keys):
+        return
     check_blocking_supported()
-    card = TrustCard(server, hides=hides)
-    view = CallView(name, "trust", show_waiting=False)
+    ids = input_ids(server)
+    card = TrustCard(server, hides=hides, env_keys=env_keys,
+                     given=[i for i in ids if (str(server.path), i) in _REMEMBERED],
+                     from_env={i: input_env_name(i) for i in ids
+                               if input_env_name(i) in os.environ})
+    view = CallView(visible(name), "trust", show_waiting=False)
     view.show(keyboard=True)
-    answer = None
+    answer, line = None, f"{name}: not started."
     try:
         answer = await wait_for_person(RequestContext(name, view), card)
+        if answer.action == "accept":
+            line = _remember(store, server, env_keys)
     finally:
-        _close_card(view, server, answer.action if answer is not None else None)
+        _close_card(view, line)
     if answer.action != "accept":
         raise ConnectError(f"connecting {name!r} stopped: its entry in {server.file} was not "
                            "trusted, so nothing was started")
-    store.remember(server)
 
 
-def _close_card(view: CallView, server: ConfiguredServer, action: str | None) -> None:
+def _remember(store: TrustStore, server: ConfiguredServer, env_keys: tuple[str, ...]) -> str:
+    """Keep the person's Start; the line that replaces the card says whether it was kept."""
+    try:
+        store.remember(server, env_keys)
+    except OSError as error:  # (the Start still starts it, this once)
+        reason = error.strerror or type(error).__name__
+        return (f"{server.name}: started this once; the consent could not be kept in "
+                f"{store.path} ({reason}), so it asks again next time.")
+    return f"{server.name}: trusted {server.file} ({server.key}); asked again if it changes."
+
+
+def _close_card(view: CallView, text: str) -> None:
     """Replace the card by one line that says what was decided; close its widgets."""
     view.frozen = True
-    text = (f"{server.name}: trusted {server.file} ({server.key}); asked again if it changes."
-            if action == "accept" else f"{server.name}: not started.")
     if view.display_handle is not None:
         view.display_handle.update(_Line(text))
     if view._script_handle is not None:
@@ -116,7 +146,7 @@ async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
     if variable in os.environ:
         return os.environ[variable]
     if not widget_frontend_attached():
-        if spec.default is not None and not spec.password:
+        if spec.default is not None and not secret_input(spec):
             return spec.default
         raise ConnectError(f"{server.name!r} needs the input {spec.id!r} of {server.file}, and "
                            f"no widget frontend is attached to ask for it: set {variable} in "
@@ -128,11 +158,12 @@ async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
 
 async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
     check_blocking_supported()
-    field = "password" if spec.password else "value"
+    secret = secret_input(spec)
+    field = "password" if secret else "value"
     prop: dict = {"type": "string", "title": spec.description or spec.id}
     if spec.type == "pickString":
         prop["enum"] = list(spec.options or [])
-    if spec.default is not None and not spec.password:
+    if spec.default is not None and not secret:
         prop["default"] = spec.default
     schema = {"type": "object", "properties": {field: prop}, "required": [field]}
     message = f"{server.name} needs {spec.description or spec.id} (${{input:{spec.id}}})"

@@ -1,8 +1,12 @@
 """The trust card: before a server of a project file first starts, the person sees what it is.
 
-It shows the file and key, and the command line, where it runs and the NAMES of its env keys
-(stdio), or the URL and the NAMES of its headers (HTTP): as written in the file, variables not
-filled in, never a value. Everything from the file is shown as text.
+It shows the file (and the file it links to, if it is a link) and key; the command line, where
+it runs, each env key with its value and the env file's keys (stdio), or the URL and each
+header with its value, under the host they go to (HTTP); and the inputs it uses (the ones given
+before in this kernel are sent again without asking, and say so). Values are shown as written:
+``${env:...}`` and ``${input:...}`` as they are, literal text masked
+(:func:`~nb_elicit._core.secrets.mask_literals`); every invisible character as its escape
+(:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as text.
 
 * **Start** answers ``accept``: nb_elicit may start it (and remembers that for this entry).
 * **Cancel** and ✕ answer ``decline`` and ``cancel``: nothing starts.
@@ -11,17 +15,18 @@ filled in, never a value. Everything from the file is shown as text.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable, Mapping
 
 import ipywidgets as widgets
 
 from .._core.configs import ConfiguredServer
 from .._core.i18n import t
-from .._core.trust import Shown, shown
+from .._core.text import visible
+from .._core.trust import Shown, ShownInput, shown
 from .controls import text_html
 from .prompt import PromptWidget, make_button
 
 __all__ = ["TrustCard", "trust_text"]
-
 
 
 def trust_text(key: str, **values) -> str:
@@ -33,44 +38,72 @@ class TrustCard(PromptWidget):
     """Asks whether the project server ``server`` may start (see the module's docstring)."""
 
     def __init__(self, server: ConfiguredServer, *, hides: ConfiguredServer | None = None,
-                 **kwargs):
-        message = trust_text("message", file=server.file, name=server.name)
-        super().__init__(message, server.name, trust_text("asks"), **kwargs)
+                 env_keys: Iterable[str] | None = None, given: Iterable[str] = (),
+                 from_env: Mapping[str, str] | None = None, **kwargs):
+        """``env_keys``: the keys of its env file as read before the card; ``given``: the ids
+        of the inputs given before in this kernel, ``from_env``: those an environment variable
+        gives (by id: the variable), both sent without asking."""
+        message = trust_text("message", file=visible(server.file), name=server.name)
+        super().__init__(message, visible(server.name), trust_text("asks"), **kwargs)
         self.configured = server
-        self.shown: Shown = shown(server)
+        self.shown: Shown = shown(server, env_keys)
+        self.given = frozenset(given)
+        self.from_env = dict(from_env or {})
         self.start_button = make_button(trust_text("start"), "nb-elicit-start",
                                         trust_text("start.tip"), style="primary", kit=self.kit)
         self.start_button.on_click(lambda _: self._guarded(self.start))
         self.decline_button.description = trust_text("cancel")
         self.decline_button.tooltip = trust_text("cancel.tip")
-        rows = [self._fact(trust_text(label), value, code) for label, value, code in self.facts()]
+        rows = [self._fact(label, value, code) for label, value, code in self.facts()]
         if hides is not None:
+            warning = "⚠ " + trust_text("hides", name=hides.name, file=visible(hides.file))
             rows.append(self.html(
-                f'<div style="color: var(--jp-warn-color0)">'
-                f'{text_html("⚠ " + trust_text("hides", name=hides.name, file=hides.file))}'
-                "</div>", "nb-elicit-trust-hides"))
+                f'<div style="color: var(--jp-warn-color0)">{text_html(warning)}</div>',
+                "nb-elicit-trust-hides"))
         rows.append(self.html(text_html(trust_text("note")), "nb-elicit-help"))
         actions = self.row([self.start_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-trust-card")
         self.body([*rows, actions, self.status])
 
     def facts(self) -> list[tuple[str, str, bool]]:
-        """(label key, text, in the code font) for every line the card shows."""
+        """(label, text, in the code font) for every line the card shows."""
         server, what = self.configured, self.shown
-        facts = [("file", server.file, True), ("key", server.key, True)]
+        facts = [(trust_text("file"), visible(server.file), True)]
+        if what.link is not None:
+            facts.append((trust_text("link"), trust_text("link_here", target=what.link), True))
+        facts.append((trust_text("key"), visible(server.key), True))
         if what.transport == "stdio":
-            names = ", ".join(what.env_names)
-            facts += [("command", what.command, True), ("cwd", what.cwd, True),
-                      ("env", f"{names} {trust_text('names_only')}" if names
-                       else trust_text("none"), False)]
+            facts += [(trust_text("command"), what.command, True),
+                      (trust_text("cwd"), what.cwd, True),
+                      (trust_text("env"), _lines(f"{k}={v}" for k, v in what.env), True)]
             if what.env_file is not None:
-                facts.append(("env_file", what.env_file, True))
+                keys = ", ".join(what.env_file_keys or ()) or trust_text("none")
+                facts.append((trust_text("env_file"),
+                               trust_text("env_file_keys", file=what.env_file, keys=keys), True))
         else:
-            names = ", ".join(what.header_names)
-            facts += [("transport", what.transport, False), ("url", what.url, True),
-                      ("headers", f"{names} {trust_text('names_only')}" if names
-                       else trust_text("none"), False)]
+            facts += [(trust_text("transport"), what.transport, False),
+                      (trust_text("url"), what.url, True),
+                      (trust_text("headers", host=what.host),
+                       _lines(f"{k}: {v}" for k, v in what.headers), True)]
+        if what.inputs:
+            facts.append((trust_text("inputs"),
+                          "\n".join(self._input(i) for i in what.inputs), True))
         return facts
+
+    def _input(self, spec: ShownInput) -> str:
+        about = [spec.kind] if spec.defined else [trust_text("input_undefined")]
+        if spec.secret:
+            about.append(trust_text("input_secret"))
+        if spec.default is not None:
+            about.append(trust_text("input_default", value=spec.default))
+        if spec.options:
+            about.append(trust_text("input_options", options=", ".join(spec.options)))
+        if spec.id in self.given:
+            about.append(trust_text("input_given"))
+        elif spec.id in self.from_env:
+            about.append(trust_text("input_from_env", variable=self.from_env[spec.id]))
+        label = f" {spec.description}" if spec.description else ""
+        return f"${{input:{spec.id}}}{label} ({'; '.join(about)})"
 
     def _fact(self, label: str, value: str, code: bool) -> widgets.HTML:
         font = "font-family: var(--jp-code-font-family); " if code else ""
@@ -81,11 +114,15 @@ class TrustCard(PromptWidget):
             f'<span style="{font}white-space: pre-wrap; overflow-wrap: anywhere">'
             f"{html.escape(value)}</span></div>", "nb-elicit-trust-fact")
 
+    def text(self) -> str:
+        """Every line of the card as plain text (what a person reads)."""
+        return "\n".join(f"{label}: {value}" for label, value, _ in self.facts())
+
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):
-            bundle["text/plain"] = (f"[start {self.configured.name!r} of {self.configured.file}"
-                                    f"? {self.shown.target}]")
+            bundle["text/plain"] = (f"[start {self.configured.name!r} of "
+                                    f"{visible(self.configured.file)}? {self.shown.target}]")
         return bundle
 
     def start(self) -> bool:
@@ -97,3 +134,7 @@ class TrustCard(PromptWidget):
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.start_button, *super()._buttons()]
+
+
+def _lines(lines: Iterable[str]) -> str:
+    return "\n".join(lines) or trust_text("none")
