@@ -253,12 +253,12 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     _show(run, remote.first)
     try:
         while True:
-            if run._detach_asked:
-                questions = await _withdraw(questions)
-                _detach(run, result_job, hint)
-            if run._cancel_asked:
+            if run._cancel_asked:  # (before a Detach clicked after it)
                 questions = await _withdraw(questions)  # (the form goes first)
                 await _cancel(run)
+            if run._detach_asked and not (run.state is not None and run.state.terminal):
+                questions = await _withdraw(questions)
+                _detach(run, result_job, hint)
             state = run.state
             if result_job is not None and (result_job.done() or (
                     state is not None and state.terminal)):
