@@ -293,6 +293,7 @@ _URL_SECRET_KEYS = frozenset({"key", "sig", "signature", "code", "auth", "jwt", 
                               "session", "sessionid", "credential", "credentials"})
 _HEADER_WORD = re.compile(r"([A-Za-z][\w-]*)\s*:\s*(\S.*)", re.S)
 _SECRET_ASSIGNMENT = re.compile(r"([A-Za-z_][\w.-]*)=(.*)", re.S)
+_URL_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def looks_like_token(value: str) -> bool:
@@ -393,6 +394,8 @@ def redact_argv(argv: Iterable[str]) -> list[str]:
 def _redact_word(word: str) -> str:
     if _TOKEN_PREFIX.fullmatch(word):
         return MASK
+    if _URL_WORD.match(word):
+        return redact_url(word)
     flag = word.startswith("-")
     name, eq, value = word.lstrip("-").partition("=") if flag else word.partition("=")
     if eq and value:
@@ -403,6 +406,4 @@ def _redact_word(word: str) -> str:
     if header and "://" not in word and (
             header.group(1).lower() in _CREDENTIAL_HEADERS or looks_secret(header.group(1))):
         return f"{header.group(1)}: {MASK}"
-    if "://" in word:
-        return redact_url(word)
     return word
