@@ -247,6 +247,10 @@ def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, c
 # -- what the registry keeps of runs that ended -------------------------------------------------
 
 
+class Card:
+    """A stand-in for a run's TaskCard (its registry may hold it weakly only)."""
+
+
 def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp_path):
     from nb_elicit._core.task_store import ServerIdentity
     from nb_elicit._runtime.tasks import FINISHED_KEPT
@@ -255,7 +259,7 @@ def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp
 
     async def scenario():
         for n in range(FINISHED_KEPT + 50):
-            run = TaskRun("h", Remote(f"t-{n}"), card=object(), call=object())
+            run = TaskRun("h", Remote(f"t-{n}"), card=Card(), call=object())
             registry.begin(run, ServerIdentity("http://127.0.0.1:9/mcp"))
             run.state = TaskState(run.task_id, "completed")
             registry.end(run)

@@ -173,9 +173,7 @@ class ToolCall:
         the server said so; None for a call that is no task."""
         from .tasks import TASKS  # (tasks imports this module)
 
-        card = getattr(self._view, "task_card", None)
-        return next((r for r in TASKS.runs(self.server) if card is not None and r.card is card),
-                    None)
+        return TASKS.of_card(getattr(self._view, "task_card", None))
 
     def __await__(self):
         return self._task.__await__()
