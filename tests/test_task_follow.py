@@ -248,23 +248,32 @@ def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, c
 
 
 class Card:
-    """A stand-in for a run's TaskCard (its registry may hold it weakly only)."""
+    """A stand-in for a run's TaskCard."""
+
+    run = None
 
 
 def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp_path):
+    import gc
+    import weakref
+
     from nb_elicit._core.task_store import ServerIdentity
     from nb_elicit._runtime.tasks import FINISHED_KEPT
 
     registry = Tasks(TaskStore(tmp_path / "tasks.json"))
+    cards = []
 
     async def scenario():
         for n in range(FINISHED_KEPT + 50):
             run = TaskRun("h", Remote(f"t-{n}"), card=Card(), call=object())
+            cards.append(weakref.ref(run.card))
             registry.begin(run, ServerIdentity("http://127.0.0.1:9/mcp"))
             run.state = TaskState(run.task_id, "completed")
             registry.end(run)
 
     asyncio.run(scenario())
+    gc.collect()
+    assert [card for card in cards if card() is not None] == []  # (no card is held)
     kept = registry.runs("h")
     assert len(kept) == FINISHED_KEPT  # (the oldest went)
     assert kept[-1].task_id == f"t-{FINISHED_KEPT + 49}" and kept[0].task_id == "t-50"

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -167,8 +166,6 @@ class Tasks:
         self.store = store or TaskStore()
         self._runs: dict[tuple[str, str], TaskRun] = {}
         self._finished: deque[FinishedTask] = deque(maxlen=FINISHED_KEPT)
-        #: Each card's run, for as long as the card lives (``ToolCall.task``), not longer.
-        self._by_card: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def runs(self, connection: str | None = None) -> list[TaskRun | FinishedTask]:
         """The runs this kernel follows (or detached), then the records of those that ended."""
@@ -177,10 +174,6 @@ class Tasks:
 
     def find(self, connection: str, task_id: str) -> TaskRun | None:
         return self._runs.get((connection, task_id))
-
-    def of_card(self, card: TaskCard | None) -> TaskRun | None:
-        """The run whose card ``card`` is (followed now or not), if that card still lives."""
-        return self._by_card.get(card) if card is not None else None
 
     def saved(self, connection: str | None = None) -> list[SavedTask]:
         """Running tasks the file knows of that no kernel follows now: an earlier kernel's,
@@ -197,7 +190,7 @@ class Tasks:
             run.identity = identity
         self._runs[(run.connection, run.task_id)] = run
         if run.card is not None:
-            self._by_card[run.card] = run
+            run.card.run = run  # (``ToolCall.task``: as long as the card lives, not longer)
         saved = run.saved()
         if saved is not None:
             with contextlib.suppress(OSError):
