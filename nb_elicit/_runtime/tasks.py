@@ -168,9 +168,10 @@ class Tasks:
         self._finished: deque[FinishedTask] = deque(maxlen=FINISHED_KEPT)
 
     def runs(self, connection: str | None = None) -> list[TaskRun | FinishedTask]:
-        """The runs this kernel follows (or detached), then the records of those that ended."""
-        return [r for r in [*self._runs.values(), *self._finished]
-                if connection in (None, r.connection)]
+        """The runs this kernel follows (or detached) and the records of those that ended, in
+        the order they started."""
+        return sorted((r for r in [*self._runs.values(), *self._finished]
+                       if connection in (None, r.connection)), key=lambda r: r.started)
 
     def find(self, connection: str, task_id: str) -> TaskRun | None:
         return self._runs.get((connection, task_id))
