@@ -367,11 +367,11 @@ def redact_url(url: str) -> str:
 
 def redact_argv(argv: Iterable[str]) -> list[str]:
     """A command line (its words) with its credentials masked: the value after a flag that names
-    a secret (``--api-key VALUE``, ``-p VALUE`` is left: one letter names nothing), the value of
-    ``--flag=VALUE`` and of ``NAME=VALUE`` for such names, a header word's value
-    (``"Authorization: Bearer ..."``, ``"X-Api-Key: ..."``), a URL's credentials
-    (:func:`redact_url`), and any word that looks like a token (:func:`looks_like_token`: a
-    known prefix such as ``sk-`` or a JWT; long random runs only inside URLs, so that paths and
+    a secret (``--api-key VALUE``, ``-token VALUE``; a one-letter flag such as ``-p`` names
+    nothing), the value of ``--flag=VALUE`` and of ``NAME=VALUE`` for such names, a header
+    word's value (``"Authorization: Bearer ..."``, ``"X-Api-Key: ..."``), a URL's credentials
+    (:func:`redact_url`), and a word that starts like a key (``sk-...``, ``ghp_...``, a JWT: see
+    :func:`looks_like_token`; long random runs count only inside URLs, so that paths and
     hashes of files stay)."""
     words_in = [str(w) for w in argv]
     out: list[str] = []
