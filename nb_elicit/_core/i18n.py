@@ -66,6 +66,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_failed": ("{tool}: the task {task} failed: {reason}",
                     "{tool}：任务 {task} 失败：{reason}"),
     "task_unknown_tool": ("a task", "一个任务"),
+    "task_other_server": ("the task {task} runs on {saved}, but {name} is connected to {now}; "
+                          "connect {name} to that server to attach to it (%mcp tasks --forget "
+                          "{name} {task} drops it)",
+                          "任务 {task} 在 {saved} 上运行，但 {name} 连接的是 {now}；请将 {name} "
+                          "连接到该服务器后再连上它（%mcp tasks --forget {name} {task} 可删除它）"),
+    "task_followed_elsewhere": ("the task {task} is followed by another kernel ({kernel}); "
+                                "Detach it there first",
+                                "任务 {task} 正由另一个内核（{kernel}）跟踪；请先在那里分离它"),
     "task_no_tasks": ("{server} runs no tasks (it declared neither tasks shape)",
                       "{server} 不运行任务（它未声明任何一种任务形式）"),
     "task_shape_2025": ("task (2025-11-25)", "任务（2025-11-25）"),

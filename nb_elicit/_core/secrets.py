@@ -314,3 +314,144 @@ def _word_before(ws: list[str], i: int) -> str | None:
     if j >= 0 and ws[j] in ("of", "the"):  # "number of tokens"
         j -= 1
     return ws[j] if j >= 0 else None
+
+
+# -- where a server runs, without its secrets: URLs and command lines -----------------------------
+#
+# A server's URL or command line may carry a credential of its own: a token as a path segment
+# (``https://host/s/<token>/mcp``), a query value (``?api_key=...``), userinfo
+# (``https://user:pass@host``), a flag's value (``--api-key sk-...``, ``--token=...``), a
+# ``NAME=value`` word, a header given on the command line (``"Authorization: Bearer ..."``).
+# :func:`redact_url` and :func:`redact_argv` mask them, with the same words for secret names as
+# the forms (:func:`looks_secret`), so that what is shown or kept of where a server runs
+# (``where()``, the file of running tasks) holds no secret.
+
+__all__ += ["looks_like_token", "redact_argv", "redact_url"]
+
+#: Prefixes that mark a value as a credential whatever surrounds it (API keys, access tokens).
+_TOKEN_PREFIX = re.compile(
+    r"(?:sk|rk|pk_live|sk_live|sk_test|rk_live|rk_test|ghp|gho|ghu|ghs|ghr|github_pat|glpat"
+    r"|xox[abposr]|xapp|hf|npm|pypi|shpat|shpss|dop_v1|sgp|pat|sq0atp|sq0csp)[-_][\w.\-]{8,}"
+    r"|AKIA[0-9A-Z]{16}|AIza[\w\-]{30,}|ya29\.[\w.\-]{10,}"
+    r"|eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]*")  # (a JWT)
+#: What a random token is made of (base64, base64url, hex, with separators).
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-.~+/=%]{16,}")
+#: Query keys that hold a credential in URLs though they are no secret words in a form.
+_URL_SECRET_KEYS = frozenset({"key", "sig", "signature", "code", "auth", "jwt", "sid",
+                              "session", "sessionid", "credential", "credentials"})
+_HEADER_WORD = re.compile(r"([A-Za-z][\w-]*)\s*:\s*(\S.*)", re.S)
+_SECRET_ASSIGNMENT = re.compile(r"([A-Za-z_][\w.-]*)=(.*)", re.S)
+_URL_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def looks_like_token(value: str) -> bool:
+    """Whether ``value`` (a word, a path segment, a query value) looks like a credential on its
+    own: a known key or token prefix (``sk-...``, ``ghp_...``, ``AKIA...``, a JWT), or a long
+    random-looking run (16 or more token characters, with letters and at least three digits, or
+    letters of both cases and a digit: a hex digest, a UUID, base64). Words, paths and version
+    numbers do not: ``streamable-http``, ``v2024``, ``/usr/lib/python3.11``."""
+    if not isinstance(value, str) or not value:
+        return False
+    if _TOKEN_PREFIX.fullmatch(value):
+        return True
+    if not _TOKEN_CHARS.fullmatch(value) or "/" in value:
+        return False
+    digits = sum(c.isdigit() for c in value)
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    return (lower or upper) and (digits >= 3 or (lower and upper and digits >= 1))
+
+
+def _secret_key(name: str) -> bool:
+    return looks_secret(name) or name.lower() in _URL_SECRET_KEYS
+
+
+def _redact_pairs(text: str) -> str:
+    """A query (or fragment) with the values of secret keys, and token-like values, masked."""
+    pairs = []
+    for pair in text.split("&"):
+        name, eq, value = pair.partition("=")
+        if eq and value and (_secret_key(_unquoted(name)) or looks_like_token(_unquoted(value))):
+            value = MASK
+        elif not eq and looks_like_token(_unquoted(name)):
+            name = MASK
+        pairs.append(f"{name}{eq}{value}")
+    return "&".join(pairs)
+
+
+def _unquoted(text: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(text)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its credentials masked (:data:`MASK`): the userinfo, path segments that
+    look like tokens (:func:`looks_like_token`) or follow a segment that names a secret
+    (``/token/<value>``), and the values of secret-looking query (and fragment) keys
+    (``api_key``, ``access_token``, ``key``, ``sig``, ...) or that look like tokens. The rest
+    stays as written, so two URLs of one server still compare equal."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not isinstance(url, str) or not url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK if looks_like_token(url) else url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = MASK + "@" + netloc.rpartition("@")[2]
+    segments = parts.path.split("/")
+    for i, segment in enumerate(segments):
+        before = _unquoted(segments[i - 1]) if i else ""
+        if segment and (looks_like_token(_unquoted(segment))
+                        or (before and _secret_key(before))):
+            segments[i] = MASK
+    query = _redact_pairs(parts.query) if parts.query else ""
+    fragment = _redact_pairs(parts.fragment) if parts.fragment else ""
+    return urlunsplit((parts.scheme, netloc, "/".join(segments), query, fragment))
+
+
+def redact_argv(argv: Iterable[str]) -> list[str]:
+    """A command line (its words) with its credentials masked: the value after a flag that names
+    a secret (``--api-key VALUE``, ``-token VALUE``; a one-letter flag such as ``-p`` names
+    nothing), the value of ``--flag=VALUE`` and of ``NAME=VALUE`` for such names, a header
+    word's value (``"Authorization: Bearer ..."``, ``"X-Api-Key: ..."``), a URL's credentials
+    (:func:`redact_url`), and a word that starts like a key (``sk-...``, ``ghp_...``, a JWT: see
+    :func:`looks_like_token`; long random runs count only inside URLs, so that paths and
+    hashes of files stay)."""
+    words_in = [str(w) for w in argv]
+    out: list[str] = []
+    mask_next = False
+    for word in words_in:
+        if mask_next and not word.startswith("-"):
+            out.append(MASK)
+            mask_next = False
+            continue
+        mask_next = False
+        out.append(_redact_word(word))
+        if word.startswith("--") and "=" not in word and _secret_key(word.lstrip("-")):
+            mask_next = True
+        elif (word.startswith("-") and not word.startswith("--") and len(word) > 2
+              and "=" not in word and looks_secret(word.lstrip("-"))):
+            mask_next = True  # (-token VALUE, as some tools spell it)
+    return out
+
+
+def _redact_word(word: str) -> str:
+    if _TOKEN_PREFIX.fullmatch(word):
+        return MASK
+    if _URL_WORD.match(word):
+        return redact_url(word)
+    flag = word.startswith("-")
+    name, eq, value = word.lstrip("-").partition("=") if flag else word.partition("=")
+    if eq and value:
+        if (flag or _SECRET_ASSIGNMENT.fullmatch(word)) and _secret_key(name):
+            return word[:len(word) - len(value)] + MASK
+        return word[:len(word) - len(value)] + _redact_word(value)
+    header = _HEADER_WORD.fullmatch(word)
+    if header and "://" not in word and (
+            header.group(1).lower() in _CREDENTIAL_HEADERS or looks_secret(header.group(1))):
+        return f"{header.group(1)}: {MASK}"
+    return word

@@ -1,28 +1,39 @@
 """The ids of running tasks, kept in an owner-only file so that a restarted kernel can attach
 to them again (``%mcp tasks``, ``%mcp task NAME ID``).
 
-One entry per task still running on its server: the connection name, where the server is (its
-command or URL, as ``where()`` shows it: no env values, no header values), the tool, the task
-id, its shape and when it started. An entry goes when its task ends; a detached task, or one
-whose kernel died, stays until it is attached to and ends, or `%mcp tasks --forget` drops it.
+One entry per task still running on a server that outlives the kernel (HTTP; a stdio server is
+the kernel's child and stops with it, so its tasks are never written): the connection name,
+the server's identity (:class:`ServerIdentity`: its URL with every credential masked, and the
+name it gave in the handshake), the tool, the task id, its shape, when it started, and which
+kernel follows it now (:func:`this_kernel`; none once detached, or when its kernel stopped
+following it). An entry goes when its task ends; a detached task, or one whose kernel died,
+stays until it is attached to and ends, or ``%mcp tasks --forget`` drops it.
+
+Every change reads, changes and writes the file under :func:`~.private.locked`, a lock that
+holds across processes: two kernels never lose each other's entries.
 """
 
 from __future__ import annotations
 
 import json
-import threading
+import os
+import re
+import socket
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from .private import write_json_owner_only
+from .private import locked, write_json_owner_only
+from .secrets import redact_url
 
-__all__ = ["SavedTask", "TaskStore", "tasks_file"]
+__all__ = ["SavedTask", "ServerIdentity", "TaskStore", "kernel_alive", "tasks_file",
+           "this_kernel"]
 
-_LOCK = threading.Lock()
 #: Entries kept at most (the oldest go first): a server that made thousands of tasks must not
 #: grow the file without end.
 KEEP = 200
+#: Where a server that outlives its kernel is: a URL.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def tasks_file() -> Path:
@@ -30,6 +41,62 @@ def tasks_file() -> Path:
     from jupyter_core.paths import jupyter_data_dir
 
     return Path(jupyter_data_dir()) / "nb_elicit" / "tasks.json"
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """Which server a task runs on: where it is (its URL, credentials masked) and the name it
+    gave in the handshake (``serverInfo.name``; None when not known)."""
+
+    where: str
+    server: str | None = None
+    #: Whether the server outlives the kernel (HTTP), so that its tasks are written to the
+    #: file; a stdio server is the kernel's child.
+    lasting: bool = field(default=True, compare=False)
+
+    def matches(self, other: ServerIdentity) -> bool:
+        """The same server: the same place, and the same name where both are known."""
+        return self.where == other.where and (
+            self.server is None or other.server is None or self.server == other.server)
+
+    def __str__(self) -> str:
+        return f"{self.server} at {self.where}" if self.server else self.where
+
+
+def _process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``), or "" where that
+    cannot be read: with the pid, it tells a process from a later one given the same pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def this_kernel() -> str:
+    """This process, as the file names the kernel that follows a task: ``host:pid:start``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_process_start(os.getpid())}"
+
+
+def kernel_alive(kernel: str | None) -> bool:
+    """Whether the kernel named ``kernel`` (:func:`this_kernel`) still runs. One on another
+    machine cannot be asked: it counts as gone (its tasks are offered)."""
+    if not kernel:
+        return False
+    host, _, rest = kernel.partition(":")
+    pid_text, _, start = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # (it runs, as someone else)
+    except OSError:
+        return False
+    return not start or _process_start(pid) in ("", start)
 
 
 @dataclass(frozen=True)
@@ -42,10 +109,23 @@ class SavedTask:
     task_id: str
     shape: str
     started: float
+    #: The name the server gave in the handshake (None: not known, as in older files).
+    server: str | None = None
+    #: The kernel that follows it now (:func:`this_kernel`), or None.
+    kernel: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.connection, self.task_id)
+
+    @property
+    def identity(self) -> ServerIdentity:
+        return ServerIdentity(self.where, self.server)
+
+    @property
+    def followed_elsewhere(self) -> bool:
+        """Whether another kernel that still runs follows it."""
+        return self.kernel not in (None, this_kernel()) and kernel_alive(self.kernel)
 
 
 class TaskStore:
@@ -62,25 +142,40 @@ class TaskStore:
         return f"<nb_elicit TaskStore {self.path}>"
 
     def entries(self) -> list[SavedTask]:
-        with _LOCK:
+        path = self.path
+        if not path.parent.is_dir():
+            return []
+        with locked(path):
             return self._read()
 
     def add(self, task: SavedTask) -> None:
-        with _LOCK:
+        with locked(self.path):
             kept = [t for t in self._read() if t.key != task.key]
             self._write([*kept, task][-KEEP:])
 
-    def remove(self, connection: str, task_id: str) -> None:
-        with _LOCK:
+    def remove(self, task: SavedTask) -> None:
+        """Drop the entry of ``task`` (its connection and id), only if it is of the same
+        server: an entry another server's task left under that name stays."""
+        with locked(self.path):
             entries = self._read()
-            kept = [t for t in entries if t.key != (connection, task_id)]
+            kept = [t for t in entries
+                    if not (t.key == task.key and t.identity.matches(task.identity))]
             if len(kept) != len(entries):
                 self._write(kept)
+
+    def follow(self, task: SavedTask, kernel: str | None) -> None:
+        """Say which kernel follows ``task`` now (None: none), if the file has it."""
+        with locked(self.path):
+            entries = self._read()
+            changed = [replace(t, kernel=kernel) if t.key == task.key
+                       and t.identity.matches(task.identity) else t for t in entries]
+            if changed != entries:
+                self._write(changed)
 
     def forget(self, connection: str | None = None, task_id: str | None = None) -> int:
         """Forget entries (of one connection, or one task; every entry when both are None);
         how many went."""
-        with _LOCK:
+        with locked(self.path):
             entries = self._read()
             kept = [t for t in entries if not (connection in (None, t.connection)
                                                and task_id in (None, t.task_id))]
@@ -100,16 +195,26 @@ class TaskStore:
         entries = []
         for row in rows if isinstance(rows, list) else []:
             try:
+                where = str(row["where"])
+                if not _URL.match(where):
+                    continue  # (a stdio server's, from an older file: it died with its kernel)
                 entries.append(SavedTask(
-                    connection=str(row["connection"]), where=str(row["where"]),
+                    connection=str(row["connection"]),
+                    where=redact_url(where),  # (an older file's may hold a token)
                     tool=str(row["tool"]), task_id=str(row["task_id"]),
-                    shape=str(row["shape"]), started=float(row["started"])))
-            except (KeyError, TypeError, ValueError):
+                    shape=str(row["shape"]), started=float(row["started"]),
+                    server=_text_or_none(row.get("server")),
+                    kernel=_text_or_none(row.get("kernel"))))
+            except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # (a damaged row is left out, not fatal)
         return entries
 
     def _write(self, entries: list[SavedTask]) -> None:
-        write_json_owner_only(self.path, {"version": 1, "tasks": [asdict(t) for t in entries]})
+        write_json_owner_only(self.path, {"version": 2, "tasks": [asdict(t) for t in entries]})
+
+
+def _text_or_none(value: object) -> str | None:
+    return str(value) if isinstance(value, (str, int, float)) and value != "" else None
 
 
 def now() -> float:

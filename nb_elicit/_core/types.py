@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .secrets import hide
+from .secrets import hide, redact_argv, redact_url
 from .text import shorten
 
 __all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
@@ -19,7 +19,8 @@ class StdioTarget:
     """A server started as a subprocess that speaks MCP on its stdin and stdout.
 
     Its repr and :meth:`where` name the environment's keys only, and hide ``hidden`` (values
-    given as a config's inputs) wherever they appear in the command."""
+    given as a config's inputs) wherever they appear in the command, and the credentials a
+    command line carries (:func:`~nb_elicit._core.secrets.redact_argv`)."""
 
     command: tuple[str, ...]
     env: dict[str, str] | None = None
@@ -27,7 +28,7 @@ class StdioTarget:
     hidden: frozenset[str] = field(default=frozenset(), compare=False)
 
     def where(self) -> str:
-        return hide(" ".join(self.command), self.hidden)
+        return hide(" ".join(redact_argv(self.command)), self.hidden)
 
     def __repr__(self) -> str:
         env = f", env keys={sorted(self.env)}" if self.env else ""
@@ -37,7 +38,9 @@ class StdioTarget:
 
 @dataclass(frozen=True, repr=False)
 class HttpTarget:
-    """A server reached over streamable HTTP. Its repr names the headers, not their values."""
+    """A server reached over streamable HTTP. Its repr names the headers, not their values;
+    it and :meth:`where` mask the credentials a URL carries
+    (:func:`~nb_elicit._core.secrets.redact_url`)."""
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
@@ -46,7 +49,7 @@ class HttpTarget:
     auth: dict[str, str] = field(default_factory=dict, compare=False)
 
     def where(self) -> str:
-        return hide(self.url, self.hidden)
+        return redact_url(hide(self.url, self.hidden))
 
     def __repr__(self) -> str:
         headers = f", header names={sorted(self.headers)}" if self.headers else ""

@@ -213,7 +213,7 @@ def tasks(magic, rest: str):
     name = words[0] if words else None
     now = time.time()
     runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started),
-             r.remote.shape] for r in TASKS.runs(name)]
+             r.shape] for r in TASKS.runs(name)]
     saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.shape, s.where,
               f"%mcp task {s.connection} {s.task_id}"] for s in TASKS.saved(name)]
     of = f" of {name!r}" if name else ""
@@ -232,7 +232,7 @@ def tasks(magic, rest: str):
 
 def _run_status(run) -> str:
     """A task's status as ``%mcp tasks`` shows it: detached, or no longer followed."""
-    if run.state is not None and run.state.terminal:
+    if run.terminal:
         return run.status
     if run.ended:
         return f"no longer followed (last seen {run.status})"

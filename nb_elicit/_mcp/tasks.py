@@ -27,15 +27,16 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
-from mcp_types import RequestParams, Result
+from mcp_types import INTERNAL_ERROR, RequestParams, Result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
 from .._core.answer import Answer
 from .._core.errors import ServerError
 from .._core.tasks import TaskState
+from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
-from .errors import malformed
+from .errors import MALFORMED_LIMIT, malformed
 
 __all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
            "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
@@ -114,9 +115,20 @@ class _LegacyTaskFields(Result):
 async def _legacy_request(session, method: str, task_id: str) -> TaskState:
     raw = await session.raw_request(method, {"taskId": task_id})
     try:
-        return _state_2025(_LegacyTaskFields.model_validate(raw))
+        task = _LegacyTaskFields.model_validate(raw)
     except ValidationError as exc:
         raise malformed(f"the server's answer to {method}", exc) from None
+    _same_task(method, task_id, task.task_id)
+    return _state_2025(task)
+
+
+def _same_task(method: str, asked: str, answered: str | None) -> None:
+    """A ``tasks/get`` or ``tasks/cancel`` answer about another task than the one asked about
+    is malformed: its state is not this task's."""
+    if answered is not None and answered != asked:
+        raise ServerError(INTERNAL_ERROR, shorten(
+            f"the server's answer to {method} is malformed: taskId: it names the task "
+            f"{answered!r}, not {asked!r}", MALFORMED_LIMIT, one_line=True))
 
 
 class _LegacyTask(RemoteTask):
@@ -222,6 +234,15 @@ class _ExtensionCancel(types.Request[_TaskIdParams, Literal["tasks/cancel"]]):
     params: _TaskIdParams
 
 
+class _CancelAnswer(Result):
+    """What the extension's ``tasks/cancel`` answers: nothing required; a ``taskId``, if it
+    names one, must be the task's."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+    task_id: str | None = Field(default=None, alias="taskId")
+
+
 class _ExtensionTask(RemoteTask):
     shape = SHAPE_EXTENSION
 
@@ -232,6 +253,7 @@ class _ExtensionTask(RemoteTask):
     async def get(self) -> TaskState:
         status = await self._session.request(
             _ExtensionGet(params=_TaskIdParams(task_id=self.task_id)), ExtensionTaskStatus)
+        _same_task("tasks/get", self.task_id, status.task_id)
         self._last = status
         return status.state(error=_error_text(status.error) if status.status == "failed"
                             else None)
@@ -275,8 +297,9 @@ class _ExtensionTask(RemoteTask):
             task_id=self.task_id, input_responses=responses)), types.Result)
 
     async def cancel(self) -> TaskState | None:
-        await self._session.request(
-            _ExtensionCancel(params=_TaskIdParams(task_id=self.task_id)), types.Result)
+        answer = await self._session.request(
+            _ExtensionCancel(params=_TaskIdParams(task_id=self.task_id)), _CancelAnswer)
+        _same_task("tasks/cancel", self.task_id, answer.task_id)
         return None
 
 

@@ -171,11 +171,8 @@ class ToolCall:
     def task(self):
         """The server's task this call runs as (a ``TaskRun``: ``task_id``, ``status``), once
         the server said so; None for a call that is no task."""
-        from .tasks import TASKS  # (tasks imports this module)
-
         card = getattr(self._view, "task_card", None)
-        return next((r for r in TASKS.runs(self.server) if card is not None and r.card is card),
-                    None)
+        return card.run if card is not None else None
 
     def __await__(self):
         return self._task.__await__()

@@ -58,7 +58,7 @@ from .guard import Guard
 from .kernel_compat import check_blocking_supported, widget_frontend_attached
 from .pending import PENDING
 from .signin import SignIn
-from .tasks import TASKS, TaskRun, attach, follow
+from .tasks import TASKS, TaskRun, attach, follow, identity
 from .url_required import ask_before_retry
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
@@ -543,7 +543,7 @@ class Connection:
         run = TaskRun(self.name, remote, card, call=call)
         card.on_cancel(run.ask_cancel)
         card.on_detach(run.ask_detach)
-        TASKS.begin(run, self.target.where())
+        TASKS.begin(run, identity(self))
 
         async def ask_one(request: ElicitationRequest) -> Answer:
             return await ask(self._request_context(), request, refuse_with="cancel")

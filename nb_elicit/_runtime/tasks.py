@@ -11,9 +11,19 @@ asked inside the task, and returns the tool's result:
 - 2026-07-28: while the task is ``input_required``, ``tasks/get`` carries its questions; each
   is answered as any form is (person, policy, replay, backlog), then ``tasks/update``.
 
-**Cancel** sends ``tasks/cancel``; **Detach** ends the call but not the task, whose id stays
-in the owner-only file of running tasks (:mod:`nb_elicit._core.task_store`), so that
-``%mcp task NAME ID`` can attach to it again, in this kernel or the next one.
+The follower waits on everything at once: the open questions, the poll timer, the open
+``tasks/result`` and the person's **Cancel** or **Detach**. Polling goes on while a question
+is open, so a task that ends on the server withdraws its form. **Cancel** withdraws the open
+questions first, then sends ``tasks/cancel``; from the click on, no ``tasks/update`` is sent
+(unless the cancel failed: the task goes on, and its questions are asked again). **Detach**
+withdraws them too and ends the call but not the task.
+
+A task on a server that outlives the kernel (HTTP) is kept in the owner-only file of running
+tasks (:mod:`nb_elicit._core.task_store`) with its server's identity and the kernel that
+follows it, so that ``%mcp task NAME ID`` can attach to it again, in this kernel or the next
+one, and only on the same server. A task of a stdio server is not written: it dies with the
+kernel. A run that ended leaves :data:`TASKS`, which keeps a light record of the last
+:data:`FINISHED_KEPT` (:class:`FinishedTask`).
 """
 
 from __future__ import annotations
@@ -21,30 +31,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .._core.answer import Answer
 from .._core.errors import (
     ConnectError,
+    NbElicitError,
     ServerDisconnected,
     ServerError,
     TaskCancelled,
     TaskDetached,
 )
 from .._core.i18n import t
-from .._core.task_store import SavedTask, TaskStore
+from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
 from .._core.tasks import STATUSES, TaskState, poll_seconds
-from .._core.types import ToolResult
+from .._core.types import StdioTarget, ToolResult
 from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
 
-__all__ = ["TASKS", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks"]
+__all__ = ["TASKS", "FinishedTask", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks",
+           "identity"]
 
 #: Seconds a Cancel (or an interrupted call's cancel) waits for the server's answer.
 CANCEL_WAIT = 5.0
-#: JSON-RPC codes with which a server says it does not know a task (any more).
-UNKNOWN_TASK = (-32602, -32001, -32002, -32600)
+#: JSON-RPC codes with which a server says it does not know a task (any more): -32602 (invalid
+#: params: the 2025-11-25 spec's answer for an unknown taskId) and -32002 (not found). Never a
+#: timeout (-32001) or a closed connection (-32000): the task may well run on.
+UNKNOWN_TASK = (-32602, -32002)
+#: How many finished runs :data:`TASKS` keeps a light record of (the oldest go first).
+FINISHED_KEPT = 100
 
 
 @dataclass
@@ -60,10 +77,14 @@ class TaskRun:
     state: TaskState | None = None
     detached: bool = False
     ended: bool = False
+    #: Which server it runs on (None: not known).
+    identity: ServerIdentity | None = None
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
     _cancel_asked: bool = False
     _detach_asked: bool = False
+    #: A cancel was asked (and has not failed): no tasks/update goes out.
+    _cancelling: bool = False
     _poll_note: str | None = None
 
     @property
@@ -75,11 +96,21 @@ class TaskRun:
         return self.remote.tool
 
     @property
+    def shape(self) -> str:
+        return self.remote.shape
+
+    @property
     def status(self) -> str:
         return self.state.status if self.state is not None else "working"
 
+    @property
+    def terminal(self) -> bool:
+        """Whether the server reported a final status."""
+        return self.state is not None and self.state.terminal
+
     def ask_cancel(self) -> None:
         """Cancel (from the card's button, maybe on another thread): done by the follower."""
+        self._cancelling = True  # (at once: an answer given from now on is not sent)
         self._cancel_asked = True
         self._loop.call_soon_threadsafe(self._wake.set)
 
@@ -87,41 +118,122 @@ class TaskRun:
         self._detach_asked = True
         self._loop.call_soon_threadsafe(self._wake.set)
 
+    def saved(self) -> SavedTask | None:
+        """Its entry in the file of running tasks (None for a stdio server's task)."""
+        if self.identity is None or not self.identity.lasting:
+            return None
+        return SavedTask(connection=self.connection, where=self.identity.where, tool=self.tool,
+                         task_id=self.task_id, shape=self.shape, started=self.started,
+                         server=self.identity.server, kernel=this_kernel())
+
     def __repr__(self) -> str:
         return f"<nb_elicit task {self.connection} · {self.tool} {self.task_id}: {self.status}>"
 
 
+@dataclass(frozen=True)
+class FinishedTask:
+    """What :data:`TASKS` keeps of a run that ended (its card, call and view are let go)."""
+
+    connection: str
+    tool: str
+    task_id: str
+    shape: str
+    status: str
+    started: float
+    #: Whether the server reported that final status (else: no longer followed).
+    terminal: bool
+    ended_at: float = field(default_factory=time.time)
+    detached: bool = False
+    ended: bool = True
+
+    def __repr__(self) -> str:
+        return f"<nb_elicit task {self.connection} · {self.tool} {self.task_id}: {self.status}>"
+
+
+def identity(connection) -> ServerIdentity:
+    """Which server ``connection`` reaches, as a task keeps it: where (``where()``, no
+    credential) and the handshake's server name; a stdio server's is not ``lasting`` (its
+    tasks end with the kernel, and are not written to the file)."""
+    return ServerIdentity(connection.target.where(), connection.server_name,
+                          lasting=not isinstance(connection.target, StdioTarget))
+
+
 class Tasks:
-    """Every task this kernel follows, and the file of those still running."""
+    """The tasks this kernel follows, a light record of those that ended, and the file of those
+    still running."""
 
     def __init__(self, store: TaskStore | None = None):
         self.store = store or TaskStore()
         self._runs: dict[tuple[str, str], TaskRun] = {}
+        self._finished: deque[FinishedTask] = deque(maxlen=FINISHED_KEPT)
 
-    def runs(self, connection: str | None = None) -> list[TaskRun]:
-        return [r for r in self._runs.values() if connection in (None, r.connection)]
+    def runs(self, connection: str | None = None) -> list[TaskRun | FinishedTask]:
+        """The runs this kernel follows (or detached) and the records of those that ended, in
+        the order they started."""
+        return sorted((r for r in [*self._runs.values(), *self._finished]
+                       if connection in (None, r.connection)), key=lambda r: r.started)
 
     def find(self, connection: str, task_id: str) -> TaskRun | None:
         return self._runs.get((connection, task_id))
 
     def saved(self, connection: str | None = None) -> list[SavedTask]:
-        """Running tasks the file knows of that this kernel does not follow (an earlier
-        kernel's, or detached)."""
+        """Running tasks the file knows of that no kernel follows now: an earlier kernel's,
+        or detached (not those another kernel that still runs follows)."""
         return [s for s in self.store.entries()
                 if connection in (None, s.connection)
-                and not (s.key in self._runs and not self._runs[s.key].detached)]
+                and not (s.key in self._runs and not self._runs[s.key].detached)
+                and not s.followed_elsewhere]
 
-    def begin(self, run: TaskRun, where: str) -> None:
+    def begin(self, run: TaskRun, identity: ServerIdentity | None = None) -> None:
+        """Follow ``run`` (on the server ``identity``); written to the file if that server
+        outlives the kernel."""
+        if identity is not None:
+            run.identity = identity
         self._runs[(run.connection, run.task_id)] = run
-        with contextlib.suppress(OSError):
-            self.store.add(SavedTask(connection=run.connection, where=where, tool=run.tool,
-                                     task_id=run.task_id, shape=run.remote.shape,
-                                     started=run.started))
+        if run.card is not None:
+            run.card.run = run  # (``ToolCall.task``: as long as the card lives, not longer)
+        saved = run.saved()
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                self.store.add(saved)
 
     def end(self, run: TaskRun) -> None:
+        """The task is over (a final status, or its server no longer knows it): the run leaves
+        the registry and its entry the file."""
+        self._finish(run)
+        saved = run.saved()
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                self.store.remove(saved)
+
+    def stop(self, run: TaskRun) -> None:
+        """This kernel follows the task no more, though it may run on (an error of the
+        server's): the run leaves the registry; its entry stays in the file, followed by
+        nobody, to attach to later."""
+        self._finish(run)
+        self._unfollow(run)
+
+    def detach(self, run: TaskRun) -> None:
+        """Detached: kept, to attach to again, but its card and call are let go."""
+        run.detached = True
+        run.card = run.call = None
+        self._unfollow(run)
+
+    def _unfollow(self, run: TaskRun) -> None:
+        saved = run.saved()
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                self.store.follow(saved, None)
+
+    def _finish(self, run: TaskRun) -> None:
         run.ended = True
-        with contextlib.suppress(OSError):
-            self.store.remove(run.connection, run.task_id)
+        key = (run.connection, run.task_id)
+        if self._runs.get(key) is run:
+            del self._runs[key]
+            self._finished.append(FinishedTask(
+                connection=run.connection, tool=run.tool, task_id=run.task_id,
+                shape=run.shape, status=run.status, started=run.started,
+                terminal=run.terminal))
 
 
 #: The one registry of this kernel's tasks.
@@ -137,15 +249,19 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     """
     remote = run.remote
     result_job = None
+    #: The open questions of a 2026-07-28 task: one job that answers them all.
+    questions: asyncio.Future | None = None
     if remote.shape == SHAPE_2025:
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
         while True:
-            if run._detach_asked:
-                _detach(run, result_job, hint)
-            if run._cancel_asked:
+            if run._cancel_asked:  # (before a Detach clicked after it)
+                questions = await _withdraw(questions)  # (the form goes first)
                 await _cancel(run)
+            if run._detach_asked and not (run.state is not None and run.state.terminal):
+                questions = await _withdraw(questions)
+                _detach(run, result_job, hint)
             state = run.state
             if result_job is not None and (result_job.done() or (
                     state is not None and state.terminal)):
@@ -155,24 +271,35 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
                     return await _ended_by_result(run, result_job)
                 result_job.cancel()  # (it did not come: ask for the result once more)
             if state is not None and state.terminal:
+                questions = await _withdraw(questions)
                 return await _ended(run, state)
-            await _wait(run, result_job, _interval(run))
+            if questions is not None and questions.done():
+                answers, questions = questions.result(), None
+                if not run._cancelling:  # (never an answer after a cancel was asked)
+                    await remote.answer(answers)
+            await _wait(run, result_job, questions, _interval(run))
             if run._detach_asked or run._cancel_asked or (
-                    result_job is not None and result_job.done()):
+                    result_job is not None and result_job.done()) or (
+                    questions is not None and questions.done()):
                 continue
             state = await _poll(run)
-            if state.status == "input_required":
+            if questions is not None and state.status != "input_required":
+                questions = await _withdraw(questions)  # (the server asks them no more)
+            elif questions is None and state.status == "input_required" and not run._cancelling:
                 asked = remote.input_requests(state)
                 if asked:
-                    await _answer(run, asked, ask_one)
+                    questions = asyncio.ensure_future(_ask_all(asked, ask_one))
     except asyncio.CancelledError:
+        _drop(questions)
         if not run.ended and not run.detached:
             await _cancel_on_the_way_out(run)
         raise
     except Exception:
+        _drop(questions)
         _stopped(run)
         raise
     finally:
+        _drop(questions)
         if result_job is not None and not result_job.done():
             result_job.cancel()
 
@@ -184,7 +311,7 @@ def _stopped(run: TaskRun) -> None:
     in the file, to attach to later. The card stops its clock and its buttons, which nothing
     would hear."""
     if not run.detached:
-        run.ended = True
+        TASKS.stop(run)
     if run.card is not None and not run.card.ended:
         run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
 
@@ -226,20 +353,21 @@ async def _poll(run: TaskRun) -> TaskState:
     return run.state
 
 
-async def _wait(run: TaskRun, result_job, seconds: float) -> None:
+async def _wait(run: TaskRun, result_job, questions, seconds: float) -> None:
+    """Until the next poll is due, or sooner: a click on Cancel or Detach, the result of a
+    2025-11-25 task, the answers to the open questions."""
     run._wake.clear()
     waits = [asyncio.ensure_future(run._wake.wait())]
-    if result_job is not None:
-        waits.append(result_job)
+    waits += [job for job in (result_job, questions) if job is not None]
     try:
         await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
     finally:
         waits[0].cancel()
 
 
-async def _answer(run: TaskRun, asked: dict, ask_one) -> None:
+async def _ask_all(asked: dict, ask_one) -> dict[str, Answer]:
     """Every question of one poll, answered side by side (the backlog keeps a flood in line),
-    then sent in one ``tasks/update``."""
+    for one ``tasks/update``."""
     keys = list(asked)
     answers = await asyncio.gather(*(ask_one(asked[key]) for key in keys),
                                    return_exceptions=True)
@@ -250,7 +378,20 @@ async def _answer(run: TaskRun, asked: dict, ask_one) -> None:
         # (``ask_one`` answers cancel to a question nb_elicit cannot show, and the cell says
         # why: tasks/update has no place for an error; anything else is answered cancel too)
         sent[key] = answer if isinstance(answer, Answer) else Answer("cancel")
-    await run.remote.answer(sent)
+    return sent
+
+
+async def _withdraw(questions: asyncio.Future | None) -> None:
+    """Withdraw the open questions (their forms say so) and wait until they are gone."""
+    if questions is not None and not questions.done():
+        questions.cancel()
+        await asyncio.wait({questions})
+    return None
+
+
+def _drop(questions: asyncio.Future | None) -> None:
+    if questions is not None and not questions.done():
+        questions.cancel()
 
 
 async def _cancel(run: TaskRun) -> None:
@@ -259,6 +400,7 @@ async def _cancel(run: TaskRun) -> None:
         state = await asyncio.wait_for(run.remote.cancel(), CANCEL_WAIT)
     except (ServerError, asyncio.TimeoutError) as error:
         reason = error.message if isinstance(error, ServerError) else t("task_no_answer")
+        run._cancelling = run._cancel_asked  # (the task goes on: its questions, asked again)
         if run.card is not None:
             run.card.cancel_failed(reason)
         return
@@ -284,11 +426,11 @@ async def _cancel_on_the_way_out(run: TaskRun) -> None:
 
 
 def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
-    run.detached = True
     if result_job is not None:
         result_job.cancel()
     if run.card is not None:
         run.card.detached(hint)
+    TASKS.detach(run)
     raise TaskDetached(t("task_detached_call", tool=run.tool, task=run.task_id, hint=hint))
 
 
@@ -343,19 +485,26 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
 
 
 async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
-    """Follow a task of ``connection`` again, in a call of its own (:meth:`attach_task`)."""
+    """Follow a task of ``connection`` again, in a call of its own (:meth:`attach_task`): one
+    this kernel detached, or one the file keeps, only on the server it runs on."""
     from .._mcp import SHAPE_2025  # (the adapter: only once a task is attached to)
 
-    saved = TASKS.store.find(connection.name, task_id)
-    tool = tool or (saved.tool if saved is not None else t("task_unknown_tool"))
+    known = TASKS.find(connection.name, task_id)  # (this kernel's: detached, say)
+    saved = TASKS.store.find(connection.name, task_id) if known is None else None
+    if saved is not None and saved.followed_elsewhere:
+        raise NbElicitError(t("task_followed_elsewhere", task=task_id, kernel=saved.kernel))
+    was = known if known is not None else saved
+    shape = was.shape if was is not None else None
+    tool = tool or (was.tool if was is not None else t("task_unknown_tool"))
     view = connection._view(tool, show_waiting=True)
 
     async def work() -> ToolResult:
-        if saved is not None:
-            era = Era.HANDSHAKE if saved.shape == SHAPE_2025 else Era.V2026
+        if shape is not None:
+            era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
             session = await connection._session(era)
-            return await connection._follow_task(session.attach(task_id, tool, saved.shape))
-        # Not in the file: the era whose session speaks tasks with this server.
+            _same_server(connection, task_id, was.identity)
+            return await connection._follow_task(session.attach(task_id, tool, shape))
+        # Not known here: the era whose session speaks tasks with this server.
         primary = connection._primary
         other = Era.V2026 if primary == Era.HANDSHAKE else Era.HANDSHAKE
         for era in (primary, other):
@@ -369,3 +518,12 @@ async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
         raise ServerError(-32601, t("task_no_tasks", server=connection.name))
 
     return await connection._in_call(view, work(), show=True, timeout=connection.timeout)
+
+
+def _same_server(connection, task_id: str, was: ServerIdentity | None) -> None:
+    """Refuse to ask a server about a task another server runs (one line): its id means
+    nothing there, and its entry in the file stays."""
+    now = identity(connection)
+    if was is not None and not was.matches(now):
+        raise NbElicitError(t("task_other_server", task=task_id, saved=str(was),
+                              name=connection.name, now=str(now)))

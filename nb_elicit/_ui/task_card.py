@@ -84,6 +84,9 @@ class TaskCard(widgets.VBox):
         self.ignored = 0
         #: The card's notices (ignored statuses, notes): the first MAX_NOTICES, and how many.
         self.notices: list[Notice] = []
+        #: What follows this card's task (the runtime's run, set when it begins): it lives as
+        #: long as the card, and no longer.
+        self.run: object = None
         self.notice_count = 0
         #: What the card says last about the task as a whole (cancel, detach, its end), and
         #: the lines it said before (the latest MAX_SAID).

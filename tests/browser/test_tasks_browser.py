@@ -15,6 +15,7 @@ import re
 import time
 
 import pytest
+from helpers.lab import REPO
 
 pytestmark = pytest.mark.once
 
@@ -156,3 +157,53 @@ def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_a
         "Counted down from 4 s: done.", timeout=WAIT)
     assert lab.wait_journal(1) == [{"tool": "countdown", "event": "finished", "seconds": 4}]
     lab.screenshot("attached", of=lab.cell(4))
+
+
+def test_cancel_with_a_2026_question_open_cancels_on_the_server_and_sends_no_answer(lab):
+    """A 2026-07-28 task (the hostile tasks server's ``flood`` with one question, over stdio)
+    asks its question on the card; Cancel is clicked while the form is open. The form is
+    withdrawn, the server gets ``tasks/cancel`` at once and never a ``tasks/update``."""
+    log = lab.artifacts / "tasks-server.jsonl"
+    server = REPO / "tests" / "servers" / "hostile_tasks_server.py"
+    lab.open(f"%mcp connect ht -- {{sys.executable}} {server} --shape extension --log {log}",
+             '%mcp call ht flood {"count": 1}')
+    lab.run(2)
+    expect(lab.cell(2)).to_contain_text("Connected 'ht'", timeout=WAIT)
+    lab.run(3, wait=False)
+    card = lab.cell(3).locator(".nb-elicit-task-card")
+    form = card.locator(".nb-elicit-task-forms .nb-elicit-form")
+    form.wait_for(timeout=WAIT)
+    expect(form).to_contain_text("Flood #0")
+    expect(status(card, "input_required")).to_have_text("input_required", timeout=WAIT)
+    form.locator("input").first.fill("Ada")  # (typed, never sent)
+    lab.settle()
+    lab.screenshot("question-open", of=card)
+    clicked = time.time()
+    card.locator(".nb-elicit-task-cancel").click()
+
+    def logged(method: str) -> list[dict]:
+        if not log.exists():
+            return []
+        return [line for line in map(json.loads, log.read_text().splitlines())
+                if line["method"] == method]
+
+    deadline = time.monotonic() + 30
+    while not logged("tasks/cancel"):
+        assert time.monotonic() < deadline, "the server never got tasks/cancel"
+        lab.page.wait_for_timeout(20)
+    (cancel,) = logged("tasks/cancel")
+    took = cancel["at"] - clicked
+    lab.wait_done(3)
+    output = lab.cell(3).locator(".jp-OutputArea")
+    expect(output).to_contain_text("was cancelled")
+    lines = timeline(output.locator(".nb-elicit-transcript"))
+    assert "Cancel sent…" in lines, lines
+    assert any(re.fullmatch(r"Cancelled \(the server confirmed\) after \d+ s\.", line)
+               for line in lines), lines
+    expect(output.locator(".nb-elicit-transcript")).to_contain_text("withdrew this request")
+    lab.page.wait_for_timeout(1500)  # (an answer sent late would show in the log by now)
+    assert logged("tasks/update") == []
+    lab.screenshot("cancelled-with-question", of=lab.cell(3))
+    (lab.artifacts / "timing.txt").write_text(
+        f"Cancel clicked to the server's tasks/cancel: {took:.2f} s\n", encoding="utf-8")
+    print(f"Cancel clicked to the server's tasks/cancel: {took:.2f} s")

@@ -7,8 +7,9 @@ misbehave, on the demo server's task engine (``nb_elicit/demo/tasks.py``, ``task
 ``--shape extension`` speaks only the 2026-07-28 protocol (it refuses ``initialize``) and runs
 its task tools as tasks of ``io.modelcontextprotocol/tasks``; ``--shape 2025`` speaks the
 2025-11-25 handshake and runs them as its experimental tasks. ``--log FILE`` appends one JSON
-line per ``tasks/get`` and ``tasks/update`` it answered: ``{"method", "tool", "task", "n"}``
-(``n``: the how-manieth ``tasks/get`` of that task), and for an update the actions it carried.
+line per ``tasks/get``, ``tasks/update`` and ``tasks/cancel`` it answered: ``{"method", "tool",
+"task", "at"}`` (``at``: when, ``time.time()``), with ``n`` (the how-manieth ``tasks/get`` of
+that task) for a get, and the actions it carried for an update.
 
 Each task tool misbehaves in one way, mostly on ``tasks/get`` (see ``HOSTILITY``):
 
@@ -17,11 +18,15 @@ Each task tool misbehaves in one way, mostly on ``tasks/get`` (see ``HOSTILITY``
 - ``poll_every(ms, seconds)``: asks for ``ms`` between polls; completes after ``seconds``;
 - ``dropped(after)``: after ``after`` polls, ``tasks/get`` answers -32602 "Task not found";
 - ``malformed(what)``: ``tasks/get`` answers a broken task (``no-task-id``, ``status-number``,
-  ``result-not-object``, ``result-not-call-tool-result``, ``result-off-schema``);
+  ``result-not-object``, ``result-not-call-tool-result``, ``result-off-schema``,
+  ``other-task-id``: another task's), or ``tasks/cancel`` does (``cancel-other-task-id``: it
+  cancels, and answers about another task);
 - ``loud``: a 100 kB status message of HTML, script and newlines; completes after a second;
 - ``born_completed`` (extension): ``tools/call`` answers its task as completed already;
 - ``flood(count)`` (extension): ``count`` questions at once, in one ``tasks/get``;
-- ``refused_question`` (extension): a question with a nested object, and a plain one.
+- ``refused_question`` (extension): a question with a nested object, and a plain one;
+- ``gives_up(seconds)``: asks a question, and completes without its answer after ``seconds``
+  (the task no longer waits for it).
 
 And one plain tool, ``ask_unrelated(task_id)``: an ``elicitation/create`` whose ``_meta`` names
 a related task ``task_id`` (2025-11-25). Tools return what they received, as JSON text.
@@ -33,6 +38,7 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -70,7 +76,7 @@ class HostileTasks(DemoTasks):
     def write(self, **line: Any) -> None:
         if self.log is not None:
             with self.log.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(line) + "\n")
+                out.write(json.dumps({**line, "at": time.time()}) + "\n")
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any],
                          call_next: CallNext) -> HandlerResult:
@@ -111,6 +117,15 @@ class HostileTasks(DemoTasks):
                    actions=dict(actions))
         return await super()._update(ctx, params)
 
+    async def _cancel(self, ctx: ServerRequestContext[Any, Any],
+                      params: types.CancelTaskRequestParams) -> dict[str, Any]:
+        task = self._find(ctx, params.task_id)
+        self.write(method="tasks/cancel", tool=task.tool, task=task.task_id)
+        answer = await super()._cancel(ctx, params)
+        if self.arguments.get(task.task_id, {}).get("what") == "cancel-other-task-id":
+            return {**answer, "taskId": "someone-elses-task"}
+        return answer
+
 
 def _interval_key(view: dict[str, Any]) -> str:
     return "pollIntervalMs" if "pollIntervalMs" in view else "pollInterval"
@@ -150,6 +165,10 @@ async def _malformed(task: tasks.Task, view: dict, n: int, args: dict) -> dict:
         return {**view, "status": "completed", "result": "<b>not a result</b>"}
     if what == "result-not-call-tool-result":
         return {**view, "status": "completed", "result": {"content": "not a list"}}
+    if what == "other-task-id":
+        return {**view, "taskId": "someone-elses-task"}
+    if what == "cancel-other-task-id":
+        return view
     if what == "result-off-schema":  # (the tool has an output schema: its result has none)
         return {**view, "status": "completed",
                 "result": {"content": [{"type": "text", "text": "no structured content"}]}}
@@ -231,6 +250,15 @@ def build(shape: str, log: Path | None) -> MCPServer:
                            "plain": plain.model_dump(exclude_none=True)}, sort_keys=True)
 
     @server.tool()
+    async def gives_up(seconds: float = 1.0) -> str:
+        """Ask a question, and complete without its answer after ``seconds``."""
+        task = remember(seconds=seconds)
+        with anyio.move_on_after(seconds):
+            answer = await task.ask("Your name?", NAME_FORM)
+            return json.dumps(answer.model_dump(exclude_none=True), sort_keys=True)
+        return "gave up waiting"
+
+    @server.tool()
     async def ask_unrelated(ctx: Context, task_id: str) -> str:
         """Ask a form whose _meta names ``task_id`` as its related task; what came back."""
         request = types.ElicitRequest(params=types.ElicitRequestFormParams(
@@ -240,7 +268,7 @@ def build(shape: str, log: Path | None) -> MCPServer:
         return json.dumps(answer.model_dump(exclude_none=True), sort_keys=True)
 
     for name in ("out_of_order", "poll_every", "dropped", "malformed", "loud", "born_completed",
-                 "flood", "refused_question"):
+                 "flood", "refused_question", "gives_up"):
         hostile.task_tool(name, "required")
     return server
 

@@ -1,0 +1,298 @@
+"""Following a task while a question inside it is open (2026-07-28), against the hostile tasks
+server (tests/servers/hostile_tasks_server.py, which logs every ``tasks/get``, ``tasks/update``
+and ``tasks/cancel`` it answered): Cancel and Detach withdraw the open form and act at once,
+no answer goes out after a cancel, and a task that ends on the server withdraws its form. Also
+answers about another task, which codes forget a task, and what the registry keeps of runs that
+ended."""
+
+import asyncio
+import time
+import tracemalloc
+
+import pytest
+from helpers.fill import fill
+from helpers.servers import drive, hostile_tasks_command
+
+import nb_elicit
+import nb_elicit._runtime.connection  # noqa: F401  (the SDK, imported before the loops start)
+from nb_elicit._core.errors import ServerError
+from nb_elicit._core.task_store import TaskStore
+from nb_elicit._core.tasks import TaskState
+from nb_elicit._runtime import tasks as runtime_tasks
+from nb_elicit._runtime.calls import SETTLE
+from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.tasks import TASKS, TaskRun, Tasks, follow
+
+pytestmark = pytest.mark.timeout(120)
+
+#: Seconds a step may take before the test calls it a hang (the bug: forever).
+HANG = 15
+
+
+@pytest.fixture(autouse=True)
+def task_file(tmp_path, monkeypatch, views):
+    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    return tmp_path / "tasks.json"
+
+
+class Server:
+    def __init__(self, shape: str, log):
+        self.log = log
+        self.command = hostile_tasks_command(shape, log)
+
+    def lines(self, method: str | None = None) -> list[dict]:
+        import json
+
+        if not self.log.exists():
+            return []
+        lines = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [line for line in lines if method in (None, line["method"])]
+
+
+@pytest.fixture
+def extension(tmp_path) -> Server:
+    return Server("extension", tmp_path / "server.jsonl")
+
+
+async def question_open(person, call):
+    """The form of the task's one question, once it shows (and the task, which asked it)."""
+    form = await person.wait_for_form(unless=call)
+    return form, call.task
+
+
+async def ended(call):
+    """How the call ended, within :data:`HANG` seconds (a call still waiting is the bug), once
+    its withdrawn forms have said why (a moment later, while the connection is still open)."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(call), HANG)
+    except nb_elicit.NbElicitError as error:
+        return error
+    finally:
+        await asyncio.sleep(SETTLE * 3)
+
+
+def test_cancel_while_a_question_is_open_withdraws_it_and_cancels_at_once(extension):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("flood", {"count": 1})
+        form, run = await question_open(person, call)
+        clicked = time.time()
+        run.card.cancel_button.click()
+        outcome = await ended(call)
+        fill(form, {"name": "Ada"})  # (too late: the form was withdrawn)
+        form.submit_button.click()
+        await asyncio.sleep(1)
+        return outcome, form, clicked, run
+
+    outcome, form, clicked, run = drive(scenario)
+    assert isinstance(outcome, nb_elicit.TaskCancelled), outcome
+    (cancel,) = extension.lines("tasks/cancel")
+    assert cancel["at"] >= clicked and cancel["task"] == run.task_id
+    assert extension.lines("tasks/update") == []  # the server never got an answer
+    assert form.answered_by == "withdrawn" and form.final_answer() is None
+    assert run.card.ended and "Cancel sent…" in run.card.said
+    assert len(PENDING) == 0
+
+
+def test_cancel_then_detach_while_a_question_is_open_still_cancels(extension):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("flood", {"count": 1})
+        form, run = await question_open(person, call)
+        run.card.cancel_button.click()
+        run.card.detach_button.click()
+        return await ended(call), form
+
+    outcome, form = drive(scenario)
+    assert len(extension.lines("tasks/cancel")) == 1
+    assert extension.lines("tasks/update") == []
+    assert isinstance(outcome, nb_elicit.TaskCancelled), outcome
+    assert form.answered_by == "withdrawn"
+
+
+def test_detach_while_a_question_is_open_withdraws_it_and_ends_the_call(extension):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("flood", {"count": 1})
+        form, run = await question_open(person, call)
+        run.card.detach_button.click()
+        return await ended(call), form, run
+
+    outcome, form, run = drive(scenario)
+    assert isinstance(outcome, nb_elicit.TaskDetached), outcome
+    assert f"%mcp task ht {run.task_id}" in str(outcome)
+    assert form.answered_by == "withdrawn"
+    assert extension.lines("tasks/update") == [] and extension.lines("tasks/cancel") == []
+    assert run.detached and TASKS.find("ht", run.task_id) is run
+
+
+def test_an_answer_given_as_cancel_is_clicked_is_not_sent(extension):
+    """Submit and Cancel in the same moment: the cancel wins, and no tasks/update goes out."""
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("flood", {"count": 1})
+        form, run = await question_open(person, call)
+        fill(form, {"name": "Ada"})
+        form.submit_button.click()
+        run.card.cancel_button.click()
+        return await ended(call)
+
+    outcome = drive(scenario)
+    assert isinstance(outcome, nb_elicit.TaskCancelled), outcome
+    assert len(extension.lines("tasks/cancel")) == 1
+    assert extension.lines("tasks/update") == []
+
+
+def test_the_task_is_polled_while_its_question_is_open_and_its_end_withdraws_the_form(extension):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("gives_up", {"seconds": 1.5})
+        form, run = await question_open(person, call)
+        return await ended(call), form
+
+    outcome, form = drive(scenario)
+    assert getattr(outcome, "text", None) == "gave up waiting", outcome
+    assert form.answered_by == "withdrawn"
+    assert extension.lines("tasks/update") == []
+    assert len(extension.lines("tasks/get")) >= 3  # (polled on while the form was open)
+
+
+# -- answers about another task --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["extension", "2025"])
+def test_a_tasks_get_answer_about_another_task_is_malformed(tmp_path, shape):
+    server = Server(shape, tmp_path / "server.jsonl")
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", server.command)
+        call = conn.start_tool("malformed", {"what": "other-task-id"})
+        return await ended(call)
+
+    outcome = drive(scenario)
+    assert isinstance(outcome, ServerError), outcome
+    assert "malformed" in str(outcome) and "someone-elses-task" in str(outcome)
+    assert "\n" not in str(outcome)
+
+
+@pytest.mark.parametrize("shape", ["extension", "2025"])
+def test_a_tasks_cancel_answer_about_another_task_is_a_failed_cancel(tmp_path, shape):
+    server = Server(shape, tmp_path / "server.jsonl")
+
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", server.command)
+        call = conn.start_tool("malformed", {"what": "cancel-other-task-id"})
+        deadline = time.monotonic() + HANG
+        while call.task is None or call.task.state is None:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        run = call.task
+        run.card.cancel_button.click()
+        while not any("Cancel failed" in line for line in run.card.said):
+            assert time.monotonic() < deadline, list(run.card.said)
+            assert not call.done(), call
+            await asyncio.sleep(0.01)
+        call.cancel()
+        await asyncio.gather(call, return_exceptions=True)
+        return list(run.card.said)
+
+    said = drive(scenario)
+    (failed,) = [line for line in said if line.startswith("Cancel failed")]
+    assert "malformed" in failed and "someone-elses-task" in failed
+
+
+# -- which errors forget a task (stub remotes, no server) -------------------------------------
+
+
+class Remote:
+    """An adapter's RemoteTask whose tasks/get answers with one JSON-RPC error."""
+
+    shape = "io.modelcontextprotocol/tasks"
+
+    def __init__(self, task_id: str, code: int | None = None):
+        self.task_id, self.tool, self.code = task_id, "slow", code
+        self.first = TaskState(task_id, "working", poll_interval_ms=0)
+
+    async def get(self):
+        raise ServerError(self.code, "no luck")
+
+    def input_requests(self, state):
+        return {}
+
+
+@pytest.mark.parametrize(("code", "forgotten"), [
+    (-32602, True), (-32002, True),  # the server does not know the task
+    (-32001, False), (-32600, False), (-32603, False)])  # a timeout, anything else: it may run
+def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, code, forgotten):
+    from nb_elicit._core.task_store import ServerIdentity
+
+    monkeypatch.setattr(runtime_tasks, "TASKS", Tasks(TaskStore(tmp_path / "tasks.json")))
+    registry = runtime_tasks.TASKS
+
+    async def scenario():
+        run = TaskRun("h", Remote("t-1", code))
+        registry.begin(run, ServerIdentity("http://127.0.0.1:9/mcp", "srv"))
+        assert [s.task_id for s in registry.store.entries()] == ["t-1"]
+        with pytest.raises(ServerError):
+            await follow(run, None, hint="")
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.ended and registry.find("h", "t-1") is None
+    entries = registry.store.entries()
+    assert [s.task_id for s in entries] == ([] if forgotten else ["t-1"])
+    assert all(s.kernel is None for s in entries)  # (followed by nobody now)
+
+
+# -- what the registry keeps of runs that ended -------------------------------------------------
+
+
+class Card:
+    """A stand-in for a run's TaskCard."""
+
+    run = None
+
+
+def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp_path):
+    import gc
+    import weakref
+
+    from nb_elicit._core.task_store import ServerIdentity
+    from nb_elicit._runtime.tasks import FINISHED_KEPT
+
+    registry = Tasks(TaskStore(tmp_path / "tasks.json"))
+    cards = []
+
+    async def scenario():
+        for n in range(FINISHED_KEPT + 50):
+            run = TaskRun("h", Remote(f"t-{n}"), card=Card(), call=object())
+            cards.append(weakref.ref(run.card))
+            registry.begin(run, ServerIdentity("http://127.0.0.1:9/mcp"))
+            run.state = TaskState(run.task_id, "completed")
+            registry.end(run)
+
+    asyncio.run(scenario())
+    gc.collect()
+    assert [card for card in cards if card() is not None] == []  # (no card is held)
+    kept = registry.runs("h")
+    assert len(kept) == FINISHED_KEPT  # (the oldest went)
+    assert kept[-1].task_id == f"t-{FINISHED_KEPT + 49}" and kept[0].task_id == "t-50"
+    assert all(r.status == "completed" and r.terminal and r.ended for r in kept)
+    assert not any(hasattr(r, "card") or hasattr(r, "call") or hasattr(r, "remote")
+                   for r in kept)
+    assert registry.find("h", "t-0") is None and registry.store.entries() == []
+
+
+def test_a_light_record_is_small():
+    """What one finished run costs the registry (measured, not asserted exactly)."""
+    from nb_elicit._runtime.tasks import FinishedTask
+
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    records = [FinishedTask(connection="demo", tool="countdown", task_id=f"{n:036d}",
+                            shape="2025-11-25", status="completed", started=time.time(),
+                            terminal=True) for n in range(1000)]
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    size = sum(s.size_diff for s in after.compare_to(before, "filename")) / len(records)
+    assert size < 2_000, size  # (a run with its card and view: about 91 kB)
