@@ -12,9 +12,10 @@ Two prompts:
 
 The box has the class ``bench-prompt``, the buttons ``bench-submit``, ``bench-decline`` and
 ``bench-cancel``. The callback notes when it was entered, when the box was displayed and when
-the click was handled (``time.time()``), by the question's tag (the last word of its message);
-after the answer it closes every widget model it made. Like :mod:`in_kernel`, this module
-imports only the standard library when it is imported.
+the click was handled (``time.time()``), by the question's tag (the last word of its message).
+Every widget model the prompt made is closed once the call has returned (after the answer has
+reached the server, before the cell ends), so that the closing is in neither leg measured.
+Like :mod:`in_kernel`, this module imports only the standard library when it is imported.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ _clients: dict[str, dict[str, Any]] = {}
 #: context variables: the callback, a task of the client's, started by an earlier cell, shows
 #: its prompt in the calling cell by building and displaying it in that cell's context).
 _cells: dict[str, contextvars.Context] = {}
+#: tag -> the widget models its prompt made, until they are closed.
+_made: dict[str, list] = {}
 _peer: dict[str, Any] = {}
 
 
@@ -158,8 +161,7 @@ async def connect(name: str, kind: str, command: list[str] | None = None,
                 if key not in before]
         STAMPS[tag] = {"entered": entered, "shown": shown, "clicked": clicked,
                        "models": len(made)}
-        for model in made:
-            model.close()
+        _made[tag] = made  # (closed by ask() once the call has returned: after the answer)
         return types.ElicitResult(action=action, content=content)
 
     stop = asyncio.Event()
@@ -195,7 +197,11 @@ async def connect(name: str, kind: str, command: list[str] | None = None,
 async def ask(name: str, tag: str, kind: str) -> str:
     """Call the bench server's ``ask`` through the client ``name``; the action it returned."""
     _cells[tag] = contextvars.copy_context()
-    result = await _clients[name]["client"].call_tool("ask", {"tag": tag, "kind": kind})
+    try:
+        result = await _clients[name]["client"].call_tool("ask", {"tag": tag, "kind": kind})
+    finally:
+        for model in _made.pop(tag, ()):
+            model.close()
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
