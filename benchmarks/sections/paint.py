@@ -150,8 +150,11 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int, peer_path: str) 
         with contextlib.suppress(OSError):
             server.shut_down_sessions(nb.name)
     journals = {who: Journal(tmp / f"{who}.jsonl").poll() for who in PROMPTS}
-    return {"clock": clock, "browser": browser_rounds, "kernel": kernel, "journals": journals,
-            "artifacts": str(tmp)}
+    measured = {"clock": clock, "browser": browser_rounds, "kernel": kernel,
+                "journals": journals, "artifacts": str(tmp)}
+    (tmp / "measured.json").write_text(json.dumps(measured), encoding="utf-8")
+    log(f"  paint: every round's points are kept in {tmp / 'measured.json'}")
+    return measured
 
 
 def one_round(nb, page, cell: int, who: str, label: str) -> dict:
