@@ -568,6 +568,13 @@ def test_latency_puts_nb_elicit_next_to_a_bare_ipywidgets_prompt_from_made_up_ro
                for note in sec.notes)
     # A prompt no slower than the floor: no ratio to take, and the target misses.
     assert latency.added_ratio([5.0], [2.0], [2.0]) == float("inf")
+    sec = Section("latency", latency.TITLE)
+    latency.next_to_bare(sec, ten, 10, made_up_latency(11.0), made_up_latency(2.0),
+                         made_up_latency(2.0))
+    assert sec.targets[0].passed is False
+    assert sec.targets[0].measured == ("no ratio: the bare prompt added 0.00 ms over the SDK "
+                                       "floor (nb_elicit 9.00 ms)")
+    assert sec.tables[0][2][2][-1] == "-"
 
 
 def test_the_widget_models_of_a_call_without_a_form_from_made_up_calls():

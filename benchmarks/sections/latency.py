@@ -296,9 +296,10 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
                       ("b", "(b) Submit click -> server holds the answer"),
                       ("total", "(a)+(b) total")):
         o, b, f = ours[key], bare[key], floor[key]
+        ratio = added_ratio(o, b, f)
         rows.append([what, ms(median(o)), ms(pct(o, 95)), ms(median(b)), ms(pct(b, 95)),
                      ms(median(f), 2), ms(median(o) - median(f)), ms(median(b) - median(f)),
-                     f"{added_ratio(o, b, f):.2f}x"])
+                     f"{ratio:.2f}x" if ratio != float("inf") else "-"])
     sec.table(f"{way.label[0].upper()}{way.label[1:]}, next to a bare ipywidgets prompt (the "
               f"same inputs and three buttons, built and displayed in an SDK callback in the "
               f"kernel, answered by a click), {n} rounds each",
@@ -311,7 +312,9 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
     transport = "stdio" if way.transport == "stdio" else "streamable HTTP"
     added = median(ours["total"]) - median(floor["total"])
     bare_added = median(bare["total"]) - median(floor["total"])
-    measured = f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor)"
+    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor)"
+                if bare_added > 0 else f"no ratio: the bare prompt added {bare_added:.2f} ms "
+                f"over the SDK floor (nb_elicit {added:.2f} ms)")
     if limit is None:
         sec.targets.append(Target(f"Added latency, {kind} form, next to a bare ipywidgets "
                                   f"prompt, {transport}", "(info)", measured, None))
