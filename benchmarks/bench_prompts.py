@@ -99,8 +99,7 @@ def bare_prompt(schema: dict):
 
     controls = {name: bare_control(prop) for name, prop in schema["properties"].items()}
     pressed = buttons()
-    box = w.VBox([w.HTML("Benchmark"), *(c for c, _ in controls.values()), *pressed.values()],
-                 _dom_classes=(BOX,))
+    box = w.VBox([*(c for c, _ in controls.values()), *pressed.values()], _dom_classes=(BOX,))
 
     def read() -> dict:
         content = {}

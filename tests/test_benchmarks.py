@@ -503,20 +503,27 @@ def test_the_bare_prompt_has_one_bare_control_per_field_and_three_buttons():
     box, pressed, read = bench_prompts.bare_prompt(bench_server.SCHEMAS["ten"])
     try:
         kinds = [type(w).__name__ for w in box.children]
-        assert kinds == ["HTML", "Text", "Text", "Text", "DatePicker", "FloatText", "IntText",
+        assert kinds == ["Text", "Text", "Text", "DatePicker", "FloatText", "IntText",
                          "Checkbox", "Dropdown", "Dropdown", "SelectMultiple", "Button",
                          "Button", "Button"]
         assert bench_prompts.BOX in box._dom_classes
         assert {a: b._dom_classes for a, b in pressed.items()} == {
             "accept": ("bench-submit",), "decline": ("bench-decline",),
             "cancel": ("bench-cancel",)}
-        assert [w.description for w in box.children[1:4]] == ["Name", "Email", "Web site"]
-        assert box.children[9].options == ("free", "pro")
-        box.children[1].value = "ada"
-        box.children[4].value = __import__("datetime").date(1815, 12, 10)
-        box.children[10].value = ("tue",)
+        assert [w.description for w in box.children[:3]] == ["Name", "Email", "Web site"]
+        assert box.children[8].options == ("free", "pro")
+        box.children[0].value = "ada"
+        box.children[3].value = __import__("datetime").date(1815, 12, 10)
+        box.children[9].value = ("tue",)
         assert read() == {"name": "ada", "born": "1815-12-10", "height": 0.0, "pets": 0,
                           "newsletter": False, "days": ["tue"]}
+    finally:
+        for w in (*box.children, box):
+            w.close()
+    box, _, read = bench_prompts.bare_prompt(in_kernel.make_schema("string", 10))
+    try:  # (the paint section's floor: as many Texts as fields, and the three Buttons)
+        assert [type(w).__name__ for w in box.children] == ["Text"] * 10 + ["Button"] * 3
+        assert box.children[9].description == "Text 9" and read() == {}
     finally:
         for w in (*box.children, box):
             w.close()
