@@ -1,7 +1,9 @@
 """2. Added latency per elicitation in a real kernel, answered by the scripted frontend, next
 to the SDK floor: a plain Client that accepts in its callback, against the same kind of server,
-in the same run (interleaved blocks). Three ways: over stdio with a one-field form (the main
-measure), over streamable HTTP, and a ten-field form over stdio."""
+in the same run (interleaved blocks); and next to a bare ipywidgets prompt (the same inputs and
+three Buttons, built and displayed by an SDK callback in the kernel, answered by a click). Four
+ways: a one-field form over stdio (the main measure) and over streamable HTTP, a ten-field form
+over both. Then the widget models a plain tool call's view makes, without a form."""
 
 from __future__ import annotations
 
