@@ -1,7 +1,7 @@
 """nb_elicit's benchmark suite: what nb_elicit costs, next to the floor, in one run.
 
-    .venv/bin/python benchmarks/run.py                  # everything, full size (12 to 30 minutes)
-    .venv/bin/python benchmarks/run.py --quick          # everything, small (3 to 5 minutes)
+    .venv/bin/python benchmarks/run.py                  # everything, full size (20 to 40 minutes)
+    .venv/bin/python benchmarks/run.py --quick          # everything, small (5 to 8 minutes)
     .venv/bin/python benchmarks/run.py --only latency,idle
     .venv/bin/python benchmarks/run.py --skip scale,startup
     .venv/bin/python -m benchmarks --quick              # the same, from the repository root
@@ -17,8 +17,11 @@ build     Form build without a kernel: ElicitationForm for 1, 10, 50 and 200 str
 latency   Added latency per elicitation in a real kernel, answered by a scripted JupyterLab-like
           frontend: server sends the request -> the form is shown, and Submit click -> the
           server holds the answer; over stdio, over streamable HTTP, and a ten-field form.
-          Floor: a plain SDK Client whose elicitation callback accepts at once, against the
-          same server, in the same run (interleaved blocks). Then where the time goes: rounds
+          Floors: a plain SDK Client whose elicitation callback accepts at once, against the
+          same server, in the same run (interleaved blocks); and a bare ipywidgets prompt (the
+          same inputs and three Buttons, built and displayed by an SDK callback in the kernel,
+          answered by a click). Then the widget models a plain call (no form) makes; where
+          the time goes: rounds
           with timestamps inside the kernel, and, over stdio, rounds under a profiler of the
           kernel's main thread (its CPU time by group and by function).
 idle      Kernel CPU and wake-ups (voluntary context switches, all threads) while a form waits,
@@ -47,6 +50,10 @@ app       A real JupyterLab in headless Chromium (tests/helpers/lab.py): from th
           import, in the page's first round the host code asked of the kernel and imported, the
           view, the sandbox proxy, the app's document); then one cell with five live
           apps and a form typed into key by key: the server must receive exactly what was typed.
+paint     The same JupyterLab harness: the server's request -> a form's first input painted
+          and focusable, for 1, 10 and 50 string fields, next to bare ipywidgets (Texts and
+          three Buttons in a VBox) and ipywidgets-jsonschema's form, each displayed in the cell
+          by an SDK callback in the kernel (bench_prompts.py); rounds interleaved.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).
@@ -56,6 +63,7 @@ harness.py (kernels, the scripted frontend, the floor client), peers.py (the lib
 form build is compared with: pinned, installed apart), in_kernel.py (what runs inside
 a kernel), fresh_python.py (what runs in a fresh Python), common.py (results, statistics,
 /proc), profiling.py (the profiles' tables), report.py (the machine and RESULTS.md),
-bench_server.py (the MCP server asked), app_probe.js (what the app section reads in the
-browser, in every document of the page).
+bench_server.py (the MCP server asked), bench_prompts.py (the floors' prompts, shown from an
+SDK callback in a kernel), app_probe.js and paint_probe.js (what the app and paint sections
+read in the browser).
 """

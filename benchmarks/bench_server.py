@@ -13,7 +13,9 @@ is handed to the SDK, ``answered`` just after the SDK returns the answer). Tools
 
 - ``ask(tag, kind)``: one elicitation. ``kind`` is ``"name"`` (one required text field) or
   ``"click"`` (one optional checkbox: Submit needs no typing) or ``"ten"`` (ten fields of
-  different kinds: the required text field ``name`` and nine optional ones).
+  different kinds: the required text field ``name`` and nine optional ones) or ``strings-N``
+  (N string fields with titles, every second one required).
+- ``pause(seconds)``: answers after ``seconds``, asking nothing.
 - ``ask_many(count, tag, kind)``: ``count`` elicitations at once, from an anyio task group.
 
 With ``--task-poll-ms MS`` the server also runs tasks (both wire shapes: 2025-11-25 and the
@@ -73,6 +75,20 @@ SCHEMAS = {
     },
 }
 
+
+
+def schema_of(kind: str) -> dict:
+    """The schema of ``kind``: one of SCHEMAS, or ``strings-N``: N string fields with titles,
+    every second one required (the form build section's ``make_schema("string", N)``)."""
+    if kind.startswith("strings-"):
+        n = int(kind.removeprefix("strings-"))
+        return {"type": "object",
+                "properties": {f"f{i}": {"type": "string", "title": f"Text {i}"}
+                               for i in range(n)},
+                "required": [f"f{i}" for i in range(0, n, 2)]}
+    return SCHEMAS[kind]
+
+
 JOURNAL = os.environ.get("NB_ELICIT_BENCH_JOURNAL", "")
 
 
@@ -83,7 +99,7 @@ def _write(entry: dict) -> None:
 
 
 async def _ask(ctx: Context, tag: str, kind: str) -> str:
-    schema = SCHEMAS[kind]
+    schema = schema_of(kind)
     sent = time.time()
     result = await ctx.session.elicit_form(message=f"Benchmark question {tag}",
                                            requested_schema=schema,
@@ -98,6 +114,13 @@ async def _ask(ctx: Context, tag: str, kind: str) -> str:
 async def ask(ctx: Context, tag: str = "", kind: str = "name") -> str:
     """Ask once; return the action received."""
     return await _ask(ctx, tag, kind)
+
+
+@server.tool()
+async def pause(seconds: float = 0.0) -> str:
+    """Answer after ``seconds``, asking nothing (a plain call: its view, without a form)."""
+    await anyio.sleep(seconds)
+    return f"paused {seconds:g} s"
 
 
 @server.tool()
@@ -135,6 +158,7 @@ def task_server(poll_ms: int) -> MCPServer:
     srv = MCPServer("nb-elicit-bench", version="0.1.0", extensions=[tasks],
                     middleware=[tasks.middleware])
     srv.tool()(ask)
+    srv.tool()(pause)
     srv.tool()(ask_many)
 
     @srv.tool()

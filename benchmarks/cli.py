@@ -76,6 +76,8 @@ def parser() -> argparse.ArgumentParser:
                         "quick 2)")
     parser.add_argument("--app-rounds", type=int, help="app: rounds of an app's first paint "
                         "(default 10, quick 3)")
+    parser.add_argument("--paint-rounds", type=int, help="paint: rounds of each prompt and size "
+                        "(default 20, quick 3)")
     parser.add_argument("--no-kernel-build", action="store_true",
                         help="build: skip the in-kernel builds")
     parser.add_argument("--subshells", action="store_true",

@@ -109,6 +109,9 @@ def header_time(msg: dict) -> float:
     return date.timestamp()
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 @dataclass
 class Shown:
     """A form as the frontend got it: attached to a container it shows in."""
@@ -120,9 +123,12 @@ class Shown:
 
 class BenchFrontend(Frontend):
     """The tests' scripted frontend, plus: which models opened lately, and when each form
-    became shown (attached to a container), by kernel send time and frontend receive time."""
+    became shown (an nb_elicit form attached to a container; a floor's prompt displayed in its
+    cell), by kernel send time and frontend receive time."""
 
     FORM = "nb-elicit-form"
+    #: The class of a floor's prompt (bench_prompts.BOX): shown when it is displayed.
+    PROMPT = "bench-prompt"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -148,6 +154,14 @@ class BenchFrontend(Frontend):
             parent = msg["parent_header"].get("msg_id")
             if parent is not None:
                 self.idle_sent.setdefault(parent, header_time(msg))
+        if kind == "display_data":
+            view = msg["content"].get("data", {}).get(WIDGET_VIEW) or {}
+            mid = view.get("model_id")
+            model = self.models.get(mid)
+            if (model is not None and mid not in self._shown_ids
+                    and self.PROMPT in model.dom_classes):
+                self._shown_ids.add(mid)
+                self.shown.append(Shown(mid, header_time(msg), time.time()))
         if kind not in ("comm_open", "comm_msg"):
             return
         comm_id = msg["content"].get("comm_id")
@@ -167,6 +181,13 @@ class BenchFrontend(Frontend):
                     and self.FORM in model.dom_classes):
                 self._shown_ids.add(mid)
                 self.shown.append(Shown(mid, header_time(msg), time.time()))
+
+    def forget_closed(self) -> None:
+        """Stop waiting for the idle of a message to a model closed since: a bare ipywidgets
+        prompt's click, handled while its cell awaits, gets none on ipykernel 7.4, and
+        JupyterLab drops a closed model with whatever it had in flight."""
+        for mid in [m for m in self._in_flight if m in self.models and self.models[m].closed]:
+            del self._in_flight[mid]
 
     def mark(self) -> None:
         """Forget models and forms seen so far (start of a round)."""

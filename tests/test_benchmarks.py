@@ -18,10 +18,10 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
-from benchmarks.sections import app, build, latency, memory  # noqa: E402
+from benchmarks.sections import app, build, latency, memory, paint  # noqa: E402
 
 ORDER = ["build", "latency", "idle", "task", "memory", "scale", "startup", "flood", "first-form",
-         "app"]
+         "app", "paint"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -40,7 +40,7 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
     (None, "scale,startup", ["build", "latency", "idle", "task", "memory", "flood",
-                              "first-form", "app"]),
+                              "first-form", "app", "paint"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])
@@ -142,11 +142,15 @@ def test_the_app_section_reports_made_up_rounds():
                            "typing_s": 2.1, "all_painted_ms": 4300.0, "live_after": 5}}
     sec = Section("app", app.TITLE)
     app.report(sec, measured, 3)
-    first, shown, typed = sec.targets
+    first, shown, typed, comm_open = sec.targets
     assert (first.passed, first.missed_by) == (False, "400.0 ms")
     assert first.measured.startswith("median 700.0 ms, p95 790.0 ms (cold round 900.0 ms)")
     assert shown.passed is None and shown.measured.startswith("median 945.0 ms")
     assert (typed.passed, typed.measured) == (True, "intact")
+    assert comm_open.what.startswith("AppFrame comm_open size")
+    assert (comm_open.target, comm_open.passed, comm_open.missed_by) == (
+        "<= 64 kB", False, "636.0 kB")
+    assert comm_open.measured == "700.0 kB (700,000 bytes, the largest of 4 rounds)"
     points = {row[0]: row[1:] for row in sec.tables[0][2]}
     assert points["kernel: tools/call begins"][0] == "-10.0 ms"
     assert points["browser: the AppFrame's comm_open received on the websocket"] == [
@@ -468,3 +472,188 @@ def test_the_flood_counts_live_models_but_the_ones_every_prompt_shares():
 
     assert flood.own({"widgets": 10, "shared": 4}) == 6
     assert flood.own({"widgets": 10}) == 10  # (an nb_elicit that shares none)
+
+
+# -- the kernel-side floors: a bare ipywidgets prompt, the peer's form -------------------------
+
+def test_the_paint_section_has_its_own_rounds_option_and_says_what_is_missing(monkeypatch,
+                                                                              tmp_path):
+    from helpers import lab
+
+    assert cli.parser().parse_args(["--paint-rounds", "5"]).paint_rounds == 5
+    assert cli.parser().parse_args([]).paint_rounds is None
+    monkeypatch.setattr(lab, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(common.BenchError, match="Chromium is missing"):
+        paint.run(argparse.Namespace(quick=True, paint_rounds=None), Section("paint", "x"))
+
+
+def test_the_bench_server_asks_for_n_string_fields_as_the_build_section_builds_them():
+    from benchmarks import bench_server
+
+    for n in (1, 10, 50):
+        assert bench_server.schema_of(f"strings-{n}") == in_kernel.make_schema("string", n)
+    assert bench_server.schema_of("ten") is bench_server.SCHEMAS["ten"]
+    with pytest.raises(KeyError):
+        bench_server.schema_of("eleven")
+
+
+def test_the_bare_prompt_has_one_bare_control_per_field_and_three_buttons():
+    from benchmarks import bench_prompts, bench_server
+
+    box, pressed, read = bench_prompts.bare_prompt(bench_server.SCHEMAS["ten"])
+    try:
+        kinds = [type(w).__name__ for w in box.children]
+        assert kinds == ["Text", "Text", "Text", "DatePicker", "FloatText", "IntText",
+                         "Checkbox", "Dropdown", "Dropdown", "SelectMultiple", "Button",
+                         "Button", "Button"]
+        assert bench_prompts.BOX in box._dom_classes
+        assert {a: b._dom_classes for a, b in pressed.items()} == {
+            "accept": ("bench-submit",), "decline": ("bench-decline",),
+            "cancel": ("bench-cancel",)}
+        assert [w.description for w in box.children[:3]] == ["Name", "Email", "Web site"]
+        assert box.children[8].options == ("free", "pro")
+        box.children[0].value = "ada"
+        box.children[3].value = __import__("datetime").date(1815, 12, 10)
+        box.children[9].value = ("tue",)
+        assert read() == {"name": "ada", "born": "1815-12-10", "height": 0.0, "pets": 0,
+                          "newsletter": False, "days": ["tue"]}
+    finally:
+        for w in (*box.children, box):
+            w.close()
+    box, _, read = bench_prompts.bare_prompt(in_kernel.make_schema("string", 10))
+    try:  # (the paint section's floor: as many Texts as fields, and the three Buttons)
+        assert [type(w).__name__ for w in box.children] == ["Text"] * 10 + ["Button"] * 3
+        assert box.children[9].description == "Text 9" and read() == {}
+    finally:
+        for w in (*box.children, box):
+            w.close()
+
+
+def test_the_peer_prompt_needs_the_peer_loaded_from_its_own_directory(tmp_path):
+    from benchmarks import bench_prompts
+
+    bench_prompts._peer.clear()
+    with pytest.raises(RuntimeError, match="the peer is not loaded"):
+        bench_prompts.peer_prompt(in_kernel.make_schema("string", 1))
+    (tmp_path / "json").mkdir()
+    with pytest.raises(RuntimeError, match="json was imported from .*, not from"):
+        bench_prompts.load_peer(str(tmp_path), "json")  # (the standard library's, not this)
+    assert str(tmp_path) not in sys.path
+
+
+def made_up_latency(total: float, a_share: float = 0.75) -> dict:
+    """Ten rounds whose (a)+(b) is ``total`` ms, ``a_share`` of it in (a)."""
+    values = [total + k * 0.1 for k in range(10)]
+    return {"a": [v * a_share for v in values], "b": [v * (1 - a_share) for v in values],
+            "total": values}
+
+
+def test_latency_puts_nb_elicit_next_to_a_bare_ipywidgets_prompt_from_made_up_rounds():
+    ten = next(w for w in latency.WAYS if w.key == "ten")
+    one = next(w for w in latency.WAYS if w.key == "stdio")
+    # SDK floor 2 ms; the bare prompt adds 8 ms over it, nb_elicit 12 (1.5x) or 9 (1.125x).
+    sec = Section("latency", latency.TITLE)
+    latency.next_to_bare(sec, ten, 10, made_up_latency(14.0), made_up_latency(10.0),
+                         made_up_latency(2.0))
+    (target,) = sec.targets
+    assert target.what == ("Added latency, ten-field form, next to a bare ipywidgets prompt, "
+                           "stdio")
+    assert (target.target, target.passed, target.missed_by) == ("<= 1.2x (median)", False,
+                                                                "2.40 ms")
+    assert target.measured == "1.50x (12.00 vs 8.00 ms over the SDK floor)"
+    total = sec.tables[0][2][2]
+    assert total[0] == "(a)+(b) total" and total[-3:] == ["12.0 ms", "8.0 ms", "1.50x"]
+    sec = Section("latency", latency.TITLE)
+    latency.next_to_bare(sec, ten, 10, made_up_latency(11.0), made_up_latency(10.0),
+                         made_up_latency(2.0))
+    assert (sec.targets[0].passed, sec.targets[0].missed_by) == (True, None)
+    sec = Section("latency", latency.TITLE)
+    latency.next_to_bare(sec, one, 10, made_up_latency(11.0), made_up_latency(10.0),
+                         made_up_latency(2.0))
+    assert sec.targets[0].passed is None and "one-field" in sec.targets[0].what
+    assert any("bare ipywidgets prompt: a plain SDK Client inside the kernel" in note
+               for note in sec.notes)
+    # A prompt no slower than the floor: no ratio to take, and the target misses.
+    assert latency.added_ratio([5.0], [2.0], [2.0]) == float("inf")
+    sec = Section("latency", latency.TITLE)
+    latency.next_to_bare(sec, ten, 10, made_up_latency(11.0), made_up_latency(2.0),
+                         made_up_latency(2.0))
+    assert sec.targets[0].passed is False
+    assert sec.targets[0].measured == ("no ratio: the bare prompt added 0.00 ms over the SDK "
+                                       "floor (nb_elicit 9.00 ms)")
+    assert sec.tables[0][2][2][-1] == "-"
+
+
+def test_the_widget_models_of_a_call_without_a_form_from_made_up_calls():
+    calls = [{"seconds": 0.0, "models": 2, "by_type": {"HTML": 1, "VBox": 1}}] * 5 + [
+        {"seconds": 1.0, "models": 5, "by_type": {"HTML": 3, "VBox": 1, "Button": 1}}] * 3
+    sec = Section("latency", latency.TITLE)
+    latency.report_plain(sec, calls)
+    (target,) = sec.targets
+    assert target.what == "Widget models of a call without a form"
+    assert (target.target, target.passed, target.missed_by) == ("<= 3", False, "2 models")
+    assert sec.tables[0][2] == [["0 s", "5", "2", "HTML 1, VBox 1"],
+                                ["1 s", "3", "5", "HTML 3, VBox 1, Button 1"]]
+    sec = Section("latency", latency.TITLE)
+    latency.report_plain(sec, calls[:5])
+    assert sec.targets[0].passed is True
+
+
+def made_up_paint(rounds: int, paint_ms: dict) -> dict:
+    """The paint section's measurements: for each prompt and size, ``rounds`` rounds (and a
+    warm-up) whose first paint comes ``paint_ms[who] * n ** 0.5`` ms after the request."""
+    browser, journals = {}, {who: {} for who in paint.PROMPTS}
+    prompts, stamps = {}, []
+    t = 1000.0
+    for k in range(rounds + 1):
+        for n in paint.SIZES:
+            for who in paint.order(k):
+                label = f"{who}-{n}-{k}"
+                t += 5.0
+                painted = paint_ms[who] * n ** 0.5 + k  # (the warm-up is the fastest)
+                journals[who][label] = {"tag": label, "sent": t, "answered": t + 1,
+                                        "action": "decline"}
+                at = t * 1000
+                browser[label] = {"box_dom": at + painted - 30, "dom": at + painted - 20,
+                                  "visible": at + painted - 10, "painted": at + painted}
+                if who == "nb":
+                    stamps += [["ask>", t + 0.001], ["build>", t + 0.002],
+                               ["attach>", t + 0.004 * k]]
+                else:
+                    prompts[label] = {"entered": t + 0.002, "shown": t + 0.02, "clicked": t + 1,
+                                      "models": 3 * n}
+    return {"clock": {"offset": 0.0, "spread": 0.5}, "browser": browser,
+            "kernel": {"stamps": stamps, "prompts": prompts}, "journals": journals}
+
+
+def test_the_paint_section_reports_made_up_rounds():
+    assert [paint.order(k) for k in range(4)] == [
+        ["nb", "bare", "peer"], ["bare", "peer", "nb"], ["peer", "nb", "bare"],
+        ["nb", "bare", "peer"]]
+    measured = made_up_paint(3, {"nb": 60.0, "bare": 40.0, "peer": 200.0})
+    sec = Section("paint", paint.TITLE)
+    paint.report(sec, measured, 3)
+    bare, peer = sec.targets
+    assert bare.what == "Form first paint in JupyterLab, ten fields, next to bare ipywidgets"
+    # nb_elicit at ten fields: 60 * sqrt(10) + 2 (the median of rounds 1 to 3).
+    assert bare.measured == "1.49x (191.7 vs 128.5 ms, median)"
+    assert (bare.target, bare.passed, bare.missed_by) == ("<= 1.2x (median)", False,
+                                                          "37.5 ms")
+    assert peer.what == "Form first paint in JupyterLab, ten fields, next to ipywidgets-jsonschema"
+    assert (peer.target, peer.passed, peer.measured) == (
+        "<= 0.5x", True, "0.30x (191.7 vs 634.5 ms, median)")
+    rows = {(row[0], row[1]): row[2:] for row in sec.tables[0][2]}
+    assert rows[("10", "nb_elicit")][:3] == ["191.7 ms", "192.6 ms", "181.7 ms"]
+    assert rows[("1", "bare ipywidgets")][-2:] == ["1.00x", "0.21x"]
+    legs = {(row[0], row[1]): row[2:] for row in sec.tables[1][2]}
+    assert legs[("10", "nb_elicit")][:2] == ["1.0 ms", "8.0 ms"]
+    assert legs[("50", "ipywidgets-jsonschema")][:2] == ["2.0 ms", "20.0 ms"]
+    assert any("+0.00 ms from its own" in note for note in sec.notes)
+
+    measured = made_up_paint(3, {"nb": 30.0, "bare": 40.0, "peer": 50.0})
+    sec = Section("paint", paint.TITLE)
+    paint.report(sec, measured, 3)
+    assert [(t.passed, t.missed_by) for t in sec.targets] == [(True, None), (False, "16.8 ms")]
+    del measured["journals"]["peer"]["peer-10-2"]
+    with pytest.raises(common.BenchError, match="no request peer-10-2"):
+        paint.report(Section("paint", paint.TITLE), measured, 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from . import app, build, first_form, flood, idle, latency, memory, scale, startup, task
+from . import app, build, first_form, flood, idle, latency, memory, paint, scale, startup, task
 
 MODULES: dict[str, ModuleType] = {
     "build": build,
@@ -19,6 +19,7 @@ MODULES: dict[str, ModuleType] = {
     "flood": flood,
     "first-form": first_form,
     "app": app,
+    "paint": paint,
 }
 SECTIONS = tuple(MODULES)
 RUNNERS: dict[str, tuple[str, Callable]] = {name: (module.TITLE, module.run)

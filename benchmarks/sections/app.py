@@ -21,6 +21,8 @@ TITLE = "10. An app's first paint"
 
 #: The median from the tool's result in the kernel to the app's first paint (ms).
 PAINT_TARGET = 300.0
+#: The largest an AppFrame's comm_open may be, as the page receives it (bytes; 64 kB).
+COMM_OPEN_TARGET = 64_000
 #: Apps shown in one cell before the form is typed into.
 FIVE = 5
 #: What is typed into the form's text field, one key press at a time, and the pause between keys.
@@ -548,6 +550,15 @@ def report(sec: Section, measured: dict, rounds: int) -> None:
         f"({len(TYPED)} keys, {KEY_DELAY_MS} ms apart)", "intact",
         "intact" if intact else f"received {typing['received']!r}", intact,
         None if intact else "not intact"))
+    opens = [r["comm_open_bytes"] for r in all_rounds if r.get("comm_open_bytes")]
+    if opens:
+        most = max(opens)
+        sec.targets.append(Target(
+            "AppFrame comm_open size (the whole message on the websocket, as JupyterLab's page "
+            "receives it)", f"<= {COMM_OPEN_TARGET / 1000:g} kB",
+            f"{most / 1000:.1f} kB ({most:,} bytes, the largest of {len(opens)} rounds)",
+            most <= COMM_OPEN_TARGET,
+            f"{(most - COMM_OPEN_TARGET) / 1000:.1f} kB" if most > COMM_OPEN_TARGET else None))
     notes(sec, measured, cold, warm)
 
 

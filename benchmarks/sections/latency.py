@@ -1,7 +1,9 @@
 """2. Added latency per elicitation in a real kernel, answered by the scripted frontend, next
 to the SDK floor: a plain Client that accepts in its callback, against the same kind of server,
-in the same run (interleaved blocks). Three ways: over stdio with a one-field form (the main
-measure), over streamable HTTP, and a ten-field form over stdio."""
+in the same run (interleaved blocks); and next to a bare ipywidgets prompt (the same inputs and
+three Buttons, built and displayed by an SDK callback in the kernel, answered by a click). Four
+ways: a one-field form over stdio (the main measure) and over streamable HTTP, a ten-field form
+over both. Then the widget models a plain tool call's view makes, without a form."""
 
 from __future__ import annotations
 
@@ -11,7 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..common import CELL, BenchError, Section, Target, log, median, ms, pct
-from ..harness import FloorClient, HttpServer, Journal, Kernel, answer_form, wait_shown
+from ..harness import (
+    FloorClient,
+    HttpServer,
+    Journal,
+    Kernel,
+    answer_form,
+    server_command,
+    wait_shown,
+)
 from ..profiling import PROFILE_NOTE, profile_tables
 
 TITLE = "2. End-to-end added latency per elicitation"
@@ -103,19 +113,35 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
     blocks = 2 if opts.quick else 4
     nb_journal = Journal(tmp / f"nb-{way.key}.jsonl")
     floor_journal = Journal(tmp / f"floor-{way.key}.jsonl")
+    prompt_journal = Journal(tmp / f"prompt-{way.key}.jsonl")
     nb: dict[str, dict] = {}
+    bare: dict[str, dict] = {}
+    plain: list[dict] = []
     log(f"  latency, {way.label}: {n} elicitations each way (+{warm} warm-up), {blocks} "
-        "interleaved blocks")
+        "interleaved blocks; nb_elicit, the SDK floor, a bare ipywidgets prompt")
     with contextlib.ExitStack() as stack:
-        nb_url = floor_url = None
+        nb_url = floor_url = prompt_url = None
         if way.transport == "http":
             nb_url = stack.enter_context(HttpServer(nb_journal.path)).url
             floor_url = stack.enter_context(HttpServer(floor_journal.path)).url
+            prompt_url = stack.enter_context(HttpServer(prompt_journal.path)).url
         floor = FloorClient(floor_journal.path, {"name": "ada"}, url=floor_url)
         stack.callback(floor.close)
         kernel = stack.enter_context(Kernel(opts))
         fe = kernel.fe
         kernel.connect("conn", nb_journal.path, url=nb_url)
+        command = None if prompt_url else server_command(prompt_journal.path)
+        kernel.run(f"import bench_prompts as _p; await _p.connect('bare', 'bare', {command!r}, "
+                   f"url={prompt_url!r})")
+
+        def answered(journal: Journal, tag: str, cell: str, what: str,
+                     typed: str | None = "ada") -> None:
+            entry = fe.wait_for(lambda: journal.get(tag), CELL, f"the answer to {tag}")
+            reply = fe.wait_reply(cell, CELL)
+            if reply["status"] != "ok":
+                raise BenchError(f"{what} round {tag} failed: {kernel.cell_text(cell)}")
+            if entry["action"] != "accept" or (entry["content"] or {}).get("name") != typed:
+                raise BenchError(f"{what} round {tag}: the server got {entry}")
 
         def nb_round(tag: str) -> None:
             fe.mark()
@@ -123,24 +149,34 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
                               f"'kind': {way.kind!r}}});")
             (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
             clicked = answer_form(fe, shown, "nb-elicit-submit", "ada")
-            entry = fe.wait_for(lambda: nb_journal.get(tag), CELL, f"the answer to {tag}")
-            reply = fe.wait_reply(cell, CELL)
-            if reply["status"] != "ok":
-                raise BenchError(f"round {tag} failed: {kernel.cell_text(cell)}")
-            if entry["action"] != "accept" or (entry["content"] or {}).get("name") != "ada":
-                raise BenchError(f"round {tag}: the server got {entry}")
+            answered(nb_journal, tag, cell, "nb_elicit")
             nb[tag] = {"shown": shown, "clicked": clicked}
+
+        def bare_round(tag: str) -> None:
+            fe.mark()
+            cell = fe.execute(f"await _p.ask('bare', {tag!r}, {way.kind!r});")
+            (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
+            # (a click alone: typing into bare ipywidgets while a cell awaits stalls on
+            # ipykernel 7.4, which publishes no idle for the keystrokes' messages)
+            clicked = answer_form(fe, shown, "bench-submit")
+            answered(prompt_journal, tag, cell, "the bare ipywidgets prompt's", typed=None)
+            fe.wait_for(lambda: cell in fe.idle_sent, CELL, "the cell's idle")
+            fe.forget_closed()
+            bare[tag] = {"shown": shown, "clicked": clicked}
 
         for i in range(warm):
             nb_round(f"warm-{i}")
             floor.rounds([f"warm-{i}"], kind=way.kind)
+            bare_round(f"warm-{i}")
         per_block = [n // blocks + (1 if b < n % blocks else 0) for b in range(blocks)]
         done = 0
         for b, size in enumerate(per_block):
             tags = [f"r{done + i}" for i in range(size)]
+            order = (nb_round, bare_round) if b % 2 == 0 else (bare_round, nb_round)
             floor.rounds(tags, kind=way.kind)
-            for tag in tags:
-                nb_round(tag)
+            for one in order:
+                for tag in tags:
+                    one(tag)
             done += size
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
         build = kernel.call("form_build_time", 31, way.kind)
@@ -157,6 +193,8 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
                 kernel.call("take_stamps")
                 nb_round(f"s{i}")
                 stamped[f"s{i}"] = kernel.call("take_stamps")
+            plain = plain_calls(kernel)
+        kernel.run("await _p.close()")
 
     tags = [f"r{i}" for i in range(n)]
     nb_entries, floor_entries = nb_journal.poll(), floor_journal.poll()
@@ -172,6 +210,13 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             raise BenchError(f"the floor client's round {tag} did not arrive: {f}")
         a_floor.append((entered - f["sent"]) * 1000)
         b_floor.append((f["answered"] - returned) * 1000)
+    a_bare, b_bare = [], []
+    bare_entries = prompt_journal.poll()
+    for tag in tags:
+        e, x = bare_entries[tag], bare[tag]
+        a_bare.append((x["shown"].kernel_at - e["sent"]) * 1000)
+        b_bare.append((e["answered"] - x["clicked"]) * 1000)
+    total_bare = [a + b for a, b in zip(a_bare, b_bare, strict=True)]
     total_nb = [a + b for a, b in zip(a_kernel, b_nb, strict=True)]
     total_front = [a + b for a, b in zip(a_front, b_nb, strict=True)]
     total_floor = [a + b for a, b in zip(a_floor, b_floor, strict=True)]
@@ -210,8 +255,12 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "own, started before the kernel. The ten-field form has one required text field "
             "(typed into) and nine optional fields of other kinds (email, URL, date, number, "
             "integer, checkbox, choice, titled choice, multi-select), left as they are.")
+    next_to_bare(sec, way, n, {"a": a_kernel, "b": b_nb, "total": total_nb},
+                 {"a": a_bare, "b": b_bare, "total": total_bare},
+                 {"a": a_floor, "b": b_floor, "total": total_floor})
     if main:
         breakdown(sec, nb_journal.poll(), nb, stamped, hooked, a_floor, b_floor)
+        report_plain(sec, plain)
     if profile:
         profile_tables(sec, f"{way.label}, {PROFILE_ROUNDS} more rounds (not counted above)",
                        "per round", profile)
@@ -226,3 +275,130 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, p95",
                               f"<= {p95_target:g} ms", ms(added_p95, 2), added_p95 <= p95_target,
                               ms(added_p95 - p95_target, 2)))
+
+
+# -- next to a bare ipywidgets prompt -----------------------------------------------------------
+
+#: nb_elicit's added latency (over the SDK floor) at most this many times a bare ipywidgets
+#: prompt's, median, by the form's kind (None: reported, no target).
+BARE_TARGETS = {"ten": 1.2, "name": None}
+
+
+def added_ratio(ours: list[float], theirs: list[float], floor: list[float]) -> float:
+    """(median(ours) - median(floor)) / (median(theirs) - median(floor))."""
+    below = median(theirs) - median(floor)
+    return (median(ours) - median(floor)) / below if below > 0 else float("inf")
+
+
+def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: dict) -> None:
+    """nb_elicit next to both floors: the SDK client's callback (a runner thread, no widgets)
+    and a bare ipywidgets prompt built, displayed and answered in the kernel."""
+    rows = []
+    for key, what in (("a", "(a) request sent -> prompt shown, kernel side"),
+                      ("b", "(b) Submit click -> server holds the answer"),
+                      ("total", "(a)+(b) total")):
+        o, b, f = ours[key], bare[key], floor[key]
+        ratio = added_ratio(o, b, f)
+        rows.append([what, ms(median(o)), ms(pct(o, 95)), ms(median(b)), ms(pct(b, 95)),
+                     ms(median(f), 2), ms(median(o) - median(f)), ms(median(b) - median(f)),
+                     f"{ratio:.2f}x" if ratio != float("inf") else "-"])
+    sec.table(f"{way.label[0].upper()}{way.label[1:]}, next to a bare ipywidgets prompt (the "
+              f"same inputs and three buttons, built and displayed in an SDK callback in the "
+              f"kernel, answered by a click), {n} rounds each",
+              ["leg", "nb_elicit median", "nb_elicit p95", "bare prompt median",
+               "bare prompt p95", "SDK floor median", "nb_elicit added", "bare prompt added",
+               "added: nb_elicit / bare prompt"], rows)
+    ratio = added_ratio(ours["total"], bare["total"], floor["total"])
+    limit = BARE_TARGETS[way.kind]
+    kind = "ten-field" if way.kind == "ten" else "one-field"
+    transport = "stdio" if way.transport == "stdio" else "streamable HTTP"
+    added = median(ours["total"]) - median(floor["total"])
+    bare_added = median(bare["total"]) - median(floor["total"])
+    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor)"
+                if bare_added > 0 else f"no ratio: the bare prompt added {bare_added:.2f} ms "
+                f"over the SDK floor (nb_elicit {added:.2f} ms)")
+    if limit is None:
+        sec.targets.append(Target(f"Added latency, {kind} form, next to a bare ipywidgets "
+                                  f"prompt, {transport}", "(info)", measured, None))
+    else:
+        sec.targets.append(Target(
+            f"Added latency, {kind} form, next to a bare ipywidgets prompt, {transport}",
+            f"<= {limit:g}x (median)", measured, ratio <= limit,
+            ms(added - limit * bare_added, 2) if ratio > limit else None))
+    if way.key == "stdio":
+        sec.notes.append(
+            "The bare ipywidgets prompt: a plain SDK Client inside the kernel, on its event "
+            "loop (benchmarks/bench_prompts.py), against a bench server of its own, whose "
+            "elicitation callback builds one bare control per field (Text, DatePicker, "
+            "FloatText, IntText, Checkbox, Dropdown, SelectMultiple, each with the field's "
+            "title) and three Buttons (Submit, Decline, Cancel) in one VBox, displays it in the "
+            "calling cell, awaits a click and returns the answer (its models are closed once the "
+            "call has returned, in neither leg; nb_elicit closes its form's over the next turns "
+            "of the event loop once it has answered). Its "
+            "(a) ends at the kernel's send time of that display_data message. The frontend "
+            "clicks its Submit without typing first: typing into bare ipywidgets while a cell "
+            "awaits stalls after the first key on ipykernel 7.4, which publishes no idle for "
+            "a widget message it handles then (JupyterLab's throttle waits for one; nb_elicit "
+            "publishes it), and the typing is in neither (a) nor (b) of nb_elicit's rounds "
+            "either (its keystrokes are all answered before the click). "
+            "Added = the median minus the SDK floor's median; the ratio is nb_elicit's added "
+            "over the bare prompt's. nb_elicit's, the bare prompt's and the floor's rounds take "
+            "turns in blocks (which of the two kernel prompts goes first alternates).")
+
+
+# -- a call without a form ------------------------------------------------------------------
+
+#: Widget models a plain tool call's view may make (no form in it).
+PLAIN_MODELS = 3
+#: The plain calls measured: (seconds the tool takes, how many calls).
+PLAIN_CALLS = [(0.0, 5), (1.0, 3)]
+
+
+def plain_calls(kernel: Kernel) -> list[dict]:
+    """Calls of the bench server's ``pause`` (no elicitation): the widget models each call's
+    view opened (comm_open received by the frontend, from the cell's start to its idle)."""
+    import collections
+
+    fe = kernel.fe
+    found = []
+    for seconds, count in PLAIN_CALLS:
+        for _ in range(count):
+            fe.mark()
+            cell = fe.execute(f"await conn.call_tool('pause', {{'seconds': {seconds!r}}});")
+            reply = fe.wait_reply(cell, CELL)
+            if reply["status"] != "ok":
+                raise BenchError(f"a plain call failed: {kernel.cell_text(cell)}")
+            fe.wait_for(lambda cell=cell: cell in fe.idle_sent, CELL, "the call's idle")
+            fe.pump_for(0.2)  # (what the view sends as the call ends)
+            names = collections.Counter(fe.models[m].model_name.removesuffix("Model")
+                                        for m in fe.opened if m in fe.models)
+            found.append({"seconds": seconds, "models": sum(names.values()),
+                          "by_type": dict(names.most_common())})
+    return found
+
+
+def report_plain(sec: Section, plain: list[dict]) -> None:
+    if not plain:
+        return
+    rows = []
+    for seconds, _ in PLAIN_CALLS:
+        calls = [p for p in plain if p["seconds"] == seconds]
+        if not calls:
+            continue
+        counts = sorted({p["models"] for p in calls})
+        rows.append([f"{seconds:g} s", len(calls), "/".join(map(str, counts)),
+                     ", ".join(f"{k} {v}" for k, v in calls[-1]["by_type"].items()) or "none"])
+    sec.table("A plain tool call (the bench server's `pause`, no form): widget models its "
+              "view opens", ["the tool takes", "calls", "models opened (each call)",
+                             "by type (the last call)"], rows)
+    most = max(p["models"] for p in plain)
+    sec.targets.append(Target(
+        "Widget models of a call without a form", f"<= {PLAIN_MODELS}",
+        f"{most} (the most of {len(plain)} calls of `pause`, 0 and 1 s)", most <= PLAIN_MODELS,
+        f"{most - PLAIN_MODELS} models" if most > PLAIN_MODELS else None))
+    sec.notes.append(
+        "A call without a form: `await conn.call_tool('pause', {'seconds': S})` in a cell of "
+        "the same kernel, after the timed rounds; the models are the comm_open messages the "
+        "frontend received from the cell's execute_request until 0.2 s after its idle (every "
+        "model the call's view made, whether or not it is still open), the layout and style "
+        "models every prompt of the kernel shares already made by the rounds before.")
