@@ -97,6 +97,8 @@ class CallView(widgets.VBox):
         #: place of the lines kept one per key.
         self._app_note_keys: dict[object, int] = {}
         self._app_notes: list[str] = []
+        #: The line in the apps' place once the last of them ended (see :meth:`app_ended`).
+        self.apps_line: str | None = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
@@ -184,18 +186,32 @@ class CallView(widgets.VBox):
         if self.frozen and self.display_handle is not None:
             self.display_handle.update(_Static(self.transcript()))
 
-    def app_ended(self, box: widgets.Widget) -> None:
-        """An app shown here ended (its connection closed, or apps were turned off): its widgets
-        are closed; once none is left, so is the apps' output."""
+    def app_ended(self, box: widgets.Widget, reason: str = "") -> None:
+        """An app shown here ended (it asked to, its frame closed, the cap of live apps, its
+        connection closed, apps turned off): its widgets are closed; once none is left, the
+        apps' place in the cell becomes the line ``reason`` (`apps_line`)."""
         self.apps.children = tuple(c for c in self.apps.children if c is not box)
         close_soon(box)
         if self.apps.children:
             return
+        self.apps_line = reason or None
         if self._apps_shown and self._script_handle is not None:
-            self._script_handle.update(_Static(None))
+            self._script_handle.update(_Static(None) if not reason else _Line(reason))
         self._apps_shown = False
         if self.frozen:
             close_soon(self.apps)
+
+    def drop_answered(self, keep: int) -> None:
+        """Of the requests answered here, the newest ``keep`` stay and the others leave and
+        close (for a view that outlives its requests: the one of an app's requests)."""
+        answered = [c for c in self._prompts() if c.answer.done()]
+        gone = {id(c) for c in answered[:max(0, len(answered) - keep)]}
+        if not gone:
+            return
+        self.forms.children = tuple(c for c in self.forms.children if id(c) not in gone)
+        for prompt in answered:
+            if id(prompt) in gone:
+                close_soon(prompt)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
@@ -499,6 +515,16 @@ class _Static:
     def __init__(self, transcript: Transcript | None):
         self.bundle = ({"text/plain": ""} if transcript is None else
                        transcript_bundle(transcript))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.bundle
+
+
+class _Line:
+    """A display bundle of one plain line (where an app was, once it ended)."""
+
+    def __init__(self, text: str):
+        self.bundle = {"text/plain": text, "text/html": notice_html(text, "info")}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle
