@@ -187,16 +187,24 @@ class CallView(widgets.VBox):
             self.display_handle.update(_Static(self.transcript()))
 
     def app_ended(self, box: widgets.Widget, reason: str = "") -> None:
-        """An app shown here ended (it asked to, its frame closed, the cap of live apps, its
-        connection closed, apps turned off): its widgets are closed; once none is left, the
-        apps' place in the cell becomes the line ``reason`` (`apps_line`)."""
-        self.apps.children = tuple(c for c in self.apps.children if c is not box)
+        """An app shown here ended (it asked to, its frame closed, the cap of live apps, a
+        second page, its connection closed, apps turned off): its widgets are closed, and its
+        place becomes the line ``reason`` (`apps_line`), a widget of the apps' output, so that
+        every page that shows the output shows it (a reloaded page too: it has no display
+        ids to be updated by); with no reason, the place is left empty."""
+        self.apps_line = reason or None
+        line = ()
+        if reason:
+            line = (widgets.HTML(notice_html(reason, "info"),
+                                 _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
+                                               "nb-elicit-app-ended")),)
+        self.apps.children = tuple(c for child in self.apps.children
+                                   for c in ((child,) if child is not box else line))
         close_soon(box)
         if self.apps.children:
             return
-        self.apps_line = reason or None
         if self._apps_shown and self._script_handle is not None:
-            self._script_handle.update(_Static(None) if not reason else _Line(reason))
+            self._script_handle.update(_Static(None))
         self._apps_shown = False
         if self.frozen:
             close_soon(self.apps)
@@ -515,16 +523,6 @@ class _Static:
     def __init__(self, transcript: Transcript | None):
         self.bundle = ({"text/plain": ""} if transcript is None else
                        transcript_bundle(transcript))
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.bundle
-
-
-class _Line:
-    """A display bundle of one plain line (where an app was, once it ended)."""
-
-    def __init__(self, text: str):
-        self.bundle = {"text/plain": text, "text/html": notice_html(text, "info")}
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle

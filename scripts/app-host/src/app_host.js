@@ -279,8 +279,12 @@ function render({ model, el }) {
 
   const status = (value) => {
     if (closed && value !== "torn down") return;
-    model.set("status", value);
-    model.save_changes();
+    try {
+      model.set("status", value);
+      model.save_changes();
+    } catch {
+      // (the model is closed already: Python ended the app, and hears nothing more)
+    }
   };
 
   const setHeight = (height) => {
@@ -546,7 +550,12 @@ function render({ model, el }) {
   });
   model.on("change:csp", () => { if (!closed) load(); });
 
-  model.send({ kind: "html" });
+  try {
+    model.send({ kind: "html" });
+  } catch {  // (its model closed before this view drew: the app has ended)
+    close();
+    notice.textContent = text("closed");
+  }
   return () => { teardown(); };
 }
 
