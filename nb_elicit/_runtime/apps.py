@@ -69,8 +69,8 @@ MAX_CONTEXT_CHARS = 100_000
 MAX_LINES = 30
 #: Requests of one app answered at once (as many as the front end lets wait).
 MAX_IN_FLIGHT = 16
-#: Views of the app's own requests kept under it once their request is over (a link card
-#: shows its link after **Open**); those still waiting all stay.
+#: The app's forms and cards kept under it once answered (a link card shows its link after
+#: **Open**); those still waiting all stay.
 MAX_ASKS = 4
 #: The largest file an app may hand over to save.
 MAX_DOWNLOAD = 10_000_000
