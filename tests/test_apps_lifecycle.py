@@ -27,7 +27,7 @@ from nb_elicit._ui.app_frame import AppFrame
 from nb_elicit._ui.call_view import CallView
 from nb_elicit._ui.download_card import DownloadCard
 from nb_elicit._ui.url_card import UrlConsentCard
-from nb_elicit.demo.clock import APP_FILE
+from nb_elicit.demo.clock import APP_FILE, APP_URI
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -242,8 +242,8 @@ def test_the_html_goes_to_the_frame_once_by_message_and_never_as_state(frontend,
 
 # -- item: an app's tools/call ------------------------------------------------------------------
 
-def test_an_app_s_tools_call_lists_nothing_and_shows_nothing_of_its_own(frontend, journal,
-                                                                        monkeypatch):
+def test_an_app_s_calls_and_reads_list_nothing_and_show_nothing_of_their_own(frontend, journal,
+                                                                             monkeypatch):
     listings, shown, made = [], [], []
     list_tools = ServerSession.list_tools
     show = CallView.show
@@ -274,12 +274,14 @@ def test_an_app_s_tools_call_lists_nothing_and_shows_nothing_of_its_own(frontend
         before = (len(listings), list(shown), len(made))
         for _ in range(3):
             await app.answer("tools/call", {"name": "clock_now", "arguments": {}})
+            await app.answer("resources/read", {"uri": APP_URI})
         await settle()
         after = (len(listings), list(shown), len(made))
         return before, after
 
     before, after = drive(scenario)
-    print(f"3 app calls: {after[0] - before[0]} listings, {after[2] - before[2]} widget models")
+    print(f"3 app calls and reads: {after[0] - before[0]} listings, "
+          f"{after[2] - before[2]} widget models")
     assert after[0] == before[0]  # (no tools/list per call)
     assert after[1] == before[1] == ["clock"]  # (only the person's call is displayed)
     assert after[2] == before[2]  # (not one widget model made for them)

@@ -133,6 +133,16 @@ class Apps:
             view, connection._call_tool_and_retry(tool, arguments, with_app=False),
             show=False, timeout=connection.timeout, keep_view=True)
 
+    async def read_for_app(self, uri: str, view) -> dict:
+        """``resources/read`` of an app of this connection, as a quiet call in ``view`` (the
+        app's view of its requests): nothing is displayed for it."""
+        connection = self.connection
+
+        async def read():
+            return await (await connection._session(connection._primary)).read_resource(uri)
+
+        return await connection._in_call(view, read(), show=False, quiet=True, keep_view=True)
+
     async def ask_consent(self, message: str, target: str, make_card, view,
                           kind: str = "url") -> Outcome:
         """A consent card of an app (``kind`` url: a link; file: a file to save) in ``view``,
@@ -308,7 +318,7 @@ async def _resources_read(app: ShownApp, params: dict) -> dict:
     if not isinstance(uri, str) or not uri:
         raise AppRequestError(-32602, "resources/read needs a uri")
     try:
-        return await app.connection.read_resource(uri)
+        return await app.apps.read_for_app(uri, app.requests_view)
     except ServerError as error:
         raise AppRequestError(error.code, error.message) from None
 
