@@ -876,6 +876,10 @@ print("Its model context:", result.model_context)
 `%mcp apps demo off` ends the apps shown now (each leaves a line saying so) and shows none for
 later calls: their text results only. `%mcp connect NAME --no-apps ...` (or
 `nb_elicit.connect(..., apps=False)`) connects without them from the start.
+
+An app also ends by itself: when it asks to close, when its frame is closed, and when a fifth
+app of the same connection comes (4 are live at most; the oldest ends). A reloaded page does
+not fetch the apps again: they end there, each place saying so; call the tool again.
 """),
     code("%mcp apps demo off"),
     code("%mcp call demo clock"),

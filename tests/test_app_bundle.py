@@ -16,7 +16,8 @@ import pytest
 from helpers.node import node, node_env
 from helpers.servers import REPO
 
-from nb_elicit._ui.app_frame import BUNDLE, LOADER, NOTIFICATIONS, REQUESTS
+from nb_elicit._core.apps import csp_domains
+from nb_elicit._ui.app_frame import BUNDLE, LOADER, NOTIFICATIONS, REQUESTS, AppFrame
 from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
 APP_HOST = REPO / "scripts" / "app-host"
@@ -169,20 +170,28 @@ def test_without_declared_domains_the_app_reaches_nothing():
 
 
 @pytest.mark.once
-def test_declared_domains_land_in_their_directives_and_junk_is_dropped():
-    csp = {"connectDomains": ["https://api.example.com", "wss://live.example.com:8443",
-                              "'unsafe-eval'", "https:", "*", "https://a.com; script-src *",
-                              "https://b.com 'unsafe-eval'", "javascript:alert(1)", 7],
-           "resourceDomains": ["https://*.cdn.example", "https://cdn.example/lib/"],
-           "frameDomains": ["https://www.youtube.com"],
-           "baseUriDomains": ["https://cdn.example"]}
-    policy = directives(run_bundle(f"return m.buildCsp({json.dumps(csp)});"))
-    assert policy["connect-src"] == ["https://api.example.com", "wss://live.example.com:8443"]
+def test_the_policy_names_exactly_what_python_s_one_validator_kept():
+    """One validator: the frame's ``csp`` holds what ``_core/apps.py: csp_domains`` keeps
+    (plain origins), and the front end builds the policy from that as it is."""
+    given = {"connectDomains": ["https://api.example.com", "wss://live.example.com:8443",
+                                "'unsafe-eval'", "https:", "*", "https://a.com; script-src *",
+                                "https://b.com 'unsafe-eval'", "javascript:alert(1)", 7,
+                                "https://c.example:*"],
+             "resourceDomains": ["https://*.cdn.example", "https://cdn.example/lib/"],
+             "frameDomains": ["https://www.youtube.com"],
+             "baseUriDomains": ["https://cdn.example"]}
+    frame = AppFrame(csp=given)
+    checked = frame.csp
+    frame.close()
+    assert checked == {key: list(values) for key, values in csp_domains(given).items()}
+    assert checked["connectDomains"] == ["https://api.example.com", "wss://live.example.com:8443"]
+    assert checked["resourceDomains"] == ["https://*.cdn.example"]  # (no path: origins only)
+    policy = directives(run_bundle(f"return m.buildCsp({json.dumps(checked)});"))
+    assert policy["connect-src"] == checked["connectDomains"]
     for name in ("script-src", "style-src"):
-        assert policy[name] == ["'unsafe-inline'", "https://*.cdn.example",
-                                "https://cdn.example/lib/"]
-    assert policy["img-src"] == ["data:", "https://*.cdn.example", "https://cdn.example/lib/"]
-    assert policy["font-src"] == ["https://*.cdn.example", "https://cdn.example/lib/"]
+        assert policy[name] == ["'unsafe-inline'", "https://*.cdn.example"]
+    assert policy["img-src"] == ["data:", "https://*.cdn.example"]
+    assert policy["font-src"] == ["https://*.cdn.example"]
     assert policy["frame-src"] == ["https://www.youtube.com"]
     assert policy["base-uri"] == ["https://cdn.example"]
     assert policy["default-src"] == ["'none'"] and policy["form-action"] == ["'none'"]
@@ -229,10 +238,19 @@ def test_the_gate_bounds_rate_size_and_requests_waiting():
 
 
 @pytest.mark.once
-def test_the_allow_attribute_names_only_the_permissions_granted():
-    allow = run_bundle("""return [m.allowAttribute({}), m.allowAttribute(null),
-        m.allowAttribute({camera: {}, clipboardWrite: {}, usb: {}})];""")
-    assert allow == ["", "", "camera; clipboard-write"]
+def test_no_permission_is_granted_whatever_the_frame_is_given():
+    """Neither frame gets an ``allow`` attribute (camera, microphone, geolocation, clipboard):
+    the host module has no way to grant one, and AppFrame no trait to ask with."""
+    found = run_bundle("""
+        const doc = m.proxyDocument({}, "app");
+        return [Object.keys(m), doc];""")
+    exported, document = found
+    assert "allowAttribute" not in exported
+    assert "allow" not in re.findall(r'setAttribute\("([a-z-]+)"', document)
+    assert 'setAttribute("sandbox"' in document  # (the inner frame is made there)
+    host = BUNDLE.read_text(encoding="utf-8")
+    assert '"allow",' not in host and "'allow'," not in host
+    assert "permissions" not in AppFrame.class_trait_names()
 
 
 @pytest.mark.once

@@ -35,17 +35,17 @@ class Connection:
 
 
 class CallingApps(Apps):
-    """Each call of the app's answers at once, in its view, which then freezes as a finished
-    call's view does."""
+    """Each call of the app's answers at once, in the view it is given; the listing is TOOL."""
 
     def __init__(self):
         super().__init__(Connection())
         self.views = []
 
+    async def listed_tool(self, tool: str) -> dict | None:
+        return TOOL if tool == TOOL["name"] else None
+
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         self.views.append(view)
-        view.show_result(ToolResult([{"type": "text", "text": f"time {len(self.views)}"}]))
-        view.freeze_when_answered()
         return ToolResult([{"type": "text", "text": f"time {len(self.views)}"}])
 
 
@@ -55,7 +55,7 @@ def shown_app(apps: Apps) -> ShownApp:
                     frame)
 
 
-def test_an_app_calls_its_tool_again_after_the_first_calls_view_was_closed():
+def test_an_app_s_calls_share_one_view_that_stays_while_the_app_lives():
     async def scenario():
         apps = CallingApps()
         app = shown_app(apps)
@@ -68,17 +68,33 @@ def test_an_app_calls_its_tool_again_after_the_first_calls_view_was_closed():
 
     apps, app, results = asyncio.run(scenario())
     assert [r["content"][0]["text"] for r in results] == ["time 1", "time 2", "time 3"]
-    assert all(view.frozen and view.comm is None for view in apps.views)
-    # The finished calls' views left the box under the app as they froze.
-    assert app.asks.children == ()
-    assert app.asks.get_state()["children"] == []
+    # (one view for every request of the app, made once, never frozen or closed by a call)
+    assert len({id(view) for view in apps.views}) == 1
+    (view,) = set(apps.views)
+    assert view is app.requests_view and not view.frozen and view.comm is not None
+    assert app.asks.children == (view,)
     assert "The app called get-time 3 times; the last: time 3" in app.lines.children[-1].value
     assert len(app.lines.children) == 1  # (one line for a tool it calls again and again)
 
 
+def test_an_app_that_asks_to_close_ends_with_a_line():
+    async def scenario():
+        app = shown_app(CallingApps())
+        sent = []
+        app.frame.send = lambda content, buffers=None: sent.append(content)
+        direct = await app.answer("ui/notifications/request-teardown", {})
+        return app, direct, sent
+
+    app, direct, sent = asyncio.run(scenario())
+    assert direct == {} and app.ended
+    assert sent == [{"kind": "teardown"}]
+    assert [line.value for line in app.lines.children] == [
+        '<div style="white-space: pre-wrap; line-height: normal">'
+        'The app ended: it asked to close.</div>']
+
+
 @pytest.mark.parametrize(("method", "params"), [
     ("notifications/message", {"level": "info", "data": "This is log text."}),
-    ("ui/notifications/request-teardown", {}),
 ])
 def test_the_apps_notifications_are_taken_without_a_warning(method, params, caplog):
     async def scenario():

@@ -100,7 +100,7 @@ def test_the_clock_app_shows_with_its_call_and_gets_the_input_and_the_result(fro
 
     conn, call, result, app = drive(scenario)
     assert app.view is call._view
-    assert app.frame.html == APP_FILE.read_text(encoding="utf-8")
+    assert app.resource.html == APP_FILE.read_text(encoding="utf-8")  # (sent once, by message)
     assert app.frame.csp == {}  # (the demo's app declares no domains: it reaches nothing)
     assert app.frame.tool["name"] == "clock"
     assert app.frame.tool_input == {"label": "Kitchen"}
@@ -142,9 +142,9 @@ def test_the_app_calls_its_app_only_tool_and_a_line_says_so(frontend, journal):
         (app,) = conn.apps.shown
         answers = [await app.answer("tools/call", {"name": "clock_now", "arguments": {}})
                    for _ in range(3)]
-        return app, answers
+        return app, answers, list(app.asks.children)
 
-    app, answers = drive(scenario)
+    app, answers, under_app = drive(scenario)
     for answer in answers:
         assert answer["isError"] is False
         assert answer["content"][0]["text"].startswith("It is ")
@@ -154,8 +154,8 @@ def test_the_app_calls_its_app_only_tool_and_a_line_says_so(frontend, journal):
     assert text_of(app).count("The app called clock_now") == 1
     assert "The app called clock_now 3 times; the last: It is " in text_of(app)
     assert app.log.calls == ["clock_now"] * 3
-    # (the views of its calls leave the app's box once their calls end)
-    assert all(view.comm is not None for view in app.asks.children)
+    # (one view under the app holds what its calls may ask; none of its own per call)
+    assert under_app == [app.requests_view]
 
 
 def test_a_form_the_app_s_call_brings_shows_under_the_app(frontend, journal):
@@ -315,8 +315,10 @@ def test_the_app_s_notifications_are_taken_quietly_even_once_it_ended(frontend, 
         return app, sent, said
 
     app, sent, said = drive(scenario)
-    assert said == []  # (the log is not shown; the frame closes itself on request-teardown)
-    assert sent.kinds() == ["teardown"]  # (the close's; notifications get no answer)
+    # (the log is not shown; on request-teardown the frame closed itself, and the app ends)
+    assert [re.sub(r"<[^>]*>", "", line) for line in said] == [
+        "The app ended: it asked to close."]
+    assert sent.kinds() == ["teardown"]  # (the end's; notifications get no answer)
     assert app.ended
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
@@ -371,17 +373,21 @@ def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(fr
         asked = [asyncio.ensure_future(app.answer("ui/open-link",
                                                   {"url": f"https://example.com/{i}"}))
                  for i in range(8)]
-        cards = [await person.wait_for_form(i + 1) for i in range(8)]
-        shown = [card for view in app.asks.children for card in view.forms.children
-                 if isinstance(card, UrlConsentCard)]
-        waiting = len(app.asks.children), shown == cards
-        for card in cards:
+        first = [await person.wait_for_form(i + 1) for i in range(3)]
+        await asyncio.sleep(0.2)
+        view = app.requests_view
+        shown = [c for c in view.forms.children if isinstance(c, UrlConsentCard)]
+        waiting = shown == first, view.backlog_text
+        for i in range(8):
+            card = await person.wait_for_form(i + 1)
             card.decline_button.click()
         answers = await asyncio.gather(*asked)
-        return waiting, answers, len(app.asks.children)
+        kept = [c for c in view.forms.children if isinstance(c, UrlConsentCard)]
+        return waiting, answers, len(kept)
 
-    (count, all_there), answers, after = drive(scenario)
-    assert count == 8 and all_there  # (none is pushed out while it waits)
+    (all_there, backlog), answers, after = drive(scenario)
+    assert all_there  # (three at once, as for a server's requests; none pushed out)
+    assert "5 more requests from demo are waiting" in backlog
     assert answers == [{"isError": True}] * 8
     assert after == runtime_apps.MAX_ASKS  # (then only the newest answered ones stay)
 

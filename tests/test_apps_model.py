@@ -61,8 +61,10 @@ def test_a_tool_without_ui_meta_has_no_app(listed):
 
 @pytest.mark.parametrize(("given", "expected"), [
     (None, ("model", "app")),
-    ("app", ("model", "app")),  # (not a list: as if nothing was said)
-    (["app", 1], ("model", "app")),  # (not a list of strings)
+    ("app", ("model",)),  # (not a list: fails closed, for the person only)
+    ("model", ("model",)),
+    (["app", 1], ("model",)),  # (not a list of strings)
+    ({"app": True}, ("model",)),
     (["model", "app"], ("model", "app")),
     (["app"], ("app",)),
     (["model"], ("model",)),

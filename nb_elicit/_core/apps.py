@@ -54,10 +54,14 @@ def resource_uri(tool: dict) -> str | None:
 
 def visibility(tool: dict) -> tuple[str, ...]:
     """Who may call the tool: ``"model"`` (the person, in nb_elicit) and ``"app"`` (its app);
-    both when the server says nothing."""
-    shown = _ui_meta(tool).get("visibility")
-    if not isinstance(shown, list) or not all(isinstance(v, str) for v in shown):
+    both when the server says nothing. A value that is not a list of strings fails closed: the
+    person only (an app is given no tool the server did not clearly give it)."""
+    ui = _ui_meta(tool)
+    if "visibility" not in ui or ui["visibility"] is None:
         return ("model", "app")
+    shown = ui["visibility"]
+    if not isinstance(shown, list) or not all(isinstance(v, str) for v in shown):
+        return ("model",)
     return tuple(v for v in shown if v in ("model", "app"))
 
 

@@ -26,6 +26,15 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "应用已结束：连接 {server!r} 已关闭。"),
     "app_ended_off": ("The app ended: apps were turned off for {server!r}.",
                       "应用已结束：已为 {server!r} 关闭应用。"),
+    "app_ended_asked": ("The app ended: it asked to close.", "应用已结束：它请求关闭。"),
+    "app_ended_frame": ("The app ended: its frame was closed.", "应用已结束：它的框架已关闭。"),
+    "app_ended_elsewhere": ("The app ended: it was shown again (a reloaded page, or a second "
+                            "view), and an app runs in one page only; call the tool again.",
+                            "应用已结束：它被再次显示（页面重新加载，或第二个视图），而应用只在一个"
+                            "页面中运行；请再次调用该工具。"),
+    "app_ended_cap": ("The app ended: {most} apps of {server!r} are live at most, and newer "
+                      "ones came.",
+                      "应用已结束：{server!r} 最多同时运行 {most} 个应用，且已有更新的应用。"),
     "app_called": ("The app called {tool}: {text}", "应用调用了 {tool}：{text}"),
     "app_called_again": ("The app called {tool} {n} times; the last: {text}",
                          "应用调用了 {tool} {n} 次；最近一次：{text}"),
@@ -124,6 +133,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "app_closed": ("The app was closed.", "应用已关闭。"),
     "app_left_page": ("The app left its page and was closed.", "应用离开了它的页面，已被关闭。"),
     "app_not_started": ("The app did not start.", "应用未能启动。"),
+    "app_elsewhere": ("This app ran in an earlier page; call the tool again to see it here.",
+                      "此应用曾在之前的页面中运行；请再次调用该工具以在此处查看。"),
     "trust_cancel.tip": ("Do not start it", "不启动"),
     "trust_started": ("Started.", "已启动。"),
     "trust_cancelled": ("Cancelled: nothing was started.", "已取消：未启动任何内容。"),
@@ -377,6 +388,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "n_url_policy": ("{server} asked you to open a web page, and the respond policy ({source}) "
                      "answered {action}: {url}",
                      "{server} 请求您打开一个网页，应答策略（{source}）回答了 {action}：{url}"),
+    "n_file_policy": ("{server}'s app asked you to save a file, and the respond policy "
+                      "({source}) answered {action}: {url}",
+                      "{server} 的应用请求您保存一个文件，应答策略（{source}）回答了 "
+                      "{action}：{url}"),
+    "n_file_no_policy": ("{server}'s app asked you to save a file, and a respond policy never "
+                         "consents to a file, so nb_elicit answered cancel: {url}",
+                         "{server} 的应用请求您保存一个文件，而应答策略从不代您同意保存文件，"
+                         "因此 nb_elicit 回答了“取消”：{url}"),
     "n_url_no_policy": ("{server} asked you to open a web page, and a respond policy never "
                         "consents to a web page, so nb_elicit answered cancel: {url}",
                         "{server} 请求您打开一个网页，而应答策略从不代您同意打开网页，"

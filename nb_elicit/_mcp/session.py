@@ -199,8 +199,9 @@ class ServerSession:
         return listed
 
     async def listed_tool(self, name: str) -> dict | None:
-        """The tool ``name`` as the server lists it, listed once if need be; only a server with
-        resources can have apps, so no other is asked (None: not listed)."""
+        """The tool ``name`` as the server lists it, listed once if need be (and again once the
+        server said its list changed); only a server with resources can have apps, so no other
+        is asked (None: not listed)."""
         if name not in self._tools and not self._listed and getattr(
                 self._server_capabilities(), "resources", None) is not None:
             with contextlib.suppress(ServerError):
@@ -396,6 +397,14 @@ class ServerSession:
     async def _on_message(self, message) -> None:
         if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
             self._on_complete(message.params.elicitation_id)
+        elif isinstance(message, types.ToolListChangedNotification):
+            self.tools_changed()
+
+    def tools_changed(self) -> None:
+        """The server's tool list changed: the next :meth:`listed_tool` lists it again."""
+        self._tools = {}
+        self._task_support = {}
+        self._listed = False
 
     async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
         """The single place where what the handler raises becomes a JSON-RPC error."""

@@ -10,20 +10,28 @@ the app as they arrive.
 
 What the app asks is answered here, and only for its own connection:
 
-- ``tools/call``: a tool of the same server whose visibility includes ``"app"``; the call and
-  its outcome are written under the app;
+- ``tools/call``: a tool of the same server whose visibility includes ``"app"``, as the
+  session's listing says (listed once, and again when the server says its list changed); its
+  forms show under the app, in the app's one view of its requests, and a line says what it
+  returned: nothing else is displayed for it;
 - ``resources/read``: the same server;
 - ``ui/open-link``: the same consent card as a URL-mode request (the host in large type; the
-  link is opened only after **Open**); a URL nb_elicit refuses is an error, a link the person
-  did not open ``{"isError": true}``;
-- ``ui/download-file``: a consent card with the file's name, type and size; its link shows
-  only after **Save** (a linked file is a link, as above);
+  link is opened only after **Open**), on the same way (mute, the respond policy, which never
+  consents, the rate limit, the backlog: :func:`~.asking.ask_consent`); a URL nb_elicit refuses
+  is an error, a link not opened ``{"isError": true}``;
+- ``ui/download-file``: a consent card with the file's name, type and size, on that way too;
+  its link shows only after **Save** (a linked file is a link, as above);
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
 - ``ui/request-display-mode``: inline (the only mode a cell has);
-- the notifications ``notifications/message`` (the app's log) and
-  ``ui/notifications/request-teardown`` (its frame closes it): taken, and nothing more;
+- the notification ``notifications/message`` (the app's log): taken, and nothing more;
+- ``ui/notifications/request-teardown``: the app ends;
 - anything else: -32601.
+
+An app ends (:meth:`ShownApp.end`: its widgets close, and its place in the cell becomes a line
+saying why) when it asks to, when its frame is torn down or asked for its HTML a second time (a
+reloaded page: the HTML goes to one page, once), past :data:`MAX_LIVE_APPS` apps of its
+connection (the oldest ends), when apps are turned off and when its connection closes.
 
 At most :data:`MAX_IN_FLIGHT` requests of one app are answered at once (the front end bounds
 them too); more are refused at once, so a flood costs the kernel nothing but the refusals.
@@ -43,6 +51,7 @@ import ipywidgets as widgets
 from .._core.apps import AppRefused, AppResource, app_resource, resource_uri, visibility
 from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
+from .._core.outcome import Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._core.url import check_url
@@ -60,11 +69,13 @@ MAX_CONTEXT_CHARS = 100_000
 MAX_LINES = 30
 #: Requests of one app answered at once (as many as the front end lets wait).
 MAX_IN_FLIGHT = 16
-#: Views of the app's own requests kept under it once their request is over (a link card
-#: shows its link after **Open**); those still waiting all stay.
+#: The app's forms and cards kept under it once answered (a link card shows its link after
+#: **Open**); those still waiting all stay.
 MAX_ASKS = 4
 #: The largest file an app may hand over to save.
 MAX_DOWNLOAD = 10_000_000
+#: Apps of one connection live at once; a newer one ends the oldest.
+MAX_LIVE_APPS = 4
 
 
 @dataclass
@@ -92,6 +103,14 @@ class Apps:
             self._resources[uri] = app_resource(uri, read)
         return self._resources[uri]
 
+    async def listed_tool(self, tool: str) -> dict | None:
+        """``tool`` as the session of its era lists it (None: it lists no such tool). The
+        session lists once, and again after the server says its list changed."""
+        connection = self.connection
+        session = await connection._session(connection._tool_eras.get(tool,
+                                                                      connection._primary))
+        return await session.listed_tool(tool)
+
     async def show_for(self, tool: str, arguments: dict | None):
         """The app of ``tool`` in the current call's cell, when it has one and it can show."""
         from .calls import current_call
@@ -100,38 +119,39 @@ class Apps:
         call = current_call.get()
         if call is None or call.quiet or not self.enabled or not widget_frontend_attached():
             return None
-        connection = self.connection
-        session = await connection._session(connection._tool_eras.get(tool,
-                                                                      connection._primary))
-        listed = await session.listed_tool(tool)
+        listed = await self.listed_tool(tool)
         if listed is None:
             return None
         return await show_app(self, listed, call.view, arguments)
 
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
-        """A call an app of this connection makes: its forms show in ``view`` (under the app),
-        and no second app is shown for it."""
+        """A call an app of this connection makes: its forms show in ``view`` (the app's view
+        of its requests, kept: nothing is displayed, frozen or closed for the call), and no
+        second app is shown for it."""
         connection = self.connection
         return await connection._in_call(
             view, connection._call_tool_and_retry(tool, arguments, with_app=False),
-            show=False, timeout=connection.timeout)
+            show=False, timeout=connection.timeout, keep_view=True)
 
-    async def ask_to_open(self, url, message: str, view) -> bool:
-        """The URL consent card in ``view`` (an app asked to open ``url``, a CheckedUrl):
-        whether the person pressed Open."""
-        from .._ui.url_card import UrlConsentCard
+    async def read_for_app(self, uri: str, view) -> dict:
+        """``resources/read`` of an app of this connection, as a quiet call in ``view`` (the
+        app's view of its requests): nothing is displayed for it."""
+        connection = self.connection
 
-        return await self.ask_person(UrlConsentCard(message, url, server=self.connection.name),
-                                     view)
+        async def read():
+            return await (await connection._session(connection._primary)).read_resource(uri)
 
-    async def ask_person(self, card, view) -> bool:
-        """A consent card (a link, a file) shown in ``view``: whether the person agreed."""
-        from .asking import RequestContext, wait_for_person
+        return await connection._in_call(view, read(), show=False, quiet=True, keep_view=True)
+
+    async def ask_consent(self, message: str, target: str, make_card, view,
+                          kind: str = "url") -> Outcome:
+        """A consent card of an app (``kind`` url: a link; file: a file to save) in ``view``,
+        the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""
+        from .asking import RequestContext, ask_consent
 
         connection = self.connection
         context = RequestContext(connection.name, view, connection.guard, connection._gone)
-        answer = await wait_for_person(context, card)
-        return answer.action == "accept"
+        return await ask_consent(context, message, target, make_card, kind)
 
     def set_enabled(self, enabled: bool) -> None:
         """``%mcp apps on|off``: off ends every app shown now, with a line saying so."""
@@ -153,8 +173,9 @@ class ShownApp:
         self.apps, self.tool, self.resource, self.frame = apps, tool, resource, frame
         self.log = AppLog(tool=tool["name"])
         self.lines = widgets.VBox(_dom_classes=("nb-elicit-app-log",))
-        #: Where the forms and cards of the app's own requests show (under the frame).
+        #: Where the view of the app's own requests shows, once one needs it (under the frame).
         self.asks = widgets.VBox(_dom_classes=("nb-elicit-app-asks",))
+        self._requests_view = None
         self.box = widgets.VBox([frame, self.asks, self.lines], _dom_classes=("nb-elicit-app",))
         self.view = None  # the call's view, where the app is shown
         self.ended = False
@@ -165,9 +186,8 @@ class ShownApp:
         self._more: widgets.HTML | None = None
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
-        #: The views of :meth:`asking_view` whose request is not over yet.
-        self._busy: list = []
         frame.on_request(self.answer)
+        frame.on_end(self._frame_ended)
 
     @property
     def connection(self):
@@ -204,6 +224,9 @@ class ShownApp:
             self.view.app_note(text)
 
     def end(self, reason: str) -> None:
+        """The app ends: its requests still open are withdrawn, the front end is told, its
+        widgets close, and its place in the cell becomes the line ``reason`` (which the call's
+        transcript keeps too)."""
         if self.ended:
             return
         self.ended = True
@@ -212,40 +235,35 @@ class ShownApp:
         self.say(reason)
         with contextlib.suppress(Exception):
             self.frame.teardown()
+        self.frame.cancel_requests()
+        if self._requests_view is not None:
+            self._requests_view.finish()
         if self.view is not None:
-            self.view.app_ended(self.box)
+            self.view.app_ended(self.box, reason)
 
-    def asking_view(self, what: str):
-        """A view under the frame for one of the app's requests (its forms, its consent card),
-        until :meth:`done_asking`."""
-        from .._ui.call_view import CallView
+    def _frame_ended(self, why: str) -> None:
+        """The frame's front end ended the app (``torn down``: it closed or left its page;
+        ``shown again``: a second page asked for the HTML, which goes to one page only)."""
+        self.end(t("app_ended_elsewhere" if why == "shown again" else "app_ended_frame"))
 
-        view = CallView(self.connection.name, what, show_waiting=False)
-        self._busy.append(view)
-        self._arrange_asks(extra=view)
-        return view
+    @property
+    def requests_view(self):
+        """The one view, under the frame, of the app's own requests: the forms its calls bring
+        and its consent cards. Made when the first request needs it; never displayed of its
+        own (it is in the app's box), kept while the app lives."""
+        if self._requests_view is None:
+            from .._ui.call_view import CallView
 
-    def done_asking(self, view) -> None:
-        """The request of ``view`` (an :meth:`asking_view`) is over."""
-        with contextlib.suppress(ValueError):
-            self._busy.remove(view)
-        self.drop_finished()
+            self._requests_view = CallView(self.connection.name, f"{self.log.tool} · app",
+                                           show_waiting=False)
+            self.asks.children = (self._requests_view,)
+        return self._requests_view
 
-    def drop_finished(self) -> None:
-        """The views of the app's finished calls leave the box: each froze, and closes its
-        widgets. (A closed widget left among the box's children would break the box: its
-        state could no longer be sent, to this page or to one that loads later.) Of the other
-        views whose request is over, the newest :data:`MAX_ASKS` stay; a view whose request
-        still waits (a card not answered yet) always stays."""
-        self._arrange_asks()
-
-    def _arrange_asks(self, extra=None) -> None:
-        alive = [c for c in self.asks.children if not c.frozen and c.comm is not None]
-        over = [c for c in alive if c not in self._busy]
-        keep = {id(c) for c in over[-MAX_ASKS:]} | {id(c) for c in self._busy}
-        kept = tuple(c for c in alive if id(c) in keep) + ((extra,) if extra is not None else ())
-        if kept != self.asks.children:
-            self.asks.children = kept
+    def done_asking(self) -> None:
+        """A request of the app is over: of its answered forms and cards, the newest
+        :data:`MAX_ASKS` stay; one still waiting always stays."""
+        if self._requests_view is not None:
+            self._requests_view.drop_answered(MAX_ASKS)
 
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
@@ -270,22 +288,20 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     arguments = params.get("arguments") or {}
     if not isinstance(name, str) or not isinstance(arguments, dict):
         raise AppRequestError(-32602, "tools/call needs a tool name and an arguments object")
-    tools = {t["name"]: t for t in await app.connection.list_tools()}
-    tool = tools.get(name)
+    tool = await app.apps.listed_tool(name)
     if tool is None:
         raise AppRequestError(-32602, f"{app.connection.name} has no tool {name!r}")
     if "app" not in visibility(tool):
         raise AppRequestError(-32602, f"{name} is not for apps (its visibility is "
                                       f"{list(visibility(tool))})")
     app.log.calls.append(name)
-    view = app.asking_view(name)
     try:
-        result: ToolResult = await app.apps.call_for_app(name, arguments, view)
+        result: ToolResult = await app.apps.call_for_app(name, arguments, app.requests_view)
     except NbElicitError as error:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
         raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
     finally:
-        app.done_asking(view)
+        app.done_asking()
     app.said_call(name, shorten(result.text or "", 200, one_line=True))
     return _call_tool_result(result)
 
@@ -302,7 +318,7 @@ async def _resources_read(app: ShownApp, params: dict) -> dict:
     if not isinstance(uri, str) or not uri:
         raise AppRequestError(-32602, "resources/read needs a uri")
     try:
-        return await app.connection.read_resource(uri)
+        return await app.apps.read_for_app(uri, app.requests_view)
     except ServerError as error:
         raise AppRequestError(error.code, error.message) from None
 
@@ -314,13 +330,25 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     except InvalidRequest as error:
         app.say(t("app_link_refused", error=str(error)), "warning")
         raise AppRequestError(-32602, str(error)) from None
-    view = app.asking_view(t("app_link_what"))
+    from .._ui.url_card import UrlConsentCard
+
+    message = t("app_asks_link", tool=app.log.tool)
     try:
-        opened = await app.apps.ask_to_open(checked, t("app_asks_link", tool=app.log.tool), view)
+        outcome = await app.apps.ask_consent(message, checked.url, lambda: UrlConsentCard(
+            message, checked, server=app.connection.name), app.requests_view)
     finally:
-        app.done_asking(view)
-    app.say(t("app_link_opened" if opened else "app_link_declined", url=checked.url))
-    return {} if opened else {"isError": True}
+        app.done_asking()
+    return _consented(app, outcome, "app_link_opened", "app_link_declined", url=checked.url)
+
+
+def _consented(app: ShownApp, outcome: Outcome, yes: str, no: str, **names: str) -> dict:
+    """What the app hears of its consent card: ``{}`` once the person agreed; else
+    ``{"isError": true}``. A line under the app says what the person did (what nb_elicit
+    answered by itself, muted or past the rate limit, is said by the request's own notice)."""
+    agreed = outcome.answer is not None and outcome.answer.action == "accept"
+    if outcome.by_person:
+        app.say(t(yes if agreed else no, **names))
+    return {} if agreed else {"isError": True}
 
 
 async def _download_file(app: ShownApp, params: dict) -> dict:
@@ -337,15 +365,14 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
     except ValueError as error:
         app.say(t("app_download_refused", error=str(error)), "warning")
         raise AppRequestError(-32602, str(error)) from None
-    card = DownloadCard(t("app_asks_download", tool=app.log.tool), saved,
-                        server=app.connection.name)
-    view = app.asking_view(t("app_download_what"))
+    message = t("app_asks_download", tool=app.log.tool)
     try:
-        saved_it = await app.apps.ask_person(card, view)
+        outcome = await app.apps.ask_consent(message, saved.name, lambda: DownloadCard(
+            message, saved, server=app.connection.name), app.requests_view, kind="file")
     finally:
-        app.done_asking(view)
-    app.say(t("app_download_saved" if saved_it else "app_download_declined", name=saved.name))
-    return {} if saved_it else {"isError": True}
+        app.done_asking()
+    return _consented(app, outcome, "app_download_saved", "app_download_declined",
+                      name=saved.name)
 
 
 def _saved_file(item: dict) -> SavedFile:
@@ -395,8 +422,13 @@ async def _display_mode(app: ShownApp, params: dict) -> dict:
 
 async def _quietly(app: ShownApp, params: dict) -> dict:
     """A notification nb_elicit takes and does nothing with: the app's log lines (they would
-    crowd out the lines that say what the app did), and its request to be closed (its frame
-    has closed it already)."""
+    crowd out the lines that say what the app did)."""
+    return {}
+
+
+async def _teardown(app: ShownApp, params: dict) -> dict:
+    """The app asks to be closed (its frame has closed it already): it ends."""
+    app.end(t("app_ended_asked"))
     return {}
 
 
@@ -417,7 +449,7 @@ _HANDLERS = {
     "ui/update-model-context": _update_model_context,
     "ui/request-display-mode": _display_mode,
     "notifications/message": _quietly,
-    "ui/notifications/request-teardown": _quietly,
+    "ui/notifications/request-teardown": _teardown,
 }
 #: The app's notifications (no answer goes back).
 _NOTIFICATIONS = frozenset({"notifications/message", "ui/notifications/request-teardown"})
@@ -435,6 +467,8 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     except (AppRefused, ServerError) as error:
         view.notice(t("app_refused", error=str(error)), "warning")
         return None
+    while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
+        apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))
     frame = frame_class(html=resource.html, csp={k: list(v) for k, v in resource.csp.items()},
                         tool=tool, tool_input=arguments or {})
     app = ShownApp(apps, tool, resource, frame)

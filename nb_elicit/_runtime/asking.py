@@ -46,7 +46,8 @@ from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["RequestContext", "ask", "check_message", "wait_for_person", "write_outcome"]
+__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "wait_for_person",
+           "write_outcome"]
 
 MODES = ("form", "url")
 
@@ -117,7 +118,7 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
     cancel = refuse_with == "cancel"
     suffix = "_cancel" if cancel else ""
     try:
-        outcome = _muted(server, request, context.guard)
+        outcome = _muted(server, context.guard)
         if outcome is None:
             check_message(request)
             if request.mode == "url":
@@ -187,7 +188,7 @@ def check_message(request: ElicitationRequest) -> None:
 
 # -- each way of answering returns an Outcome ------------------------------------------------------
 
-def _muted(server: str, request: ElicitationRequest, guard: Guard) -> Outcome | None:
+def _muted(server: str, guard: Guard) -> Outcome | None:
     if not guard.muted:
         guard.forget_notice("muted")
         return None
@@ -218,29 +219,53 @@ async def _answer_form(context: RequestContext, request: ElicitationRequest,
 
 
 async def _answer_url(context: RequestContext, request: ElicitationRequest) -> Outcome:
-    server, guard = context.server, context.guard
     url = check_url(request.url)
+
+    def card() -> UrlConsentCard:
+        made = UrlConsentCard(request.message, url, server=context.server,
+                              elicitation_id=request.elicitation_id)
+        context.guard.remember_card(request.elicitation_id, made)
+        return made
+
+    return await _consent(context, request.message, url.url, card)
+
+
+async def _consent(context: RequestContext, message: object, target: str,
+                   make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
+    """A card that asks the person's consent (to open ``target``, a page; or, ``kind="file"``,
+    to save it): the respond policy never gives it, the rate limit and the backlog hold it."""
+    server, guard = context.server, context.guard
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
         return Outcome(Answer(policy.action), "policy", notice=t(
-            "n_url_policy", server=server, source=policy.source, action=policy.action,
-            url=url.url))
+            f"n_{kind}_policy", server=server, source=policy.source, action=policy.action,
+            url=target))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
-        return Outcome(Answer("cancel"), "policy (URL needs a person)", kind="warning",
-                       notice=t("n_url_no_policy", server=server, url=url.url))
+        return Outcome(Answer("cancel"), f"policy ({kind.upper()} needs a person)", kind="warning",
+                       notice=t(f"n_{kind}_no_policy", server=server, url=target))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
+    return await _by_person(context, message, make_card)
 
-    def card() -> UrlConsentCard:
-        made = UrlConsentCard(request.message, url, server=server,
-                              elicitation_id=request.elicitation_id)
-        guard.remember_card(request.elicitation_id, made)
-        return made
 
-    return await _by_person(context, request.message, card)
+async def ask_consent(context: RequestContext, message: str, target: str,
+                      make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
+    """A consent card nb_elicit raises for a server's app (``ui/open-link``, a file of
+    ``ui/download-file``): the way a server's URL request goes (mute, the respond policy, the
+    rate limit, the backlog), told and recorded by :func:`write_outcome`. The outcome says
+    what became of it (``by_person``: the person answered)."""
+    try:
+        outcome = _muted(context.server, context.guard)
+        if outcome is None:
+            outcome = await _consent(context, message, target, make_card, kind)
+    except Exception as error:  # noqa: BLE001 - a bug of ours: told, and answered cancel
+        outcome = Outcome(Answer("cancel"), "failed", kind="error", notice=t(
+            "n_failed_cancel", server=context.server, error=_text(repr(error))))
+    context.write_outcome(message, outcome)
+    return outcome
 
 
 def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,

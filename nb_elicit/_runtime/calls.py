@@ -88,11 +88,15 @@ class Call:
 
 async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
                    show: bool, interruptible: bool = True, timeout: float | None = None,
-                   quiet: bool = False, on_disconnect: Callable[[], None] = lambda: None):
+                   quiet: bool = False, on_disconnect: Callable[[], None] = lambda: None,
+                   keep_view: bool = False):
     """Run ``work`` as a call of ``server`` shown in ``view``; return its result.
 
     ``timeout`` ends the call once it has run that long with none of its forms open; a
-    ``quiet`` call (a listing, a read) owns no form but one the SDK says it asked."""
+    ``quiet`` call (a listing, a read) owns no form but one the SDK says it asked.
+    ``keep_view``: the view is not the call's own but outlives it (the one view of an app's
+    requests): its forms show there, and the call neither writes its failure there (its caller
+    tells) nor finishes or freezes it."""
     call = Call(view, timeout, quiet=quiet)
     view.follow(call)
     calls.append(call)
@@ -121,24 +125,30 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         if PENDING.dismiss(call=call, answered_by="interrupt"):
             await call.let_answers_out(timeout=0.5)
         task.cancel()
-        view.show_failure(f"Interrupted: {server} · {view.what} was cancelled.")
+        if not keep_view:
+            view.show_failure(f"Interrupted: {server} · {view.what} was cancelled.")
         raise
     except ServerDisconnected as error:
         on_disconnect()
         PENDING.abandon(t("disconnected", server=server), server, answered_by="disconnected")
-        view.show_failure(f"✖ {server} · {view.what}: {error}")
+        if not keep_view:
+            view.show_failure(f"✖ {server} · {view.what}: {error}")
         raise ServerDisconnected(f"{server} · {view.what}: {error}") from None
     except NbElicitError as error:
-        view.show_failure(f"✖ {server} · {view.what}: {error}")
+        if not keep_view:
+            view.show_failure(f"✖ {server} · {view.what}: {error}")
         raise
     finally:
         current_call.reset(token)
         calls.remove(call)
-        view.finish()
-        if not show:
-            _print_for_headless(view)
-        if not succeeded:
-            view.freeze_when_answered()
+        if not keep_view:
+            view.finish()
+            if not show:
+                _print_for_headless(view)
+            if not succeeded:
+                view.freeze_when_answered()
+    if keep_view:
+        return result
     if show:
         # A view frozen at once shows its result in the transcript alone (a flood's tool may
         # return hundreds of blocks: no widgets are made for them only to be closed unseen).

@@ -506,12 +506,10 @@ class Connection:
 
         return await self._in_call(view, run(), show=False, quiet=True)
 
-    async def _in_call(self, view: CallView, work: Awaitable, *, show: bool,
-                       interruptible: bool = True, timeout: float | None = None,
-                       quiet: bool = False):
-        return await run_call(self.name, view, work, self._calls, show=show,
-                              interruptible=interruptible, timeout=timeout, quiet=quiet,
-                              on_disconnect=self._mark_disconnected)
+    async def _in_call(self, view: CallView, work: Awaitable, **options):
+        """``work`` as a call of this connection (see :func:`run_call` for the ``options``)."""
+        return await run_call(self.name, view, work, self._calls,
+                              on_disconnect=self._mark_disconnected, **options)
 
     def _mark_disconnected(self) -> None:
         """A request found the server gone."""

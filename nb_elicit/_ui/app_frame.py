@@ -19,6 +19,17 @@ per request, and goes to the handler given to :meth:`AppFrame.on_request`:
   "id": N, "error": {"code": C, "message": "..."}}``; ``{"kind": "teardown"}`` (close the app);
   ``{"kind": "tool-input-partial", "arguments": {...}}``.
 
+The app's HTML is not synced state: a page, or a saved notebook's widget state, never carries
+it. The frame's front end asks for it, ``{"kind": "html"}``, and gets it once, ``{"kind":
+"html", "html": "..."}``; asked again (a reloaded page, a second view) it answers ``{"kind":
+"html", "gone": true}`` and the app ends (:meth:`AppFrame.on_end`). So does it when the front
+end says the frame was torn down or left its page (`status`).
+
+The Content Security Policy's domains are checked here, once, by
+:func:`~nb_elicit._core.apps.csp_domains` (`csp` holds only what it keeps); the front end builds
+the policy from them as they are. No permission (camera, microphone, geolocation, clipboard) is
+granted: the front end sets no ``allow`` on either frame.
+
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
 than 16 requests waiting at once are answered there with an error and never reach Python.
 
@@ -48,6 +59,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from .._core.apps import csp_domains
 from .._core.i18n import t
 from .prompt import running_loop
 
@@ -66,7 +78,7 @@ INTERNAL_ERROR = -32603
 
 MIN_HEIGHT = 40
 #: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
-TEXTS = ("title", "closed", "left_page", "not_started")
+TEXTS = ("title", "closed", "left_page", "not_started", "elsewhere")
 BUNDLE = Path(__file__).parent / "static" / "app_host.js"
 LOADER = Path(__file__).parent / "static" / "app_loader.js"
 _HOST_BYTES = BUNDLE.read_bytes()
@@ -78,6 +90,8 @@ del _HOST_BYTES
 HOST_CODE_WAIT = 30
 
 Handler = Callable[[str, dict], "dict | Awaitable[dict] | None"]
+#: What the front end says when the frame is gone for good (see `status`).
+ENDED_STATUSES = ("torn down", "failed: the app left its page")
 
 log = logging.getLogger(__name__)
 
@@ -112,20 +126,19 @@ def loader(wait: float = HOST_CODE_WAIT) -> str:
 class AppFrame(anywidget.AnyWidget):
     """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
 
-    Python sets `html` (the resource's HTML), `csp` and `permissions` (from its
-    ``_meta.ui``), `tool` (the tool's definition, for the app's host context), and then
-    `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or `cancelled` (the
-    reason) as the call goes. The front end sets `height` (what the app asked for, clamped to
-    [40, `max_height`]; 0 until it says) and `status` (``"loading"``, ``"ready"``,
-    ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times its front end
-    asked for the host code (at most once per page for all frames, unless a load failed).
+    Python gives ``html`` (the resource's HTML: sent once, by message, not synced) and sets
+    `csp` (from its ``_meta.ui``, checked), `tool` (the tool's definition, for the app's host
+    context), and then `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or
+    `cancelled` (the reason) as the call goes. The front end sets `height` (what the app
+    asked for, clamped to [40, `max_height`]; 0 until it says) and `status` (``"loading"``,
+    ``"ready"``, ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times
+    its front end asked for the host code (at most once per page for all frames, unless a load
+    failed).
     """
 
     _esm = loader()
 
-    html = traitlets.Unicode("").tag(sync=True)
     csp = traitlets.Dict().tag(sync=True)
-    permissions = traitlets.Dict().tag(sync=True)
     tool = traitlets.Dict().tag(sync=True)
     tool_input = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     tool_result = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -138,9 +151,12 @@ class AppFrame(anywidget.AnyWidget):
     #: The frame's own texts, in nb_elicit's language.
     _texts = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, **kwargs: Any):
+    def __init__(self, html: str = "", **kwargs: Any):
         kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
         super().__init__(**kwargs)
+        #: The app's HTML until its front end took it (None after: it goes to one page, once).
+        self._html: str | None = str(html)
+        self._on_end: Callable[[str], None] | None = None
         self._handler: Handler | None = None
         self._loop = running_loop()
         self._running: dict[int, asyncio.Future | Any] = {}
@@ -148,6 +164,15 @@ class AppFrame(anywidget.AnyWidget):
         self.on_msg(self._on_front_end_msg)
 
     # -- the traits ----------------------------------------------------------------------------
+
+    @traitlets.validate("csp")
+    def _valid_csp(self, proposal):
+        return {key: list(values) for key, values in csp_domains(proposal["value"]).items()}
+
+    @traitlets.observe("status")
+    def _status_changed(self, change) -> None:
+        if change["new"] in ENDED_STATUSES:
+            self._ended("torn down")
 
     @traitlets.validate("max_height")
     def _valid_max_height(self, proposal):
@@ -181,6 +206,17 @@ class AppFrame(anywidget.AnyWidget):
         """Ask the app to close (``ui/resource-teardown``), then remove its frame."""
         self.send({"kind": "teardown"})
 
+    def on_end(self, callback: Callable[[str], None] | None) -> None:
+        """Call ``callback(why)`` on the frame's loop when the front end ends the app: ``"torn
+        down"`` (its frame closed, or left its page) or ``"shown again"`` (a second page asked
+        for the HTML)."""
+        self._on_end = callback
+
+    def cancel_requests(self) -> None:
+        """Stop answering the requests under way (the app ended)."""
+        for running in list(self._running.values()):
+            running.cancel()
+
     # -- the app to Python -------------------------------------------------------------------
 
     def _on_front_end_msg(self, _widget, content, _buffers) -> None:
@@ -198,6 +234,32 @@ class AppFrame(anywidget.AnyWidget):
         elif kind == "host-code":
             self.host_code_requests += 1
             self._send_host_code()
+        elif kind == "html":
+            self._send_html()
+
+    def _send_html(self) -> None:
+        """The app's HTML, to the first front end that asks; any later one hears it is gone
+        (and the app ends: it runs in one page)."""
+        html, self._html = self._html, None
+        if html is not None:
+            self.send({"kind": "html", "html": html})
+            return
+        self.send({"kind": "html", "gone": True})
+        self._ended("shown again")
+
+    def _ended(self, why: str) -> None:
+        """Tell :meth:`on_end`'s callback, on the frame's loop (a message may come on another
+        thread)."""
+        callback = self._on_end
+        if callback is None:
+            return
+        here = running_loop()
+        loop = self._loop if self._loop is not None and not self._loop.is_closed() else here
+        if loop is None or loop is here:
+            callback(why)
+        else:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(callback, why)
 
     def _send_host_code(self) -> None:
         """The host module, to the loader that asked (answered at once, from the thread the

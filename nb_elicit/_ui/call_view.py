@@ -97,6 +97,8 @@ class CallView(widgets.VBox):
         #: place of the lines kept one per key.
         self._app_note_keys: dict[object, int] = {}
         self._app_notes: list[str] = []
+        #: The line in the apps' place once the last of them ended (see :meth:`app_ended`).
+        self.apps_line: str | None = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
@@ -184,10 +186,20 @@ class CallView(widgets.VBox):
         if self.frozen and self.display_handle is not None:
             self.display_handle.update(_Static(self.transcript()))
 
-    def app_ended(self, box: widgets.Widget) -> None:
-        """An app shown here ended (its connection closed, or apps were turned off): its widgets
-        are closed; once none is left, so is the apps' output."""
-        self.apps.children = tuple(c for c in self.apps.children if c is not box)
+    def app_ended(self, box: widgets.Widget, reason: str = "") -> None:
+        """An app shown here ended (it asked to, its frame closed, the cap of live apps, a
+        second page, its connection closed, apps turned off): its widgets are closed, and its
+        place becomes the line ``reason`` (`apps_line`), a widget of the apps' output, so that
+        every page that shows the output shows it (a reloaded page too: it has no display
+        ids to be updated by); with no reason, the place is left empty."""
+        self.apps_line = reason or None
+        line = ()
+        if reason:
+            line = (widgets.HTML(notice_html(reason, "info"),
+                                 _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
+                                               "nb-elicit-app-ended")),)
+        self.apps.children = tuple(c for child in self.apps.children
+                                   for c in ((child,) if child is not box else line))
         close_soon(box)
         if self.apps.children:
             return
@@ -196,6 +208,18 @@ class CallView(widgets.VBox):
         self._apps_shown = False
         if self.frozen:
             close_soon(self.apps)
+
+    def drop_answered(self, keep: int) -> None:
+        """Of the requests answered here, the newest ``keep`` stay and the others leave and
+        close (for a view that outlives its requests: the one of an app's requests)."""
+        answered = [c for c in self._prompts() if c.answer.done()]
+        gone = {id(c) for c in answered[:max(0, len(answered) - keep)]}
+        if not gone:
+            return
+        self.forms.children = tuple(c for c in self.forms.children if id(c) not in gone)
+        for prompt in answered:
+            if id(prompt) in gone:
+                close_soon(prompt)
 
     def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),

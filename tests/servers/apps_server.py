@@ -6,7 +6,9 @@
 - ``wrong_mime``: its app is served as plain ``text/html``;
 - ``too_large``: its app is one byte over nb_elicit's limit;
 - ``missing_app``: its app's resource does not exist;
-- ``reads_so_far``: how many times each app resource was read (JSON).
+- ``reads_so_far``: how many times each app resource was read (JSON);
+- ``close_for_app``: ``for_app`` becomes ``visibility: ["model"]``, and the server says its
+  tool list changed (``notifications/tools/list_changed``).
 
 It also serves ``test://data``, a plain resource an app may read.
 """
@@ -15,7 +17,7 @@ import json
 import sys
 from collections import Counter
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 APP_MIME = "text/html;profile=mcp-app"
 #: nb_elicit's limit (``_core/apps.py: MAX_APP_BYTES``), written out: this server knows no
@@ -72,6 +74,15 @@ async def missing_app() -> str:
 @server.tool()
 async def reads_so_far() -> str:
     return json.dumps(dict(reads))
+
+
+@server.tool()
+async def close_for_app(ctx: Context) -> str:
+    """for_app is no longer for apps; the tool list changed."""
+    server.remove_tool("for_app")
+    server.add_tool(for_app, meta=with_ui(visibility=["model"]))
+    await ctx.session.send_tool_list_changed()
+    return "for_app is for the model alone now"
 
 
 @server.resource("ui://test/app.html", mime_type=APP_MIME)

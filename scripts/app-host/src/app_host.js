@@ -28,9 +28,12 @@
  * The policy (`buildCsp`) is the spec's, without `'self'` (an opaque origin has no server of
  * its own, and a `srcdoc` document's `'self'` would name the notebook server) and with
  * `base-uri 'none'` and `form-action 'none'`: the spec lets a host restrict further, never
- * loosen. Each declared domain must be an http(s) or ws(s) origin, with an optional `*.`
- * subdomain wildcard and path; anything else (keywords, bare schemes, `*`, quotes, `;`) is
- * dropped.
+ * loosen. The declared domains come checked from Python (`_core/apps.py: csp_domains`, the one
+ * validator: plain origins only), and are taken as they come. No permission is granted: neither
+ * frame has an `allow` attribute, and the app is told of none.
+ *
+ * The app's HTML is not in the widget's state: the view asks Python for it (`{kind: "html"}`)
+ * and gets it once; a second view (a reloaded page) is told it is gone and says so.
  *
  * What the app asks for that needs the server or the person goes to Python as an anywidget
  * custom message, `{kind: "request", id, method, params}`, answered by `{kind: "response", id,
@@ -70,23 +73,15 @@ const DISPLAY_MODES = ["inline"];
 
 // -- the Content Security Policy -------------------------------------------------------------
 
-const SOURCE = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%!$&()+=:@/-]*)?$/;
-
-/** The declared sources that are plain origins (or origin and path), deduplicated, at most 64. */
-export function cleanSources(list) {
-  if (!Array.isArray(list)) return [];
-  const kept = list.filter((s) => typeof s === "string" && s.length <= 2048 && SOURCE.test(s));
-  return [...new Set(kept)].slice(0, 64);
-}
-
-/** `_meta.ui.csp` with only the sources this host applies. */
+/** The widget's `csp` (checked in Python, the one validator) as the four lists it holds. */
 export function appliedCsp(csp) {
   const given = csp && typeof csp === "object" ? csp : {};
+  const list = (value) => (Array.isArray(value) ? value.filter((s) => typeof s === "string") : []);
   return {
-    connectDomains: cleanSources(given.connectDomains),
-    resourceDomains: cleanSources(given.resourceDomains),
-    frameDomains: cleanSources(given.frameDomains),
-    baseUriDomains: cleanSources(given.baseUriDomains),
+    connectDomains: list(given.connectDomains),
+    resourceDomains: list(given.resourceDomains),
+    frameDomains: list(given.frameDomains),
+    baseUriDomains: list(given.baseUriDomains),
   };
 }
 
@@ -109,19 +104,12 @@ export function buildCsp(csp) {
   ].join("; ");
 }
 
-/** The Permission Policy `allow` attribute for the permissions granted. */
-export function allowAttribute(permissions) {
-  const given = permissions && typeof permissions === "object" ? permissions : {};
-  const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
-                     clipboardWrite: "clipboard-write" };
-  return Object.keys(features).filter((key) => given[key]).map((key) => features[key]).join("; ");
-}
-
 const FALLBACK_TEXTS = {
   title: "MCP App",
   closed: "The app was closed.",
   left_page: "The app left its page and was closed.",
   not_started: "The app did not start.",
+  elsewhere: "This app ran in an earlier page; call the tool again to see it here.",
 };
 
 // -- the sandbox proxy (runs inside the outer frame; self-contained) ------------------------
@@ -138,13 +126,8 @@ function sandboxProxy(title) {
       if (reserved(data)) {
         if (data.method !== prefix + "resource-ready" || inner) return;
         const params = data.params || {};
-        const given = params.permissions || {};
-        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
-                           clipboardWrite: "clipboard-write" };
-        const allow = Object.keys(features).filter((k) => given[k]).map((k) => features[k]);
         inner = document.createElement("iframe");
         inner.setAttribute("sandbox", "allow-scripts allow-forms");
-        if (allow.length) inner.setAttribute("allow", allow.join("; "));
         inner.setAttribute("title", title);
         inner.addEventListener("load", () => {
           loads += 1;
@@ -281,6 +264,7 @@ function render({ model, el }) {
   notice.setAttribute("role", "status");
   el.append(frame, notice);
 
+  let html = null;  // (the app's HTML, once Python sent it)
   let bridge = null;
   let bridgeWindow = null;
   let ready = false;  // (the current app sent ui/notifications/initialized)
@@ -295,8 +279,12 @@ function render({ model, el }) {
 
   const status = (value) => {
     if (closed && value !== "torn down") return;
-    model.set("status", value);
-    model.save_changes();
+    try {
+      model.set("status", value);
+      model.save_changes();
+    } catch {
+      // (the model is closed already: Python ended the app, and hears nothing more)
+    }
   };
 
   const setHeight = (height) => {
@@ -347,7 +335,7 @@ function render({ model, el }) {
     logging: {},
     message: { text: {} },
     updateModelContext: { text: {}, structuredContent: {} },
-    sandbox: { csp: appliedCsp(model.get("csp")), permissions: model.get("permissions") || {} },
+    sandbox: { csp: appliedCsp(model.get("csp")), permissions: {} },
   });
 
   const forward = (method, params, extra) => {
@@ -452,10 +440,10 @@ function render({ model, el }) {
     try {
       await bridge.connect(new PostMessageTransport(source, source));
       await bridge.sendSandboxResourceReady({
-        html: model.get("html"),
+        html,
         sandbox: SANDBOX,
         csp: appliedCsp(model.get("csp")),
-        permissions: model.get("permissions") || {},
+        permissions: {},
       });
     } catch (error) {
       notice.textContent = text("not_started");
@@ -477,8 +465,7 @@ function render({ model, el }) {
   window.addEventListener("message", onWindowMessage);
 
   const load = () => {
-    const allow = allowAttribute(model.get("permissions"));
-    if (allow) frame.setAttribute("allow", allow); else frame.removeAttribute("allow");
+    if (html === null || closed) return;  // (until Python sent the HTML)
     frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
     frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
   };
@@ -535,6 +522,15 @@ function render({ model, el }) {
       } else {
         entry.resolve(message.result && typeof message.result === "object" ? message.result : {});
       }
+    } else if (message.kind === "html") {
+      if (html !== null || closed) return;
+      if (typeof message.html === "string") {
+        html = message.html;
+        load();
+      } else {  // (shown in an earlier page: it goes to one page only)
+        close();
+        notice.textContent = text("elsewhere");
+      }
     } else if (message.kind === "teardown") {
       teardown();
     } else if (message.kind === "tool-input-partial") {
@@ -552,11 +548,14 @@ function render({ model, el }) {
     setHeight(parseFloat(frame.style.height));
     updateContext();
   });
-  model.on("change:html", () => { if (!closed) load(); });
   model.on("change:csp", () => { if (!closed) load(); });
-  model.on("change:permissions", () => { if (!closed) load(); });
 
-  load();
+  try {
+    model.send({ kind: "html" });
+  } catch {  // (its model closed before this view drew: the app has ended)
+    close();
+    notice.textContent = text("closed");
+  }
   return () => { teardown(); };
 }
 
