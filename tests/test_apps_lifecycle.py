@@ -196,6 +196,8 @@ def test_25_clock_calls_leave_at_most_the_cap_of_live_apps_and_no_html_in_synced
     html = APP_FILE.read_text(encoding="utf-8")
 
     async def scenario(person):
+        # (frames and state that earlier tests of this process left are not this test's)
+        before, state_before = {id(f) for f in live_frames()}, synced_bytes()
         conn = await nb_elicit.connect("demo", demo_command(journal))
         views = []
         for _ in range(25):
@@ -203,7 +205,8 @@ def test_25_clock_calls_leave_at_most_the_cap_of_live_apps_and_no_html_in_synced
             await call
             views.append(call._view)
         await settle(50)
-        return len(conn.apps.shown), views, live_frames(), synced_bytes()
+        frames = [f for f in live_frames() if id(f) not in before]
+        return len(conn.apps.shown), views, frames, synced_bytes() - state_before
 
     shown, views, frames, state = drive(scenario)
     print(f"after 25 clock calls: {len(frames)} live frames, {state:,} bytes of synced state")
