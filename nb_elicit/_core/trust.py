@@ -25,7 +25,6 @@ import json
 import os
 import re
 import shlex
-import threading
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from urllib.parse import urlsplit
 from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
-from .private import write_json_owner_only
+from .private import locked, write_json_owner_only
 from .secrets import MASK, mask_literals, secret_input
 from .text import visible
 
@@ -44,7 +43,6 @@ __all__ = ["ENV_TRUST", "Shown", "ShownInput", "TrustStore", "approved_by_env", 
 
 #: The environment variable that approves project servers without a person.
 ENV_TRUST = "NB_ELICIT_TRUST"
-_LOCK = threading.Lock()
 
 
 def trust_file() -> Path:
@@ -116,7 +114,10 @@ def approved_by_env(name: str, environ: Mapping[str, str] | None = None) -> bool
 
 
 class TrustStore:
-    """The consents given so far: by file (its absolute path), key path and entry hash."""
+    """The consents given so far: by file (its absolute path), key path and entry hash.
+
+    Every read, and every read-change-write, holds :func:`~.private.locked` (a lock across
+    threads and processes): two kernels saying Start at once keep both consents."""
 
     def __init__(self, path: Path | None = None):
         self._path = path
@@ -142,21 +143,32 @@ class TrustStore:
     def trusts(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> bool:
         """Whether the person said Start to this very entry of this file, in this workspace,
         with these inputs and the env file keys ``env_keys``."""
-        with _LOCK:
-            keys = self._read().get(_file_key(server), {})
+        keys = self._read_locked().get(_file_key(server), {})
         return keys.get(server.key) == entry_hash(server, env_keys)
+
+    def _read_locked(self) -> dict[str, dict[str, str]]:
+        """The consents, read under the lock; where its lock file cannot be made (no folder
+        yet, or one not writable) read as they are: the file is only ever replaced whole, in
+        one step, so a read never sees half a write."""
+        if not self.path.parent.is_dir():
+            return {}
+        try:
+            with locked(self.path):
+                return self._read()
+        except OSError:  # (the lock file cannot be made: a folder not writable)
+            return self._read()
 
     def remember(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> None:
         """Keep the consent to this entry (replacing one given to an earlier version of it).
         OSError when the file cannot be written (the caller says so in one line)."""
-        with _LOCK:
+        with locked(self.path):
             files = self._read()
             files.setdefault(_file_key(server), {})[server.key] = entry_hash(server, env_keys)
             self._write({"version": 2, "files": files})
 
     def forget(self, server: ConfiguredServer | None = None) -> None:
         """Forget the consent to ``server`` (every consent when None)."""
-        with _LOCK:
+        with locked(self.path):
             if server is None:
                 files: dict[str, dict[str, str]] = {}
             else:
