@@ -35,7 +35,7 @@ from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
 from .private import locked, write_json_owner_only
-from .secrets import MASK, mask_literals, secret_input
+from .secrets import MASK, mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
 __all__ = ["ENV_TRUST", "Shown", "ShownInput", "TrustStore", "approved_by_env", "entry_hash",
@@ -186,7 +186,8 @@ _PLAIN_WORD = re.compile(r"[\w@%+=:,./${}-]+")
 
 
 def _word(word: str) -> str:
-    return word if _PLAIN_WORD.fullmatch(word) else shlex.quote(word)
+    # (a masked value is plain too: it is no text of the file's to quote)
+    return word if _PLAIN_WORD.fullmatch(word.replace(MASK, "_")) else shlex.quote(word)
 
 
 def _file_key(server: ConfiguredServer) -> str:
@@ -229,7 +230,9 @@ class ShownInput:
 @dataclass(frozen=True)
 class Shown:
     """What a person is shown of an entry before it starts: as written, variables not filled
-    in, every literal value masked (:func:`~.secrets.mask_literals`), and every invisible
+    in, every literal value masked (:func:`~.secrets.mask_literals`), the credentials of the
+    command line and the URL masked by the one rule for them (:func:`~.secrets.redact_argv`,
+    :func:`~.secrets.redact_url`, their references kept as written), and every invisible
     character written as its escape (:func:`~.text.visible`)."""
 
     transport: str
@@ -275,9 +278,11 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
     link = _link(server.path)
     if server.transport != "stdio":
         url = entry.url or ""
-        return Shown(server.transport, url=visible(url), host=visible(_host(url)),
+        return Shown(server.transport, url=visible(redact_url(url, written=True)),
+                     host=visible(_host(url)),
                      headers=_values(entry.headers), inputs=inputs, link=link)
-    command = visible(" ".join(_word(word) for word in [entry.command or "", *entry.args]))
+    command = visible(" ".join(
+        _word(word) for word in redact_argv([entry.command or "", *entry.args], written=True)))
     if entry.cwd is not None:
         cwd = visible(entry.cwd)
     elif place is not None and place.project:
@@ -309,9 +314,10 @@ def _input(spec, input_id: str) -> ShownInput:
 
 def _host(url: str) -> str:
     try:
-        return urlsplit(url).hostname or url
+        host = urlsplit(url).hostname
     except ValueError:
-        return url
+        host = None
+    return host or redact_url(url, written=True)  # (no host: the URL, as the card shows it)
 
 
 def _link(path: Path) -> str | None:

@@ -5,8 +5,11 @@ it runs, each env key with its value and the env file's keys (stdio), or the URL
 header with its value, under the host they go to (HTTP); and the inputs it uses (the ones given
 before in this kernel are sent again without asking, and say so). Values are shown as written:
 ``${env:...}`` and ``${input:...}`` as they are, literal text masked
-(:func:`~nb_elicit._core.secrets.mask_literals`); every invisible character as its escape
-(:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as text.
+(:func:`~nb_elicit._core.secrets.mask_literals`); the command line and the URL as written, but
+for a credential written into them (:func:`~nb_elicit._core.secrets.redact_argv`,
+:func:`~nb_elicit._core.secrets.redact_url`, their references kept); every invisible character
+as its escape (:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as
+text.
 
 * **Start** answers ``accept``: nb_elicit may start it (and remembers that for this entry).
 * **Cancel** and ✕ answer ``decline`` and ``cancel``: nothing starts.
