@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .auth import HEADLESS_MODES, parse_auth
 from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
@@ -38,8 +39,9 @@ from .private import locked, write_json_owner_only
 from .secrets import MASK, mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
-__all__ = ["ENV_TRUST", "Shown", "ShownInput", "TrustStore", "approved_by_env", "entry_hash",
-           "hidden_own", "is_own", "shown", "trust_file", "trust_state"]
+__all__ = ["ENV_TRUST", "Shown", "ShownInput", "ShownRead", "ShownSignIn", "TrustStore",
+           "approved_by_env", "entry_hash", "hidden_own", "is_own", "shown", "trust_file",
+           "trust_state"]
 
 #: The environment variable that approves project servers without a person.
 ENV_TRUST = "NB_ELICIT_TRUST"
@@ -228,6 +230,45 @@ class ShownInput:
 
 
 @dataclass(frozen=True)
+class ShownRead:
+    """A secret the sign-in reads (an environment variable or a file: its name, never its
+    value) and where what it reads goes."""
+
+    #: ``client_secret``, ``private_key``, ``id_token`` or ``idp_client_secret``.
+    what: str
+    #: The variable's name, or the file's path as written.
+    source: str
+    file: bool = False
+    #: The host it is sent to; "" for the authorization server the MCP server names (found
+    #: when it asks).
+    to: str = ""
+    #: It signs what is sent (a private key), it is not sent itself.
+    signs: bool = False
+
+
+@dataclass(frozen=True)
+class ShownSignIn:
+    """An HTTP server's sign-in settings (``auth`` or ``oauth``), as the card shows them."""
+
+    #: ``auth`` or ``oauth``, the key of the entry that holds them ("" when it has none).
+    key: str
+    #: The mode it signs in with (``auto`` when the file sets none).
+    mode: str
+    client_id: str | None = None
+    #: The URL offered as the client ID (a Client ID Metadata Document).
+    client_metadata_url: str | None = None
+    #: The authorization server's issuer URL, and the identity provider's token endpoint.
+    issuer: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    scope: str | None = None
+    reads: tuple[ShownRead, ...] = ()
+    #: The hosts of the issuer and of the identity provider's token endpoint.
+    issuer_host: str = ""
+    idp_host: str = ""
+
+
+@dataclass(frozen=True)
 class Shown:
     """What a person is shown of an entry before it starts: as written, variables not filled
     in, every literal value masked (:func:`~.secrets.mask_literals`), the credentials of the
@@ -253,6 +294,8 @@ class Shown:
     inputs: tuple[ShownInput, ...] = ()
     #: When the file is a link: the file it leads to (its entries run here, all the same).
     link: str | None = None
+    #: (HTTP) how it signs in: what its ``auth`` or ``oauth`` settings read and send where.
+    sign_in: ShownSignIn | None = None
 
     @property
     def target(self) -> str:
@@ -280,7 +323,8 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
         url = entry.url or ""
         return Shown(server.transport, url=visible(redact_url(url, written=True)),
                      host=visible(_host(url)),
-                     headers=_values(entry.headers), inputs=inputs, link=link)
+                     headers=_values(entry.headers), inputs=inputs, link=link,
+                     sign_in=_sign_in(server))
     command = visible(" ".join(
         _word(word) for word in redact_argv([entry.command or "", *entry.args], written=True)))
     if entry.cwd is not None:
@@ -293,6 +337,46 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
     return Shown("stdio", command=command, cwd=cwd, env=_values(entry.env),
                  env_file=None if entry.env_file is None else visible(entry.env_file),
                  env_file_keys=keys, inputs=inputs, link=link)
+
+
+def _sign_in(server: ConfiguredServer) -> ShownSignIn:
+    """What ``server``'s sign-in settings read and where it goes: every secret named by its
+    variable or file, and the host it is sent to (with an ``issuer``, a headless mode sends its
+    credentials there only; otherwise to the authorization server the MCP server names)."""
+    entry = server.entry
+    assert entry is not None
+    key = "auth" if entry.auth is not None else "oauth" if entry.oauth is not None else ""
+    settings = entry.auth or entry.oauth
+    config = parse_auth(settings.options() if settings is not None else None)  # (checked)
+    issuer_host = _host(config.issuer) if config.issuer else ""
+    server_side = issuer_host if config.mode in HEADLESS_MODES else ""
+    idp_host = _host(config.idp_token_endpoint) if config.idp_token_endpoint else ""
+    reads = []
+    if config.client_secret_env:
+        reads.append(ShownRead("client_secret", config.client_secret_env, to=server_side))
+    if config.private_key_env:
+        reads.append(ShownRead("private_key", config.private_key_env, to=server_side,
+                               signs=True))
+    if config.private_key_file:
+        reads.append(ShownRead("private_key", config.private_key_file, file=True,
+                               to=server_side, signs=True))
+    if config.id_token_env:
+        reads.append(ShownRead("id_token", config.id_token_env, to=idp_host))
+    if config.idp_client_secret_env:
+        reads.append(ShownRead("idp_client_secret", config.idp_client_secret_env, to=idp_host))
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else visible(value)
+
+    def url(value: str | None) -> str | None:
+        return None if value is None else visible(redact_url(value, written=True))
+
+    return ShownSignIn(
+        key, config.mode, text(config.client_id), url(config.client_metadata_url),
+        url(config.issuer), url(config.idp_token_endpoint), text(config.idp_client_id),
+        text(config.scope),
+        tuple(ShownRead(r.what, visible(r.source), r.file, visible(r.to), r.signs)
+              for r in reads), visible(issuer_host), visible(idp_host))
 
 
 def _values(values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
