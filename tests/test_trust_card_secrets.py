@@ -97,3 +97,13 @@ def test_percent_mcp_servers_shows_the_url_and_command_line_by_the_same_rule(wor
     assert f"--api-key {MASK} --token=${{env:GH_TOKEN}}" in targets["local"]
     for text in (repr(table), table._repr_html_()):
         assert not [literal for literal in LITERALS if literal in text]
+
+
+def test_a_host_named_by_a_variable_is_shown_as_written(world):
+    world("repo/.mcp.json", {"mcpServers": {"v": {
+        "url": "https://${env:MCP_HOST}:8443/mcp",
+        "headers": {"Authorization": "Bearer ${env:GH_TOKEN}"}}}})
+    facts = card("v").facts()
+    assert ("URL", "https://${env:MCP_HOST}:8443/mcp", True) in facts
+    assert ("headers to ${env:MCP_HOST}:8443", "Authorization: Bearer ${env:GH_TOKEN}",
+            True) in facts

@@ -397,10 +397,15 @@ def _input(spec, input_id: str) -> ShownInput:
 
 
 def _host(url: str) -> str:
+    """The host ``url`` names; as written when a variable names it (``${env:MCP_HOST}``)."""
     try:
-        host = urlsplit(url).hostname
+        parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
-        host = None
+        return redact_url(url, written=True)
+    written = parts.netloc.rpartition("@")[2]
+    if "${" in written:
+        return redact_url(written, written=True)
     return host or redact_url(url, written=True)  # (no host: the URL, as the card shows it)
 
 
