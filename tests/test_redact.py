@@ -109,6 +109,7 @@ def test_redact_url_as_written_keeps_references_and_masks_literal_credentials(ur
      ["srv", f"Authorization: Bearer {M}", "--password", f"{M}${{env:P}}"]),
     (["srv", "--level", "${LOG_LEVEL:-debug}", "server.py"],
      ["srv", "--level", f"${{LOG_LEVEL:-{M}}}", "server.py"]),
+    (["srv", "--url=https://h.example/a\tb?key=abc"], ["srv", f"--url=https://h.example/a\tb?key={M}"]),
 ])
 def test_redact_argv_as_written_keeps_references_and_masks_literal_credentials(argv, shown):
     assert redact_argv(argv, written=True) == shown

@@ -380,9 +380,9 @@ class _Filled:
 
 #: A ``${...}`` reference (or a stray character of the stand-ins' own) while a text as written
 #: is judged; it stands there as ``\ue000N\ue001``, which no rule takes for a token or a
-#: delimiter. In a URL, so do control characters and spaces, which ``urlsplit`` would drop
-#: (what is shown is what is written).
-_STANDS_IN = re.compile(r"\$\{[^}]*\}|[\ue000\ue001]")
+#: delimiter. So do control characters, which ``urlsplit`` would drop (what is shown is what
+#: is written), and in a URL spaces, which it strips at the start.
+_STANDS_IN = re.compile(r"\$\{[^}]*\}|[\ue000\ue001\x00-\x1f\x7f]")
 _STANDS_IN_URL = re.compile(r"\$\{[^}]*\}|[\ue000\ue001\x00-\x20\x7f]")
 _STAND_IN = re.compile("\ue000(\\d+)\ue001")
 
