@@ -83,3 +83,33 @@ def test_a_connect_error_does_not_show_a_key_given_on_the_command_line():
 
         asyncio.run(nb_elicit.connect("broken", command))
     assert key not in str(failed.value) and "--api-key" in str(failed.value)
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("https://h.example/s/${input:slug}/mcp?api_key=${env:KEY}",
+     "https://h.example/s/${input:slug}/mcp?api_key=${env:KEY}"),
+    ("https://h.example/token/${env:T}/mcp", "https://h.example/token/${env:T}/mcp"),
+    ("https://h.example/mcp?api_key=abc${env:KEY}", "https://h.example/mcp?api_key={M}${env:KEY}"),
+    ("https://h.example/s/8f3kJ2mQ9xLp4R7tZ1vB/mcp", "https://h.example/s/{M}/mcp"),
+    ("https://h.example/ghp_abcdefghijkl${env:X}/", "https://h.example/{M}${env:X}/"),
+    ("https://${env:USER}@h.example/mcp?key=${K:-AIzaSyA-1}", "https://${env:USER}@h.example/mcp?key=${K:-{M}}"),
+    ("https://u:hunter2@h.example/mcp", "https://{M}@h.example/mcp"),
+    ("https://h.example/a\tb?mode=fast", "https://h.example/a\tb?mode=fast"),
+])
+def test_redact_url_as_written_keeps_references_and_masks_literal_credentials(url, shown):
+    assert redact_url(url, written=True) == shown.replace("{M}", M)
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["srv", "--api-key", "${env:KEY}", "--api-key", "sk-live-abcdef123456"],
+     ["srv", "--api-key", "${env:KEY}", "--api-key", M]),
+    (["srv", "--token=${input:t}", "OPENAI_API_KEY=${env:K}", "Authorization: Bearer ${env:T}"],
+     ["srv", "--token=${input:t}", "OPENAI_API_KEY=${env:K}", "Authorization: Bearer ${env:T}"]),
+    (["srv", "Authorization: Bearer ghp_abcdefghijklmnop", "--password", "x${env:P}"],
+     ["srv", f"Authorization: Bearer {M}", "--password", f"{M}${{env:P}}"]),
+    (["srv", "--level", "${LOG_LEVEL:-debug}", "server.py"],
+     ["srv", "--level", f"${{LOG_LEVEL:-{M}}}", "server.py"]),
+    (["srv", "--url=https://h.example/a\tb?key=abc"], ["srv", f"--url=https://h.example/a\tb?key={M}"]),
+])
+def test_redact_argv_as_written_keeps_references_and_masks_literal_credentials(argv, shown):
+    assert redact_argv(argv, written=True) == shown

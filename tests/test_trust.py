@@ -11,6 +11,7 @@ temporary folder: the real user's files are never read or written.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import stat
 import sys
@@ -21,7 +22,7 @@ from helpers.trust_world import attach, make_world, marker_config, wait_for_card
 from IPython.core.error import UsageError
 
 import nb_elicit
-from nb_elicit._core.configs import Place, find_server, load
+from nb_elicit._core.configs import Place, find_server, load, place_of
 from nb_elicit._core.trust import (
     TrustStore,
     approved_by_env,
@@ -98,6 +99,42 @@ def test_the_store_remembers_per_file_and_entry_in_an_owner_only_file(world):
     assert not store.trusts(find_server("github"))
     store.forget(changed)
     assert not store.trusts(changed)
+
+
+def _start_many(config: str, store: str, who: int, count: int) -> None:
+    """One kernel's Starts: it remembers each of its servers, then forgets every other one."""
+    from pathlib import Path
+
+    from nb_elicit._core.configs import load, place_of
+    from nb_elicit._core.trust import TrustStore
+
+    mine = [s for s in load(place_of(config)) if s.name.startswith(f"k{who}-")]
+    trust = TrustStore(Path(store))
+    for server in mine:
+        trust.remember(server)
+    for server in mine[::2]:
+        trust.forget(server)
+
+
+def test_kernels_saying_start_at_once_lose_none_of_each_others_consents(world, tmp_path):
+    kernels, each = 4, 30
+    config = world("repo/.mcp.json", {"mcpServers": {
+        f"k{who}-{n}": {"command": "run", "args": [str(n)]}
+        for who in range(kernels) for n in range(each)}})
+    store = tmp_path / "consents" / "trust.json"
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_start_many, args=(str(config), str(store), who, each))
+               for who in range(kernels)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
+    servers = load(place_of(config))
+    kept = {s.name for s in servers if TrustStore(store).trusts(s)}
+    expected = {f"k{who}-{n}" for who in range(kernels) for n in range(1, each, 2)}
+    assert kept == expected, (f"{len(expected - kept)} consents lost, "
+                              f"{len(kept - expected)} forgotten ones back")
 
 
 @pytest.mark.parametrize("text", ["", "not json", "[]", '{"files": []}', '{"files": {"x": 1}}'])

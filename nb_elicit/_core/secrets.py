@@ -198,8 +198,7 @@ def mask_literals(text: str) -> str:
     for match in _REFERENCE.finditer(text, pos):
         if match.start() > pos:
             out.append(MASK)
-        name, dash, default = match.group(1).partition(":-")
-        out.append(f"${{{name}:-{MASK}}}" if dash and default else match.group(0))
+        out.append(_reference(match.group(0)))
         pos = match.end()
     if pos < len(text):
         out.append(MASK)
@@ -366,15 +365,88 @@ def _secret_key(name: str) -> bool:
     return looks_secret(name) or name.lower() in _URL_SECRET_KEYS
 
 
-def _redact_pairs(text: str) -> str:
+class _Filled:
+    """The rules for text as it is sent (``where()``): a value in a secret place is masked whole."""
+
+    def mask(self, value: str) -> str:
+        return MASK
+
+    def token(self, value: str) -> bool:
+        return looks_like_token(value)
+
+    def prefixed(self, value: str) -> bool:
+        return bool(_TOKEN_PREFIX.fullmatch(value))
+
+
+#: A ``${...}`` reference (or a stray character of the stand-ins' own) while a text as written
+#: is judged; it stands there as ``\ue000N\ue001``, which no rule takes for a token or a
+#: delimiter. So do control characters, which ``urlsplit`` would drop (what is shown is what
+#: is written), and in a URL spaces, which it strips at the start.
+_STANDS_IN = re.compile(r"\$\{[^}]*\}|[\ue000\ue001\x00-\x1f\x7f]")
+_STANDS_IN_URL = re.compile(r"\$\{[^}]*\}|[\ue000\ue001\x00-\x20\x7f]")
+_STAND_IN = re.compile("\ue000(\\d+)\ue001")
+
+
+class _Written(_Filled):
+    """The rules for text as a config file writes it, its references stood in for: a value in a
+    secret place keeps its references and a leading authorization scheme, its literal text is
+    masked (as :func:`mask_literals` does), and literal text is judged run by run."""
+
+    def mask(self, value: str) -> str:
+        scheme = _SCHEME.match(value)
+        out, pos = [scheme.group(0) if scheme else ""], scheme.end() if scheme else 0
+        for match in _STAND_IN.finditer(value, pos):
+            if match.start() > pos:
+                out.append(MASK)
+            out.append(match.group(0))
+            pos = match.end()
+        if pos < len(value):
+            out.append(MASK)
+        return "".join(out)
+
+    def token(self, value: str) -> bool:
+        return any(looks_like_token(run) for run in _STAND_IN.split(value) if run)
+
+    def prefixed(self, value: str) -> bool:
+        return any(_TOKEN_PREFIX.fullmatch(run) for run in _STAND_IN.split(value) if run)
+
+
+_FILLED, _WRITTEN = _Filled(), _Written()
+
+
+def _reference(text: str) -> str:
+    """A reference as shown: as written, but for the default of ``${VAR:-default}``."""
+    name, dash, default = text[2:-1].partition(":-")
+    return f"${{{name}:-{MASK}}}" if text.startswith("${") and dash and default else text
+
+
+class _StoodIn:
+    """Texts as written, each reference replaced by a stand-in, and put back."""
+
+    def __init__(self, pattern: re.Pattern = _STANDS_IN):
+        self.references: list[str] = []
+        self.pattern = pattern
+
+    def __call__(self, text: str) -> str:
+        def stand_in(match: re.Match) -> str:
+            self.references.append(match.group(0))
+            return f"\ue000{len(self.references) - 1}\ue001"
+
+        return self.pattern.sub(stand_in, text)
+
+    def back(self, text: str) -> str:
+        return _STAND_IN.sub(lambda m: _reference(self.references[int(m.group(1))]), text)
+
+
+def _redact_pairs(text: str, rules: _Filled) -> str:
     """A query (or fragment) with the values of secret keys, and token-like values, masked."""
     pairs = []
     for pair in text.split("&"):
         name, eq, value = pair.partition("=")
-        if eq and value and (_secret_key(_unquoted(name)) or looks_like_token(_unquoted(value))):
-            value = MASK
-        elif not eq and looks_like_token(_unquoted(name)):
-            name = MASK
+        if eq and value and (_secret_key(_unquoted(name)) or rules.token(_unquoted(value))):
+            value = rules.mask(value)
+        elif not eq and rules.token(_unquoted(name)):
+            name = rules.mask(name)
         pairs.append(f"{name}{eq}{value}")
     return "&".join(pairs)
 
@@ -385,52 +457,74 @@ def _unquoted(text: str) -> str:
     return unquote(text)
 
 
-def redact_url(url: str) -> str:
+def redact_url(url: str, *, written: bool = False) -> str:
     """``url`` with its credentials masked (:data:`MASK`): the userinfo, path segments that
     look like tokens (:func:`looks_like_token`) or follow a segment that names a secret
     (``/token/<value>``), and the values of secret-looking query (and fragment) keys
     (``api_key``, ``access_token``, ``key``, ``sig``, ...) or that look like tokens. The rest
-    stays as written, so two URLs of one server still compare equal."""
-    from urllib.parse import urlsplit, urlunsplit
+    stays as written, so two URLs of one server still compare equal.
 
+    ``written``: ``url`` as a config file writes it (a trust card, ``%mcp servers``): its
+    ``${env:...}`` and ``${input:...}`` references stay as written wherever they are (the
+    default of ``${VAR:-default}`` masked), and only the literal text of a secret place is
+    masked: ``?api_key=${env:KEY}`` stays, ``?api_key=abc123`` does not."""
     if not isinstance(url, str) or not url:
         return url
+    if not written:
+        return _redact_url(url, _FILLED)
+    stood_in = _StoodIn(_STANDS_IN_URL)
+    return stood_in.back(_redact_url(stood_in(url), _WRITTEN))
+
+
+def _redact_url(url: str, rules: _Filled) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:
-        return MASK if looks_like_token(url) else url
+        return rules.mask(url) if rules.token(url) else url
     netloc = parts.netloc
     if "@" in netloc:
-        netloc = MASK + "@" + netloc.rpartition("@")[2]
+        userinfo, _, host = netloc.rpartition("@")
+        netloc = rules.mask(userinfo) + "@" + host
     segments = parts.path.split("/")
     for i, segment in enumerate(segments):
         before = _unquoted(segments[i - 1]) if i else ""
-        if segment and (looks_like_token(_unquoted(segment))
-                        or (before and _secret_key(before))):
-            segments[i] = MASK
-    query = _redact_pairs(parts.query) if parts.query else ""
-    fragment = _redact_pairs(parts.fragment) if parts.fragment else ""
+        if segment and (rules.token(_unquoted(segment)) or (before and _secret_key(before))):
+            segments[i] = rules.mask(segment)
+    query = _redact_pairs(parts.query, rules) if parts.query else ""
+    fragment = _redact_pairs(parts.fragment, rules) if parts.fragment else ""
     return urlunsplit((parts.scheme, netloc, "/".join(segments), query, fragment))
 
 
-def redact_argv(argv: Iterable[str]) -> list[str]:
+def redact_argv(argv: Iterable[str], *, written: bool = False) -> list[str]:
     """A command line (its words) with its credentials masked: the value after a flag that names
     a secret (``--api-key VALUE``, ``-token VALUE``; a one-letter flag such as ``-p`` names
     nothing), the value of ``--flag=VALUE`` and of ``NAME=VALUE`` for such names, a header
     word's value (``"Authorization: Bearer ..."``, ``"X-Api-Key: ..."``), a URL's credentials
     (:func:`redact_url`), and a word that starts like a key (``sk-...``, ``ghp_...``, a JWT: see
     :func:`looks_like_token`; long random runs count only inside URLs, so that paths and
-    hashes of files stay)."""
-    words_in = [str(w) for w in argv]
+    hashes of files stay).
+
+    ``written``: the words as a config file writes them: references stay as written, as
+    :func:`redact_url` keeps them (``--api-key ${env:KEY}`` stays, ``--api-key sk-...``
+    does not)."""
+    if not written:
+        return _redact_argv([str(w) for w in argv], _FILLED)
+    stood_in = _StoodIn()
+    return [stood_in.back(w) for w in _redact_argv([stood_in(str(w)) for w in argv], _WRITTEN)]
+
+
+def _redact_argv(words_in: list[str], rules: _Filled) -> list[str]:
     out: list[str] = []
     mask_next = False
     for word in words_in:
         if mask_next and not word.startswith("-"):
-            out.append(MASK)
+            out.append(rules.mask(word))
             mask_next = False
             continue
         mask_next = False
-        out.append(_redact_word(word))
+        out.append(_redact_word(word, rules))
         if word.startswith("--") and "=" not in word and _secret_key(word.lstrip("-")):
             mask_next = True
         elif (word.startswith("-") and not word.startswith("--") and len(word) > 2
@@ -439,19 +533,19 @@ def redact_argv(argv: Iterable[str]) -> list[str]:
     return out
 
 
-def _redact_word(word: str) -> str:
-    if _TOKEN_PREFIX.fullmatch(word):
-        return MASK
+def _redact_word(word: str, rules: _Filled) -> str:
+    if rules.prefixed(word):
+        return rules.mask(word)
     if _URL_WORD.match(word):
-        return redact_url(word)
+        return _redact_url(word, rules)
     flag = word.startswith("-")
     name, eq, value = word.lstrip("-").partition("=") if flag else word.partition("=")
     if eq and value:
         if (flag or _SECRET_ASSIGNMENT.fullmatch(word)) and _secret_key(name):
-            return word[:len(word) - len(value)] + MASK
-        return word[:len(word) - len(value)] + _redact_word(value)
+            return word[:len(word) - len(value)] + rules.mask(value)
+        return word[:len(word) - len(value)] + _redact_word(value, rules)
     header = _HEADER_WORD.fullmatch(word)
     if header and "://" not in word and (
             header.group(1).lower() in _CREDENTIAL_HEADERS or looks_secret(header.group(1))):
-        return f"{header.group(1)}: {MASK}"
+        return f"{header.group(1)}: {rules.mask(header.group(2))}"
     return word

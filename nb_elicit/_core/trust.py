@@ -25,26 +25,26 @@ import json
 import os
 import re
 import shlex
-import threading
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .auth import HEADLESS_MODES, parse_auth
 from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
-from .private import write_json_owner_only
-from .secrets import MASK, mask_literals, secret_input
+from .private import locked, write_json_owner_only
+from .secrets import MASK, mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
-__all__ = ["ENV_TRUST", "Shown", "ShownInput", "TrustStore", "approved_by_env", "entry_hash",
-           "hidden_own", "is_own", "shown", "trust_file", "trust_state"]
+__all__ = ["ENV_TRUST", "Shown", "ShownInput", "ShownRead", "ShownSignIn", "TrustStore",
+           "approved_by_env", "entry_hash", "hidden_own", "is_own", "shown", "trust_file",
+           "trust_state"]
 
 #: The environment variable that approves project servers without a person.
 ENV_TRUST = "NB_ELICIT_TRUST"
-_LOCK = threading.Lock()
 
 
 def trust_file() -> Path:
@@ -116,7 +116,10 @@ def approved_by_env(name: str, environ: Mapping[str, str] | None = None) -> bool
 
 
 class TrustStore:
-    """The consents given so far: by file (its absolute path), key path and entry hash."""
+    """The consents given so far: by file (its absolute path), key path and entry hash.
+
+    Every read, and every read-change-write, holds :func:`~.private.locked` (a lock across
+    threads and processes): two kernels saying Start at once keep both consents."""
 
     def __init__(self, path: Path | None = None):
         self._path = path
@@ -142,21 +145,32 @@ class TrustStore:
     def trusts(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> bool:
         """Whether the person said Start to this very entry of this file, in this workspace,
         with these inputs and the env file keys ``env_keys``."""
-        with _LOCK:
-            keys = self._read().get(_file_key(server), {})
+        keys = self._read_locked().get(_file_key(server), {})
         return keys.get(server.key) == entry_hash(server, env_keys)
+
+    def _read_locked(self) -> dict[str, dict[str, str]]:
+        """The consents, read under the lock; where its lock file cannot be made (no folder
+        yet, or one not writable) read as they are: the file is only ever replaced whole, in
+        one step, so a read never sees half a write."""
+        if not self.path.parent.is_dir():
+            return {}
+        try:
+            with locked(self.path):
+                return self._read()
+        except OSError:  # (the lock file cannot be made: a folder not writable)
+            return self._read()
 
     def remember(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> None:
         """Keep the consent to this entry (replacing one given to an earlier version of it).
         OSError when the file cannot be written (the caller says so in one line)."""
-        with _LOCK:
+        with locked(self.path):
             files = self._read()
             files.setdefault(_file_key(server), {})[server.key] = entry_hash(server, env_keys)
             self._write({"version": 2, "files": files})
 
     def forget(self, server: ConfiguredServer | None = None) -> None:
         """Forget the consent to ``server`` (every consent when None)."""
-        with _LOCK:
+        with locked(self.path):
             if server is None:
                 files: dict[str, dict[str, str]] = {}
             else:
@@ -174,7 +188,8 @@ _PLAIN_WORD = re.compile(r"[\w@%+=:,./${}-]+")
 
 
 def _word(word: str) -> str:
-    return word if _PLAIN_WORD.fullmatch(word) else shlex.quote(word)
+    # (a masked value is plain too: it is no text of the file's to quote)
+    return word if _PLAIN_WORD.fullmatch(word.replace(MASK, "_")) else shlex.quote(word)
 
 
 def _file_key(server: ConfiguredServer) -> str:
@@ -215,9 +230,50 @@ class ShownInput:
 
 
 @dataclass(frozen=True)
+class ShownRead:
+    """A secret the sign-in reads (an environment variable or a file: its name, never its
+    value) and where what it reads goes."""
+
+    #: ``client_secret``, ``private_key``, ``id_token`` or ``idp_client_secret``.
+    what: str
+    #: The variable's name, or the file's path as written.
+    source: str
+    file: bool = False
+    #: The host it is sent to; "" for the authorization server the MCP server names (found
+    #: when it asks).
+    to: str = ""
+    #: It signs what is sent (a private key), it is not sent itself.
+    signs: bool = False
+
+
+@dataclass(frozen=True)
+class ShownSignIn:
+    """An HTTP server's sign-in settings (``auth`` or ``oauth``), as the card shows them."""
+
+    #: ``auth`` or ``oauth``, the key of the entry that holds them ("" when it has none).
+    key: str
+    #: The mode it signs in with (``auto`` when the file sets none).
+    mode: str
+    client_id: str | None = None
+    #: The URL offered as the client ID (a Client ID Metadata Document).
+    client_metadata_url: str | None = None
+    #: The authorization server's issuer URL, and the identity provider's token endpoint.
+    issuer: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    scope: str | None = None
+    reads: tuple[ShownRead, ...] = ()
+    #: The hosts of the issuer and of the identity provider's token endpoint.
+    issuer_host: str = ""
+    idp_host: str = ""
+
+
+@dataclass(frozen=True)
 class Shown:
     """What a person is shown of an entry before it starts: as written, variables not filled
-    in, every literal value masked (:func:`~.secrets.mask_literals`), and every invisible
+    in, every literal value masked (:func:`~.secrets.mask_literals`), the credentials of the
+    command line and the URL masked by the one rule for them (:func:`~.secrets.redact_argv`,
+    :func:`~.secrets.redact_url`, their references kept as written), and every invisible
     character written as its escape (:func:`~.text.visible`)."""
 
     transport: str
@@ -238,6 +294,8 @@ class Shown:
     inputs: tuple[ShownInput, ...] = ()
     #: When the file is a link: the file it leads to (its entries run here, all the same).
     link: str | None = None
+    #: (HTTP) how it signs in: what its ``auth`` or ``oauth`` settings read and send where.
+    sign_in: ShownSignIn | None = None
 
     @property
     def target(self) -> str:
@@ -263,9 +321,12 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
     link = _link(server.path)
     if server.transport != "stdio":
         url = entry.url or ""
-        return Shown(server.transport, url=visible(url), host=visible(_host(url)),
-                     headers=_values(entry.headers), inputs=inputs, link=link)
-    command = visible(" ".join(_word(word) for word in [entry.command or "", *entry.args]))
+        return Shown(server.transport, url=visible(redact_url(url, written=True)),
+                     host=visible(_host(url)),
+                     headers=_values(entry.headers), inputs=inputs, link=link,
+                     sign_in=_sign_in(server))
+    command = visible(" ".join(
+        _word(word) for word in redact_argv([entry.command or "", *entry.args], written=True)))
     if entry.cwd is not None:
         cwd = visible(entry.cwd)
     elif place is not None and place.project:
@@ -276,6 +337,46 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
     return Shown("stdio", command=command, cwd=cwd, env=_values(entry.env),
                  env_file=None if entry.env_file is None else visible(entry.env_file),
                  env_file_keys=keys, inputs=inputs, link=link)
+
+
+def _sign_in(server: ConfiguredServer) -> ShownSignIn:
+    """What ``server``'s sign-in settings read and where it goes: every secret named by its
+    variable or file, and the host it is sent to (with an ``issuer``, a headless mode sends its
+    credentials there only; otherwise to the authorization server the MCP server names)."""
+    entry = server.entry
+    assert entry is not None
+    key = "auth" if entry.auth is not None else "oauth" if entry.oauth is not None else ""
+    settings = entry.auth or entry.oauth
+    config = parse_auth(settings.options() if settings is not None else None)  # (checked)
+    issuer_host = _host(config.issuer) if config.issuer else ""
+    server_side = issuer_host if config.mode in HEADLESS_MODES else ""
+    idp_host = _host(config.idp_token_endpoint) if config.idp_token_endpoint else ""
+    reads = []
+    if config.client_secret_env:
+        reads.append(ShownRead("client_secret", config.client_secret_env, to=server_side))
+    if config.private_key_env:
+        reads.append(ShownRead("private_key", config.private_key_env, to=server_side,
+                               signs=True))
+    if config.private_key_file:
+        reads.append(ShownRead("private_key", config.private_key_file, file=True,
+                               to=server_side, signs=True))
+    if config.id_token_env:
+        reads.append(ShownRead("id_token", config.id_token_env, to=idp_host))
+    if config.idp_client_secret_env:
+        reads.append(ShownRead("idp_client_secret", config.idp_client_secret_env, to=idp_host))
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else visible(value)
+
+    def url(value: str | None) -> str | None:
+        return None if value is None else visible(redact_url(value, written=True))
+
+    return ShownSignIn(
+        key, config.mode, text(config.client_id), url(config.client_metadata_url),
+        url(config.issuer), url(config.idp_token_endpoint), text(config.idp_client_id),
+        text(config.scope),
+        tuple(ShownRead(r.what, visible(r.source), r.file, visible(r.to), r.signs)
+              for r in reads), visible(issuer_host), visible(idp_host))
 
 
 def _values(values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -296,10 +397,16 @@ def _input(spec, input_id: str) -> ShownInput:
 
 
 def _host(url: str) -> str:
+    """The host ``url`` names; as written when a variable names it (``${env:MCP_HOST}``)."""
     try:
-        return urlsplit(url).hostname or url
+        parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
-        return url
+        return redact_url(url, written=True)
+    written = parts.netloc.rpartition("@")[2]
+    if "${" in written:
+        return redact_url(written, written=True)
+    return host or redact_url(url, written=True)  # (no host: the URL, as the card shows it)
 
 
 def _link(path: Path) -> str | None:

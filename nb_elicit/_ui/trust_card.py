@@ -2,11 +2,16 @@
 
 It shows the file (and the file it links to, if it is a link) and key; the command line, where
 it runs, each env key with its value and the env file's keys (stdio), or the URL and each
-header with its value, under the host they go to (HTTP); and the inputs it uses (the ones given
-before in this kernel are sent again without asking, and say so). Values are shown as written:
+header with its value, under the host they go to, and its sign-in: the mode, the hosts it
+talks to, and each secret it reads (by its variable's or file's name) with the host it is sent
+to (HTTP); and the inputs it uses (the ones given before in this kernel are sent again
+without asking, and say so). Values are shown as written:
 ``${env:...}`` and ``${input:...}`` as they are, literal text masked
-(:func:`~nb_elicit._core.secrets.mask_literals`); every invisible character as its escape
-(:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as text.
+(:func:`~nb_elicit._core.secrets.mask_literals`); the command line and the URL as written, but
+for a credential written into them (:func:`~nb_elicit._core.secrets.redact_argv`,
+:func:`~nb_elicit._core.secrets.redact_url`, their references kept); every invisible character
+as its escape (:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as
+text.
 
 * **Start** answers ``accept``: nb_elicit may start it (and remembers that for this entry).
 * **Cancel** and ✕ answer ``decline`` and ``cancel``: nothing starts.
@@ -22,7 +27,7 @@ import ipywidgets as widgets
 from .._core.configs import ConfiguredServer
 from .._core.i18n import t
 from .._core.text import visible
-from .._core.trust import Shown, ShownInput, shown
+from .._core.trust import Shown, ShownInput, ShownSignIn, shown
 from .controls import text_html
 from .prompt import PromptWidget, make_button
 
@@ -85,6 +90,8 @@ class TrustCard(PromptWidget):
                       (trust_text("url"), what.url, True),
                       (trust_text("headers", host=what.host),
                        _lines(f"{k}: {v}" for k, v in what.headers), True)]
+            if what.sign_in is not None:
+                facts.append((trust_text("signin"), _sign_in(what.sign_in, what.host), True))
         if what.inputs:
             facts.append((trust_text("inputs"),
                           "\n".join(self._input(i) for i in what.inputs), True))
@@ -134,6 +141,34 @@ class TrustCard(PromptWidget):
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.start_button, *super()._buttons()]
+
+
+def _sign_in(sign_in: ShownSignIn, server_host: str) -> str:
+    """The sign-in's lines: its mode, the hosts it talks to, and each secret it reads (the
+    variable's or file's name) with where it goes."""
+    if not sign_in.key:
+        return trust_text("signin_default")
+    lines = [trust_text("signin_mode", mode=sign_in.mode, entry_key=sign_in.key)]
+    if sign_in.client_id is not None:
+        lines.append(trust_text("signin_client", id=sign_in.client_id))
+    if sign_in.client_metadata_url is not None:
+        lines.append(trust_text("signin_metadata", url=sign_in.client_metadata_url))
+    if sign_in.issuer is not None:
+        lines.append(trust_text("signin_issuer", host=sign_in.issuer_host,
+                                url=sign_in.issuer))
+    if sign_in.idp_token_endpoint is not None:
+        lines.append(trust_text("signin_idp", host=sign_in.idp_host,
+                                url=sign_in.idp_token_endpoint))
+    if sign_in.idp_client_id is not None:
+        lines.append(trust_text("signin_idp_client", id=sign_in.idp_client_id))
+    if sign_in.scope is not None:
+        lines.append(trust_text("signin_scope", scope=sign_in.scope))
+    for read in sign_in.reads:
+        source = trust_text("signin_file" if read.file else "signin_env", name=read.source)
+        verb = ("signin_signs" if read.signs else "signin_sent") + ("" if read.to else "_found")
+        lines.append(trust_text(verb, source=source, what=trust_text(f"signin_{read.what}"),
+                                host=read.to or server_host))
+    return "\n".join(lines)
 
 
 def _lines(lines: Iterable[str]) -> str:
