@@ -10,7 +10,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..common import CELL, HERE, REPO, BenchError, Section, Target, log, median, ms, pct
 
@@ -154,10 +156,12 @@ def prerequisites():
     return lab
 
 
-def run(opts, sec: Section) -> None:
+def in_lab(name: str, measure: Callable[[Any, Any, Any, Path], dict]) -> dict:
+    """``measure(lab, server, browser, tmp)`` in a JupyterLab started for it (its directories
+    under ``tmp``, new) and a headless Chromium, both stopped after; either failing to start
+    is a BenchError that says so. (The app and paint sections.)"""
     lab = prerequisites()
-    rounds = getattr(opts, "app_rounds", None) or (3 if opts.quick else 10)
-    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-app-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"nb-elicit-bench-{name}-"))
     server = lab.JupyterServer("lab", lab.DEFAULT_SUBSHELLS, tmp / "jupyter")
     try:
         server.start()
@@ -169,11 +173,17 @@ def run(opts, sec: Section) -> None:
         except lab.LabError as error:
             raise BenchError(str(error)) from None
         try:
-            measured = measure(opts, lab, server, browser, tmp, rounds)
+            return measure(lab, server, browser, tmp)
         finally:
             lab.close_browser(playwright, browser)
     finally:
         server.stop()
+
+
+def run(opts, sec: Section) -> None:
+    rounds = getattr(opts, "app_rounds", None) or (3 if opts.quick else 10)
+    measured = in_lab("app", lambda lab, server, browser, tmp: measure(
+        opts, lab, server, browser, tmp, rounds))
     report(sec, measured, rounds)
 
 
@@ -433,20 +443,16 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
             and m["at"] - offset >= t0 - 1]
     if msgs:
         found["result_msg"] = msgs[0]["at"] - offset
-    asked = [m for m in mine if m.get("out") and m.get("kind") == "host-code"]
-    if asked:
-        found["code_asked"] = asked[0]["at"] - offset
-    code = [m for m in came if m.get("kind") == "host-code"]
-    if code:
-        found["code_msg"] = code[0]["at"] - offset
-        found["code_bytes"] = code[0]["bytes"]
-    asked = [m for m in mine if m.get("out") and m.get("kind") == "html"]
-    if asked:
-        found["html_asked"] = asked[0]["at"] - offset
-    html = [m for m in came if m.get("kind") == "html"]
-    if html:
-        found["html_msg"] = html[0]["at"] - offset
-        found["html_msg_bytes"] = html[0]["bytes"]
+    # (this model's custom messages: the page's request, the kernel's answer and its size)
+    for kind, asked, answered, size in (("host-code", "code_asked", "code_msg", "code_bytes"),
+                                        ("html", "html_asked", "html_msg", "html_msg_bytes")):
+        requests = [m for m in mine if m.get("out") and m.get("kind") == kind]
+        if requests:
+            found[asked] = requests[0]["at"] - offset
+        answers = [m for m in came if m.get("kind") == kind]
+        if answers:
+            found[answered] = answers[0]["at"] - offset
+            found[size] = answers[0]["bytes"]
     blobs = page["blobs"]
     if blobs:
         found["esm"] = blobs[0]["at"] - offset  # (anywidget's, of `_esm`: the first)
