@@ -11,7 +11,7 @@ import tracemalloc
 
 import pytest
 from helpers.fill import fill
-from helpers.servers import drive, hostile_tasks_command
+from helpers.servers import TasksServer, drive
 
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401  (the SDK, imported before the loops start)
@@ -37,23 +37,9 @@ def task_file(tmp_path, monkeypatch, views):
     return tmp_path / "tasks.json"
 
 
-class Server:
-    def __init__(self, shape: str, log):
-        self.log = log
-        self.command = hostile_tasks_command(shape, log)
-
-    def lines(self, method: str | None = None) -> list[dict]:
-        import json
-
-        if not self.log.exists():
-            return []
-        lines = [json.loads(line) for line in self.log.read_text().splitlines()]
-        return [line for line in lines if method in (None, line["method"])]
-
-
 @pytest.fixture
-def extension(tmp_path) -> Server:
-    return Server("extension", tmp_path / "server.jsonl")
+def extension(tmp_path) -> TasksServer:
+    return TasksServer("extension", tmp_path / "server.jsonl")
 
 
 async def question_open(person, call):
@@ -202,7 +188,7 @@ def test_the_task_is_polled_while_its_question_is_open_and_its_end_withdraws_the
 
 @pytest.mark.parametrize("shape", ["extension", "2025"])
 def test_a_tasks_get_answer_about_another_task_is_malformed(tmp_path, shape):
-    server = Server(shape, tmp_path / "server.jsonl")
+    server = TasksServer(shape, tmp_path / "server.jsonl")
 
     async def scenario(person):
         conn = await nb_elicit.connect("ht", server.command)
@@ -217,7 +203,7 @@ def test_a_tasks_get_answer_about_another_task_is_malformed(tmp_path, shape):
 
 @pytest.mark.parametrize("shape", ["extension", "2025"])
 def test_a_tasks_cancel_answer_about_another_task_is_a_failed_cancel(tmp_path, shape):
-    server = Server(shape, tmp_path / "server.jsonl")
+    server = TasksServer(shape, tmp_path / "server.jsonl")
 
     async def scenario(person):
         conn = await nb_elicit.connect("ht", server.command)
