@@ -98,20 +98,24 @@ def test_the_app_section_says_what_is_missing_instead_of_a_traceback(monkeypatch
 
 def made_up_app_round(k: int, t0: float, fcp_ms: float) -> tuple[dict, dict]:
     """The kernel's record (seconds) and the browser's (epoch ms) of one round whose first
-    paint comes ``fcp_ms`` after the result (t0, in seconds); the first round (``k == 0``)
-    fetches the host code."""
+    paint comes ``fcp_ms`` after the result (t0, in seconds); its view asks for the app's HTML,
+    which comes in a message of its own; the first round (``k == 0``) fetches the host code."""
     at = t0 * 1000
     kernel = {"label": f"round-{k}", "model": f"m{k}", "show_start": t0 - 0.1,
               "frame_start": t0 - 0.09, "frame_end": t0 - 0.02, "show_end": t0 - 0.015,
               "call_start": t0 - 0.01, "call_end": t0, "result_at": t0,
               "delivered": t0 + 0.001, "state_bytes": 700_000, "esm_bytes": 1_900,
-              "html_bytes": 690_000}
+              "html_got": t0 + 0.370, "html_sent": t0 + 0.375, "html_bytes": 616_666}
     messages = [{"type": "comm_open", "at": at + 70, "bytes": 700_000, "comm": f"m{k}"},
                 {"type": "comm_open", "at": at + 71, "bytes": 900, "comm": "other"},
                 {"type": "comm_msg", "at": at + 95, "bytes": 300, "comm": f"m{k}",
                  "kind": None, "out": True},  # (a state update from the page)
                 {"type": "comm_msg", "at": at + 200, "bytes": 500, "comm": f"m{k}",
-                 "kind": None, "out": False}]
+                 "kind": None, "out": False},
+                {"type": "comm_msg", "at": at + 352, "bytes": 250, "comm": f"m{k}",
+                 "kind": "html", "out": True},
+                {"type": "comm_msg", "at": at + 400, "bytes": 617_000, "comm": f"m{k}",
+                 "kind": "html", "out": False}]
     blobs = [{"at": at + 90, "bytes": 1_900}]
     if k == 0:
         kernel.update(code_got=t0 + 0.110, code_sent=t0 + 0.115)
@@ -137,7 +141,7 @@ def test_the_app_section_reports_made_up_rounds():
                 "kernel": {kernel["label"]: kernel for kernel, _ in rounds},
                 "browser": [browser for _, browser in rounds], "first_call": 4.5,
                 "alone": {"imports": [2.0, 1.0, 1.5], "host_imports": [140.0, 150.0, 145.0],
-                          "parses": [5.0, 4.0, 4.5]},
+                          "parses": [5.0, 4.0, 4.5], "html_parses": [1.5, 1.7, 2.0]},
                 "typing": {"received": app.TYPED, "shown": app.TYPED, "action": "accept",
                            "typing_s": 2.1, "all_painted_ms": 4300.0, "live_after": 5}}
     sec = Section("app", app.TITLE)
@@ -158,14 +162,23 @@ def test_the_app_section_reports_made_up_rounds():
     assert points["browser: the comm_msg with the result received"][0] == "200.0 ms"
     assert points["browser: the host code received (the page's first frame)"] == [
         "-", "-", "150.0 ms"]
-    legs = [row[1] for row in sec.tables[1][2]]
-    assert legs[:3] == ["70.0 ms", "20.0 ms", "260.0 ms"]
+    assert points["browser: the app's HTML received (the proxy's document is set)"][0] == (
+        "400.0 ms")
+    legs = {row[0].split(" (")[0]: row[1] for row in sec.tables[1][2]}
+    assert list(legs.values())[:8] == ["70.0 ms", "20.0 ms", "262.0 ms", "18.0 ms", "5.0 ms",
+                                       "25.0 ms", "50.0 ms", "70.0 ms"]
+    assert legs["asked -> the kernel handles the request for the HTML"] == "18.0 ms"
     # The cold round's loader: asked 2 ms after its import, had the code 58 ms later.
     assert [row[1] for row in sec.tables[2][2]] == [
         "2.0 ms", "18.0 ms", "5.0 ms", "35.0 ms", "10.0 ms", "190.0 ms"]
-    assert [row[1] for row in sec.tables[3][2]] == ["2, 1, 2", "140, 150, 145", "5.0, 4.0, 4.5"]
-    assert sec.tables[4][2][0] == ["the whole comm_open frame on the websocket", "700,000"]
-    assert sec.tables[4][2][2][1] == "1,900" and sec.tables[4][2][4][1] == "640,000"
+    assert [row[1] for row in sec.tables[3][2]] == ["2, 1, 2", "140, 150, 145", "5.0, 4.0, 4.5",
+                                                    "1.5, 1.7, 2.0"]
+    sizes = sec.tables[4][2]
+    assert sizes[0] == ["the whole comm_open frame on the websocket", "700,000"]
+    assert [row[1] for row in sizes[2:]] == ["1,900", "617,000", "616,666", "640,000"]
+    assert "not in the state" in sizes[3][0]
+    assert any("48 ms for the HTML's round trip (asked, handled in the kernel, 617 kB received "
+               "in a message of its own)" in note for note in sec.notes)
     assert any("asked the kernel for the host code 92.0 ms after t0 and had it 58.0 ms later, "
                "640 kB" in note for note in sec.notes)
     assert any("took 4500 ms" in note for note in sec.notes)

@@ -11,11 +11,13 @@ import tracemalloc
 
 import pytest
 from helpers.fill import fill
-from helpers.servers import drive, hostile_tasks_command
+from helpers.servers import TasksServer, drive
 
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401  (the SDK, imported before the loops start)
 from nb_elicit._core.errors import ServerError
+from nb_elicit._core.history import HISTORY
+from nb_elicit._core.i18n import set_language
 from nb_elicit._core.task_store import TaskStore
 from nb_elicit._core.tasks import TaskState
 from nb_elicit._runtime import tasks as runtime_tasks
@@ -35,29 +37,29 @@ def task_file(tmp_path, monkeypatch, views):
     return tmp_path / "tasks.json"
 
 
-class Server:
-    def __init__(self, shape: str, log):
-        self.log = log
-        self.command = hostile_tasks_command(shape, log)
-
-    def lines(self, method: str | None = None) -> list[dict]:
-        import json
-
-        if not self.log.exists():
-            return []
-        lines = [json.loads(line) for line in self.log.read_text().splitlines()]
-        return [line for line in lines if method in (None, line["method"])]
-
-
 @pytest.fixture
-def extension(tmp_path) -> Server:
-    return Server("extension", tmp_path / "server.jsonl")
+def extension(tmp_path) -> TasksServer:
+    return TasksServer("extension", tmp_path / "server.jsonl")
 
 
 async def question_open(person, call):
     """The form of the task's one question, once it shows (and the task, which asked it)."""
     form = await person.wait_for_form(unless=call)
     return form, call.task
+
+
+@pytest.fixture
+def chinese():
+    set_language("zh")
+    yield
+    set_language(None)
+
+
+def said_at_the_end(form) -> tuple[str, str, str, str]:
+    """What the withdrawn form says, what its transcript and its history entry say, and how
+    the history says it ended."""
+    (entry,) = [e for e in HISTORY.entries if e.message == form.message][-1:]
+    return form.status_text, form.outcome().status, entry.answered_by, form.answered_by
 
 
 async def ended(call):
@@ -89,7 +91,10 @@ def test_cancel_while_a_question_is_open_withdraws_it_and_cancels_at_once(extens
     (cancel,) = extension.lines("tasks/cancel")
     assert cancel["at"] >= clicked and cancel["task"] == run.task_id
     assert extension.lines("tasks/update") == []  # the server never got an answer
-    assert form.answered_by == "withdrawn" and form.final_answer() is None
+    assert form.final_answer() is None
+    assert said_at_the_end(form) == (
+        "You cancelled its task: this request is withdrawn.",
+        "You cancelled its task: this request is withdrawn.", "task cancelled", "task cancelled")
     assert run.card.ended and "Cancel sent…" in run.card.said
     assert len(PENDING) == 0
 
@@ -107,7 +112,7 @@ def test_cancel_then_detach_while_a_question_is_open_still_cancels(extension):
     assert len(extension.lines("tasks/cancel")) == 1
     assert extension.lines("tasks/update") == []
     assert isinstance(outcome, nb_elicit.TaskCancelled), outcome
-    assert form.answered_by == "withdrawn"
+    assert form.answered_by == "task cancelled"
 
 
 def test_detach_while_a_question_is_open_withdraws_it_and_ends_the_call(extension):
@@ -121,9 +126,29 @@ def test_detach_while_a_question_is_open_withdraws_it_and_ends_the_call(extensio
     outcome, form, run = drive(scenario)
     assert isinstance(outcome, nb_elicit.TaskDetached), outcome
     assert f"%mcp task ht {run.task_id}" in str(outcome)
-    assert form.answered_by == "withdrawn"
+    assert said_at_the_end(form) == (
+        "You detached from its task: this request is withdrawn.",
+        "You detached from its task: this request is withdrawn.", "task detached",
+        "task detached")
     assert extension.lines("tasks/update") == [] and extension.lines("tasks/cancel") == []
     assert run.detached and TASKS.find("ht", run.task_id) is run
+
+
+@pytest.mark.usefixtures("chinese")
+@pytest.mark.parametrize("button, said, how", [
+    ("cancel_button", "您取消了它所在的任务：此请求已撤回。", "task cancelled"),
+    ("detach_button", "您已从它所在的任务分离：此请求已撤回。", "task detached")])
+def test_a_form_withdrawn_by_cancel_or_detach_says_so_in_chinese(extension, button, said, how):
+    async def scenario(person):
+        conn = await nb_elicit.connect("ht", extension.command)
+        call = conn.start_tool("flood", {"count": 1})
+        form, run = await question_open(person, call)
+        getattr(run.card, button).click()
+        await ended(call)
+        return form
+
+    form = drive(scenario)
+    assert said_at_the_end(form) == (said, said, how, how)
 
 
 def test_an_answer_given_as_cancel_is_clicked_is_not_sent(extension):
@@ -152,7 +177,8 @@ def test_the_task_is_polled_while_its_question_is_open_and_its_end_withdraws_the
 
     outcome, form = drive(scenario)
     assert getattr(outcome, "text", None) == "gave up waiting", outcome
-    assert form.answered_by == "withdrawn"
+    assert said_at_the_end(form) == ("ht withdrew this request.", "ht withdrew this request.",
+                                     "withdrawn", "withdrawn")  # (the server's withdrawal)
     assert extension.lines("tasks/update") == []
     assert len(extension.lines("tasks/get")) >= 3  # (polled on while the form was open)
 
@@ -162,7 +188,7 @@ def test_the_task_is_polled_while_its_question_is_open_and_its_end_withdraws_the
 
 @pytest.mark.parametrize("shape", ["extension", "2025"])
 def test_a_tasks_get_answer_about_another_task_is_malformed(tmp_path, shape):
-    server = Server(shape, tmp_path / "server.jsonl")
+    server = TasksServer(shape, tmp_path / "server.jsonl")
 
     async def scenario(person):
         conn = await nb_elicit.connect("ht", server.command)
@@ -177,7 +203,7 @@ def test_a_tasks_get_answer_about_another_task_is_malformed(tmp_path, shape):
 
 @pytest.mark.parametrize("shape", ["extension", "2025"])
 def test_a_tasks_cancel_answer_about_another_task_is_a_failed_cancel(tmp_path, shape):
-    server = Server(shape, tmp_path / "server.jsonl")
+    server = TasksServer(shape, tmp_path / "server.jsonl")
 
     async def scenario(person):
         conn = await nb_elicit.connect("ht", server.command)

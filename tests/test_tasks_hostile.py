@@ -12,7 +12,7 @@ import time
 
 import pytest
 from helpers.fill import fill
-from helpers.servers import drive, hostile_tasks_command
+from helpers.servers import TasksServer, drive
 
 import nb_elicit
 import nb_elicit._runtime.connection  # (the SDK too: imported before any heartbeat starts)
@@ -34,36 +34,19 @@ def task_file(tmp_path, monkeypatch, views):
     return tmp_path / "tasks.json"
 
 
-class Server:
-    """The hostile tasks server in one shape, and what it logged."""
-
-    def __init__(self, shape: str, log):
-        self.shape, self.log = shape, log
-        self.command = hostile_tasks_command(shape, log)
-
-    def lines(self, method: str | None = None) -> list[dict]:
-        if not self.log.exists():
-            return []
-        lines = [json.loads(line) for line in self.log.read_text().splitlines()]
-        return [line for line in lines if method in (None, line["method"])]
-
-    def polls(self, task_id: str) -> int:
-        return len([line for line in self.lines("tasks/get") if line["task"] == task_id])
-
-
 @pytest.fixture(params=BOTH)
-def server(request, tmp_path) -> Server:
-    return Server(request.param, tmp_path / "server.jsonl")
+def server(request, tmp_path) -> TasksServer:
+    return TasksServer(request.param, tmp_path / "server.jsonl")
 
 
 @pytest.fixture
-def extension(tmp_path) -> Server:
-    return Server("extension", tmp_path / "server.jsonl")
+def extension(tmp_path) -> TasksServer:
+    return TasksServer("extension", tmp_path / "server.jsonl")
 
 
 @pytest.fixture
-def legacy(tmp_path) -> Server:
-    return Server("2025", tmp_path / "server.jsonl")
+def legacy(tmp_path) -> TasksServer:
+    return TasksServer("2025", tmp_path / "server.jsonl")
 
 
 def hostile(scenario, timeout: float = 60):

@@ -1,7 +1,7 @@
 """10. An MCP App in a real JupyterLab in headless Chromium: from the tool's result in the kernel
 to the app's first paint in its frame (several rounds, with where the time goes); and a cell with
-five live apps, then a form whose text field is typed into key by key: the server must receive
-exactly what was typed."""
+the most live apps one connection keeps (four), then a form whose text field is typed into key
+by key: the server must receive exactly what was typed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..common import CELL, HERE, REPO, BenchError, Section, Target, log, median, ms, pct
 
@@ -23,21 +25,24 @@ TITLE = "10. An app's first paint"
 PAINT_TARGET = 300.0
 #: The largest an AppFrame's comm_open may be, as the page receives it (bytes; 64 kB).
 COMM_OPEN_TARGET = 64_000
-#: Apps shown in one cell before the form is typed into.
-FIVE = 5
+#: Apps shown in one cell before the form is typed into: the most one connection keeps live
+#: (nb_elicit._runtime.apps.MAX_LIVE_APPS; one more would end the first).
+LIVE = 4
 #: What is typed into the form's text field, one key press at a time, and the pause between keys.
 TYPED = "Ada Lovelace, ada@example.com #1815 (Byron & Babbage)"
 KEY_DELAY_MS = 20
 PROBE = HERE / "app_probe.js"
 OUTER = "iframe.nb-elicit-app-frame-outer"
-#: The window for the five apps and the form under them.
+#: The window for the live apps and the form under them.
 TALL = {"width": 1280, "height": 2800}
 
 #: The kernel's side, run in the notebook before the rounds: times (time.time()) around
 #: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
 #: call's result handed to the frame), by the frame's model id; and around the connection's
-#: ``_call_tool`` and AppFrame's ``_send_host_code`` (where it has one: the host code asked for).
-#: Nothing of nb_elicit changes but these names, each wrapped.
+#: ``_call_tool``, AppFrame's ``_send_host_code`` (the host code asked for) and its
+#: ``_send_html`` (the app's HTML asked for by the frame's view: sent once, by message, with
+#: the size of that message), where the AppFrame has them. Nothing of nb_elicit changes but
+#: these names, each wrapped.
 INSTRUMENT = """\
 import json as _json, time as _time
 import nb_elicit
@@ -45,6 +50,7 @@ import nb_elicit._runtime.apps as _bench_apps
 import nb_elicit._runtime.connection as _bench_conn
 _bench_rounds = {}
 _bench_show, _bench_deliver = _bench_apps.show_app, _bench_conn.deliver
+_bench_size = lambda value: len(_json.dumps(value, ensure_ascii=False).encode())
 
 def _bench_frame(**kwargs):
     started = _time.time()
@@ -57,11 +63,10 @@ async def _bench_show_app(apps, tool, view, arguments, frame_class=None):
     app = await _bench_show(apps, tool, view, arguments, frame_class=_bench_frame)
     if app is not None:
         state = app.frame.get_state()
-        size = lambda value: len(_json.dumps(value, ensure_ascii=False).encode())
         _bench_rounds[app.frame.model_id] = dict(
             app.frame._bench, label=(arguments or {}).get("label"), show_start=started,
-            show_end=_time.time(), state_bytes=size(state), esm_bytes=size(state.get("_esm")),
-            html_bytes=size(state.get("html")), model=app.frame.model_id,
+            show_end=_time.time(), state_bytes=_bench_size(state),
+            esm_bytes=_bench_size(state.get("_esm")), model=app.frame.model_id,
             esm_text=state.get("_esm") if len(state.get("_esm") or "") < 100_000 else None)
     return app
 
@@ -78,10 +83,25 @@ _bench_send_code = getattr(_bench_apps.AppFrame, "_send_host_code", None)
 def _bench_sent_code(self):
     got = _time.time()
     _bench_send_code(self)
-    _bench_code.setdefault(self.model_id, dict(code_got=got, code_sent=_time.time()))
+    found = _bench_code.setdefault(self.model_id, {})
+    found.setdefault("code_got", got)
+    found.setdefault("code_sent", _time.time())
 
 if _bench_send_code is not None:
     _bench_apps.AppFrame._send_host_code = _bench_sent_code
+
+_bench_send_html = getattr(_bench_apps.AppFrame, "_send_html", None)
+
+def _bench_sent_html(self):
+    got, html = _time.time(), getattr(self, "_html", None)
+    _bench_send_html(self)
+    if html is not None:
+        _bench_code.setdefault(self.model_id, {}).update(
+            html_got=got, html_sent=_time.time(),
+            html_bytes=_bench_size({"kind": "html", "html": html}))
+
+if _bench_send_html is not None:
+    _bench_apps.AppFrame._send_html = _bench_sent_html
 
 def _bench_end(path):
     for app in list(nb_elicit.connections["demo"].apps.shown):
@@ -111,10 +131,10 @@ _bench_hello = await nb_elicit.connections["demo"].call_tool("hello")  # (its fi
 _bench_warm = _time.time() - _bench_warm
 print("instrumented", _json.dumps(nb_elicit.__file__), _bench_warm)"""
 
-FIVE_CELL = f"""\
-_bench_five = nb_elicit.connections["demo"]
-for _i in range({FIVE}):
-    await _bench_five.call_tool("clock", {{"label": f"five-{{_i}}"}})"""
+LIVE_CELL = f"""\
+_bench_live = nb_elicit.connections["demo"]
+for _i in range({LIVE}):
+    await _bench_live.call_tool("clock", {{"label": f"live-{{_i}}"}})"""
 FORM_CELL = "%mcp call demo github_username"
 
 
@@ -136,10 +156,12 @@ def prerequisites():
     return lab
 
 
-def run(opts, sec: Section) -> None:
+def in_lab(name: str, measure: Callable[[Any, Any, Any, Path], dict]) -> dict:
+    """``measure(lab, server, browser, tmp)`` in a JupyterLab started for it (its directories
+    under ``tmp``, new) and a headless Chromium, both stopped after; either failing to start
+    is a BenchError that says so. (The app and paint sections.)"""
     lab = prerequisites()
-    rounds = getattr(opts, "app_rounds", None) or (3 if opts.quick else 10)
-    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-app-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"nb-elicit-bench-{name}-"))
     server = lab.JupyterServer("lab", lab.DEFAULT_SUBSHELLS, tmp / "jupyter")
     try:
         server.start()
@@ -151,11 +173,17 @@ def run(opts, sec: Section) -> None:
         except lab.LabError as error:
             raise BenchError(str(error)) from None
         try:
-            measured = measure(opts, lab, server, browser, tmp, rounds)
+            return measure(lab, server, browser, tmp)
         finally:
             lab.close_browser(playwright, browser)
     finally:
         server.stop()
+
+
+def run(opts, sec: Section) -> None:
+    rounds = getattr(opts, "app_rounds", None) or (3 if opts.quick else 10)
+    measured = in_lab("app", lambda lab, server, browser, tmp: measure(
+        opts, lab, server, browser, tmp, rounds))
     report(sec, measured, rounds)
 
 
@@ -225,7 +253,7 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
     cells = [INSTRUMENT]
     for call in calls:
         cells += [call, end]
-    cells += [FIVE_CELL, FORM_CELL]
+    cells += [LIVE_CELL, FORM_CELL]
     first_call = 3  # (0: %load_ext, 1: %mcp connect, 2: INSTRUMENT)
     try:
         try:
@@ -262,7 +290,7 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
         kernel = {r["label"]: r for r in json.loads(kernel_file.read_text(encoding="utf-8"))}
         alone = costs_alone(page, Path(opts.nb_elicit) if opts.nb_elicit else REPO,
                             kernel.get("round-0", {}).get("esm_text"))
-        typing = five_apps(nb, page, probe, first_call + 2 * (rounds + 1))
+        typing = live_apps(nb, page, probe, first_call + 2 * (rounds + 1))
     finally:
         with contextlib.suppress(Exception):
             nb.screenshot("final")
@@ -276,9 +304,10 @@ def measure(opts, lab, server, browser, tmp: Path, rounds: int) -> dict:
 
 #: In JupyterLab's page, after the rounds: what importing the frame's `_esm` costs by itself (as
 #: anywidget does it, from a new blob each time), and the host code (when `_esm` is a loader
-#: that fetches it), and parsing JSON the size of its comm_open.
+#: that fetches it), and parsing JSON like its comm_open (the `_esm` its bulk) and like the
+#: HTML's own message.
 ALONE = """async ([esm, host, html]) => {
-  const out = { imports: [], host_imports: [], parses: [] };
+  const out = { imports: [], host_imports: [], parses: [], html_parses: [] };
   const time = async (code, into) => {
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
@@ -290,12 +319,16 @@ ALONE = """async ([esm, host, html]) => {
   };
   await time(esm, out.imports);
   if (host !== esm) await time(host, out.host_imports);
-  const text = JSON.stringify({ content: { data: { state: { _esm: esm, html } } } });
-  for (let i = 0; i < 3; i++) {
-    const started = performance.now();
-    JSON.parse(text);
-    out.parses.push(performance.now() - started);
-  }
+  const parse = (text, into) => {
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      JSON.parse(text);
+      into.push(performance.now() - started);
+    }
+  };
+  parse(JSON.stringify({ content: { data: { state: { _esm: esm } } } }), out.parses);
+  const message = { method: "custom", content: { kind: "html", html } };
+  parse(JSON.stringify({ content: { data: message } }), out.html_parses);
   return out;
 }"""
 
@@ -320,20 +353,20 @@ def run_in_place(nb, cell: int, on_top: bool = True) -> None:
         nb.cell(cell).evaluate("e => e.scrollIntoView({block: 'start'})")
 
 
-def five_apps(nb, page, probe: Probe, cell: int) -> dict:
-    """Five live apps in one cell, then the form of the next cell typed into key by key; the
-    window is made tall enough for all five and the form to be on screen."""
+def live_apps(nb, page, probe: Probe, cell: int) -> dict:
+    """`LIVE` live apps in one cell, then the form of the next cell typed into key by key; the
+    window is made tall enough for all of them and the form to be on screen."""
     page.set_viewport_size(TALL)
     started = time.time()
     run_in_place(nb, cell)
-    labels = [f"five-{i}" for i in range(FIVE)]
+    labels = [f"live-{i}" for i in range(LIVE)]
     probe.wait(page, labels, timeout=2 * CELL)
     nb.wait_done(cell)
     all_painted = max(probe.apps[label]["painted"] for label in labels)
     frames = nb.cell(cell).locator(OUTER)
-    if frames.count() != FIVE:
-        raise BenchError(f"the cell shows {frames.count()} app frames, not {FIVE}")
-    run_in_place(nb, cell + 1, on_top=False)  # (the five apps stay on screen)
+    if frames.count() != LIVE:
+        raise BenchError(f"the cell shows {frames.count()} app frames, not {LIVE}")
+    run_in_place(nb, cell + 1, on_top=False)  # (the live apps stay on screen)
     form = nb.form(cell + 1)
     field = form.locator(".nb-elicit-field-name input")
     field.click()
@@ -349,7 +382,7 @@ def five_apps(nb, page, probe: Probe, cell: int) -> dict:
     live = 0
     for i in range(nb.cell(cell).locator(OUTER).count()):
         app = nb.cell(cell).locator(OUTER).nth(i).content_frame.locator("iframe").content_frame
-        if (app.locator("#label").text_content() == f"five-{i}"
+        if (app.locator("#label").text_content() == f"live-{i}"
                 and app.locator("#state").text_content() == "connected"):
             live += 1
     return {"received": received, "shown": shown, "action": entries[0].get("action"),
@@ -378,6 +411,10 @@ POINTS = [
     ("code_msg", "browser: the host code received (the page's first frame)"),
     ("host_import", "browser: the host code's import begins (its blob made; once per page)"),
     ("view", "browser: the frame's view rendered (outer iframe in the page)"),
+    ("html_asked", "browser: the view asks the kernel for the app's HTML"),
+    ("html_got", "kernel: the request for the HTML handled (`_send_html` entered)"),
+    ("html_sent", "kernel: the HTML sent, its own message (`_send_html` returns)"),
+    ("html_msg", "browser: the app's HTML received (the proxy's document is set)"),
     ("proxy_ready", "browser: the proxy says it is ready (the app's HTML is posted to it)"),
     ("proxy_load", "browser: the sandbox proxy loaded (outer iframe's load)"),
     ("app_doc", "app: its document begins (the inner frame's timeOrigin)"),
@@ -402,17 +439,20 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
     if opens:
         found["comm_open"] = opens[0]["at"] - offset
         found["comm_open_bytes"] = opens[0]["bytes"]
-    msgs = [m for m in came if m["type"] == "comm_msg" and m.get("kind") != "host-code"
+    msgs = [m for m in came if m["type"] == "comm_msg" and not m.get("kind")
             and m["at"] - offset >= t0 - 1]
     if msgs:
         found["result_msg"] = msgs[0]["at"] - offset
-    asked = [m for m in mine if m.get("out") and m.get("kind") == "host-code"]
-    if asked:
-        found["code_asked"] = asked[0]["at"] - offset
-    code = [m for m in came if m.get("kind") == "host-code"]
-    if code:
-        found["code_msg"] = code[0]["at"] - offset
-        found["code_bytes"] = code[0]["bytes"]
+    # (this model's custom messages: the page's request, the kernel's answer and its size)
+    for kind, asked, answered, size in (("host-code", "code_asked", "code_msg", "code_bytes"),
+                                        ("html", "html_asked", "html_msg", "html_msg_bytes")):
+        requests = [m for m in mine if m.get("out") and m.get("kind") == kind]
+        if requests:
+            found[asked] = requests[0]["at"] - offset
+        answers = [m for m in came if m.get("kind") == kind]
+        if answers:
+            found[answered] = answers[0]["at"] - offset
+            found[size] = answers[0]["bytes"]
     blobs = page["blobs"]
     if blobs:
         found["esm"] = blobs[0]["at"] - offset  # (anywidget's, of `_esm`: the first)
@@ -430,10 +470,10 @@ def points(kernel: dict, browser: dict, offset: float) -> dict:
                  result_dom=app["result"] - offset, result_painted=app["painted"] - offset)
     if app.get("dcl"):
         found["app_dcl"] = app["dcl"] - offset
-    sizes = {k: kernel[k] for k in ("state_bytes", "esm_bytes", "html_bytes")}
+    sizes = {k: kernel.get(k) for k in ("state_bytes", "esm_bytes", "html_bytes")}
     rel = {k: v - t0 for k, v in found.items() if not k.endswith("_bytes")}
-    return {**rel, **sizes, "comm_open_bytes": found.get("comm_open_bytes"),
-            "code_bytes": found.get("code_bytes")}
+    return {**rel, **sizes, **{k: found.get(k) for k in (
+        "comm_open_bytes", "code_bytes", "html_msg_bytes")}}
 
 
 #: The page's first frame, from its `_esm`'s import to its view: the host code fetched once.
@@ -459,9 +499,16 @@ LEGS = [
      "result_at", "comm_open"),
     ("comm_open received -> the `_esm`'s import begins (JupyterLab parses the message, makes "
      "the model)", "comm_open", "esm"),
-    ("the `_esm`'s import -> the view rendered (the `_esm` compiled and run, in the page's "
-     "first frame the host code fetched and imported, the view made)", "esm", "view"),
-    ("view rendered -> the proxy ready (its srcdoc document loads)", "view", "proxy_ready"),
+    ("the `_esm`'s import -> the view asks for the app's HTML (the `_esm` compiled and run, in "
+     "the page's first frame the host code fetched and imported, the view made)", "esm",
+     "html_asked"),
+    ("asked -> the kernel handles the request for the HTML (the websocket, the Jupyter "
+     "server, the kernel's shell or subshell)", "html_asked", "html_got"),
+    ("the kernel sends the HTML (the message serialized and sent)", "html_got", "html_sent"),
+    ("sent -> the HTML received in the page (the Jupyter server, the websocket, JupyterLab's "
+     "main thread free)", "html_sent", "html_msg"),
+    ("the HTML received -> the proxy ready (its srcdoc document loads)", "html_msg",
+     "proxy_ready"),
     ("proxy ready -> the app's document begins (the bridge connects, the app's HTML is posted "
      "to the proxy, which makes the inner frame)", "proxy_ready", "app_doc"),
     ("the app's document begins -> its first contentful paint", "app_doc", "fcp"),
@@ -517,21 +564,30 @@ def report(sec: Section, measured: dict, rounds: int) -> None:
         rows.append(["import the host code (static/app_host.js) from a new blob (what the "
                      "loader does once per page)",
                      ", ".join(f"{v:.0f}" for v in alone["host_imports"])])
-    rows.append(["JSON.parse of a message holding that `_esm` and the app's HTML",
+    rows.append(["JSON.parse of a message holding that `_esm` (the bulk of the comm_open)",
                  ", ".join(f"{v:.1f}" for v in alone["parses"])])
+    if alone.get("html_parses"):
+        rows.append(["JSON.parse of a message holding the app's HTML (its own message)",
+                     ", ".join(f"{v:.1f}" for v in alone["html_parses"])])
     sec.table("In JupyterLab's page after the rounds, alone (3 times each, ms)",
               ["what", "each time"], rows)
     sizes = warm[-1]
     loader = cold.get("code_bytes") is not None
-    sec.table("What the AppFrame's comm_open carries (bytes of JSON; the last round), and the "
-              "host code's message (the cold round)", ["part", "bytes"],
+    sec.table("What the AppFrame's comm_open carries (bytes of JSON; the last round), the "
+              "app's HTML's message (the last round) and the host code's message (the cold "
+              "round)", ["part", "bytes"],
               [["the whole comm_open frame on the websocket",
                 f"{sizes['comm_open_bytes']:,}" if sizes.get("comm_open_bytes") else "?"],
                ["the widget's state (all synced traits)", f"{sizes['state_bytes']:,}"],
                ["of which `_esm` (anywidget's front end: "
                 + ("a loader, static/app_loader.js)" if loader else "static/app_host.js)"),
                 f"{sizes['esm_bytes']:,}"],
-               ["of which `html` (the app's resource)", f"{sizes['html_bytes']:,}"],
+               ["the app's HTML, not in the state: one message to the view that asks for it, "
+                "on the websocket", f"{sizes['html_msg_bytes']:,}"
+                if sizes.get("html_msg_bytes") else "?"],
+               ["of which the message's content as the kernel sends it (`{\"kind\": "
+                "\"html\", \"html\": ...}`)",
+                f"{sizes['html_bytes']:,}" if sizes.get("html_bytes") else "?"],
                ["the host code's message, once per page (static/app_host.js)",
                 f"{cold['code_bytes']:,}" if loader else "none (it is the `_esm`)"]])
     missed = median(fcp) - PAINT_TARGET
@@ -546,7 +602,7 @@ def report(sec: Section, measured: dict, rounds: int) -> None:
     typing = measured["typing"]
     intact = typing["received"] == TYPED and typing["action"] == "accept"
     sec.targets.append(Target(
-        f"A cell with {FIVE} live apps, then a form typed into key by key "
+        f"A cell with {LIVE} live apps, then a form typed into key by key "
         f"({len(TYPED)} keys, {KEY_DELAY_MS} ms apart)", "intact",
         "intact" if intact else f"received {typing['received']!r}", intact,
         None if intact else "not intact"))
@@ -620,14 +676,19 @@ def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
         esm_said = (f"importing its {warm[-1]['esm_bytes'] / 1e3:.0f} kB ESM alone takes "
                     f"{imports:.0f} ms in this page, and anywidget imports it anew from a new "
                     "blob for every frame")
+    html_trip = leg["html_got"] + leg["html_sent"] + leg["html_msg"]
+    html_kb = (f"{warm[-1]['html_msg_bytes'] / 1e3:.0f} kB" if warm[-1].get("html_msg_bytes")
+               else "the HTML")
     sec.notes.append(
         f"Where the median round's {fcp:.0f} ms to the first paint go (medians of the legs, "
         f"which need not add up exactly): {leg['comm_open']:.0f} ms until JupyterLab's page "
         f"has the frame's comm_open (built {-median([r['frame_start'] for r in warm]):.0f} ms "
-        f"before t0, {warm[-1]['state_bytes'] / 1e6:.2f} MB of state), "
-        f"{leg['esm'] + leg['view']:.0f} ms from there to the frame's view ({esm_said}), "
+        f"before t0, {warm[-1]['state_bytes'] / 1e3:.1f} kB of state), "
+        f"{leg['esm'] + leg['html_asked']:.0f} ms from there until the frame's view asks for "
+        f"the app's HTML ({esm_said}), {html_trip:.0f} ms for the HTML's round trip (asked, "
+        f"handled in the kernel, {html_kb} received in a message of its own), "
         f"{leg['proxy_ready']:.0f} ms to the sandbox proxy, {leg['app_doc']:.0f} ms to the app's "
-        f"document ({warm[-1]['html_bytes'] / 1e3:.0f} kB of HTML posted into it) and "
+        f"document (the HTML posted into it) and "
         f"{leg['fcp']:.0f} ms to its first paint. To the result painted: {leg['initialized']:.0f} "
         f"ms more until the app has connected (its own bundled SDK run, the handshake) and "
         f"{leg['result_painted']:.0f} ms to draw the result. In the kernel, before the tool "
@@ -636,7 +697,8 @@ def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
         f"call waited {median([r['call_start'] - r['show_start'] for r in warm]):.0f} ms in all "
         "for its app to be shown before `tools/call` went out.")
     sec.notes.append(
-        f"Five apps: one cell awaits `call_tool('clock', ...)` {FIVE} times; all {FIVE} had "
+        f"{LIVE} live apps (the most one connection keeps): one cell awaits `call_tool('clock', "
+        f"...)` {LIVE} times; all {LIVE} had "
         f"painted their result {typing['all_painted_ms']:.0f} ms after the cell was started, "
         f"and {typing['live_after']} frames were still live after the form was answered. Then "
         f"`%mcp call demo github_username`: its text field clicked, then `{TYPED}` typed with "

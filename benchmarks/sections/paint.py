@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import tempfile
 from pathlib import Path
 
 from .. import peers
 from ..common import CELL, HERE, PY, REPO, SERVER, BenchError, Section, Target, log, median, ms, pct
 from ..harness import Journal
-from .app import clock_offset, prerequisites, run_in_place
+from .app import clock_offset, in_lab, prerequisites, run_in_place
 
 TITLE = "11. A form's first paint in JupyterLab"
 
@@ -69,26 +68,11 @@ END_CELL = "print(_json.dumps({'stamps': _bench.take_stamps(), 'prompts': _p.STA
 
 
 def run(opts, sec: Section) -> None:
-    lab = prerequisites()
+    prerequisites()  # (before the peer is installed)
     rounds = getattr(opts, "paint_rounds", None) or (3 if opts.quick else 20)
     peer_path = str(peers.ensure_peer())
-    tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-paint-"))
-    server = lab.JupyterServer("lab", lab.DEFAULT_SUBSHELLS, tmp / "jupyter")
-    try:
-        server.start()
-    except lab.LabError as error:
-        raise BenchError(f"JupyterLab did not start: {error}") from None
-    try:
-        try:
-            playwright, browser = lab.launch_browser()
-        except lab.LabError as error:
-            raise BenchError(str(error)) from None
-        try:
-            measured = measure(opts, lab, server, browser, tmp, rounds, peer_path)
-        finally:
-            lab.close_browser(playwright, browser)
-    finally:
-        server.stop()
+    measured = in_lab("paint", lambda lab, server, browser, tmp: measure(
+        opts, lab, server, browser, tmp, rounds, peer_path))
     report(sec, measured, rounds)
 
 

@@ -325,8 +325,9 @@ async def _by_person(context: RequestContext, message: object,
     try:
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
             turn = await backlog.turn(context.view, wait)
-    except asyncio.CancelledError:  # withdrawn (or its server went away) while it waited
-        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None)
+    except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
+        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None,
+                                              withdrawal(context, error))
         raise
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
@@ -369,13 +370,14 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
                 timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
             with PENDING.track(prompt, context.server, context.call):
                 return await prompt.wait()
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as error:
             # The request is gone: no answer can reach the server any more, so the prompt
             # refuses one at once (and takes back one given a moment ago that never left).
-            # Whether the server withdrew it or went away is told a moment later, when the
-            # prompt ends (the view freezes only then, with the true reason).
-            prompt.withdraw(t("withdrew", server=context.server))
-            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt)
+            # Whether it was withdrawn or its server went away is told a moment later, when
+            # the prompt ends (the view freezes only then, with the true reason).
+            withdrawn = withdrawal(context, error)
+            prompt.withdraw(*withdrawn)
+            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt, withdrawn)
             raise
         except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
             prompt.abandon(t("failed_request"), answered_by="failed")
@@ -390,17 +392,35 @@ def _misfit(spec: FormSpec, content: dict) -> str:
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 
 
-def _record_gone(context: RequestContext, message: object,
-                 prompt: PromptWidget | None) -> None:
-    """A moment after a request went away unanswered: tell whether its server withdrew it or
-    went away, and record it. ``prompt`` is None for a request still waiting for its turn."""
+#: The messages a request's asyncio task is cancelled with when the person withdrew it (Cancel
+#: or Detach on the card of the task it was asked in): how it ended, in the history.
+BY_CANCEL, BY_DETACH = "task cancelled", "task detached"
+#: Those messages, and the text the form ends with.
+BY_PERSON = {BY_CANCEL: "withdrew_task_cancelled", BY_DETACH: "withdrew_task_detached"}
+
+
+def withdrawal(context: RequestContext, error: asyncio.CancelledError) -> tuple[str, str]:
+    """What a request cancelled by ``error`` says and how it ended: withdrawn for the person
+    when the cancellation's message is one of `BY_PERSON`, else withdrawn by its server."""
+    why = error.args[0] if error.args else None
+    if why in BY_PERSON:
+        return t(BY_PERSON[why]), why
+    return t("withdrew", server=context.server), "withdrawn"
+
+
+def _record_gone(context: RequestContext, message: object, prompt: PromptWidget | None,
+                 withdrawn: tuple[str, str]) -> None:
+    """A moment after a request went away unanswered: tell whether it was ``withdrawn`` (what
+    it says, how it ended) or its server went away, and record it. ``prompt`` is None for a
+    request still waiting for its turn."""
     disconnected = context.gone()
     if prompt is None:
-        how = "disconnected" if disconnected else "withdrawn while waiting"
+        how = ("disconnected" if disconnected else withdrawn[1] if withdrawn[1] in BY_PERSON
+               else "withdrawn while waiting")
     else:
         reason, how = ((t("disconnected", server=context.server), "disconnected")
-                       if disconnected else (t("withdrew", server=context.server), "withdrawn"))
-        if not prompt.abandon(reason, how) and prompt.answered_by == "withdrawn":
+                       if disconnected else withdrawn)
+        if not prompt.abandon(reason, how) and prompt.answered_by == withdrawn[1]:
             prompt.retell(reason, how)  # (an answer taken back)
         how = prompt.answered_by
     context.write_outcome(message, Outcome(None, how), in_cell=False)

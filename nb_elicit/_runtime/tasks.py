@@ -50,6 +50,7 @@ from .._core.tasks import STATUSES, TaskState, poll_seconds
 from .._core.types import StdioTarget, ToolResult
 from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
+from .asking import BY_CANCEL, BY_DETACH
 
 __all__ = ["TASKS", "FinishedTask", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks",
            "identity"]
@@ -257,10 +258,10 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     try:
         while True:
             if run._cancel_asked:  # (before a Detach clicked after it)
-                questions = await _withdraw(questions)  # (the form goes first)
+                questions = await _withdraw(questions, BY_CANCEL)  # (the form goes first)
                 await _cancel(run)
             if run._detach_asked and not (run.state is not None and run.state.terminal):
-                questions = await _withdraw(questions)
+                questions = await _withdraw(questions, BY_DETACH)
                 _detach(run, result_job, hint)
             state = run.state
             if result_job is not None and (result_job.done() or (
@@ -381,10 +382,11 @@ async def _ask_all(asked: dict, ask_one) -> dict[str, Answer]:
     return sent
 
 
-async def _withdraw(questions: asyncio.Future | None) -> None:
-    """Withdraw the open questions (their forms say so) and wait until they are gone."""
+async def _withdraw(questions: asyncio.Future | None, why: str | None = None) -> None:
+    """Withdraw the open questions (their forms say so: the server's withdrawal, or ``why``,
+    the person's, `BY_CANCEL` or `BY_DETACH`) and wait until they are gone."""
     if questions is not None and not questions.done():
-        questions.cancel()
+        questions.cancel(why)
         await asyncio.wait({questions})
     return None
 

@@ -200,7 +200,8 @@ def test_cancel_with_a_2026_question_open_cancels_on_the_server_and_sends_no_ans
     assert "Cancel sent…" in lines, lines
     assert any(re.fullmatch(r"Cancelled \(the server confirmed\) after \d+ s\.", line)
                for line in lines), lines
-    expect(output.locator(".nb-elicit-transcript")).to_contain_text("withdrew this request")
+    expect(output.locator(".nb-elicit-transcript")).to_contain_text(
+        "You cancelled its task: this request is withdrawn.")  # (the person's, not the server's)
     lab.page.wait_for_timeout(1500)  # (an answer sent late would show in the log by now)
     assert logged("tasks/update") == []
     lab.screenshot("cancelled-with-question", of=lab.cell(3))

@@ -66,6 +66,24 @@ def hostile_tasks_command(shape: str, log: Path) -> list[str]:
             "--log", str(log)]
 
 
+class TasksServer:
+    """The hostile tasks server in one shape (:func:`hostile_tasks_command`), and what it
+    logged: each ``tasks/get``, ``tasks/update`` and ``tasks/cancel`` it answered."""
+
+    def __init__(self, shape: str, log: Path):
+        self.shape, self.log = shape, log
+        self.command = hostile_tasks_command(shape, log)
+
+    def lines(self, method: str | None = None) -> list[dict]:
+        if not self.log.exists():
+            return []
+        lines = [json.loads(line) for line in self.log.read_text().splitlines()]
+        return [line for line in lines if method in (None, line["method"])]
+
+    def polls(self, task_id: str) -> int:
+        return len([line for line in self.lines("tasks/get") if line["task"] == task_id])
+
+
 def sdk2_command() -> list[str]:
     return [sys.executable, str(SERVERS / "sdk2_server.py")]
 
