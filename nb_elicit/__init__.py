@@ -55,6 +55,8 @@ _LAZY = {
     "connect": "._runtime.connection",
     "connections": "._runtime.connection",
     "logout": "._runtime.connection",
+    "elicitation_callback": "._runtime.hooks",
+    "elicitation_handler": "._runtime.hooks",
 }
 
 
@@ -101,6 +103,8 @@ __all__ = [
     "configured_servers",
     "connect",
     "connections",
+    "elicitation_callback",
+    "elicitation_handler",
     "logout",
     "parse_schema",
     "record",

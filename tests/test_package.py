@@ -11,7 +11,8 @@ def test_public_names():
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "SignInError", "TaskCancelled", "TaskDetached",
         "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "configured_servers", "connect", "connections", "logout",
+        "UrlElicitationRequired", "configured_servers", "connect", "connections",
+        "elicitation_callback", "elicitation_handler", "logout",
         "parse_schema", "record", "replay", "respond", "set_language", "validate_content",
     ]
     for name in nb_elicit.__all__:
