@@ -225,3 +225,42 @@ def test_a_kernel_blocked_in_a_synchronous_call_answers_cancel_at_once(fe, journ
     assert not fe.find("nb-elicit-form")
     # (had it waited for a person, join(60) would have ended first, and the cell failed)
     assert answers(journal) == [("cancel", None)]
+
+
+def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
+    """A pydantic-ai agent driven by TestModel (no model, no key): once over a FastMCP client
+    in legacy mode (the demo's contact_info asks with ctx.session.elicit_form), once over the
+    toolset's own client (mode auto) against the 2026-07-28 book_table."""
+    log = journal.path.with_suffix(".log")
+    first = opened(fe, (
+        "import pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "from pydantic_ai import Agent\nfrom pydantic_ai.mcp import MCPToolset\n"
+        "from pydantic_ai.models.test import TestModel\n"
+        "def demo():\n"
+        f"    return StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(log)!r}))\n"
+        "legacy = MCPToolset(fastmcp.Client(demo(), mode='legacy', "
+        "elicitation_handler=nb_elicit.elicitation_handler))\n"
+        "agent = Agent(TestModel(call_tools=['contact_info']), toolsets=[legacy])\n"
+        "await agent.__aenter__()"))
+    cell = fe.execute("result = await agent.run('Tell me who you are.')\nprint(result.output)")
+    form = newest(fe, "nb-elicit-form")
+    assert_form_in(fe, form, cell, not_in=first)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert '"content":{"name":"Ada Lovelace",' in fe.stdout(cell)
+    assert answers(journal) == [CONTACT]
+
+    cell = fe.execute(
+        "booking = Agent(TestModel(call_tools=['book_table']), toolsets=[MCPToolset(demo(), "
+        "elicitation_handler=nb_elicit.elicitation_handler.named('bookings'))])\n"
+        "async with booking:\n    result = await booking.run('Book a table.')\n"
+        "print(result.output)")
+    fe.type_text(newest(fe, "nb-elicit-field-people"), "2")
+    assert fe.flush(timeout=20), fe.stalled()
+    form = newest(fe, "nb-elicit-form")
+    assert_form_in(fe, form, cell)
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert answers(journal) == [CONTACT, ("accept", {"people": 2})]
