@@ -981,10 +981,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 demo_stdio = StdioServerParameters(command=sys.executable, args=["-m", "nb_elicit.demo"])
-server = stdio_client(demo_stdio, errlog=open(os.devnull, "w"))
 hook = nb_elicit.elicitation_callback
-async with Client(server, mode="legacy", elicitation_callback=hook) as client:
-    result = await client.call_tool("contact_info")
+with open(os.devnull, "w") as errlog:
+    server = stdio_client(demo_stdio, errlog=errlog)
+    async with Client(server, mode="legacy", elicitation_callback=hook) as client:
+        result = await client.call_tool("contact_info")
 print(result.content[0].text)
 """),
     md("""
