@@ -1,0 +1,112 @@
+"""The hooks other MCP clients call (``nb_elicit.elicitation_callback``, ``elicitation_handler``),
+in-process: the SDK's and FastMCP's real clients against the real demo server, a scripted person
+answering. The real-kernel proofs are in test_hooks_kernel.py."""
+
+import asyncio
+import json
+import sys
+
+import fastmcp
+import mcp_types as types
+import pytest
+from fastmcp.client.transports import StdioTransport
+from helpers.servers import demo_command, drive
+from mcp import Client, StdioServerParameters
+
+import nb_elicit
+from nb_elicit._core.frameworks import UNKNOWN, blocking_call
+from nb_elicit._core.history import HISTORY
+
+NESTED = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
+
+
+def sdk_target(journal):
+    command, *args = demo_command(journal)
+    return StdioServerParameters(command=command, args=args)
+
+
+def fastmcp_target(journal, tmp_path):
+    command, *args = demo_command(journal)
+    return StdioTransport(command=command, args=args, log_file=tmp_path / "demo.log")
+
+
+@pytest.fixture(autouse=True)
+def fresh_history():
+    HISTORY.clear()
+    yield
+    nb_elicit.respond("ask")
+    HISTORY.clear()
+
+
+def test_the_synchronous_call_nearest_the_cell_is_named():
+    stack = [("threading", "join"), ("google.adk.runners", "run"), ("__main__", "<module>")]
+    assert blocking_call(stack).instead == "async for event in runner.run_async(...)"
+    nested = [("asyncio.runners", "run"), ("pydantic_ai.agent", "run_sync"), ("x", "f")]
+    assert blocking_call(nested).sync == "agent.run_sync(...)"  # (the outermost known one)
+    assert blocking_call([("pydantic_aix", "run_sync"), ("threading", "join")]) is UNKNOWN
+
+
+def test_what_is_no_elicitation_is_an_error_or_a_cancel_never_an_exception(capsys):
+    async def main():
+        return (await nb_elicit.elicitation_callback(None, object()),
+                await nb_elicit.elicitation_handler("hi", None, 42, None))
+
+    error, cancel = asyncio.run(main())
+    assert isinstance(error, types.ErrorData) and error.code == types.INVALID_PARAMS
+    assert isinstance(cancel, types.ElicitResult) and cancel.action == "cancel"
+    assert "so it answered with an error" in capsys.readouterr().err
+    assert [e.answered_by for e in HISTORY.entries] == ["failed", "failed"]
+
+
+def test_a_form_it_cannot_show_is_an_error_for_the_sdk_and_cancel_for_fastmcp(journal, tmp_path):
+    async def scenario(person):
+        arguments = {"message": "Where do you live?", "requested_schema": NESTED}
+        async with Client(sdk_target(journal), mode="legacy",
+                          elicitation_callback=nb_elicit.elicitation_callback) as client:
+            sdk = json.loads((await client.call_tool("custom_form", arguments)).content[0].text)
+        async with fastmcp.Client(fastmcp_target(journal, tmp_path), mode="legacy",
+                                  elicitation_handler=nb_elicit.elicitation_handler) as client:
+            fast = json.loads((await client.call_tool("custom_form", arguments)).content[0].text)
+        return sdk, fast
+
+    sdk, fast = drive(scenario)
+    assert sdk["error"]["code"] == types.INVALID_PARAMS
+    assert fast == {"action": "cancel", "content": None}
+    assert [e.answered_by for e in HISTORY.entries] == ["refused", "refused"]
+
+
+def test_labels_tell_servers_apart_for_policies_mute_and_history(journal):
+    nb_elicit.respond("decline", connection="github")
+    quiet = nb_elicit.elicitation_callback.named("quiet")
+    quiet.mute()
+
+    async def scenario(person):
+        person.will("accept", {"name": "octocat"})
+        texts = []
+        for hook in (nb_elicit.elicitation_callback.named("github"), quiet,
+                     nb_elicit.elicitation_callback):
+            async with Client(sdk_target(journal), mode="legacy",
+                              elicitation_callback=hook) as client:
+                texts.append((await client.call_tool("github_username")).content[0].text)
+        return texts, len(person.seen)
+
+    try:
+        texts, forms = drive(scenario)
+    finally:
+        quiet.unmute()
+    assert texts == ["No username: you chose decline.", "No username: you chose cancel.",
+                     "Hello, @octocat!"]
+    assert forms == 1  # (only the unlabelled one reached the person)
+    assert [(e.server, e.action, e.answered_by) for e in HISTORY.entries] == [
+        ("github", "decline", "policy"), ("quiet", "cancel", "muted"),
+        ("nb-elicit-demo", "accept", "person")]
+    assert repr(quiet) == "<nb_elicit.elicitation_callback.named('quiet')>"
+
+
+def test_a_label_is_a_non_empty_string():
+    with pytest.raises(ValueError, match="non-empty string"):
+        nb_elicit.elicitation_handler.named("  ")
+    with pytest.raises(ValueError, match=r"\.named\('NAME'\)\.mute\(\)"):
+        nb_elicit.elicitation_handler.mute()
+    assert sys.modules["nb_elicit._runtime.hooks"].guard_for("x") is \
+        nb_elicit.elicitation_handler.named("x").guard
