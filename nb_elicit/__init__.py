@@ -57,6 +57,7 @@ _LAZY = {
     "logout": "._runtime.connection",
     "elicitation_callback": "._runtime.hooks",
     "elicitation_handler": "._runtime.hooks",
+    "show_app": "._runtime.framework_apps",
 }
 
 
@@ -111,6 +112,7 @@ __all__ = [
     "replay",
     "respond",
     "set_language",
+    "show_app",
     "validate_content",
 ]
 

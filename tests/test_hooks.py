@@ -110,3 +110,48 @@ def test_a_label_is_a_non_empty_string():
         nb_elicit.elicitation_handler.mute()
     assert sys.modules["nb_elicit._runtime.hooks"].guard_for("x") is \
         nb_elicit.elicitation_handler.named("x").guard
+
+
+def test_show_app_shows_a_pydantic_ai_apps_record_and_routes_its_calls_through_the_toolset(
+        journal, tmp_path, monkeypatch, views):
+    """The demo's clock, called by a pydantic-ai agent (TestModel): its ToolReturnPart's
+    mcp_app record is shown through the app host, and the app's own tools/call (clock_now) and
+    resources/read go through the agent's MCPToolset to the server. (No kernel here: the check
+    for a widget frontend is told yes.)"""
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.messages import ToolReturnPart
+    from pydantic_ai.models.test import TestModel
+
+    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+
+    async def scenario(person):
+        toolset = MCPToolset(fastmcp.Client(fastmcp_target(journal, tmp_path), mode="legacy"))
+        agent = Agent(TestModel(call_tools=["clock"]), toolsets=[toolset])
+        async with agent:
+            run = await agent.run("What time is it?")
+            (part,) = [p for m in run.new_messages() for p in m.parts
+                       if isinstance(p, ToolReturnPart)]
+            shown = await nb_elicit.show_app(part, toolset, server="clock-agent")
+            called = await shown.answer("tools/call", {"name": "clock_now", "arguments": {}})
+            read = await shown.answer("resources/read", {"uri": part.metadata["mcp_app"][
+                "resource_uri"]})
+            with pytest.raises(Exception, match="has no tool 'nope'"):
+                await shown.answer("tools/call", {"name": "nope", "arguments": {}})
+        return shown, called, read
+
+    shown, called, read = drive(scenario)
+    assert shown.frame.tool["name"] == "clock" and "<html" in shown.resource.html.lower()
+    assert "UTC on the server" in shown.frame.tool_result["content"][0]["text"]
+    assert "UTC" in called["content"][0]["text"]
+    assert read["contents"][0]["uri"].startswith("ui://")
+    assert [e["tool"] for e in journal.entries()] == ["clock_now"]  # (through the toolset)
+    (view,) = views
+    assert view.server == "clock-agent" and view.what == "clock"
+
+
+def test_show_app_refuses_what_is_no_app_record_in_one_line():
+    with pytest.raises(ValueError, match="ToolReturnPart"):
+        asyncio.run(nb_elicit.show_app(42, None))
+    with pytest.raises(ValueError, match="no ui:// resource"):
+        asyncio.run(nb_elicit.show_app({"resource_uri": "https://x", "tool": "t"}, None))

@@ -13,7 +13,8 @@ def test_public_names():
         "TextField", "ToolCall", "ToolResult",
         "UrlElicitationRequired", "configured_servers", "connect", "connections",
         "elicitation_callback", "elicitation_handler", "logout",
-        "parse_schema", "record", "replay", "respond", "set_language", "validate_content",
+        "parse_schema", "record", "replay", "respond", "set_language", "show_app",
+        "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

@@ -23,7 +23,7 @@ from .._core.text import shorten
 from .._core.types import ElicitationRequest
 from .tasks import related_task_of
 
-__all__ = ["error_result", "plain_request", "result_of", "server_name_of"]
+__all__ = ["error_result", "plain_request", "result_of", "server_name_of", "wire"]
 
 #: Characters of an error message sent back to the server.
 ERROR_LIMIT = 300
@@ -74,3 +74,14 @@ def error_result(error: BaseException) -> types.ErrorData:
         return types.ErrorData(code=INVALID_PARAMS, message=shorten(str(error), ERROR_LIMIT))
     return types.ErrorData(code=INTERNAL_ERROR, message=shorten(
         f"nb_elicit failed: {error!r}", ERROR_LIMIT))
+
+
+def wire(value: Any) -> Any:
+    """An SDK model (or a list of them) as the JSON-shaped dicts of the wire (camelCase keys);
+    anything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return [wire(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", by_alias=True, exclude_none=True)
+    return value
