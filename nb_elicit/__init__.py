@@ -58,6 +58,8 @@ _LAZY = {
     "elicitation_callback": "._runtime.hooks",
     "elicitation_handler": "._runtime.hooks",
     "show_app": "._runtime.framework_apps",
+    "claude_hooks": "._runtime.agent_hooks",
+    "answer_interrupt": "._runtime.agent_hooks",
 }
 
 
@@ -101,6 +103,8 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "UrlElicitationRequired",
+    "answer_interrupt",
+    "claude_hooks",
     "configured_servers",
     "connect",
     "connections",

@@ -155,3 +155,50 @@ def test_show_app_refuses_what_is_no_app_record_in_one_line():
         asyncio.run(nb_elicit.show_app(42, None))
     with pytest.raises(ValueError, match="no ui:// resource"):
         asyncio.run(nb_elicit.show_app({"resource_uri": "https://x", "tool": "t"}, None))
+
+
+def test_claude_hooks_answer_the_clis_elicitation_hook_input_through_the_form():
+    """The hook input the Claude CLI sends (its documented shape), answered by the person
+    through the form, and a form that cannot be shown answered cancel."""
+    (matcher,) = nb_elicit.claude_hooks(timeout=600)["Elicitation"]
+    (hook,) = matcher.hooks
+    assert matcher.matcher is None and matcher.timeout == 600
+    hook_input = {"hook_event_name": "Elicitation", "mcp_server_name": "github",
+                  "message": "Which repository?", "mode": "form", "elicitation_id": "e1",
+                  "requested_schema": {"type": "object", "properties": {
+                      "repo": {"type": "string"}}, "required": ["repo"]}}
+
+    async def scenario(person):
+        person.will("accept", {"repo": "nb_elicit"})
+        accepted = await hook(hook_input, None, None)
+        refused = await hook({**hook_input, "requested_schema": NESTED}, None, None)
+        return accepted, refused
+
+    accepted, refused = drive(scenario)
+    assert accepted == {"hookSpecificOutput": {"hookEventName": "Elicitation",
+                                               "action": "accept",
+                                               "content": {"repo": "nb_elicit"}}}
+    assert refused == {"hookSpecificOutput": {"hookEventName": "Elicitation",
+                                              "action": "cancel"}}
+    assert [(e.server, e.answered_by) for e in HISTORY.entries] == [
+        ("github", "person"), ("github", "refused")]
+
+
+def test_answer_interrupt_returns_langgraphs_resume_value():
+    interrupt = {"type": "mcp_elicitation", "tool_name": "book", "requests": [
+        {"key": "party", "message": "How many?", "mode": "form", "requested_schema": {
+            "type": "object", "properties": {"people": {"type": "integer"}},
+            "required": ["people"]}},
+        {"key": "ok", "message": "Confirm?", "mode": "form", "requested_schema": {
+            "type": "object", "properties": {"yes": {"type": "boolean"}}}}]}
+
+    async def scenario(person):
+        person.will("accept", {"people": 3}).will("decline")
+        return await nb_elicit.answer_interrupt(interrupt)
+
+    assert drive(scenario) == {"responses": {"party": {"action": "accept",
+                                                       "content": {"people": 3}},
+                                             "ok": {"action": "decline"}}}
+    assert {e.server for e in HISTORY.entries} == {"book"}
+    with pytest.raises(ValueError, match="mcp_elicitation"):
+        asyncio.run(nb_elicit.answer_interrupt({"type": "other"}))

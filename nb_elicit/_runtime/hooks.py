@@ -138,7 +138,7 @@ class ElicitationHook:
 
     # -- answering ------------------------------------------------------------------------
 
-    async def _answer(self, context: Any, params: Any) -> Answer | BaseException:
+    async def answer(self, context: Any, params: Any) -> Answer | BaseException:
         """The person's (or the policy's, ...) answer to one request, or why there is none
         (an exception, which the shape turns into an ``ErrorData`` or ``cancel``); every
         failure has told the cell. Cancellation (the server withdrew the request) goes on."""
@@ -177,7 +177,7 @@ class ElicitationCallback(ElicitationHook):
     refuse_with = "error"
 
     async def __call__(self, context: Any, params: Any = None):
-        got = await self._answer(context, params)
+        got = await self.answer(context, params)
         if isinstance(got, Answer):
             return result_of(got)
         return error_result(got)
@@ -195,7 +195,7 @@ class ElicitationHandler(ElicitationHook):
 
     async def __call__(self, message: Any = None, response_type: Any = None, params: Any = None,
                        context: Any = None):
-        got = await self._answer(context, params if params is not None else {
+        got = await self.answer(context, params if params is not None else {
             "message": message})
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
 
