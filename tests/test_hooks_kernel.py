@@ -264,3 +264,45 @@ def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
     fe.click(newest(fe, "nb-elicit-submit"))
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert answers(journal) == [CONTACT, ("accept", {"people": 2})]
+
+
+def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback.named('demo'))\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('withdraw', {'after': 1})\n"
+                      "print(result.content[0].text)")
+    status = newest(fe, "nb-elicit-status")
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "The question was withdrawn." in fe.stdout(cell)
+    fe.wait_for(lambda: "withdrew" in (fe.value(status) or "") or fe.transcripts(), 10,
+                "the withdrawal reason")
+    shown = (fe.value(status) or "") + " ".join(fe.transcripts())
+    assert "demo withdrew this request." in shown, shown
+    assert journal.entries() == [{"tool": "withdraw", "event": "withdrawn"}]
+
+
+def test_interrupt_ends_the_cell_and_the_hooks_form_answers_nothing_more(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback)\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('github_username')")
+    form = newest(fe, "nb-elicit-form")
+    fe.interrupt()
+    reply = fe.wait_reply(cell, 20)
+    assert reply["status"] == "error"
+    # The SDK cancels the call; the server's tool ends, and withdraws its question: the form
+    # ends with that reason, and the kernel is free.
+    fe.wait_for(lambda: any("withdrew this request" in t for t in fe.transcripts()), 20,
+                "the form's transcript saying the request was withdrawn")
+    assert form in fe.models  # (the form that was open is the one that ended)
+    reply, outputs = fe.run("1+1", timeout=10)
+    assert outputs[-1]["data"]["text/plain"] == "2"
