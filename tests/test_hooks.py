@@ -202,3 +202,19 @@ def test_answer_interrupt_returns_langgraphs_resume_value():
     assert {e.server for e in HISTORY.entries} == {"book"}
     with pytest.raises(ValueError, match="mcp_elicitation"):
         asyncio.run(nb_elicit.answer_interrupt({"type": "other"}))
+
+
+def test_the_hooks_import_no_framework():
+    import subprocess
+
+    code = ("import sys, nb_elicit\n"
+            "for name in ('elicitation_callback', 'elicitation_handler', 'show_app', "
+            "'claude_hooks', 'answer_interrupt'):\n"
+            "    getattr(nb_elicit, name)\n"
+            "nb_elicit.elicitation_handler.named('x')\nnb_elicit.claude_hooks()\n"
+            "frameworks = ('fastmcp', 'pydantic_ai', 'google', 'strands', 'mcp_use', "
+            "'langchain', 'langgraph', 'claude_agent_sdk')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in frameworks))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stdout
