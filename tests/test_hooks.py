@@ -94,6 +94,7 @@ def test_labels_tell_servers_apart_for_policies_mute_and_history(journal):
         texts, forms = drive(scenario)
     finally:
         quiet.unmute()
+        nb_elicit.respond("ask", connection="github")
     assert texts == ["No username: you chose decline.", "No username: you chose cancel.",
                      "Hello, @octocat!"]
     assert forms == 1  # (only the unlabelled one reached the person)
