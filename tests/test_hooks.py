@@ -113,6 +113,7 @@ def test_a_label_is_a_non_empty_string():
         nb_elicit.elicitation_handler.named("x").guard
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="pydantic-ai needs Python >= 3.11")
 def test_show_app_shows_a_pydantic_ai_apps_record_and_routes_its_calls_through_the_toolset(
         journal, tmp_path, monkeypatch, views):
     """The demo's clock, called by a pydantic-ai agent (TestModel): its ToolReturnPart's
