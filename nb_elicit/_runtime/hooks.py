@@ -52,7 +52,7 @@ from .kernel_compat import (
 )
 
 __all__ = ["ElicitationCallback", "ElicitationHandler", "ElicitationHook", "elicitation_callback",
-           "elicitation_handler", "guard_for"]
+           "elicitation_handler", "guard_for", "labels"]
 
 #: What a hook's request is, where a connection's would name its tool (the framework does
 #: not say which tool asked): the transcript's "SERVER · WHAT", the history's tool, the
@@ -67,6 +67,12 @@ LABEL_LIMIT = 60
 #: One guard per label (server name): its backlog, rate limit and mute.
 _GUARDS: dict[str, Guard] = {}
 _GUARDS_LOCK = threading.Lock()
+
+
+def labels() -> list[str]:
+    """The labels (server names) hooks have asked for or been named with so far."""
+    with _GUARDS_LOCK:
+        return list(_GUARDS)
 
 
 def guard_for(server: str) -> Guard:
@@ -126,6 +132,16 @@ class ElicitationHook:
     @property
     def muted(self) -> bool:
         return self.label is not None and guard_for(self.label).muted
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        """How often this label's server may ask (None: no limit)."""
+        return self._labelled().rate_limit
+
+    @rate_limit.setter
+    def rate_limit(self, limit: str | RateLimit | None) -> None:
+        self._labelled().set_rate_limit(parse_rate_limit(limit) if isinstance(limit, str)
+                                        else limit)
 
     def _labelled(self) -> Guard:
         if self.label is None:
