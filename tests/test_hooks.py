@@ -220,3 +220,32 @@ def test_the_hooks_import_no_framework():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_show_app_routes_an_adk_shaped_widget_through_the_sdks_client(journal, monkeypatch, views):
+    """ADK's UiWidget read by its documented fields (provider, payload: resource_uri, tool,
+    tool_args; ADK itself is not installed here, so the widget is a plain object of that
+    shape), its app's requests sent through the SDK's own Client."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+    widget = SimpleNamespace(provider="mcp", payload={
+        "resource_uri": "ui://nb-elicit-demo/clock.html", "tool": "clock",
+        "tool_args": {"label": "Kitchen"}})
+
+    async def scenario(person):
+        async with Client(sdk_target(journal), mode="legacy") as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            widget.payload["resource_uri"] = listed["clock"].meta["ui"]["resourceUri"]
+            shown = await nb_elicit.show_app(widget, client)
+            called = await shown.answer("tools/call", {"name": "clock_now", "arguments": {}})
+        return shown, called
+
+    shown, called = drive(scenario)
+    assert shown.frame.tool_input == {"label": "Kitchen"}
+    assert "UTC" in called["content"][0]["text"]
+    assert [e["tool"] for e in journal.entries()] == ["clock_now"]
+    (view,) = views
+    assert view.server == "nb-elicit-demo"  # (the server's own name, from the session)
+    with pytest.raises(ValueError, match="provider is 'a2ui'"):
+        asyncio.run(nb_elicit.show_app(SimpleNamespace(provider="a2ui", payload={}), None))
