@@ -66,12 +66,13 @@ def holds(fe, root: str, model: str) -> bool:
     return any(holds(fe, child, model) for child in fe.children(root) if child in fe.models)
 
 
-def assert_form_in(fe, form: str, cell: str, not_in: str | None = None) -> None:
+def assert_in_cell(fe, form: str, cell: str, not_in: str | None = None) -> None:
+    """``form`` (a form, an app) is shown in ``cell`` (and not in ``not_in``)."""
     fe.wait_for(lambda: any(holds(fe, v, form) for v in views_in(fe, cell)), 10,
-                "the form inside a view of the calling cell")
+                "the widget inside a view of the calling cell")
     if not_in is not None:
         assert not any(holds(fe, v, form) for v in views_in(fe, not_in)), \
-            "the form showed in the cell that opened the session"
+            "it showed in the cell that opened the session"
 
 
 def answers(journal):
@@ -100,7 +101,7 @@ def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
     cell = fe.execute("result = await client.call_tool('contact_info')\n"
                       "print(result.content[0].text)")
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell, not_in=first)
+    assert_in_cell(fe, form, cell, not_in=first)
     type_contact(fe)
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert '"name": "Ada Lovelace"' in fe.stdout(cell)
@@ -123,7 +124,7 @@ def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
     cell = fe.execute("result = await client.call_tool('book_table')\n"
                       "print(result.content[0].text)")
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell)
+    assert_in_cell(fe, form, cell)
     fe.type_text(newest(fe, "nb-elicit-field-people"), "4")
     assert fe.flush(timeout=20), fe.stalled()
     fe.click(newest(fe, "nb-elicit-submit"))
@@ -162,7 +163,7 @@ def test_fastmcp_client_legacy_with_the_handler(fe, journal):
     cell = fe.execute("result = await client.call_tool('contact_info')\n"
                       "print(result.content[0].text)")
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell, not_in=first)
+    assert_in_cell(fe, form, cell, not_in=first)
     type_contact(fe)
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert answers(journal) == [CONTACT]
@@ -198,7 +199,7 @@ def test_the_callback_hops_from_another_thread_and_loop(fe, journal):
         "args=('github_username', done, loop), daemon=True).start()\n"
         "print(await done)")
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell)
+    assert_in_cell(fe, form, cell)
     fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
     assert fe.flush(timeout=20), fe.stalled()
     fe.click(newest(fe, "nb-elicit-submit"))
@@ -246,7 +247,7 @@ def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
         "await agent.__aenter__()"))
     cell = fe.execute("result = await agent.run('Tell me who you are.')\nprint(result.output)")
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell, not_in=first)
+    assert_in_cell(fe, form, cell, not_in=first)
     type_contact(fe)
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert '"content":{"name":"Ada Lovelace",' in fe.stdout(cell)
@@ -260,7 +261,7 @@ def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
     fe.type_text(newest(fe, "nb-elicit-field-people"), "2")
     assert fe.flush(timeout=20), fe.stalled()
     form = newest(fe, "nb-elicit-form")
-    assert_form_in(fe, form, cell)
+    assert_in_cell(fe, form, cell)
     fe.click(newest(fe, "nb-elicit-submit"))
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert answers(journal) == [CONTACT, ("accept", {"people": 2})]
@@ -306,3 +307,26 @@ def test_interrupt_ends_the_cell_and_the_hooks_form_answers_nothing_more(fe, jou
     assert form in fe.models  # (the form that was open is the one that ended)
     reply, outputs = fe.run("1+1", timeout=10)
     assert outputs[-1]["data"]["text/plain"] == "2"
+
+
+def test_show_app_puts_a_pydantic_ai_tools_app_in_the_running_cell(fe, journal):
+    log = journal.path.with_suffix(".log")
+    first = opened(fe, (
+        "import pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "from pydantic_ai import Agent\nfrom pydantic_ai.mcp import MCPToolset\n"
+        "from pydantic_ai.messages import ToolReturnPart\n"
+        "from pydantic_ai.models.test import TestModel\n"
+        f"transport = StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(log)!r}))\n"
+        "toolset = MCPToolset(fastmcp.Client(transport, mode='legacy'))\n"
+        "agent = Agent(TestModel(call_tools=['clock']), toolsets=[toolset])\n"
+        "await agent.__aenter__()\nrun = await agent.run('What time is it?')"))
+    cell = fe.execute(
+        "(part,) = [p for m in run.new_messages() for p in m.parts "
+        "if isinstance(p, ToolReturnPart)]\n"
+        "shown = await nb_elicit.show_app(part, toolset)\nprint(shown.frame.tool['name'])")
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert fe.stdout(cell).strip() == "clock"
+    app = newest(fe, "nb-elicit-app")
+    assert_in_cell(fe, app, cell, not_in=first)
