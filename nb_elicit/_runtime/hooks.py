@@ -33,6 +33,7 @@ import threading
 from typing import Any
 
 from .._core.answer import Answer
+from .._core.errors import InvalidRequest
 from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
@@ -145,7 +146,7 @@ class ElicitationHook:
 
     def _labelled(self) -> Guard:
         if self.label is None:
-            raise ValueError(f"mute a labelled hook: {self.public_name}.named('NAME').mute()")
+            raise ValueError(f"this needs a labelled hook: {self.public_name}.named('NAME')")
         return guard_for(self.label)
 
     def __repr__(self) -> str:
@@ -267,10 +268,15 @@ def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
 
 def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseException,
             refuse_with: str) -> None:
-    key = "n_failed_cancel" if refuse_with == "cancel" else "n_failed"
-    line = t(key, server=server, error=shorten(repr(error), 200))
-    _tell(cell, server, message, Outcome(Answer("cancel") if refuse_with == "cancel" else None,
-                                         "failed", kind="error", notice=line))
+    suffix = "_cancel" if refuse_with == "cancel" else ""
+    if isinstance(error, InvalidRequest):  # (what the framework handed over is no request)
+        how, line = "refused", t("n_refused_request" + suffix, server=server,
+                                 detail=shorten(str(error), 200))
+    else:
+        how, line = "failed", t("n_failed" + suffix, server=server,
+                                error=shorten(repr(error), 200))
+    _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
+                                         kind="error", notice=line))
 
 
 def _tell(cell: contextvars.Context, server: str, message: Any, outcome: Outcome) -> None:
