@@ -251,3 +251,25 @@ def test_show_app_routes_an_adk_shaped_widget_through_the_sdks_client(journal, m
     assert view.server == "nb-elicit-demo"  # (the server's own name, from the session)
     with pytest.raises(ValueError, match="provider is 'a2ui'"):
         asyncio.run(nb_elicit.show_app(SimpleNamespace(provider="a2ui", payload={}), None))
+
+
+def test_a_secret_typed_into_a_hooks_form_reaches_the_server_and_nothing_else(journal):
+    schema = {"type": "object", "properties": {"user": {"type": "string"},
+                                               "password": {"type": "string"}},
+              "required": ["user", "password"]}
+
+    async def scenario(person):
+        person.will("accept", {"user": "ada", "password": "hunter2-secret"})
+        async with Client(sdk_target(journal), mode="legacy",
+                          elicitation_callback=nb_elicit.elicitation_callback) as client:
+            result = await client.call_tool("custom_form", {
+                "message": "Sign in to the archive", "requested_schema": schema})
+        return json.loads(result.content[0].text), person.seen[0].outcome()
+
+    sent, told = drive(scenario)
+    assert sent == {"action": "accept", "content": {"user": "ada", "password": "hunter2-secret"}}
+    (entry,) = HISTORY.entries
+    assert "hunter2" not in entry.sent and "hunter2" not in HISTORY.as_text()
+    assert entry.content["user"] == "ada"
+    assert "hunter2" not in repr(told)  # (what the form leaves in the transcript)
+    assert "ada" in repr(told)
