@@ -273,3 +273,30 @@ def test_a_secret_typed_into_a_hooks_form_reaches_the_server_and_nothing_else(jo
     assert entry.content["user"] == "ada"
     assert "hunter2" not in repr(told)  # (what the form leaves in the transcript)
     assert "ada" in repr(told)
+
+
+def test_a_hooks_answers_are_recorded_and_replayed_by_its_label(journal, tmp_path):
+    path = tmp_path / "answers.json"
+    hook = nb_elicit.elicitation_handler.named("gh")
+
+    async def once(person, script):
+        for action, content in script:
+            person.will(action, content)
+        async with fastmcp.Client(fastmcp_target(journal, tmp_path), mode="legacy",
+                                  elicitation_handler=hook) as client:
+            return (await client.call_tool("github_username")).content[0].text, len(person.seen)
+
+    nb_elicit.record(path)
+    try:
+        recorded = drive(lambda person: once(person, [("accept", {"name": "octocat"})]))
+    finally:
+        nb_elicit.record(None)
+    nb_elicit.replay(path)
+    try:
+        replayed = drive(lambda person: once(person, []))
+    finally:
+        nb_elicit.replay(None)
+    assert recorded == ("Hello, @octocat!", 1)
+    assert replayed == ("Hello, @octocat!", 0)  # (nobody was asked)
+    assert [(e.server, e.answered_by) for e in HISTORY.entries] == [("gh", "person"),
+                                                                     ("gh", "replay")]
