@@ -300,3 +300,19 @@ def test_a_hooks_answers_are_recorded_and_replayed_by_its_label(journal, tmp_pat
     assert replayed == ("Hello, @octocat!", 0)  # (nobody was asked)
     assert [(e.server, e.answered_by) for e in HISTORY.entries] == [("gh", "person"),
                                                                      ("gh", "replay")]
+
+
+def test_url_mode_through_a_hook_shows_the_consent_card(journal):
+    async def scenario(person):
+        person.will("accept").will("decline")
+        async with Client(sdk_target(journal), mode="legacy",
+                          elicitation_callback=nb_elicit.elicitation_callback) as client:
+            opened = await client.call_tool("sign_in", {"done_after": 0.1})
+            declined = await client.call_tool("sign_in", {"done_after": 0.1})
+        return opened.content[0].text, declined.content[0].text, person.seen
+
+    opened, declined, seen = drive(scenario)
+    assert opened == "Signed in: you finished on the sign-in page."
+    assert declined == "Not signed in: you declined to open the page."
+    assert all(hasattr(card, "open_button") for card in seen)  # (the URL consent card)
+    assert [e["action"] for e in journal.entries()] == ["accept", "decline"]
