@@ -55,6 +55,11 @@ _LAZY = {
     "connect": "._runtime.connection",
     "connections": "._runtime.connection",
     "logout": "._runtime.connection",
+    "elicitation_callback": "._runtime.hooks",
+    "elicitation_handler": "._runtime.hooks",
+    "show_app": "._runtime.framework_apps",
+    "claude_hooks": "._runtime.agent_hooks",
+    "answer_interrupt": "._runtime.agent_hooks",
 }
 
 
@@ -98,15 +103,20 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "UrlElicitationRequired",
+    "answer_interrupt",
+    "claude_hooks",
     "configured_servers",
     "connect",
     "connections",
+    "elicitation_callback",
+    "elicitation_handler",
     "logout",
     "parse_schema",
     "record",
     "replay",
     "respond",
     "set_language",
+    "show_app",
     "validate_content",
 ]
 

@@ -1,5 +1,5 @@
 """Write the server notebooks: quickstart, field-gallery, remote-http, configs, sign-in, tasks,
-apps (outputs stripped).
+apps, agents (outputs stripped).
 
     python scripts/make_notebooks.py           # (re)write them in notebooks/
     python scripts/make_notebooks.py --check   # exit 1 if a written notebook is out of date
@@ -893,6 +893,124 @@ not fetch the apps again: they end there, each place saying so; call the tool ag
 """),
 ]
 
+# -- agents and other MCP clients -----------------------------------------------------------------
+
+AGENTS = [
+    md("""
+# Agents and other MCP clients: their servers' questions, as forms in the cell
+
+Agent frameworks and MCP libraries own their MCP sessions; each takes an *elicitation hook*, a
+function it calls when a server asks the person something. nb_elicit gives two, named after the
+parameters they plug into:
+
+- `nb_elicit.elicitation_handler`, FastMCP's shape: `fastmcp.Client`, pydantic-ai's
+  `MCPToolset`, `langchain.mcp`;
+- `nb_elicit.elicitation_callback`, the SDK's shape: `mcp.Client`, ADK, strands, mcp-use.
+
+With either, the server's question shows as the same form as on nb_elicit's own connections,
+in the cell that runs, and what you submit is what the server gets. `.named("github")` labels a
+server's requests for the history, `%mcp respond github ...`, recordings and the rate limit.
+
+This notebook runs offline: the agent is driven by pydantic-ai's `TestModel` (no model, no
+key), which calls the demo server's tools. Run the cells one at a time (**Shift+Enter**).
+"""),
+    code("""
+import pathlib
+import sys
+import tempfile
+import warnings
+
+import fastmcp
+from fastmcp.client.transports import StdioTransport
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.models.test import TestModel
+
+import nb_elicit
+
+print("This kernel runs", sys.executable)
+"""),
+    md("""
+## 1. A pydantic-ai agent whose tool asks you
+
+The demo server runs over stdio. Its stderr goes to a file: in a kernel, `sys.stderr` has no
+file descriptor to hand to a server process. The demo's `github_username` asks in the common
+style (`ctx.session.elicit_form`, a request of the server's own), which needs a session in the
+handshake era: give `MCPToolset` a FastMCP client in `mode="legacy"`.
+"""),
+    code("""
+def demo_server():
+    log = pathlib.Path(tempfile.gettempdir()) / "nb-elicit-agents-demo.log"
+    return StdioTransport(command=sys.executable, args=["-m", "nb_elicit.demo"], log_file=log)
+
+
+demo = MCPToolset(fastmcp.Client(demo_server(), mode="legacy",
+                                 elicitation_handler=nb_elicit.elicitation_handler.named("demo")))
+agent = Agent(TestModel(call_tools=["github_username"]), toolsets=[demo])
+"""),
+    md("""
+Run the agent. The form appears under this cell; type a username and press **Submit**. The
+agent gets the tool's result, and `TestModel` answers with it.
+"""),
+    code("""
+async with agent:
+    result = await agent.run("Who am I on GitHub?")
+print(result.output)
+"""),
+    md("""
+## 2. A 2026-07-28 tool, with the toolset's own client
+
+`book_table` asks the 2026-07-28 way: it returns an *input-required* result, and the client
+retries with your answer. `MCPToolset`'s own client (FastMCP's `mode="auto"`) speaks that era,
+so the handler is all it needs. (pydantic-ai warns that the handler "will never be called" on
+such a session; it is called, for these retries.)
+"""),
+    code("""
+warnings.filterwarnings("ignore", message="`elicitation_handler` will never be called")
+booking = Agent(TestModel(call_tools=["book_table"]),
+                toolsets=[MCPToolset(demo_server(),
+                                     elicitation_handler=nb_elicit.elicitation_handler.named("demo"))])
+async with booking:
+    result = await booking.run("Book a table for us.")
+print(result.output)
+"""),
+    md("""
+## 3. The SDK's own client
+
+The same with `mcp.Client` and `nb_elicit.elicitation_callback`. Without a label, requests go
+by the name the server gives itself (here `nb-elicit-demo`).
+"""),
+    code("""
+import os
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+demo_stdio = StdioServerParameters(command=sys.executable, args=["-m", "nb_elicit.demo"])
+hook = nb_elicit.elicitation_callback
+with open(os.devnull, "w") as errlog:
+    server = stdio_client(demo_stdio, errlog=errlog)
+    async with Client(server, mode="legacy", elicitation_callback=hook) as client:
+        result = await client.call_tool("contact_info")
+print(result.content[0].text)
+"""),
+    md("""
+## 4. What was asked, and who answered
+
+Every request is in the history, labelled as above.
+"""),
+    code("""
+%load_ext nb_elicit
+%mcp history
+"""),
+    md("""
+## Where next
+
+- [Agents and other clients](../docs/agents.md): one line per framework, timeouts, threads.
+- [quickstart.ipynb](quickstart.ipynb): nb_elicit's own connections.
+"""),
+]
+
 NOTEBOOKS = {
     "quickstart": QUICKSTART,
     "field-gallery": FIELD_GALLERY,
@@ -901,6 +1019,7 @@ NOTEBOOKS = {
     "sign-in": SIGN_IN,
     "tasks": TASK_TOOLS,
     "apps": APPS,
+    "agents": AGENTS,
 }
 
 

@@ -28,9 +28,9 @@ for python in "${pythons[@]}"; do
         "$(find_python "$python")" -m venv "$venv"
     fi
     log="$PWD/.cache/setup-$python.log"
-    echo "setup: $python: install nb_elicit with its test extras (pip's output: $log)"
+    echo "setup: $python: install nb_elicit with its test and agents extras (pip's output: $log)"
     if ! { "$venv/bin/python" -m pip install --quiet --upgrade pip &&
-           "$venv/bin/python" -m pip install --quiet -e ".[test]"; } >"$log" 2>&1; then
+           "$venv/bin/python" -m pip install --quiet -e ".[test,agents]"; } >"$log" 2>&1; then
         echo "setup failed for $python; the full output is in $log:" >&2
         tail -n 15 "$log" >&2
         exit 1

@@ -2,7 +2,7 @@
 
 repo2docker copies the repository, installs binder/requirements.txt, then runs binder/postBuild
 from the repository root. These tests do the same in a fresh venv with a throwaway HOME, then
-run notebooks/quickstart.ipynb in that venv's kernel, headless, as a person on Binder would run
+run notebooks/quickstart.ipynb and notebooks/agents.ipynb in that venv's kernel, headless, as a person on Binder would run
 it (the form answered by the respond policy). They install from the package registry, so they
 take a minute or two.
 """
@@ -97,7 +97,8 @@ def test_binder_files_are_what_repo2docker_reads():
     post_build = BINDER / "postBuild"
     assert os.access(post_build, os.X_OK), "binder/postBuild must be executable"
     assert post_build.read_text().startswith("#!/usr/bin/env bash\n")
-    assert "python -m pip install --no-cache-dir ." in post_build.read_text()
+    # (nb_elicit with the agent frameworks of notebooks/agents.ipynb, pinned by its extra)
+    assert 'python -m pip install --no-cache-dir ".[agents]"' in post_build.read_text()
 
 
 @pytest.mark.timeout(900)
@@ -140,6 +141,17 @@ def test_a_venv_built_from_binder_alone_runs_the_quickstart(checkout, tmp_path):
     python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
     assert result(python_api) == "'Hello, @Ada!'"
     assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+
+    # notebooks/agents.ipynb: the frameworks of the agents extra, installed by postBuild.
+    executed = tmp_path / "agents.out.ipynb"
+    run_env = clean_env(home, venv, NB_ELICIT_RESPOND=f"accept {json.dumps({**ADA, 'people': 2})}")
+    sh([python, "-c", EXECUTE, checkout / "notebooks" / "agents.ipynb", executed],
+       home, run_env, 300)
+    nb = nbformat.read(executed, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code), "not every cell of agents.ipynb ran"
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    assert '"Hello, @Ada!"' in stdout(code_cell(nb, 'agent.run("Who am I on GitHub?")'))
 
 
 @pytest.mark.timeout(600)

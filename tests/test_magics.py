@@ -249,6 +249,27 @@ def test_an_sdk2_server_through_the_magic(ip):
     assert ip.user_ns["r"].text == "accept:Ada:36"
 
 
+def test_mute_and_limit_reach_another_clients_hook_by_its_label(ip, journal):
+    """%mcp mute/unmute/limit NAME act on a hook's label when no connection has that name."""
+    hook = nb_elicit.elicitation_callback.named("hooked")
+    assert "Muted 'hooked'" in repr(run(ip, "%mcp mute hooked"))
+    assert hook.muted
+    assert "may ask 10/min, burst 5" in repr(run(ip, "%mcp limit hooked 10/min"))
+    assert str(hook.rate_limit) == "10/min, burst 5"
+    command, *args = demo_command(journal)
+    run(ip, "import nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+            f"async with Client(StdioServerParameters(command={command!r}, args={args!r}), "
+            "mode='legacy', elicitation_callback=nb_elicit.elicitation_callback.named('hooked')"
+            ") as c:\n    r = await c.call_tool('github_username')")
+    assert ip.user_ns["r"].content[0].text == "No username: you chose cancel."
+    assert "Unmuted 'hooked'" in repr(run(ip, "%mcp unmute hooked"))
+    assert not hook.muted
+    run(ip, "%mcp limit hooked off")
+    assert hook.rate_limit is None
+    with pytest.raises(UsageError, match="no connection named 'nobody'"):
+        run(ip, "%mcp mute nobody")
+
+
 def test_rate_limit_mute_and_secret_rule_through_the_magic(ip, tmp_path):
     journal = Journal(tmp_path / "journal.jsonl")
     command = " ".join(demo_command(journal))

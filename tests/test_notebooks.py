@@ -401,3 +401,32 @@ def test_a_finished_call_leaves_a_transcript_in_the_notebook_and_in_html(tmp_pat
     page, _ = HTMLExporter().from_notebook_node(nb)
     assert "nb-elicit-transcript" in page and "User name" in page
     assert f'<script type="{WIDGET_VIEW}">' not in page  # no widget left to fail to display
+
+
+# -- agents ---------------------------------------------------------------------------------------
+
+#: One answer for every form of agents.ipynb (each form takes only its own fields).
+AGENT_ANSWERS = {**ADA, "people": 2}
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.blocking_kernel
+def test_agents_runs_headless_and_the_policy_answers_each_framework():
+    """pydantic-ai (TestModel) over MCPToolset, twice, then the SDK's Client: nobody to type,
+    so the respond policy answers, by the same way as on a connection, in the cell that ran."""
+    nb = run("agents.ipynb", kernel_env(respond=f"accept {json.dumps(AGENT_ANSWERS)}"))
+    assert_no_errors(nb)
+    github = code_cell(nb, 'agent.run("Who am I on GitHub?")')
+    assert "Answered accept by the respond policy ($NB_ELICIT_RESPOND)" in stdout(github)
+    assert '"Hello, @Ada!"' in stdout(github)
+    booking = code_cell(nb, "booking.run(")
+    assert "Answered accept by the respond policy" in stdout(booking)
+    assert '"content":{"people":2}' in stdout(booking)
+    sdk = code_cell(nb, 'client.call_tool("contact_info")')
+    assert "Answered accept by the respond policy" in stdout(sdk)
+    printed = stdout(sdk)
+    assert json.loads(printed[printed.index("{"):]) == {"action": "accept", "content": ADA}
+    history = result(code_cell(nb, "%mcp history"))
+    assert history.count("  demo · elicitation") == 2, history  # (labelled .named("demo"))
+    assert history.count("  nb-elicit-demo · elicitation") == 1, history  # (the server's name)
+    assert history.count("accept (policy)") == 3, history

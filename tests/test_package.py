@@ -11,8 +11,11 @@ def test_public_names():
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "SignInError", "TaskCancelled", "TaskDetached",
         "TextField", "ToolCall", "ToolResult",
-        "UrlElicitationRequired", "configured_servers", "connect", "connections", "logout",
-        "parse_schema", "record", "replay", "respond", "set_language", "validate_content",
+        "UrlElicitationRequired", "answer_interrupt", "claude_hooks", "configured_servers",
+        "connect", "connections",
+        "elicitation_callback", "elicitation_handler", "logout",
+        "parse_schema", "record", "replay", "respond", "set_language", "show_app",
+        "validate_content",
     ]
     for name in nb_elicit.__all__:
         assert getattr(nb_elicit, name) is not None

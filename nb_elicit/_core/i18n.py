@@ -473,6 +473,14 @@ TEXTS: dict[str, tuple[str, str]] = {
                       "因此 nb_elicit 在 {seconds} 秒后对 {requests}回答了“取消”；若要在无人时"
                       "作答，请用 %mcp respond {server} decline|cancel|accept JSON、"
                       "nb_elicit.respond(...) 或环境变量 NB_ELICIT_RESPOND 设置策略。"),
+    "app_not_shown_headless": ("No widget frontend is attached, so the app of {server} · {tool} "
+                               "is not shown.",
+                               "没有连接小部件前端，因此不显示 {server} · {tool} 的应用。"),
+    "n_kernel_blocked": ("{server} asked: {message}\nThe kernel is blocked in {sync}, where no "
+                         "form can be answered, so nb_elicit answered cancel; use {instead} "
+                         "instead.",
+                         "{server} 请求：{message}\n内核正阻塞在 {sync} 中，无法回答任何表单，"
+                         "因此 nb_elicit 回答了“取消”；请改用 {instead}。"),
     "n_page_refused": ("{server} listed a page nb_elicit will not show: {problem}",
                        "{server} 列出了 nb_elicit 不会显示的网页：{problem}"),
     # how a request ended when nb_elicit itself failed (the runtime's boundary)

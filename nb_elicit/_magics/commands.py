@@ -245,6 +245,17 @@ class McpMagics(Magics):
             await asyncio.wait({pending})
         return self.connection(name)
 
+    def asker(self, name: str):
+        """What ``%mcp mute``, ``unmute`` and ``limit`` act on: the named connection, else the
+        label of another client's hook (``nb_elicit.elicitation_callback.named(NAME)``, or
+        the server name its requests went by)."""
+        from .._runtime import hooks
+
+        first = name.split()[0] if name.split() else name
+        if first not in handlers.runtime().connections and first in hooks.labels():
+            return hooks.elicitation_callback.named(first)
+        return self.connection(name)
+
     def connection(self, name: str):
         """The named connection, or a UsageError that says how to make it."""
         name = name.split()[0]

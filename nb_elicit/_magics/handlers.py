@@ -353,19 +353,19 @@ def language(magic, rest: str):
 
 
 def mute(magic, rest: str):
-    magic.connection(rest).mute()
+    magic.asker(rest).mute()
     name = rest.split()[0]
     return Text(f"Muted {name!r}: its requests are answered cancel until %mcp unmute {name}.")
 
 
 def unmute(magic, rest: str):
-    magic.connection(rest).unmute()
+    magic.asker(rest).unmute()
     return Text(f"Unmuted {rest.split()[0]!r}: its requests show again.")
 
 
 def limit(magic, rest: str):
     name, _, rate = rest.partition(" ")
-    conn = magic.connection(name)
+    conn = magic.asker(name)
     if rate.strip():
         conn.rate_limit = rate_limit(rate)
     return Text(f"{name!r} may ask {conn.rate_limit or 'without a limit'}.")

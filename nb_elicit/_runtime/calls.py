@@ -22,7 +22,7 @@ from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["SETTLE", "Call", "ToolCall", "current_call", "run_call"]
+__all__ = ["SETTLE", "Call", "ToolCall", "current_call", "print_for_headless", "run_call"]
 
 #: How often a waiting cell wakes up, so that Kernel > Interrupt ends it promptly.
 WAKE = 0.2
@@ -144,7 +144,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         if not keep_view:
             view.finish()
             if not show:
-                _print_for_headless(view)
+                print_for_headless(view)
             if not succeeded:
                 view.freeze_when_answered()
     if keep_view:
@@ -153,12 +153,12 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         # A view frozen at once shows its result in the transcript alone (a flood's tool may
         # return hundreds of blocks: no widgets are made for them only to be closed unseen).
         view.show_result(result, render=not view.can_freeze())
-        _print_for_headless(view)
+        print_for_headless(view)
     view.freeze_when_answered()
     return result
 
 
-def _print_for_headless(view: CallView) -> None:
+def print_for_headless(view: CallView) -> None:
     """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
     if view.lines and not widget_frontend_attached():
         print("\n".join(view.lines))

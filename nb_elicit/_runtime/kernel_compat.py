@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import os
 import sys
@@ -37,8 +38,9 @@ import ipywidgets as widgets
 
 from .._core.errors import BlockingNotSupported
 
-__all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "keep_widget_messages_flowing",
-           "widget_frontend_attached"]
+__all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "in_running_cell",
+           "keep_widget_messages_flowing", "kernel_loop", "kernel_thread_stack", "running_cell",
+           "watch_cells", "widget_frontend_attached"]
 
 BLOCKING_MIN_IPYKERNEL = (7, 4)
 #: The ipykernel releases whose concurrent comm path publishes no status (re-check on upgrade).
@@ -202,6 +204,71 @@ def _on_concurrent_path() -> bool:
             return frame.f_locals["concurrent"] is True
         frame = frame.f_back
     return False
+
+
+# -- the running cell, for requests that come from outside nb_elicit's own calls -------------------
+
+def watch_cells() -> None:
+    """Start following which cell the kernel runs (see :func:`running_cell`); idempotent."""
+    kernel = _kernel()
+    if kernel is not None:
+        _watch_cells(kernel)
+
+
+def running_cell() -> dict | None:
+    """The execute request of the cell the kernel runs now (None: none, or outside a kernel).
+
+    This is the kernel's view, not the caller's context: a framework's session started in an
+    earlier cell calls its elicitation hook in that cell's context (ipykernel picks a
+    ``display()``'s cell from a ContextVar), while the person looks at the cell that runs."""
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    _watch_cells(kernel)
+    return _RUNNING_CELL.get(kernel) if _cell_running(kernel) else None
+
+
+def in_running_cell(context: contextvars.Context | None = None) -> contextvars.Context:
+    """A copy of ``context`` (default: the current one) in which displays and prints go to the
+    running cell (:func:`running_cell`); with no cell running, the copy as it is."""
+    copied = (context or contextvars.copy_context()).copy()
+    parent = running_cell()
+    kernel = _kernel()
+    if parent is not None and kernel is not None:
+        copied.run(_aim_outputs, kernel, parent)
+    return copied
+
+
+def _aim_outputs(kernel, parent: dict) -> None:
+    """In the current context, send displays and prints with ``parent`` (each publisher's own
+    per-context parent: the kernel's other contexts and threads are left as they are)."""
+    shell = kernel.shell
+    for publisher in (getattr(shell, "display_pub", None), getattr(shell, "displayhook", None),
+                      sys.stdout, sys.stderr):
+        aim = getattr(publisher, "set_thread_parent", None)
+        if aim is not None:
+            with contextlib.suppress(Exception):
+                aim(parent)
+
+
+def kernel_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop the kernel runs its cells and widget messages on (None outside a kernel)."""
+    kernel = _kernel()
+    io_loop = getattr(kernel, "io_loop", None) if kernel is not None else None
+    loop = getattr(io_loop, "asyncio_loop", None)
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
+
+
+def kernel_thread_stack() -> list[tuple[str, str]]:
+    """What the thread of the kernel's loop is running, innermost first, as (module, function)
+    pairs (to name a synchronous call that holds it)."""
+    thread = threading.main_thread()
+    frame = sys._current_frames().get(thread.ident) if thread.ident is not None else None
+    stack = []
+    while frame is not None:
+        stack.append((frame.f_globals.get("__name__", ""), frame.f_code.co_name))
+        frame = frame.f_back
+    return stack
 
 
 def _walk(widget):

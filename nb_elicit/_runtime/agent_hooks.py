@@ -1,0 +1,110 @@
+"""Two more ways frameworks hand over a server's question: the Claude Agent SDK's
+``Elicitation`` hook (:func:`claude_hooks`) and LangGraph's ``mcp_elicitation`` interrupt
+(:func:`answer_interrupt`). Both are answered by the same hook machinery as
+``elicitation_callback`` (:class:`~.hooks.ElicitationHook`: the running cell, the hop to the
+kernel's loop, ``asking.ask``), and neither imports its framework.
+
+    options = ClaudeAgentOptions(mcp_servers=..., hooks=nb_elicit.claude_hooks())
+
+    result = await agent.ainvoke(inputs, config)
+    while result.get("__interrupt__"):
+        resume = await nb_elicit.answer_interrupt(result["__interrupt__"][0])
+        result = await agent.ainvoke(Command(resume=resume), config)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._core.answer import Answer
+from .hooks import ElicitationHook
+
+__all__ = ["ClaudeHookMatcher", "answer_interrupt", "claude_hooks"]
+
+#: Seconds the Claude CLI waits for a hook (its own default is 60 s: a person needs longer).
+CLAUDE_HOOK_TIMEOUT = 3600.0
+#: Requests one interrupt may carry (the rest are answered cancel).
+MAX_INTERRUPT_REQUESTS = 100
+
+
+class _DictHook(ElicitationHook):
+    """A hook whose framework hands the request over as a plain dict (no error channel:
+    what cannot be shown is answered cancel)."""
+
+    refuse_with = "cancel"
+
+    async def ask_dict(self, request: dict, server: str | None) -> Answer:
+        label = server or self.label
+        hook = self.named(label) if label else self
+        got = await hook.answer(None, request)
+        return got if isinstance(got, Answer) else Answer("cancel")
+
+
+class _ClaudeHook(_DictHook):
+    framework = "claude"
+    public_name = "claude_hooks()"
+
+    async def __call__(self, input_data: Any = None, tool_use_id: Any = None,
+                       context: Any = None) -> dict:
+        data = input_data if isinstance(input_data, dict) else {}
+        server = data.get("mcp_server_name")
+        answer = await self.ask_dict(data, server if isinstance(server, str) else None)
+        output: dict[str, Any] = {"hookEventName": "Elicitation", "action": answer.action}
+        if answer.action == "accept" and answer.content is not None:
+            output["content"] = dict(answer.content)
+        return {"hookSpecificOutput": output}
+
+
+@dataclass
+class ClaudeHookMatcher:
+    """What the Claude Agent SDK reads of a ``HookMatcher``: ``matcher``, ``hooks``,
+    ``timeout``."""
+
+    matcher: str | None = None
+    hooks: list = field(default_factory=list)
+    timeout: float | None = CLAUDE_HOOK_TIMEOUT
+
+
+def claude_hooks(label: str | None = None, *, timeout: float = CLAUDE_HOOK_TIMEOUT) -> dict:
+    """``hooks=`` for ``ClaudeAgentOptions``: the CLI's ``Elicitation`` hook, answered by
+    nb_elicit's forms. Requests go by ``label``, else by the MCP server's name the CLI gives.
+    ``timeout`` (seconds) is how long the CLI waits for the person (its default is 60 s)."""
+    hook = _ClaudeHook(label) if label is None else _ClaudeHook().named(label)
+    return {"Elicitation": [ClaudeHookMatcher(hooks=[hook], timeout=timeout)]}
+
+
+class _InterruptHook(_DictHook):
+    framework = "langgraph"
+    public_name = "answer_interrupt"
+
+
+_INTERRUPT = _InterruptHook()
+
+
+async def answer_interrupt(interrupt: Any, server: str | None = None) -> dict:
+    """Show the forms of LangGraph's ``mcp_elicitation`` interrupt (an ``Interrupt`` or its
+    ``value``) and return the value to resume with: ``{"responses": {key: {"action": ...,
+    "content": ...}}}``. Its requests are answered at once where they can be (a respond
+    policy, a recording) and shown together otherwise; ``server`` labels them (default: the
+    interrupt's tool name)."""
+    payload = getattr(interrupt, "value", interrupt)
+    if not isinstance(payload, dict) or payload.get("type") != "mcp_elicitation":
+        raise ValueError("answer_interrupt takes LangGraph's mcp_elicitation interrupt (its "
+                         "value has type 'mcp_elicitation')")
+    requests = payload.get("requests")
+    if not isinstance(requests, list):
+        raise ValueError("the interrupt has no list of requests")
+    tool = payload.get("tool_name")
+    label = server or (tool if isinstance(tool, str) and tool.strip() else None)
+    keyed = [(str(r.get("key", i)), r) for i, r in enumerate(requests) if isinstance(r, dict)]
+
+    async def one(request: dict) -> dict:
+        return (await _INTERRUPT.ask_dict(request, label)).to_result()
+
+    answers = await asyncio.gather(*(one(r) for _, r in keyed[:MAX_INTERRUPT_REQUESTS]))
+    responses = dict(zip([k for k, _ in keyed[:MAX_INTERRUPT_REQUESTS]], answers, strict=True))
+    for key, _ in keyed[MAX_INTERRUPT_REQUESTS:]:
+        responses[key] = {"action": "cancel"}
+    return {"responses": responses}

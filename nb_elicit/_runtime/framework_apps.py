@@ -1,0 +1,182 @@
+"""An MCP App that a framework's tool call came with, in the cell: ``nb_elicit.show_app(...)``.
+
+    result = await agent.run("What time is it?")
+    for part in result.new_messages()[-2].parts:                   # pydantic-ai
+        await nb_elicit.show_app(part, toolset)
+    await nb_elicit.show_app(widget, mcp_session)                  # ADK's UiWidget
+
+The app is shown through the same frame and host as a connection's
+(:func:`~.apps.show_app`: the sandbox, its Content Security Policy, the consent cards), in the
+cell that runs. What the app asks of its server goes through the framework's own session
+(``via``): pydantic-ai's ``MCPToolset`` (``call_tool_for_app``, ``read_resource_for_app``), a
+FastMCP ``Client``, or the SDK's ``Client``/``ClientSession`` (ADK's and others' sessions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .._core.i18n import t
+from .._core.text import shorten
+from .._core.types import ToolResult
+from .._mcp.hooks import wire
+from .._ui.call_view import CallView
+from .apps import Apps, deliver
+from .apps import show_app as show_in_view
+from .asking import RequestContext, wait_for_person
+from .hooks import guard_for
+from .kernel_compat import in_running_cell, widget_frontend_attached
+
+__all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
+
+
+class AppRecord:
+    """What a framework handed over about one call with an app: the tool, the ``ui://`` URI,
+    the arguments and (when it says) the result, in the wire's shape."""
+
+    def __init__(self, tool: str, resource_uri: str, arguments: dict, result: dict | None):
+        self.tool, self.resource_uri = tool, resource_uri
+        self.arguments, self.result = arguments, result
+
+    def listing(self) -> dict:
+        """The tool as a listing names its app."""
+        return {"name": self.tool, "_meta": {"ui": {"resourceUri": self.resource_uri}}}
+
+
+def app_record(app: Any, tool: str | None = None) -> AppRecord:
+    """``app`` as an :class:`AppRecord`: pydantic-ai's ``ToolReturnPart`` (or its
+    ``metadata["mcp_app"]``), or ADK's ``UiWidget`` (``provider="mcp"``, its ``payload``), or
+    either as a dict. ValueError (one line) for anything else."""
+    metadata = getattr(app, "metadata", None)
+    if isinstance(metadata, dict) and isinstance(metadata.get("mcp_app"), dict):
+        tool = tool or getattr(app, "tool_name", None)
+        app = metadata["mcp_app"]
+    payload = getattr(app, "payload", None)
+    if isinstance(payload, dict):
+        provider = getattr(app, "provider", "mcp")
+        if provider != "mcp":
+            raise ValueError(f"show_app shows MCP Apps; this widget's provider is {provider!r}")
+        app = payload
+    if not isinstance(app, dict):
+        raise ValueError("show_app takes pydantic-ai's ToolReturnPart (or its "
+                         "metadata['mcp_app']) or ADK's UiWidget")
+    uri = app.get("resource_uri") or app.get("resourceUri")
+    tool = tool or app.get("tool") or app.get("tool_name")
+    arguments = app.get("tool_input", app.get("tool_args")) or {}
+    result = app.get("result", app.get("tool_result"))
+    if not isinstance(uri, str) or not uri.startswith("ui://"):
+        raise ValueError("the app record names no ui:// resource (resource_uri)")
+    if not isinstance(tool, str) or not tool:
+        raise ValueError("the app record names no tool: pass tool='NAME'")
+    if not isinstance(arguments, dict):
+        raise ValueError("the app record's arguments are not an object")
+    return AppRecord(tool, uri, arguments, result if isinstance(result, dict) else None)
+
+
+class FrameworkSession:
+    """The requests an app makes (its tools, its resources), sent through a framework's
+    session ``via``; what :class:`~.apps.Apps` calls a connection."""
+
+    def __init__(self, name: str, via: Any):
+        self.name = name
+        self.via = via
+        self.guard = guard_for(name)
+
+    async def read_resource(self, uri: str) -> dict:
+        via = self.via
+        if hasattr(via, "read_resource_for_app"):  # pydantic-ai's MCPToolset
+            return await via.read_resource_for_app(uri)
+        if hasattr(via, "read_resource_mcp"):  # FastMCP's Client
+            return wire(await via.read_resource_mcp(uri))
+        return wire(await via.read_resource(uri))  # the SDK's Client or ClientSession
+
+    async def call_tool(self, name: str, arguments: dict) -> ToolResult:
+        via = self.via
+        if hasattr(via, "call_tool_for_app"):
+            answer = await via.call_tool_for_app(name, arguments)
+        elif hasattr(via, "call_tool_mcp"):
+            answer = wire(await via.call_tool_mcp(name, arguments))
+        else:
+            answer = wire(await via.call_tool(name, arguments))
+        return tool_result(answer)
+
+    async def list_tools(self) -> list[dict]:
+        via = self.via
+        client = getattr(via, "client", None) if hasattr(via, "call_tool_for_app") else via
+        listed = await client.list_tools()
+        return wire(getattr(listed, "tools", listed))
+
+
+class FrameworkApps(Apps):
+    """The apps shown through one framework's session."""
+
+    async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
+        return await self.connection.call_tool(tool, arguments)
+
+    async def ask_person(self, card, view) -> bool:
+        connection = self.connection
+        answer = await wait_for_person(RequestContext(connection.name, view, connection.guard),
+                                       card)
+        return answer.action == "accept"
+
+
+def tool_result(answer: Any) -> ToolResult:
+    """A ``CallToolResult`` in the wire's shape as a :class:`ToolResult`."""
+    if not isinstance(answer, dict):
+        return ToolResult(content=[], is_error=True)
+    content = answer.get("content")
+    return ToolResult(content=[b for b in content if isinstance(b, dict)]
+                      if isinstance(content, list) else [],
+                      structured=answer.get("structuredContent"),
+                      is_error=bool(answer.get("isError")))
+
+
+#: One FrameworkApps per session object, so that its resources are read once.
+_APPS: dict[int, FrameworkApps] = {}
+
+
+async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str | None = None):
+    """Show the MCP App of a framework's tool call in the running cell; the app's requests go
+    through ``via``, the framework's session (pydantic-ai's ``MCPToolset``, a FastMCP
+    ``Client``, the SDK's ``Client`` or ``ClientSession``). ``server`` labels it (default: the
+    session's server name). Returns the shown app, or None where it cannot show (no widget
+    frontend; an app refused: the cell says why in one line)."""
+    record = app_record(app, tool)
+    name = server or _server_name(via) or "app"
+    cell = in_running_cell()
+    return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, name))
+
+
+async def _show(record: AppRecord, via: Any, name: str):
+    """In the running cell's context: the view, the app under it, its result."""
+    if not widget_frontend_attached():
+        print(t("app_not_shown_headless", server=name, tool=record.tool))
+        return None
+    view = CallView(name, record.tool, show_waiting=False)
+    view.show(keyboard=False)
+    apps = _APPS.get(id(via))
+    if apps is None or apps.connection.via is not via:
+        apps = _APPS[id(via)] = FrameworkApps(FrameworkSession(name, via))
+    try:
+        shown = await show_in_view(apps, record.listing(), view, record.arguments)
+    except Exception as error:  # noqa: BLE001 - the session failed to read it: one line
+        view.notice(t("app_refused", error=shorten(str(error) or repr(error), 300)), "warning")
+        shown = None
+    result = tool_result(record.result) if record.result is not None else None
+    if shown is not None and result is not None:
+        deliver(shown, result)
+    if result is not None:
+        view.show_result(result, render=not view.can_freeze())
+    view.finish()
+    view.freeze_when_answered()
+    return shown
+
+
+def _server_name(via: Any) -> str | None:
+    for holder in (via, getattr(via, "client", None), getattr(via, "session", None)):
+        info = getattr(holder, "server_info", None) if holder is not None else None
+        name = getattr(info, "name", None)
+        if isinstance(name, str) and name.strip():
+            return shorten(name, 60, one_line=True)
+    return None

@@ -1,0 +1,292 @@
+"""Forms for the MCP clients people already drive: the elicitation hooks other clients call.
+
+    client = mcp.Client(url, elicitation_callback=nb_elicit.elicitation_callback)
+    client = fastmcp.Client(url, elicitation_handler=nb_elicit.elicitation_handler)
+    toolset = MCPToolset(url, elicitation_handler=nb_elicit.elicitation_handler.named("demo"))
+
+Each name is the parameter it plugs into: :data:`elicitation_callback` has the SDK's shape
+(``mcp``, ADK, strands, mcp-use), :data:`elicitation_handler` FastMCP's (``fastmcp``,
+pydantic-ai, ``langchain.mcp``). Either answers through :func:`~.asking.ask`, the same way as
+nb_elicit's own connections: mute, checks, the secret-form rule, the recording, the respond
+policy, the rate limit, the backlog, then the person, with :func:`~.asking.write_outcome`
+recording each outcome. Requests are told apart by a label (``.named("github")``), else by
+the name the server gave itself, else by the framework's name; each label has one
+:class:`~.guard.Guard` (its backlog, rate limit and mute).
+
+Where the form shows: in the cell the kernel runs now (:func:`~.kernel_compat.running_cell`),
+not in the cell whose context the framework's session task inherited (the cell that entered
+``async with``). Which thread: a hook called on another thread or loop (strands, ADK's
+``Runner.run``) hops to the kernel's loop, where widget messages are handled. When the
+kernel's own thread is blocked in a synchronous call, no form could be answered: the hook
+answers ``cancel`` at once, and the cell says which async call to use instead. Nothing is
+ever raised into the framework: a failure is an ``ErrorData`` (SDK shape) or ``cancel``
+(FastMCP shape, which has no place for an error), with one line in the cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import sys
+import threading
+from typing import Any
+
+from .._core.answer import Answer
+from .._core.errors import InvalidRequest
+from .._core.frameworks import blocking_call
+from .._core.i18n import t
+from .._core.limits import RateLimit, parse_rate_limit
+from .._core.outcome import Outcome
+from .._core.text import shorten
+from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
+from .._ui.call_view import CallView
+from .asking import RequestContext, ask, write_outcome
+from .calls import print_for_headless
+from .guard import Guard
+from .kernel_compat import (
+    in_running_cell,
+    kernel_loop,
+    kernel_thread_stack,
+    watch_cells,
+    widget_frontend_attached,
+)
+
+__all__ = ["ElicitationCallback", "ElicitationHandler", "ElicitationHook", "elicitation_callback",
+           "elicitation_handler", "guard_for", "labels"]
+
+#: What a hook's request is, where a connection's would name its tool (the framework does
+#: not say which tool asked): the transcript's "SERVER · WHAT", the history's tool, the
+#: recording's key.
+WHAT = "elicitation"
+#: Seconds the kernel's loop has to take a call from another thread before it is judged
+#: blocked (a free loop takes it within milliseconds).
+LOOP_PROBE = 1.0
+#: Characters of a label.
+LABEL_LIMIT = 60
+
+#: One guard per label (server name): its backlog, rate limit and mute.
+_GUARDS: dict[str, Guard] = {}
+_GUARDS_LOCK = threading.Lock()
+
+
+def labels() -> list[str]:
+    """The labels (server names) hooks have asked for or been named with so far."""
+    with _GUARDS_LOCK:
+        return list(_GUARDS)
+
+
+def guard_for(server: str) -> Guard:
+    """The guard of the requests labelled ``server`` (made on first use)."""
+    with _GUARDS_LOCK:
+        guard = _GUARDS.get(server)
+        if guard is None:
+            guard = _GUARDS[server] = Guard(server=server)
+        return guard
+
+
+class ElicitationHook:
+    """What both shapes share: the label, its guard, and answering one request."""
+
+    #: The framework whose name labels requests when neither a label nor the server tells.
+    framework = "mcp"
+    #: The public name, for ``repr``.
+    public_name = ""
+    #: How a request nb_elicit cannot show is answered: "error" (an ``ErrorData``) or
+    #: "cancel" (a shape with no place for an error).
+    refuse_with = "error"
+
+    def __init__(self, label: str | None = None):
+        self.label = label
+        watch_cells()  # (from the cell that makes it: later cells are then known as they run)
+
+    def named(self, label: str, *, rate_limit: str | RateLimit | None = None,
+              secret_forms: str | None = None):
+        """The same hook, its requests labelled ``label`` (history, ``%mcp respond LABEL``,
+        recording, replay, mute and the rate limit tell servers apart by it);
+        ``rate_limit`` (``"10/min"``) and ``secret_forms`` (``"warn"``, ``"refuse"``) as in
+        :func:`nb_elicit.connect`, for every hook of that label."""
+        if not isinstance(label, str) or not label.strip():
+            raise ValueError("a label is a non-empty string, like .named('github')")
+        label = shorten(label.strip(), LABEL_LIMIT, one_line=True)
+        guard = guard_for(label)
+        if rate_limit is not None:
+            guard.set_rate_limit(parse_rate_limit(rate_limit) if isinstance(rate_limit, str)
+                                 else rate_limit)
+        if secret_forms is not None:
+            guard.secret_forms = secret_forms
+        return type(self)(label)
+
+    @property
+    def guard(self) -> Guard | None:
+        """The guard of this hook's label (None for an unlabelled hook: each server has its
+        own, by the name it gives itself)."""
+        return guard_for(self.label) if self.label is not None else None
+
+    def mute(self) -> None:
+        """Answer every further request of this label with cancel, until :meth:`unmute`."""
+        self._labelled().muted = True
+
+    def unmute(self) -> None:
+        self._labelled().muted = False
+
+    @property
+    def muted(self) -> bool:
+        return self.label is not None and guard_for(self.label).muted
+
+    @property
+    def rate_limit(self) -> RateLimit | None:
+        """How often this label's server may ask (None: no limit)."""
+        return self._labelled().rate_limit
+
+    @rate_limit.setter
+    def rate_limit(self, limit: str | RateLimit | None) -> None:
+        self._labelled().set_rate_limit(parse_rate_limit(limit) if isinstance(limit, str)
+                                        else limit)
+
+    def _labelled(self) -> Guard:
+        if self.label is None:
+            raise ValueError(f"this needs a labelled hook: {self.public_name}.named('NAME')")
+        return guard_for(self.label)
+
+    def __repr__(self) -> str:
+        named = f".named({self.label!r})" if self.label is not None else ""
+        return f"<nb_elicit.{self.public_name}{named}>"
+
+    # -- answering ------------------------------------------------------------------------
+
+    async def answer(self, context: Any, params: Any) -> Answer | BaseException:
+        """The person's (or the policy's, ...) answer to one request, or why there is none
+        (an exception, which the shape turns into an ``ErrorData`` or ``cancel``); every
+        failure has told the cell. Cancellation (the server withdrew the request) goes on."""
+        server, message = self.framework, None
+        cell = contextvars.copy_context()
+        try:
+            server = self.label or server_name_of(context) or self.framework
+            cell = in_running_cell()
+            request = plain_request(params, context)
+            message = request.message
+            here = asyncio.get_running_loop()
+            loop = kernel_loop()
+            if loop is None or loop is here:
+                return await cell.run(here.create_task, _ask_in_cell(
+                    server, request, self.refuse_with))
+            if threading.current_thread() is threading.main_thread() \
+                    or not await _loop_takes_calls(loop):
+                return _blocked(cell, server, request.message)
+            future = asyncio.run_coroutine_threadsafe(
+                _in_context(cell, _ask_in_cell(server, request, self.refuse_with)), loop)
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - told in the cell, never raised
+            _failed(cell, server, message, error, self.refuse_with)
+            return error
+
+
+class ElicitationCallback(ElicitationHook):
+    """The SDK's shape: ``async (context, params) -> ElicitResult | ErrorData``, for
+    ``mcp.Client``/``ClientSession(elicitation_callback=)``, ADK's and strands'
+    ``elicitation_callback=``, mcp-use."""
+
+    framework = "mcp"
+    public_name = "elicitation_callback"
+    refuse_with = "error"
+
+    async def __call__(self, context: Any, params: Any = None):
+        got = await self.answer(context, params)
+        if isinstance(got, Answer):
+            return result_of(got)
+        return error_result(got)
+
+
+class ElicitationHandler(ElicitationHook):
+    """FastMCP's shape: ``async (message, response_type, params, context) -> ElicitResult``,
+    for ``fastmcp.Client(elicitation_handler=)``, pydantic-ai's ``MCPToolset`` and
+    ``langchain.mcp``. An ``ElicitResult`` passes through FastMCP unchanged; a request that
+    cannot be shown is answered ``cancel`` (FastMCP's handler has no place for an error)."""
+
+    framework = "fastmcp"
+    public_name = "elicitation_handler"
+    refuse_with = "cancel"
+
+    async def __call__(self, message: Any = None, response_type: Any = None, params: Any = None,
+                       context: Any = None):
+        got = await self.answer(context, params if params is not None else {
+            "message": message})
+        return result_of(got if isinstance(got, Answer) else Answer("cancel"))
+
+
+async def _ask_in_cell(server: str, request, refuse_with: str) -> Answer | BaseException:
+    """On the kernel's loop, in the running cell's context: a view of its own in that cell,
+    and the request answered there as on a connection."""
+    view = CallView(server, WHAT, show_waiting=False)
+    if widget_frontend_attached():
+        view.show(keyboard=True)
+    context = RequestContext(server, view, guard_for(server))
+    try:
+        return await ask(context, request, refuse_with=refuse_with)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # noqa: BLE001 - ask has told the cell (and the history)
+        return error
+    finally:
+        view.finish()
+        print_for_headless(view)
+        view.freeze_when_answered()
+
+
+async def _in_context(context: contextvars.Context, work):
+    """Run ``work`` as a task of the current loop in (a copy of) ``context``."""
+    return await context.run(asyncio.get_running_loop().create_task, work)
+
+
+async def _loop_takes_calls(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` runs a call handed to it from this thread within :data:`LOOP_PROBE`."""
+    taken: concurrent.futures.Future = concurrent.futures.Future()
+    try:
+        loop.call_soon_threadsafe(lambda: taken.done() or taken.set_result(True))
+    except RuntimeError:  # the loop is closed
+        return False
+    try:
+        await asyncio.wait_for(asyncio.wrap_future(taken), LOOP_PROBE)
+    except asyncio.TimeoutError:
+        taken.cancel()
+        return False
+    return True
+
+
+def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
+    """The kernel's thread is held by a synchronous call: cancel, and say what to use."""
+    call = blocking_call(kernel_thread_stack())
+    line = t("n_kernel_blocked", server=server, message=shorten(message, 200),
+             sync=call.sync, instead=call.instead)
+    _tell(cell, server, message, Outcome(Answer("cancel"), "kernel blocked", kind="warning",
+                                         notice=line))
+    return Answer("cancel")
+
+
+def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseException,
+            refuse_with: str) -> None:
+    suffix = "_cancel" if refuse_with == "cancel" else ""
+    if isinstance(error, InvalidRequest):  # (what the framework handed over is no request)
+        how, line = "refused", t("n_refused_request" + suffix, server=server,
+                                 detail=shorten(str(error), 200))
+    else:
+        how, line = "failed", t("n_failed" + suffix, server=server,
+                                error=shorten(repr(error), 200))
+    _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
+                                         kind="error", notice=line))
+
+
+def _tell(cell: contextvars.Context, server: str, message: Any, outcome: Outcome) -> None:
+    """An outcome that no view shows: recorded (history), and its line printed in the cell."""
+    write_outcome(server, message if message is not None else "", None, None, outcome,
+                  tool=WHAT)
+    cell.run(print, f"nb_elicit: {outcome.notice}", file=sys.stderr, flush=True)
+
+
+#: The SDK's shape, unlabelled (requests go by the server's own name).
+elicitation_callback = ElicitationCallback()
+#: FastMCP's shape, unlabelled.
+elicitation_handler = ElicitationHandler()

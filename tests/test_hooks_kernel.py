@@ -1,0 +1,332 @@
+"""Other MCP clients' elicitation hooks, in real kernels driven by the scripted frontend.
+
+Each test opens another client's session in one cell (the SDK's ``Client``, FastMCP's
+``Client``, a pydantic-ai agent over ``MCPToolset``, a session on a thread of its own) with
+``nb_elicit.elicitation_callback`` or ``nb_elicit.elicitation_handler``, then calls a tool of the
+demo server in a later cell, types into the form that appears, and checks what reached the
+server (its journal) and that the form was in the calling cell, not in the cell that opened the
+session.
+"""
+
+import pytest
+from helpers.frontend import Frontend
+from helpers.servers import Journal
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.blocking_kernel]
+
+CELL_TIMEOUT = 60
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture
+def fe():
+    with Frontend.start(subshells=True) as frontend:
+        yield frontend
+
+
+@pytest.fixture
+def journal(tmp_path):
+    return Journal(tmp_path / "journal.jsonl")
+
+
+def demo_args(journal) -> list[str]:
+    return ["-m", "nb_elicit.demo", "--journal", str(journal.path)]
+
+
+def stdio(journal) -> str:
+    """The demo over stdio as the SDK's transport; its stderr goes to a file (the SDK's default,
+    ``sys.stderr.fileno()``, does not exist in a kernel, whose stderr is a stream of its own)."""
+    log = journal.path.with_suffix(".log")
+    return (f"stdio_client(StdioServerParameters(command=sys.executable, "
+            f"args={demo_args(journal)!r}), errlog=open({str(log)!r}, 'w'))")
+
+
+def opened(fe, code: str) -> str:
+    """Run the cell that opens a session; its msg id."""
+    cell = fe.execute(code)
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    return cell
+
+
+def newest(fe, css_class: str, timeout: float = 30) -> str:
+    return fe.wait_for(lambda: fe.find(css_class), timeout, css_class)[-1]
+
+
+def views_in(fe, cell: str) -> list[str]:
+    """The widget models a cell displayed."""
+    return [o["data"][WIDGET_VIEW]["model_id"] for o in fe.outputs(cell)
+            if WIDGET_VIEW in o.get("data", {})]
+
+
+def holds(fe, root: str, model: str) -> bool:
+    """Whether ``model`` is ``root`` or below it."""
+    if root == model:
+        return True
+    return any(holds(fe, child, model) for child in fe.children(root) if child in fe.models)
+
+
+def assert_in_cell(fe, form: str, cell: str, not_in: str | None = None) -> None:
+    """``form`` (a form, an app) is shown in ``cell`` (and not in ``not_in``)."""
+    fe.wait_for(lambda: any(holds(fe, v, form) for v in views_in(fe, cell)), 10,
+                "the widget inside a view of the calling cell")
+    if not_in is not None:
+        assert not any(holds(fe, v, form) for v in views_in(fe, not_in)), \
+            "it showed in the cell that opened the session"
+
+
+def answers(journal):
+    return [(e["action"], e["content"]) for e in journal.entries() if "action" in e]
+
+
+def type_contact(fe):
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "Ada Lovelace")
+    fe.type_text(newest(fe, "nb-elicit-field-email"), "ada@example.com")
+    fe.type_text(newest(fe, "nb-elicit-field-age"), "36")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+
+
+CONTACT = ("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})
+
+
+def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
+    first = opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback)\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('contact_info')\n"
+                      "print(result.content[0].text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell, not_in=first)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert '"name": "Ada Lovelace"' in fe.stdout(cell)
+    assert answers(journal) == [CONTACT]
+    # Told apart by the server's own name, in the history.
+    _, outputs = fe.run("from nb_elicit._core.history import HISTORY\n"
+                        "print(HISTORY.as_text())", timeout=10)
+    assert "nb-elicit-demo · elicitation  accept (person)" in "".join(
+        o.get("text", "") for o in outputs)
+
+
+def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='auto', "
+        "elicitation_callback=nb_elicit.elicitation_callback.named('bookings'))\n"
+        "await client.__aenter__()\nprint(client.protocol_version)"))
+    cell = fe.execute("result = await client.call_tool('book_table')\n"
+                      "print(result.content[0].text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.type_text(newest(fe, "nb-elicit-field-people"), "4")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "Booked for 4." in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"people": 4})]
+
+
+def test_a_decline_reaches_the_server(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback)\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('github_username')\n"
+                      "print(result.content[0].text)")
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20)
+    fe.click(newest(fe, "nb-elicit-decline"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "No username: you chose decline." in fe.stdout(cell)
+    assert answers(journal) == [("decline", None)]
+
+
+def test_fastmcp_client_legacy_with_the_handler(fe, journal):
+    first = opened(fe, (
+        "import pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        f"transport = StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(journal.path.with_suffix('.log'))!r}))\n"
+        "client = fastmcp.Client(transport, mode='legacy', "
+        "elicitation_handler=nb_elicit.elicitation_handler)\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('contact_info')\n"
+                      "print(result.content[0].text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell, not_in=first)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert answers(journal) == [CONTACT]
+
+
+#: A session on a thread of its own, with its own event loop, as strands runs its sessions;
+#: the cell awaits the thread's result (so the kernel's loop is free).
+THREAD = """
+import asyncio, os, sys, threading, nb_elicit
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+def in_a_thread_of_its_own(tool, done, loop):
+    async def main():
+        server = stdio_client(StdioServerParameters(command=sys.executable, args={args!r}),
+                              errlog=open(os.devnull, 'w'))
+        async with Client(server, mode='legacy',
+                          elicitation_callback=nb_elicit.elicitation_callback) as client:
+            return (await client.call_tool(tool)).content[0].text
+    try:
+        text = asyncio.run(main())
+        loop.call_soon_threadsafe(done.set_result, (text, threading.current_thread().name))
+    except BaseException as error:
+        loop.call_soon_threadsafe(done.set_exception, error)
+"""
+
+
+def test_the_callback_hops_from_another_thread_and_loop(fe, journal):
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    cell = fe.execute(
+        "loop = asyncio.get_running_loop()\ndone = loop.create_future()\n"
+        "threading.Thread(target=in_a_thread_of_its_own, name='framework-thread', "
+        "args=('github_username', done, loop), daemon=True).start()\n"
+        "print(await done)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "('Hello, @octocat!', 'framework-thread')" in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"name": "octocat"})]
+
+
+def test_a_kernel_blocked_in_a_synchronous_call_answers_cancel_at_once(fe, journal):
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    reply, outputs = fe.run(  # a synchronous cell: the kernel's thread waits in join()
+        "import concurrent.futures\nloop = asyncio.new_event_loop()\n"
+        "done = concurrent.futures.Future()\n"
+        "class Done:\n"
+        "    def call_soon_threadsafe(self, f, *a): f(*a)\n"
+        "thread = threading.Thread(target=in_a_thread_of_its_own, "
+        "args=('github_username', done, Done()))\nthread.start(); thread.join(60)\n"
+        "print(done.result()[0])", timeout=CELL_TIMEOUT)
+    assert reply["status"] == "ok", outputs
+    printed = "".join(o.get("text", "") for o in outputs)
+    assert "No username: you chose cancel." in printed
+    assert "The kernel is blocked in a synchronous call" in printed
+    assert "answered cancel; use the framework's async call, awaited in the cell" in printed
+    assert not fe.find("nb-elicit-form")
+    # (had it waited for a person, join(60) would have ended first, and the cell failed)
+    assert answers(journal) == [("cancel", None)]
+
+
+def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
+    """A pydantic-ai agent driven by TestModel (no model, no key): once over a FastMCP client
+    in legacy mode (the demo's contact_info asks with ctx.session.elicit_form), once over the
+    toolset's own client (mode auto) against the 2026-07-28 book_table."""
+    log = journal.path.with_suffix(".log")
+    first = opened(fe, (
+        "import pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "from pydantic_ai import Agent\nfrom pydantic_ai.mcp import MCPToolset\n"
+        "from pydantic_ai.models.test import TestModel\n"
+        "def demo():\n"
+        f"    return StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(log)!r}))\n"
+        "legacy = MCPToolset(fastmcp.Client(demo(), mode='legacy', "
+        "elicitation_handler=nb_elicit.elicitation_handler))\n"
+        "agent = Agent(TestModel(call_tools=['contact_info']), toolsets=[legacy])\n"
+        "await agent.__aenter__()"))
+    cell = fe.execute("result = await agent.run('Tell me who you are.')\nprint(result.output)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell, not_in=first)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert '"content":{"name":"Ada Lovelace",' in fe.stdout(cell)
+    assert answers(journal) == [CONTACT]
+
+    cell = fe.execute(
+        "booking = Agent(TestModel(call_tools=['book_table']), toolsets=[MCPToolset(demo(), "
+        "elicitation_handler=nb_elicit.elicitation_handler.named('bookings'))])\n"
+        "async with booking:\n    result = await booking.run('Book a table.')\n"
+        "print(result.output)")
+    fe.type_text(newest(fe, "nb-elicit-field-people"), "2")
+    assert fe.flush(timeout=20), fe.stalled()
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert answers(journal) == [CONTACT, ("accept", {"people": 2})]
+
+
+def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback.named('demo'))\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('withdraw', {'after': 1})\n"
+                      "print(result.content[0].text)")
+    status = newest(fe, "nb-elicit-status")
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "The question was withdrawn." in fe.stdout(cell)
+    fe.wait_for(lambda: "withdrew" in (fe.value(status) or "") or fe.transcripts(), 10,
+                "the withdrawal reason")
+    shown = (fe.value(status) or "") + " ".join(fe.transcripts())
+    assert "demo withdrew this request." in shown, shown
+    assert journal.entries() == [{"tool": "withdraw", "event": "withdrawn"}]
+
+
+def test_interrupt_ends_the_cell_and_the_hooks_form_answers_nothing_more(fe, journal):
+    opened(fe, (
+        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+        "from mcp.client.stdio import stdio_client\n"
+        f"server = {stdio(journal)}\n"
+        "client = Client(server, mode='legacy', "
+        "elicitation_callback=nb_elicit.elicitation_callback)\n"
+        "await client.__aenter__()"))
+    cell = fe.execute("result = await client.call_tool('github_username')")
+    form = newest(fe, "nb-elicit-form")
+    fe.interrupt()
+    reply = fe.wait_reply(cell, 20)
+    assert reply["status"] == "error"
+    # The SDK cancels the call; the server's tool ends, and withdraws its question: the form
+    # ends with that reason, and the kernel is free.
+    fe.wait_for(lambda: any("withdrew this request" in t for t in fe.transcripts()), 20,
+                "the form's transcript saying the request was withdrawn")
+    assert form in fe.models  # (the form that was open is the one that ended)
+    reply, outputs = fe.run("1+1", timeout=10)
+    assert outputs[-1]["data"]["text/plain"] == "2"
+
+
+def test_show_app_puts_a_pydantic_ai_tools_app_in_the_running_cell(fe, journal):
+    log = journal.path.with_suffix(".log")
+    first = opened(fe, (
+        "import pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "from pydantic_ai import Agent\nfrom pydantic_ai.mcp import MCPToolset\n"
+        "from pydantic_ai.messages import ToolReturnPart\n"
+        "from pydantic_ai.models.test import TestModel\n"
+        f"transport = StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(log)!r}))\n"
+        "toolset = MCPToolset(fastmcp.Client(transport, mode='legacy'))\n"
+        "agent = Agent(TestModel(call_tools=['clock']), toolsets=[toolset])\n"
+        "await agent.__aenter__()\nrun = await agent.run('What time is it?')"))
+    cell = fe.execute(
+        "(part,) = [p for m in run.new_messages() for p in m.parts "
+        "if isinstance(p, ToolReturnPart)]\n"
+        "shown = await nb_elicit.show_app(part, toolset)\nprint(shown.frame.tool['name'])")
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert fe.stdout(cell).strip() == "clock"
+    app = newest(fe, "nb-elicit-app")
+    assert_in_cell(fe, app, cell, not_in=first)
