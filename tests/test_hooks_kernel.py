@@ -90,14 +90,18 @@ def type_contact(fe):
 CONTACT = ("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})
 
 
+def sdk_client(journal, mode: str = "legacy",
+               callback: str = "nb_elicit.elicitation_callback") -> str:
+    """A cell that opens the SDK's Client on the demo over stdio with the hook ``callback``."""
+    return ("import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
+            "from mcp.client.stdio import stdio_client\n"
+            f"server = {stdio(journal)}\n"
+            f"client = Client(server, mode={mode!r}, elicitation_callback={callback})\n"
+            "await client.__aenter__()")
+
+
 def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
-    first = opened(fe, (
-        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
-        "from mcp.client.stdio import stdio_client\n"
-        f"server = {stdio(journal)}\n"
-        "client = Client(server, mode='legacy', "
-        "elicitation_callback=nb_elicit.elicitation_callback)\n"
-        "await client.__aenter__()"))
+    first = opened(fe, sdk_client(journal))
     cell = fe.execute("result = await client.call_tool('contact_info')\n"
                       "print(result.content[0].text)")
     form = newest(fe, "nb-elicit-form")
@@ -114,13 +118,8 @@ def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
 
 
 def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
-    opened(fe, (
-        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
-        "from mcp.client.stdio import stdio_client\n"
-        f"server = {stdio(journal)}\n"
-        "client = Client(server, mode='auto', "
-        "elicitation_callback=nb_elicit.elicitation_callback.named('bookings'))\n"
-        "await client.__aenter__()\nprint(client.protocol_version)"))
+    opened(fe, (sdk_client(journal, "auto", "nb_elicit.elicitation_callback.named('bookings')")
+        + "\nprint(client.protocol_version)"))
     cell = fe.execute("result = await client.call_tool('book_table')\n"
                       "print(result.content[0].text)")
     form = newest(fe, "nb-elicit-form")
@@ -134,13 +133,7 @@ def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
 
 
 def test_a_decline_reaches_the_server(fe, journal):
-    opened(fe, (
-        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
-        "from mcp.client.stdio import stdio_client\n"
-        f"server = {stdio(journal)}\n"
-        "client = Client(server, mode='legacy', "
-        "elicitation_callback=nb_elicit.elicitation_callback)\n"
-        "await client.__aenter__()"))
+    opened(fe, sdk_client(journal))
     cell = fe.execute("result = await client.call_tool('github_username')\n"
                       "print(result.content[0].text)")
     fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
@@ -288,13 +281,7 @@ def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):
 
 
 def test_interrupt_ends_the_cell_and_the_hooks_form_answers_nothing_more(fe, journal):
-    opened(fe, (
-        "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
-        "from mcp.client.stdio import stdio_client\n"
-        f"server = {stdio(journal)}\n"
-        "client = Client(server, mode='legacy', "
-        "elicitation_callback=nb_elicit.elicitation_callback)\n"
-        "await client.__aenter__()"))
+    opened(fe, sdk_client(journal))
     cell = fe.execute("result = await client.call_tool('github_username')")
     form = newest(fe, "nb-elicit-form")
     fe.interrupt()
