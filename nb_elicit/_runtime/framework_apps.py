@@ -18,13 +18,14 @@ import asyncio
 from typing import Any
 
 from .._core.i18n import t
+from .._core.outcome import Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
 from .apps import Apps, deliver
 from .apps import show_app as show_in_view
-from .asking import RequestContext, wait_for_person
+from .asking import RequestContext, ask_consent
 from .hooks import guard_for
 from .kernel_compat import in_running_cell, widget_frontend_attached
 
@@ -109,16 +110,32 @@ class FrameworkSession:
 
 
 class FrameworkApps(Apps):
-    """The apps shown through one framework's session."""
+    """The apps shown through one framework's session: what an app asks goes through
+    ``via``; its consent cards go the way every request of that label goes."""
+
+    def __init__(self, connection: FrameworkSession):
+        super().__init__(connection)
+        self._listing: dict[str, dict] | None = None
+
+    async def listed_tool(self, tool: str) -> dict | None:
+        """``tool`` as the framework's session lists it: listed once, and again when the app
+        names a tool the last listing lacked (a framework tells of no list change)."""
+        if self._listing is None or tool not in self._listing:
+            self._listing = {t["name"]: t for t in await self.connection.list_tools()
+                             if isinstance(t, dict) and isinstance(t.get("name"), str)}
+        return self._listing.get(tool)
 
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         return await self.connection.call_tool(tool, arguments)
 
-    async def ask_person(self, card, view) -> bool:
+    async def read_for_app(self, uri: str, view) -> dict:
+        return await self.connection.read_resource(uri)
+
+    async def ask_consent(self, message: str, target: str, make_card, view,
+                          kind: str = "url") -> Outcome:
         connection = self.connection
-        answer = await wait_for_person(RequestContext(connection.name, view, connection.guard),
-                                       card)
-        return answer.action == "accept"
+        return await ask_consent(RequestContext(connection.name, view, connection.guard),
+                                 message, target, make_card, kind)
 
 
 def tool_result(answer: Any) -> ToolResult:
