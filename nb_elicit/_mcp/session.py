@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import httpx2
 import mcp_types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client.extension import advertise
 from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
@@ -28,7 +28,6 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from mcp_types import methods as wire_methods
-from pydantic import ValidationError
 
 from .._core.answer import Answer
 from .._core.apps import APP_MIME
@@ -48,7 +47,7 @@ from .auth import SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import GONE, MALFORMED_LIMIT, describe, from_mcp_error, malformed, request_of
+from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
 from .tasks import (
     SHAPE_2025,
     TTL_MS,
@@ -287,18 +286,11 @@ class ServerSession:
         """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
         request in the line of an answer that does not fit the protocol."""
         self._auth_failure = None
-        try:
+        with map_request_errors(answer_to, self._take_auth_failure, self._went_away):
             return await method(*args)
-        except MCPError as exc:
-            error = self._take_auth_failure() or from_mcp_error(exc)
-        except ValidationError as exc:  # (the SDK checks every answer against its schema)
-            raise malformed(f"the server's answer to {answer_to}" if answer_to else
-                            "the server's answer", exc) from None
-        except GONE as exc:
-            error = ServerDisconnected(f"the server went away ({describe(exc)})")
-        if isinstance(error, ServerDisconnected):
-            self.lost = True
-        raise error
+
+    def _went_away(self) -> None:
+        self.lost = True
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
