@@ -14,7 +14,7 @@
   ``tasks/cancel`` ends it.
 
 mcp 2.3 has the 2025-11-25 types but sends none of those requests, and its ``tools/call``
-checks every answer against ``CallToolResult``. :class:`~.session.TaskAwareClient` fills the gap
+checks every answer against ``CallToolResult``. :class:`~.session._TaskAwareClient` fills the gap
 with the session's lowest layer: the dispatcher's ``send_raw_request`` for the task-augmented
 call (JSON-RPC framing stays the SDK's), a capability ad that adds ``tasks``, and the
 ``tasks/*`` requests a server sends to the client (see ``session.py``).
