@@ -192,3 +192,91 @@ def test_every_dotted_name_in_the_package_text_exists():
                     stale.append(f"{path.relative_to(PACKAGE)}: {dotted_name}")
                 break
     assert stale == []
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+MODULES = {dotted(path) for path in PACKAGE.rglob("*.py")}
+
+
+def _absolute(node: ast.Import | ast.ImportFrom, package: list[str]) -> list[str]:
+    """The modules an import statement loads, absolute: ``from .x import a`` loads ``pkg.x``,
+    or ``pkg.x.a`` when that is a module of the package."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module
+                                                                     else []))
+    else:
+        base = node.module or ""
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+            for alias in node.names]
+
+
+def _package_of(path: Path) -> list[str]:
+    here = dotted(path).split(".")
+    return here if path.name == "__init__.py" else here[:-1]
+
+
+def top_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports when it is loaded: its module-level statements, also inside
+    ``if``, ``try`` and class bodies, but not under ``if TYPE_CHECKING:`` nor in functions."""
+    package = _package_of(path)
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update(_absolute(node, package))
+            elif isinstance(node, ast.If):
+                if not _type_checking(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for block in (node.body, node.orelse, node.finalbody,
+                              *(handler.body for handler in node.handlers)):
+                    visit(block)
+            elif isinstance(node, (ast.With, ast.ClassDef)):
+                visit(node.body)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return found
+
+
+def function_imports(path: Path) -> list[tuple[int, str]]:
+    """Each import inside a function of ``path``: its line and the module it names."""
+    package = _package_of(path)
+    found = set()
+    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found.update((node.lineno, module) for module in _absolute(node, package))
+    return sorted(found)
+
+
+def twice_imported(path: Path) -> list[str]:
+    top = top_imports(path)
+    return [f"line {line}: {module}" for line, module in function_imports(path) if module in top]
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_function_imports_a_module_its_module_imports_at_the_top(path):
+    """A lazy import is there to defer loading a module; of one loaded already it only hides
+    the dependency (and a second name for the same thing)."""
+    assert twice_imported(path) == [], f"{path.relative_to(PACKAGE)} imports again"
+
+
+def test_the_twice_imported_check_sees_a_repeated_import():
+    sample = PACKAGE / "_core" / "probe_twice_for_test.py"
+    sample.write_text("from typing import TYPE_CHECKING\nfrom .text import shorten\n"
+                      "if TYPE_CHECKING:\n    from . import schema\n"
+                      "def f():\n    from .text import duration\n    from . import schema\n")
+    try:
+        assert twice_imported(sample) == ["line 6: nb_elicit._core.text"]
+    finally:
+        sample.unlink()

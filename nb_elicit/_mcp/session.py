@@ -50,6 +50,7 @@ from .era import Era
 from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
 from .tasks import (
     SHAPE_2025,
+    SHAPE_EXTENSION,
     TTL_MS,
     RemoteTask,
     TaskFollower,
@@ -218,7 +219,6 @@ class ServerSession:
         """Which tasks this session speaks with its server (None: none)."""
         if self.protocol_version == _TASKS_VERSION:
             return SHAPE_2025 if self._server_runs_tool_tasks() else None
-        from .tasks import SHAPE_EXTENSION
         extensions = getattr(self._server_capabilities(), "extensions", None) or {}
         return SHAPE_EXTENSION if SHAPE_EXTENSION in extensions else None
 

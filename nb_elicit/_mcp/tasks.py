@@ -36,7 +36,7 @@ from .._core.errors import ServerError
 from .._core.tasks import TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
-from .errors import MALFORMED_LIMIT, malformed
+from .errors import MALFORMED_LIMIT, malformed, request_of
 
 __all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
            "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
@@ -272,8 +272,6 @@ class _ExtensionTask(RemoteTask):
         return tool_result_of(result)
 
     def input_requests(self, state: TaskState) -> dict[str, ElicitationRequest]:
-        from .errors import request_of  # (errors imports nothing of this module)
-
         last = self._last
         if last is None or state.status != "input_required" or not last.input_requests:
             return {}
