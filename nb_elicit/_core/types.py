@@ -11,7 +11,7 @@ from typing import Any
 from .secrets import hide, redact_argv, redact_url
 from .text import shorten
 
-__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
+__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult"]
 
 
 @dataclass(frozen=True, repr=False)

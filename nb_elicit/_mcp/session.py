@@ -62,7 +62,7 @@ from .tasks import (
     tool_result_of,
 )
 
-__all__ = ["Era", "ServerSession"]
+__all__ = ["ServerSession"]
 
 # The SDK logs an OAuth failure with its traceback; with no logging configured Python would
 # print it into the cell. nb_elicit reports it as one line instead (a configured handler

@@ -52,8 +52,7 @@ from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
 from .asking import BY_CANCEL, BY_DETACH
 
-__all__ = ["TASKS", "FinishedTask", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks",
-           "identity"]
+__all__ = ["TASKS", "FinishedTask", "TaskRun", "Tasks", "identity"]
 
 #: Seconds a Cancel (or an interrupted call's cancel) waits for the server's answer.
 CANCEL_WAIT = 5.0

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
+from .._core.text import duration
 from .._core.transcript import (
     CODE_STYLE,
     Asked,
@@ -33,12 +34,12 @@ from .._core.transcript import (
     transcript_bundle,
 )
 from .._core.types import ToolResult
-from .closing import close_soon, close_tree, tree_models
+from .closing import close_soon
 from .controls import text_html
 from .keyboard import keyboard_script
-from .prompt import after_answer, duration, running_loop
+from .prompt import after_answer, running_loop
 
-__all__ = ["CallView", "close_soon", "close_tree", "tree_models"]
+__all__ = ["CallView"]
 
 _TICK = 1.0  # seconds between updates of the elapsed time
 #: Seconds a changing count waits before it is drawn: a burst of changes (a hundred requests
