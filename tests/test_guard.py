@@ -6,7 +6,8 @@ import pytest
 from nb_elicit import ElicitationForm
 from nb_elicit._core.history import History
 from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
-from nb_elicit._core.secrets import MASK, looks_secret
+from nb_elicit._core.masking import MASK
+from nb_elicit._core.secrets import looks_secret
 from nb_elicit._runtime.guard import Guard
 
 

@@ -280,3 +280,10 @@ def test_the_twice_imported_check_sees_a_repeated_import():
         assert twice_imported(sample) == ["line 6: nb_elicit._core.text"]
     finally:
         sample.unlink()
+
+
+def test_masking_imports_nothing_of_the_package():
+    """The secrets this kernel was given are kept by a leaf, so that every module (the errors
+    first) can mask them without an import circle."""
+    assert [module for module, _ in imports(PACKAGE / "_core" / "masking.py")
+            if module.split(".")[0] == "nb_elicit"] == []

@@ -20,12 +20,12 @@ Validation problems with what a person typed are not exceptions: they are shown 
 next to the field, and nothing is sent.
 
 An error's text and repr never carry a secret nb_elicit was given (a respond policy's key, a
-credential header, a secret ``--env`` value): they go through :func:`.secrets.scrub`.
+credential header, a secret ``--env`` value): they go through :func:`.masking.scrub`.
 """
 
 from __future__ import annotations
 
-from .secrets import scrub
+from .masking import scrub
 from .text import shorten
 
 __all__ = [

@@ -17,8 +17,9 @@ import time
 
 from IPython.core.error import UsageError
 
+from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, POLICIES, parse_policy
-from .._core.secrets import remember, scrub, target_secrets
+from .._core.secrets import target_secrets
 from .._core.text import duration, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
