@@ -287,3 +287,63 @@ def test_masking_imports_nothing_of_the_package():
     first) can mask them without an import circle."""
     assert [module for module, _ in imports(PACKAGE / "_core" / "masking.py")
             if module.split(".")[0] == "nb_elicit"] == []
+
+
+def import_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """The package modules each module loads when it is loaded (:func:`top_imports`)."""
+    return {dotted(path): {module for module in top_imports(path)
+                           if module in MODULES and module != dotted(path)} for path in paths}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected parts of more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                other = stack.pop()
+                part.append(other)
+                if other == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_circles():
+    """No module needs, to load, a module that needs it back (``if TYPE_CHECKING:`` and
+    function-level imports aside): the package can be read from its leaves up."""
+    assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == []
+
+
+def test_the_circle_check_sees_a_circle(monkeypatch):
+    first = PACKAGE / "_core" / "probe_a_for_test.py"
+    second = PACKAGE / "_core" / "probe_b_for_test.py"
+    first.write_text("from . import probe_b_for_test\n")
+    second.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n"
+                      "else:\n    from .probe_a_for_test import x\n")
+    try:
+        monkeypatch.setattr(sys.modules[__name__], "MODULES",
+                            MODULES | {dotted(first), dotted(second)})
+        assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == [
+            ["nb_elicit._core.probe_a_for_test", "nb_elicit._core.probe_b_for_test"]]
+    finally:
+        first.unlink()
+        second.unlink()

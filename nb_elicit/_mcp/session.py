@@ -43,7 +43,7 @@ from .._core.errors import (
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
-from .auth import SigningClient, oauth_provider
+from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
@@ -91,7 +91,7 @@ class ServerSession:
 
     def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                  errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None, auth: Any = None,
+                 on_end: EndHandler | None = None, auth: SignInFlow | None = None,
                  on_task: TaskFollower | None = None):
         self.target = target
         #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
@@ -125,7 +125,7 @@ class ServerSession:
     async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
                    on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None, auth: Any = None,
+                   on_end: EndHandler | None = None, auth: SignInFlow | None = None,
                    on_task: TaskFollower | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
@@ -300,7 +300,7 @@ class ServerSession:
                 transport = sse_client(self.target.url, headers=self.target.headers,
                                        timeout=30, sse_read_timeout=None)
             elif isinstance(self.target, HttpTarget):
-                http = SigningClient(self, headers=self.target.headers,
+                http = SigningClient(self, self.target.url, headers=self.target.headers,
                                       timeout=httpx2.Timeout(30, read=None),
                                       auth=oauth_provider(self.target.url, self.auth))
                 transport = streamable_http_client(self.target.url, http_client=http)
@@ -375,6 +375,11 @@ class ServerSession:
             raise ServerError(-32603, f"{task.tool} runs as a task, and nothing follows tasks "
                                       "on this session")
         return await self._on_task(task)
+
+    def record_auth_failure(self, error: SignInError) -> None:
+        """Why the current request failed to sign in (its HTTP client knows; the transport
+        says only "error"): raised for the request instead of what the SDK says."""
+        self._auth_failure = error
 
     def _take_auth_failure(self) -> SignInError | None:
         failure, self._auth_failure = self._auth_failure, None
