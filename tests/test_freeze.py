@@ -368,3 +368,23 @@ def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form():
     form = ElicitationForm("Again", CLICK, server="s")
     assert form.layout is not plain and is_open(form.layout) and is_shared(form.layout)
     assert Kit().plain is form.layout
+
+
+# -- the models a call's view makes ------------------------------------------------------------
+
+def test_a_call_that_shows_only_its_waiting_line_makes_three_models_and_the_rest_on_first_use():
+    async def scenario():
+        view = CallView("demo", "pause")
+        made = tree_models(view)  # (the models every prompt shares left out)
+        await asyncio.sleep(0)
+        view.notice("a line", "info")
+        with_notice = tree_models(view)
+        view.show_result(ToolResult([{"type": "text", "text": "done"}], None, False))
+        view.finish()
+        return view, made, with_notice
+
+    view, made, with_notice = asyncio.run(scenario())
+    assert sorted(type(m).__name__ for m in made) == ["CallView", "HTML", "Layout"]
+    assert {id(view), id(view.status), id(view.status.layout)} == {id(m) for m in made}
+    assert view.forms in with_notice and view.forms not in made
+    assert view.result in tree_models(view) and view.result.children
