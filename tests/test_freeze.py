@@ -310,7 +310,7 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
     assert not any(is_open(m) for m in (view.apps, box, frame, frame.layout))
 
 
-def test_a_frozen_call_without_apps_empties_its_script_output_and_closes_the_apps_box():
+def test_a_frozen_call_without_apps_empties_its_script_output_and_never_made_an_apps_box():
     async def scenario():
         view, _forms = answered_view(1)
         view._script_handle = Handle()
@@ -320,7 +320,7 @@ def test_a_frozen_call_without_apps_empties_its_script_output_and_closes_the_app
 
     view = asyncio.run(scenario())
     assert view._script_handle.bundles == [{"text/plain": ""}]
-    assert not is_open(view.apps)
+    assert view._apps is None  # (made when an app is first shown)
 
 
 # -- the layout and style models every prompt shares ------------------------------------------
@@ -369,3 +369,23 @@ def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form():
     form = ElicitationForm("Again", CLICK, server="s")
     assert form.layout is not plain and is_open(form.layout) and is_shared(form.layout)
     assert Kit().plain is form.layout
+
+
+# -- the models a call's view makes ------------------------------------------------------------
+
+def test_a_call_that_shows_only_its_waiting_line_makes_three_models_and_the_rest_on_first_use():
+    async def scenario():
+        view = CallView("demo", "pause")
+        made = tree_models(view)  # (the models every prompt shares left out)
+        await asyncio.sleep(0)
+        view.notice("a line", "info")
+        with_notice = tree_models(view)
+        view.show_result(ToolResult([{"type": "text", "text": "done"}], None, False))
+        view.finish()
+        return view, made, with_notice
+
+    view, made, with_notice = asyncio.run(scenario())
+    assert sorted(type(m).__name__ for m in made) == ["CallView", "HTML", "Layout"]
+    assert {id(view), id(view.status), id(view.status.layout)} == {id(m) for m in made}
+    assert view.forms in with_notice and view.forms not in made
+    assert view.result in tree_models(view) and view.result.children

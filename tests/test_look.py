@@ -25,7 +25,8 @@ from nb_elicit._core.types import ToolResult
 from nb_elicit._magics.tables import Table, clean_doc
 from nb_elicit._runtime import asking
 from nb_elicit._runtime.guard import Guard
-from nb_elicit._ui.call_view import CallView, result_text
+from nb_elicit._ui.call_view import CallView
+from nb_elicit._ui.result_view import result_text
 
 ORDER = parse_schema({
     "type": "object",
@@ -394,6 +395,6 @@ def test_the_demo_tools_descriptions_read_as_sentences_and_its_answers_in_plain_
 def test_the_calls_waiting_line_is_under_its_forms_so_nothing_moves_above_a_form():
     view = CallView("demo", "sign_in", show_waiting=False)
     view.show_backlog("demo", 2, lambda: None)
+    forms, result = view.forms, view.result  # (the boxes are made when first needed)
     children = list(view.children)
-    assert children.index(view.forms) < children.index(view.status) < children.index(
-        view.result)
+    assert children.index(forms) < children.index(view.status) < children.index(result)

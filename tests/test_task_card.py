@@ -343,6 +343,7 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
     import asyncio
 
     from nb_elicit._ui.call_view import CallView
+    from nb_elicit._ui.closing import close_tree
 
     async def scenario():
         view = CallView("demo", "research", show_waiting=False)
@@ -350,13 +351,15 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
         view.show_task(card)
         view.show_backlog("demo", 3, lambda: None)
         children = view.children
-        card.close()
-        return children, view
+        inside = view.forms in card.forms.children
+        close_tree(view)  # (none of its models is left open for the next test)
+        return children, view, inside
 
-    children, view = asyncio.run(scenario())
-    assert children[1] is view.task_card  # the card is still where the forms were
+    children, view, inside = asyncio.run(scenario())
+    # the card is still where the forms were, above the waiting line
+    assert children.index(view.task_card) < children.index(view.status)
     assert view._backlog in children
-    assert view.forms in view.task_card.forms.children
+    assert inside
 
 
 def test_while_its_task_card_follows_the_task_the_call_shows_no_clock_of_its_own():

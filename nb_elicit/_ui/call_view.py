@@ -8,7 +8,6 @@ added as children of this view, so they land in the right cell no matter which t
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import html
 import re
@@ -22,22 +21,18 @@ from IPython.display import Javascript, display
 from .._core.i18n import t
 from .._core.text import duration
 from .._core.transcript import (
-    CODE_STYLE,
     Asked,
     Notice,
     Transcript,
-    block_text,
-    image_problem,
-    json_text,
     notice_html,
-    result_parts,
     transcript_bundle,
 )
 from .._core.types import ToolResult
 from .closing import close_soon
-from .controls import text_html
+from .controls import Kit, text_html
 from .keyboard import keyboard_script
 from .prompt import after_answer, running_loop
+from .result_view import result_box, result_text
 
 __all__ = ["CallView"]
 
@@ -47,6 +42,8 @@ _TICK = 1.0  # seconds between updates of the elapsed time
 DRAW_EVERY = 0.05
 #: Notices one call shows; past this, one line counts the rest (a flood stays bounded).
 MAX_NOTICES = 50
+#: The layouts and styles every view shares with the prompts (nothing changes them).
+_KIT = Kit()
 
 
 class CallView(widgets.VBox):
@@ -59,14 +56,16 @@ class CallView(widgets.VBox):
         #: The call's timeout clock (``time_left()``, ``paused``), once a call follows it.
         self._clock = None
         # (Classes are given when each widget is made: the frontend gets it whole, in one
-        # message. The boxes share one layout model: nothing changes their layouts.)
-        box_layout = widgets.Layout()
+        # message. The boxes share the kit's layout. A call that shows only its waiting line
+        # makes three models: the view, the line and its layout; the other boxes are made
+        # when something is first shown in them.)
         self.progress: widgets.FloatProgress | None = None
         self.progress_text: widgets.HTML | None = None
-        self.forms = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-forms",))
+        self._forms: widgets.VBox | None = None
         self.status = widgets.HTML(self._waiting_text() if show_waiting else "",
+                                   style=_KIT.style(widgets.HTML),
                                    _dom_classes=("nb-elicit-call-status",))
-        self.result = widgets.VBox(layout=box_layout, _dom_classes=("nb-elicit-result",))
+        self._result_box: widgets.VBox | None = None
         self._ticker: asyncio.Task | None = None
         self._notices = 0
         self._overflow: widgets.HTML | None = None
@@ -80,7 +79,7 @@ class CallView(widgets.VBox):
         self._failure: str | None = None
         #: Notices and outcome lines as plain text, for runs that show no widgets.
         self.lines: list[str] = []
-        self._progress_box = widgets.HBox(layout=box_layout, _dom_classes=("nb-elicit-progress",))
+        self._progress_box: widgets.HBox | None = None
         #: "N more requests from SERVER are waiting", made when the first request waits.
         self._backlog: widgets.HBox | None = None
         self._backlog_text = ""
@@ -89,10 +88,7 @@ class CallView(widgets.VBox):
         self._pending_draws: dict[object, Callable[[], None]] = {}
         #: The card of the task this call runs as (see :meth:`show_task`), if any.
         self.task_card = None
-        #: The apps shown with this call (see :meth:`show_app`): in an output of their own, under
-        #: the view's, so that they live on when the view is frozen (a layout of their own too:
-        #: the view's is closed with it).
-        self.apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
+        self._apps: widgets.VBox | None = None  # (see :attr:`apps`)
         self._apps_shown = False
         #: What the apps shown here said and did, one line each (for the transcript), and the
         #: place of the lines kept one per key.
@@ -103,8 +99,8 @@ class CallView(widgets.VBox):
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
-        super().__init__([self._progress_box, self.forms, self.status, self.result],
-                         layout=box_layout, _dom_classes=("nb-elicit-call", self.css_class))
+        super().__init__([self.status], layout=_KIT.plain,
+                         _dom_classes=("nb-elicit-call", self.css_class))
         #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
         if show_waiting:
@@ -117,6 +113,31 @@ class CallView(widgets.VBox):
             waiting = self.status.value and self._ticker is not None
             bundle["text/plain"] = f"[{self.server} · {self.what}]" if waiting else ""
         return bundle
+
+    @property
+    def forms(self) -> widgets.VBox:
+        """The box of the requests and notices shown here (made when first needed)."""
+        if self._forms is None:
+            self._forms = widgets.VBox(layout=_KIT.plain, _dom_classes=("nb-elicit-forms",))
+            self._lay_out()
+        return self._forms
+
+    @property
+    def result(self) -> widgets.VBox:
+        """The box of the tool's result (made when first needed)."""
+        if self._result_box is None:
+            self._result_box = widgets.VBox(layout=_KIT.plain, _dom_classes=("nb-elicit-result",))
+            self._lay_out()
+        return self._result_box
+
+    @property
+    def apps(self) -> widgets.VBox:
+        """The apps shown with this call (made when first needed), in an output of their own
+        under the view's, so that they live on when the view is frozen (a layout of their own
+        too: the view's is closed with it)."""
+        if self._apps is None:
+            self._apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
+        return self._apps
 
     def show(self, keyboard: bool = True) -> None:
         """Display the view in the current cell (and its keyboard script, see _keyboard)."""
@@ -152,9 +173,10 @@ class CallView(widgets.VBox):
     def _lay_out(self) -> None:
         """The view's parts, in order: progress, the forms (inside the task's card, when the
         call runs as one), the waiting line, the backlog line (once there is one), the result."""
-        asked = self.task_card if self.task_card is not None else self.forms
-        backlog = (self._backlog,) if self._backlog is not None else ()
-        self.children = (self._progress_box, asked, self.status, *backlog, self.result)
+        asked = self.task_card if self.task_card is not None else self._forms
+        self.children = tuple(part for part in (
+            self._progress_box, asked, self.status, self._backlog, self._result_box)
+            if part is not None)
 
     def show_app(self, box: widgets.Widget) -> None:
         """An app of the call's tool, shown under the view, in the view's second output (where
@@ -264,7 +286,10 @@ class CallView(widgets.VBox):
             self.progress.add_class("nb-elicit-progress-bar")
             self.progress_text = widgets.HTML()
             self.progress_text.add_class("nb-elicit-progress-text")
-            self._progress_box.children = (self.progress, self.progress_text)
+            self._progress_box = widgets.HBox((self.progress, self.progress_text),
+                                              layout=_KIT.plain,
+                                              _dom_classes=("nb-elicit-progress",))
+            self._lay_out()
         known = total is not None and total > 0
         self.progress.layout.display = None if known else "none"
         if known:
@@ -353,25 +378,7 @@ class CallView(widgets.VBox):
             return
         self.status.value = ""
         self.status.layout.display = "none"
-        content, structured = result_parts(result.content, result.structured)
-        parts = [_render_block(block) for block in content]
-        if structured is not None:
-            shown = widgets.HTML(f'<pre style="{CODE_STYLE}">{html.escape(structured)}</pre>')
-            shown.add_class("nb-elicit-structured")
-            parts.append(shown)
-        box = widgets.VBox(parts)
-        box.add_class("nb-elicit-tool-error" if result.is_error else "nb-elicit-tool-result")
-        if result.is_error:
-            error = t("transcript_error", server=self.server, what=self.what)
-            title = widgets.HTML(text_html(error))
-            box.children = (title, *box.children)
-            box.layout.border_left = "3px solid var(--jp-error-color1)"
-            box.layout.padding = "0 0 0 8px"
-        else:  # (labelled: under an answer's table, it would read as the answer again)
-            label = widgets.HTML(text_html(t("result_from", server=self.server)),
-                                 _dom_classes=("nb-elicit-result-label",))
-            box.children = (label, *box.children)
-        self.result.children = (box,)
+        self.result.children = (result_box(self.server, self.what, result),)
 
     def show_failure(self, text: str) -> None:
         self._stop_ticking()
@@ -414,12 +421,14 @@ class CallView(widgets.VBox):
         self.frozen = True
         self._stop_ticking()
         if self.display_handle is not None:
-            shown = self.forms.children or self._result is not None or self._failure is not None
+            shown = (self._forms is not None and self._forms.children
+                     or self._result is not None or self._failure is not None)
             self.display_handle.update(_Static(self.transcript() if shown else None))
-        if not self.apps.children:  # (apps live on, in their own output, until app_ended)
-            if self._script_handle is not None:
+        if self._apps is None or not self._apps.children:  # (apps live on, in their own
+            if self._script_handle is not None:            # output, until app_ended)
                 self._script_handle.update(_Static(None))
-            close_soon(self.apps)
+            if self._apps is not None:
+                close_soon(self._apps)
         close_soon(self)
         return True
 
@@ -447,7 +456,7 @@ class CallView(widgets.VBox):
 
     def transcript(self) -> Transcript:
         items = []
-        for child in self.forms.children:
+        for child in (self._forms.children if self._forms is not None else ()):
             if hasattr(child, "outcome"):
                 items.append(child.outcome())
             elif id(child) in self._asked_by_notice:
@@ -465,7 +474,9 @@ class CallView(widgets.VBox):
         return Transcript(self.server, self.what, items, result, self._failure, task)
 
     def _prompts(self) -> list:
-        return [c for c in self.forms.children if hasattr(c, "answer")]
+        if self._forms is None:
+            return []
+        return [c for c in self._forms.children if hasattr(c, "answer")]
 
     def _open_prompts(self) -> bool:
         return any(not prompt.answer.done() for prompt in self._prompts())
@@ -544,32 +555,3 @@ class _Apps:
 
 
 _TAGS = re.compile(r"<[^>]+>")
-
-
-def result_text(server: str, what: str, result: ToolResult) -> str:
-    """A tool result as plain text: text blocks, structured content, and what else came."""
-    content, structured = result_parts(result.content, result.structured)
-    parts = [block_text(block) for block in content]
-    if structured is not None:
-        parts.append(structured)
-    head = f"{server} · {what} reported an error:\n" if result.is_error else ""
-    return head + "\n".join(parts)
-
-
-def _render_block(block: dict) -> widgets.Widget:
-    kind = block.get("type")
-    if kind == "text":
-        text = str(block.get("text", ""))
-        dumped = json_text(text)
-        if dumped is not None:  # JSON: indented, in the code font
-            return widgets.HTML(f'<pre style="{CODE_STYLE}">{html.escape(dumped)}</pre>')
-        return widgets.HTML(text_html(text))
-    if kind == "image":
-        if image_problem(block) is None:
-            data = base64.b64decode(block["data"], validate=True)
-            return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
-        notice = widgets.HTML(notice_html(block_text(block), "warning"))  # in the image's place
-        notice.add_class("nb-elicit-notice")
-        notice.add_class("nb-elicit-notice-warning")
-        return notice
-    return widgets.HTML(text_html(block_text(block)))
