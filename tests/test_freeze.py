@@ -11,7 +11,8 @@ import pytest
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui import call_view, closing
-from nb_elicit._ui.call_view import CallView, close_soon, tree_models
+from nb_elicit._ui.call_view import CallView
+from nb_elicit._ui.closing import close_soon, tree_models
 from nb_elicit._ui.form import ElicitationForm
 
 pytestmark = pytest.mark.timeout(60)

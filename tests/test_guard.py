@@ -6,7 +6,9 @@ import pytest
 from nb_elicit import ElicitationForm
 from nb_elicit._core.history import History
 from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
-from nb_elicit._core.secrets import MASK, looks_secret
+from nb_elicit._core.masking import MASK
+from nb_elicit._core.protection import Protection
+from nb_elicit._core.secrets import looks_secret
 from nb_elicit._runtime.guard import Guard
 
 
@@ -63,7 +65,7 @@ def test_the_guard_keeps_one_counted_notice_per_view_and_a_fresh_one_after_a_pau
         assert not guard.allow()
         guard.count_notice("limited", view, lambda n: f"declined {n}")
     assert view.lines == ["declined 3"]
-    guard._limiter._tokens = 1  # the limit recovered: the next burst gets its own notice
+    guard.rules._limiter._tokens = 1  # the limit recovered: the next burst gets its own notice
     assert guard.allow() and not guard.allow()
     guard.count_notice("limited", view, lambda n: f"declined {n}")
     assert view.lines == ["declined 3", "declined 1"]
@@ -77,6 +79,23 @@ def test_without_a_rate_limit_everything_is_allowed():
     assert all(guard.allow() for _ in range(1000))
     with pytest.raises(ValueError):
         Guard(secret_forms="maybe")
+
+
+def test_the_rules_are_a_plain_value_the_guard_reads_and_writes():
+    rules = Protection(RateLimit(60, 2), "refuse")
+    assert (rules.muted, rules.rate_limit, rules.secret_forms) == (False, RateLimit(60, 2),
+                                                                    "refuse")
+    assert rules.allow() and rules.allow() and not rules.allow()
+    with pytest.raises(ValueError):
+        rules.secret_forms = "maybe"
+    assert rules.secret_forms == "refuse"
+    guard = Guard(None, "refuse")
+    guard.muted = True
+    guard.set_rate_limit(RateLimit(10, 5))
+    guard.secret_forms = "warn"
+    assert (guard.rules.muted, guard.rules.rate_limit, guard.rules.secret_forms) == (
+        True, RateLimit(10, 5), "warn")
+    assert Protection(None).seconds_to_next() == 0.0
 
 
 @pytest.mark.parametrize("text", [

@@ -192,3 +192,158 @@ def test_every_dotted_name_in_the_package_text_exists():
                     stale.append(f"{path.relative_to(PACKAGE)}: {dotted_name}")
                 break
     assert stale == []
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+MODULES = {dotted(path) for path in PACKAGE.rglob("*.py")}
+
+
+def _absolute(node: ast.Import | ast.ImportFrom, package: list[str]) -> list[str]:
+    """The modules an import statement loads, absolute: ``from .x import a`` loads ``pkg.x``,
+    or ``pkg.x.a`` when that is a module of the package."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module
+                                                                     else []))
+    else:
+        base = node.module or ""
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+            for alias in node.names]
+
+
+def _package_of(path: Path) -> list[str]:
+    here = dotted(path).split(".")
+    return here if path.name == "__init__.py" else here[:-1]
+
+
+def top_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports when it is loaded: its module-level statements, also inside
+    ``if``, ``try`` and class bodies, but not under ``if TYPE_CHECKING:`` nor in functions."""
+    package = _package_of(path)
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update(_absolute(node, package))
+            elif isinstance(node, ast.If):
+                if not _type_checking(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for block in (node.body, node.orelse, node.finalbody,
+                              *(handler.body for handler in node.handlers)):
+                    visit(block)
+            elif isinstance(node, (ast.With, ast.ClassDef)):
+                visit(node.body)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return found
+
+
+def function_imports(path: Path) -> list[tuple[int, str]]:
+    """Each import inside a function of ``path``: its line and the module it names."""
+    package = _package_of(path)
+    found = set()
+    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found.update((node.lineno, module) for module in _absolute(node, package))
+    return sorted(found)
+
+
+def twice_imported(path: Path) -> list[str]:
+    top = top_imports(path)
+    return [f"line {line}: {module}" for line, module in function_imports(path) if module in top]
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_function_imports_a_module_its_module_imports_at_the_top(path):
+    """A lazy import is there to defer loading a module; of one loaded already it only hides
+    the dependency (and a second name for the same thing)."""
+    assert twice_imported(path) == [], f"{path.relative_to(PACKAGE)} imports again"
+
+
+def test_the_twice_imported_check_sees_a_repeated_import():
+    sample = PACKAGE / "_core" / "probe_twice_for_test.py"
+    sample.write_text("from typing import TYPE_CHECKING\nfrom .text import shorten\n"
+                      "if TYPE_CHECKING:\n    from . import schema\n"
+                      "def f():\n    from .text import duration\n    from . import schema\n")
+    try:
+        assert twice_imported(sample) == ["line 6: nb_elicit._core.text"]
+    finally:
+        sample.unlink()
+
+
+def test_masking_imports_nothing_of_the_package():
+    """The secrets this kernel was given are kept by a leaf, so that every module (the errors
+    first) can mask them without an import circle."""
+    assert [module for module, _ in imports(PACKAGE / "_core" / "masking.py")
+            if module.split(".")[0] == "nb_elicit"] == []
+
+
+def import_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """The package modules each module loads when it is loaded (:func:`top_imports`)."""
+    return {dotted(path): {module for module in top_imports(path)
+                           if module in MODULES and module != dotted(path)} for path in paths}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected parts of more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                other = stack.pop()
+                part.append(other)
+                if other == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_circles():
+    """No module needs, to load, a module that needs it back (``if TYPE_CHECKING:`` and
+    function-level imports aside): the package can be read from its leaves up."""
+    assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == []
+
+
+def test_the_circle_check_sees_a_circle(monkeypatch):
+    first = PACKAGE / "_core" / "probe_a_for_test.py"
+    second = PACKAGE / "_core" / "probe_b_for_test.py"
+    first.write_text("from . import probe_b_for_test\n")
+    second.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n"
+                      "else:\n    from .probe_a_for_test import x\n")
+    try:
+        monkeypatch.setattr(sys.modules[__name__], "MODULES",
+                            MODULES | {dotted(first), dotted(second)})
+        assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == [
+            ["nb_elicit._core.probe_a_for_test", "nb_elicit._core.probe_b_for_test"]]
+    finally:
+        first.unlink()
+        second.unlink()

@@ -39,3 +39,27 @@ def test_unknown_attributes_raise_attribute_error():
         assert "no_such_thing" in str(error)
     else:
         raise AssertionError("expected AttributeError")
+
+
+def test_the_errors_tree_names_every_error_and_the_errors_module_exports_its_own():
+    import importlib
+    import pkgutil
+    import re
+
+    from nb_elicit._core import errors
+
+    for module in pkgutil.walk_packages(nb_elicit.__path__, "nb_elicit."):
+        if ".demo" not in module.name:
+            importlib.import_module(module.name)
+
+    def below(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from below(sub)
+
+    every = {cls for cls in below(errors.NbElicitError) if cls.__module__.startswith("nb_elicit.")}
+    assert len(every) >= 12
+    tree = set(re.findall(r"[├└]── (\w+)", errors.__doc__))
+    assert tree == {cls.__name__ for cls in every}
+    own = {cls.__name__ for cls in every if cls.__module__ == errors.__name__}
+    assert own <= set(errors.__all__)

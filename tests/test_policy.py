@@ -1,8 +1,9 @@
 import pytest
 
 from nb_elicit._core.history import History
+from nb_elicit._core.masking import MASK
 from nb_elicit._core.policy import ENV_RESPOND, Policies, Policy, parse_policy
-from nb_elicit._core.secrets import MASK, looks_secret, masked
+from nb_elicit._core.secrets import looks_secret, masked
 
 
 @pytest.mark.parametrize(("text", "action", "content"), [

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 import nb_elicit
-from nb_elicit._core.secrets import MASK, looks_like_token, redact_argv, redact_url
+from nb_elicit._core.masking import MASK
+from nb_elicit._core.secrets import looks_like_token, redact_argv, redact_url
 from nb_elicit._core.types import HttpTarget, StdioTarget
 
 M = MASK

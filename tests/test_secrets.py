@@ -4,16 +4,11 @@ import pytest
 from helpers.schemas import EVERYTHING
 
 from nb_elicit._core.history import History
+from nb_elicit._core.masking import MASK
 from nb_elicit._core.recording import Recorder
 from nb_elicit._core.schema import parse_schema
-from nb_elicit._core.secrets import (
-    MASK,
-    looks_secret,
-    masked,
-    secret_fields,
-    secret_property,
-    words,
-)
+from nb_elicit._core.secret_fields import secret_fields
+from nb_elicit._core.secrets import looks_secret, masked, secret_property, words
 
 # Field names (and a few titles) that real servers, SDKs and APIs use for secrets.
 SECRETS = [
@@ -194,7 +189,7 @@ def test_a_policys_secret_is_masked_in_its_text_and_repr():
 
 def test_a_remembered_secret_is_masked_in_errors_and_history():
     from nb_elicit._core.errors import ConnectError, ServerError, SignInError
-    from nb_elicit._core.secrets import remember
+    from nb_elicit._core.masking import remember
 
     remember([KEY])
     for error in (ConnectError(f"the server said: bad key {KEY}"),
@@ -209,14 +204,15 @@ def test_a_remembered_secret_is_masked_in_errors_and_history():
 
 
 def test_short_values_are_never_searched_for_in_text():
-    from nb_elicit._core.secrets import remember, scrub
+    from nb_elicit._core.masking import remember, scrub
 
     remember(["no", "1"])
     assert scrub("no 1 here") == "no 1 here"
 
 
 def test_a_targets_secrets_are_its_hidden_inputs_secret_env_and_credential_headers():
-    from nb_elicit._core.secrets import hide, target_secrets
+    from nb_elicit._core.masking import hide
+    from nb_elicit._core.secrets import target_secrets
     from nb_elicit._core.types import HttpTarget, StdioTarget
 
     stdio = StdioTarget(("srv",), {"GITHUB_TOKEN": "ghp_abcdef", "DEBUG": "1"}, None,

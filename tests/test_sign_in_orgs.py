@@ -32,7 +32,7 @@ import nb_elicit
 from nb_elicit._core.auth import AuthConfig, parse_auth
 from nb_elicit._core.errors import SignInError
 from nb_elicit._core.history import HISTORY
-from nb_elicit._core.secrets import scrub
+from nb_elicit._core.masking import scrub
 from nb_elicit._magics.options import parse_connect
 
 ID_TOKEN = "eyJhbGciOiJFUzI1NiJ9.the-persons-id-token-SECRET.c2lnbmF0dXJl"

@@ -13,7 +13,7 @@ import pytest
 from helpers.trust_world import card_says, make_world
 
 from nb_elicit._core.configs import find_server
-from nb_elicit._core.secrets import MASK
+from nb_elicit._core.masking import MASK
 from nb_elicit._core.trust import shown
 
 PATH_TOKEN = "8f3kJ2mQ9xLp4R7tZ1vB"

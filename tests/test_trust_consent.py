@@ -24,7 +24,8 @@ from helpers.trust_world import widget_html as _html
 
 import nb_elicit
 from nb_elicit._core.configs import find_server
-from nb_elicit._core.secrets import MASK, remember, scrub, target_secrets
+from nb_elicit._core.masking import MASK, remember, scrub
+from nb_elicit._core.secrets import target_secrets
 from nb_elicit._core.trust import TrustStore, is_own, shown, trust_state
 
 SECRET = "ghp_s3cr3tTokenValue42"

@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import SignInError
-from .secrets import remember
+from .masking import remember
 from .text import shorten
 
 __all__ = ["AUTH_MODES", "HEADLESS_MODES", "SIGNING_ALGORITHMS", "STEPS", "AuthConfig",

@@ -7,21 +7,25 @@ The tree::
     ├── InvalidRequest            any other elicitation request nb_elicit cannot show
     ├── ConnectError              a server could not be started or reached
     │   └── SignInError           ... signing in to it failed (the step is named)
+    ├── ConfigError               a file nb_elicit reads is wrong, or names no such server
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
-    └── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
+    ├── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
+    ├── TaskDetached              the person detached from a task; it goes on on the server
+    ├── TaskCancelled             the task was cancelled (by Cancel, or by the server)
+    └── AppRefused                a server's app nb_elicit will not show (in :mod:`.apps`)
 
 Validation problems with what a person typed are not exceptions: they are shown on the form,
 next to the field, and nothing is sent.
 
 An error's text and repr never carry a secret nb_elicit was given (a respond policy's key, a
-credential header, a secret ``--env`` value): they go through :func:`.secrets.scrub`.
+credential header, a secret ``--env`` value): they go through :func:`.masking.scrub`.
 """
 
 from __future__ import annotations
 
-from .secrets import scrub
+from .masking import scrub
 from .text import shorten
 
 __all__ = [
@@ -34,6 +38,8 @@ __all__ = [
     "ServerDisconnected",
     "ServerError",
     "SignInError",
+    "TaskCancelled",
+    "TaskDetached",
     "UrlElicitationRequired",
 ]
 

@@ -2,7 +2,8 @@
 
 Values of fields that look secret (password, token, API key, card number, ...) are masked
 before they are kept, and so is any secret nb_elicit was given (a respond policy's key, ...)
-wherever it appears in what was sent (see :mod:`.secrets`). Pure: no ipywidgets, no mcp.
+wherever it appears in what was sent (see :mod:`.secrets` and :mod:`.masking`). Pure: no
+ipywidgets, no mcp.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .secrets import masked, scrubbed
+from .masking import scrubbed
+from .secrets import masked
 from .text import shorten
 from .transcript import words_html
 

@@ -12,7 +12,7 @@ A connection's own policy wins over the global one, which wins over the environm
 
 An ``accept`` policy's values under secret-looking names (``api_key``, ``password``, ...) are
 never shown: its text and repr mask them, and they are remembered as secrets, so that every
-other surface masks them too (see :mod:`.secrets`).
+other surface masks them too (see :mod:`.masking`).
 
 Pure: no ipywidgets, no mcp.
 """
@@ -24,7 +24,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .secrets import masked, remember, secret_values
+from .masking import remember
+from .secrets import masked, secret_values
 
 __all__ = ["ENV_RESPOND", "ENV_WAIT", "POLICIES", "Policies", "Policy", "parse_policy", "respond"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from .schema import Field, FormSpec, MultiChoiceField, TextField
-from .secrets import secret_fields
+from .secret_fields import secret_fields
 
 __all__ = ["as_submitted", "is_given", "prefilled"]
 

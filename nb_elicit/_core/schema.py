@@ -77,10 +77,6 @@ class Field:
         """The text a person sees for this field: its title, else its property name."""
         return self.title if self.title is not None else self.name
 
-    @property
-    def has_default(self) -> bool:
-        return self.default is not None
-
 
 @dataclass(frozen=True)
 class TextField(Field):

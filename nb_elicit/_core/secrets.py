@@ -39,15 +39,10 @@ shows) names a secret by the same words: ``${input:api-key}`` is one, ``${input:
 A secret field is masked as typed, never prefilled, shown as ``••••••`` in history and
 transcripts, and left out of recordings; the rest of its form is untouched.
 
-**The one masking path.** Every surface that shows text goes through this module:
-
-- :func:`masked` replaces the values of secret-named keys in a dict of content (a form's answer
-  in the history, a respond policy's ``accept {...}`` in its text and repr);
-- :func:`hide` replaces given values wherever they appear in a text (a server's stderr, a
-  connect error, a target's command line), and :func:`scrub` does so with every value
-  nb_elicit was given as a secret so far (:func:`remember`): a respond policy's values under
-  secret names, the values of secret-named ``--env`` variables and of credential headers.
-  The errors nb_elicit raises, the ``%mcp`` tables and texts, and the history are scrubbed.
+Masking: :func:`masked` replaces the values of secret-named keys in a dict of content (a
+form's answer in the history, a respond policy's ``accept {...}`` in its text and repr), and
+:func:`target_secrets` names the secrets a server's target carries, for
+:mod:`.masking` to keep. Which fields of a parsed form are secret: :mod:`.secret_fields`.
 
 Pure: no ipywidgets, no mcp.
 """
@@ -58,20 +53,15 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .masking import MASK
 from .shapes import unwrap_nullable
 
-__all__ = ["MASK", "hide", "is_secret", "looks_secret", "mask_literals", "masked", "remember",
-           "scrub", "secret_fields", "secret_input", "secret_property", "secret_values",
-           "target_secrets", "words"]
+__all__ = ["looks_like_token", "looks_secret", "mask_literals", "masked", "redact_argv",
+           "redact_url", "secret_input", "secret_property", "secret_values", "target_secrets",
+           "words"]
 
-MASK = "••••••"
-#: Values shorter than this are masked where they stand (a key, a header), never searched for in
-#: free text: "1" or "no" would mask half of every line.
-MIN_SEARCHED = 4
 #: Header names whose value is a credential whatever it looks like.
 _CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
-#: Every value nb_elicit was given as a secret in this kernel (see :func:`remember`).
-_KNOWN: set[str] = set()
 
 # A chunk between separators splits at camelCase humps: "userAPIKey" -> user, API, Key.
 # Digits stay with the letters they touch: "2FA", "cvv2", "OAuth2".
@@ -155,15 +145,6 @@ def secret_property(name: str, prop: Any) -> bool:
     return typed_in and looks_secret(name, title if isinstance(title, str) else None)
 
 
-def is_secret(field) -> bool:
-    """Whether a parsed field is a secret: a text (not a date) or number field named like one."""
-    from .schema import NumberField, TextField
-
-    typed_in = isinstance(field, NumberField) or (
-        isinstance(field, TextField) and field.format not in ("date", "date-time"))
-    return typed_in and looks_secret(field.name, field.title)
-
-
 def secret_input(spec: Any) -> bool:
     """Whether a config's input (an object with ``id``, and perhaps ``description`` and
     ``password``, as VS Code's ``inputs`` entries have) holds a secret: marked as a password, or
@@ -205,11 +186,6 @@ def mask_literals(text: str) -> str:
     return "".join(out)
 
 
-def secret_fields(spec) -> list[str]:
-    """The names of a form spec's secret fields, in form order."""
-    return [f.name for f in spec if is_secret(f)]
-
-
 def masked(content: dict[str, Any] | None, schema: Any) -> dict[str, Any] | None:
     """``content`` with the values of secret fields replaced by :data:`MASK`."""
     if content is None:
@@ -219,24 +195,6 @@ def masked(content: dict[str, Any] | None, schema: Any) -> dict[str, Any] | None
         properties = {}
     return {name: MASK if secret_property(name, properties.get(name)) else value
             for name, value in content.items()}
-
-
-def hide(text: str, hidden: Iterable[str]) -> str:
-    """``text`` with every value of ``hidden`` replaced by :data:`MASK` (the longest first)."""
-    for value in sorted(set(hidden), key=len, reverse=True):
-        if value:
-            text = text.replace(value, MASK)
-    return text
-
-
-def scrub(text: str, also: Iterable[str] = ()) -> str:
-    """``text`` with every remembered secret (and those of ``also``) masked."""
-    return hide(text, _KNOWN.union(v for v in also if len(v) >= MIN_SEARCHED))
-
-
-def remember(values: Iterable[str]) -> None:
-    """Keep ``values`` as secrets, so that :func:`scrub` masks them wherever they appear."""
-    _KNOWN.update(v for v in values if isinstance(v, str) and len(v) >= MIN_SEARCHED)
 
 
 def secret_values(content: Any) -> list[str]:
@@ -269,17 +227,6 @@ def target_secrets(target: Any) -> frozenset[str]:
             if token.strip() and scheme.isalpha():
                 found.add(token.strip())
     return frozenset(found)
-
-
-def scrubbed(value: Any) -> Any:
-    """A JSON-like ``value`` with every remembered secret masked inside its strings."""
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {k: scrubbed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrubbed(v) for v in value]
-    return value
 
 
 def _names_secret(ws: list[str]) -> bool:

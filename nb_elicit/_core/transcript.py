@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .i18n import t
-from .secrets import MASK, secret_fields
+from .masking import MASK
+from .secret_fields import secret_fields
 from .text import shorten
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Notice", "Shown", "Transcript", "block_text",

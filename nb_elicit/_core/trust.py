@@ -35,8 +35,9 @@ from .auth import HEADLESS_MODES, parse_auth
 from .configs import ConfiguredServer, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
+from .masking import MASK
 from .private import locked, write_json_owner_only
-from .secrets import MASK, mask_literals, redact_argv, redact_url, secret_input
+from .secrets import mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
 __all__ = ["ENV_TRUST", "Shown", "ShownInput", "ShownRead", "ShownSignIn", "TrustStore",

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .secrets import hide, redact_argv, redact_url
+from .masking import hide
+from .secrets import redact_argv, redact_url
 from .text import shorten
 
-__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult", "hide"]
+__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult"]
 
 
 @dataclass(frozen=True, repr=False)

@@ -6,7 +6,7 @@ Every subcommand runs inside :func:`map_exceptions` (in the style of httpx's
 Any further lines of its text (a server's last words on stderr) are printed above it. Every
 other exception is a bug in nb_elicit, and keeps its traceback.
 
-Whatever is told goes through :func:`~nb_elicit._core.secrets.scrub` first: no secret nb_elicit
+Whatever is told goes through :func:`~nb_elicit._core.masking.scrub` first: no secret nb_elicit
 was given reaches the cell.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from IPython.core.error import UsageError
 
 from .._core.errors import NbElicitError
-from .._core.secrets import scrub
+from .._core.masking import scrub
 
 __all__ = ["TOLD", "map_exceptions", "told"]
 

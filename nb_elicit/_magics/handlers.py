@@ -17,9 +17,10 @@ import time
 
 from IPython.core.error import UsageError
 
+from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, POLICIES, parse_policy
-from .._core.secrets import remember, scrub, target_secrets
-from .._core.text import duration
+from .._core.secrets import target_secrets
+from .._core.text import duration, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
 
@@ -61,7 +62,6 @@ async def connect(magic, rest: str):
 
 def servers(magic, rest: str):
     from .._core.configs import configured_servers
-    from .._core.text import visible
     from .._core.trust import TrustStore, is_own, shown, trust_state
 
     found = configured_servers()

@@ -1,6 +1,6 @@
 """What ``%mcp`` subcommands show: tables, plain text, the elicitation history.
 
-Every text shown goes through :func:`~nb_elicit._core.secrets.scrub`: no secret nb_elicit was
+Every text shown goes through :func:`~nb_elicit._core.masking.scrub`: no secret nb_elicit was
 given (a respond policy's key, a credential header, ...) reaches the cell.
 """
 
@@ -11,7 +11,7 @@ import inspect
 import re
 
 from .._core.history import HISTORY, table_html
-from .._core.secrets import scrub
+from .._core.masking import scrub
 
 
 class Table:

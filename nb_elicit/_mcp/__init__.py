@@ -15,8 +15,9 @@ changes its API, this package is what changes:
 """
 
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+from .era import Era
 from .errors import needs_other_era
-from .session import Era, ServerSession
+from .session import ServerSession
 from .tasks import SHAPE_2025, SHAPE_EXTENSION
 
 __all__ = ["SHAPE_2025", "SHAPE_EXTENSION", "ElicitationRequest", "Era", "HttpTarget",

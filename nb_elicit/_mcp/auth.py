@@ -2,7 +2,8 @@
 
 A :class:`SigningClient` is a session's HTTP client: the SDK's provider as its ``auth``, and a
 sign-in that fails turned into one line (:class:`~nb_elicit.SignInError`) that the session
-raises for the request that met it.
+raises for the request that met it. It knows the session only as a :class:`SigningSession`,
+and the connection's sign-in only as a :class:`SignInFlow`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 import json
 import time
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 from mcp.client.auth import (
@@ -34,9 +35,44 @@ from .._core.auth import challenge_param, is_bearer, sign_in_error
 from .._core.errors import SignInError
 
 if TYPE_CHECKING:
-    from .session import ServerSession
+    from .._core.auth import AuthConfig
+    from .._core.tokens import TokenStore
 
-__all__ = ["SigningClient", "oauth_provider"]
+__all__ = ["SignInFlow", "SigningClient", "SigningSession", "oauth_provider"]
+
+
+class SignInFlow(Protocol):
+    """A connection's sign-in as the SDK's providers here use it (the runtime's
+    :class:`~nb_elicit._runtime.signin.SignIn`): the server's name and URL, the config, where
+    the tokens are kept, and what hears a token saved, a failure, a page to authorize on."""
+
+    name: str
+    server_url: str
+    config: AuthConfig
+    store: TokenStore
+    #: How many times a token was saved (a 401 after a fresh one: the server refused it).
+    tokens_saved: int
+
+    @property
+    def redirect_uri(self) -> str: ...
+
+    def secret(self) -> str | None: ...
+
+    def saved(self) -> None: ...
+
+    def failed(self, error: SignInError) -> None: ...
+
+    async def authorize(self, authorization_url: str) -> Any: ...
+
+
+class SigningSession(Protocol):
+    """What a :class:`SigningClient` signs in for: a session's sign-in (None: none), and where
+    the real reason of a failed sign-in goes (the session raises it for the request)."""
+
+    @property
+    def auth(self) -> SignInFlow | None: ...
+
+    def record_auth_failure(self, error: SignInError) -> None: ...
 
 
 class SigningClient(httpx2.AsyncClient):
@@ -48,16 +84,17 @@ class SigningClient(httpx2.AsyncClient):
     triggered it; the session keeps the real reason (:class:`SignInError`) and raises that.
     """
 
-    def __init__(self, session: ServerSession, **kwargs):
+    def __init__(self, session: SigningSession, server_url: str, **kwargs):
         super().__init__(**kwargs)
         self._session = session
+        self._server_url = server_url
 
     def __repr__(self) -> str:
-        return f"<nb_elicit HTTP client for {self._session.target.url}>"
+        return f"<nb_elicit HTTP client for {self._server_url}>"
 
     async def send(self, request: httpx2.Request, **kwargs) -> httpx2.Response:
         session = self._session
-        name = session.auth.name if session.auth is not None else str(session.target.url)
+        name = session.auth.name if session.auth is not None else str(self._server_url)
         saved = session.auth.tokens_saved if session.auth is not None else 0
         try:
             response = await super().send(request, **kwargs)
@@ -72,9 +109,9 @@ class SigningClient(httpx2.AsyncClient):
         challenge = response.headers.get("www-authenticate", "")
         if session.auth is None or not session.auth.config.enabled:
             if response.status_code == 401 and is_bearer(challenge):
-                session._auth_failure = SignInError(
+                session.record_auth_failure(SignInError(
                     f"could not connect to {name}: the server asks for sign-in (401) and this "
-                    "connection's auth is off", "config")
+                    "connection's auth is off", "config"))
             return response
         scope_error = challenge_param(challenge, "error") == "insufficient_scope"
         if response.status_code == 403 and scope_error:
@@ -84,7 +121,7 @@ class SigningClient(httpx2.AsyncClient):
         return response
 
     def _note(self, error: SignInError) -> None:
-        self._session._auth_failure = error
+        self._session.record_auth_failure(error)
         if self._session.auth is not None:
             self._session.auth.failed(error)
 
@@ -240,7 +277,7 @@ def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
         token_endpoint_auth_method=config.token_auth or "client_secret_basic")
 
 
-def oauth_provider(server_url: str, auth) -> httpx2.Auth | None:
+def oauth_provider(server_url: str, auth: SignInFlow | None) -> httpx2.Auth | None:
     """The SDK's OAuth provider for a connection's :class:`SignIn` (None: auth is off)."""
     if auth is None or not auth.config.enabled:
         return None

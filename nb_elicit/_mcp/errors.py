@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
@@ -37,15 +37,31 @@ GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResour
 
 
 @contextlib.contextmanager
-def map_request_errors() -> Iterator[None]:
+def map_request_errors(answer_to: str | None = None,
+                       reason: Callable[[], NbElicitError | None] = lambda: None,
+                       gone: Callable[[], None] = lambda: None) -> Iterator[None]:
     """Inside: an SDK or transport failure of a request leaves as nb_elicit's exception
-    (:class:`ServerError`, :class:`UrlElicitationRequired`, :class:`ServerDisconnected`)."""
+    (:class:`ServerError`, :class:`UrlElicitationRequired`, :class:`ServerDisconnected`), and
+    an answer that does not fit the protocol as one line (:func:`malformed`; ``answer_to``
+    names the request).
+
+    ``reason()``, when it gives one, stands for a JSON-RPC error: the real cause that the
+    transport could not say (a failed sign-in); ``gone()`` hears that the server went away.
+    """
     try:
         yield
     except MCPError as exc:
-        raise from_mcp_error(exc) from None
+        error = reason() or from_mcp_error(exc)
+    except ValidationError as exc:  # (the SDK checks every answer against its schema)
+        raise malformed(f"the server's answer to {answer_to}" if answer_to else
+                        "the server's answer", exc) from None
     except GONE as exc:
-        raise ServerDisconnected(f"the server went away ({describe(exc)})") from None
+        error = ServerDisconnected(f"the server went away ({describe(exc)})")
+    else:
+        return
+    if isinstance(error, ServerDisconnected):
+        gone()
+    raise error from None
 
 
 #: Characters of a malformed answer's one line.

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import httpx2
 import mcp_types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client.extension import advertise
 from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
@@ -28,7 +28,6 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from mcp_types import methods as wire_methods
-from pydantic import ValidationError
 
 from .._core.answer import Answer
 from .._core.apps import APP_MIME
@@ -44,13 +43,14 @@ from .._core.errors import (
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
-from .auth import SigningClient, oauth_provider
+from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import GONE, MALFORMED_LIMIT, describe, from_mcp_error, malformed, request_of
+from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
 from .tasks import (
     SHAPE_2025,
+    SHAPE_EXTENSION,
     TTL_MS,
     RemoteTask,
     TaskFollower,
@@ -62,7 +62,7 @@ from .tasks import (
     tool_result_of,
 )
 
-__all__ = ["Era", "ServerSession"]
+__all__ = ["ServerSession"]
 
 # The SDK logs an OAuth failure with its traceback; with no logging configured Python would
 # print it into the cell. nb_elicit reports it as one line instead (a configured handler
@@ -91,7 +91,7 @@ class ServerSession:
 
     def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                  errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None, auth: Any = None,
+                 on_end: EndHandler | None = None, auth: SignInFlow | None = None,
                  on_task: TaskFollower | None = None):
         self.target = target
         #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
@@ -125,7 +125,7 @@ class ServerSession:
     async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
                    errlog: IO[str] | None = None,
                    on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None, auth: Any = None,
+                   on_end: EndHandler | None = None, auth: SignInFlow | None = None,
                    on_task: TaskFollower | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake.
 
@@ -219,7 +219,6 @@ class ServerSession:
         """Which tasks this session speaks with its server (None: none)."""
         if self.protocol_version == _TASKS_VERSION:
             return SHAPE_2025 if self._server_runs_tool_tasks() else None
-        from .tasks import SHAPE_EXTENSION
         extensions = getattr(self._server_capabilities(), "extensions", None) or {}
         return SHAPE_EXTENSION if SHAPE_EXTENSION in extensions else None
 
@@ -287,18 +286,11 @@ class ServerSession:
         """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
         request in the line of an answer that does not fit the protocol."""
         self._auth_failure = None
-        try:
+        with map_request_errors(answer_to, self._take_auth_failure, self._went_away):
             return await method(*args)
-        except MCPError as exc:
-            error = self._take_auth_failure() or from_mcp_error(exc)
-        except ValidationError as exc:  # (the SDK checks every answer against its schema)
-            raise malformed(f"the server's answer to {answer_to}" if answer_to else
-                            "the server's answer", exc) from None
-        except GONE as exc:
-            error = ServerDisconnected(f"the server went away ({describe(exc)})")
-        if isinstance(error, ServerDisconnected):
-            self.lost = True
-        raise error
+
+    def _went_away(self) -> None:
+        self.lost = True
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
@@ -308,7 +300,7 @@ class ServerSession:
                 transport = sse_client(self.target.url, headers=self.target.headers,
                                        timeout=30, sse_read_timeout=None)
             elif isinstance(self.target, HttpTarget):
-                http = SigningClient(self, headers=self.target.headers,
+                http = SigningClient(self, self.target.url, headers=self.target.headers,
                                       timeout=httpx2.Timeout(30, read=None),
                                       auth=oauth_provider(self.target.url, self.auth))
                 transport = streamable_http_client(self.target.url, http_client=http)
@@ -383,6 +375,11 @@ class ServerSession:
             raise ServerError(-32603, f"{task.tool} runs as a task, and nothing follows tasks "
                                       "on this session")
         return await self._on_task(task)
+
+    def record_auth_failure(self, error: SignInError) -> None:
+        """Why the current request failed to sign in (its HTTP client knows; the transport
+        says only "error"): raised for the request instead of what the SDK says."""
+        self._auth_failure = error
 
     def _take_auth_failure(self) -> SignInError | None:
         failure, self._auth_failure = self._auth_failure, None

@@ -14,7 +14,7 @@
   ``tasks/cancel`` ends it.
 
 mcp 2.3 has the 2025-11-25 types but sends none of those requests, and its ``tools/call``
-checks every answer against ``CallToolResult``. :class:`~.session.TaskAwareClient` fills the gap
+checks every answer against ``CallToolResult``. :class:`~.session._TaskAwareClient` fills the gap
 with the session's lowest layer: the dispatcher's ``send_raw_request`` for the task-augmented
 call (JSON-RPC framing stays the SDK's), a capability ad that adds ``tasks``, and the
 ``tasks/*`` requests a server sends to the client (see ``session.py``).
@@ -36,7 +36,7 @@ from .._core.errors import ServerError
 from .._core.tasks import TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
-from .errors import MALFORMED_LIMIT, malformed
+from .errors import MALFORMED_LIMIT, malformed, request_of
 
 __all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
            "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
@@ -272,8 +272,6 @@ class _ExtensionTask(RemoteTask):
         return tool_result_of(result)
 
     def input_requests(self, state: TaskState) -> dict[str, ElicitationRequest]:
-        from .errors import request_of  # (errors imports nothing of this module)
-
         last = self._last
         if last is None or state.status != "input_required" or not last.input_requests:
             return {}

@@ -58,7 +58,7 @@ from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.controls import text_html
 from .._ui.download_card import DownloadCard, SavedFile
-from .kernel_compat import keep_widget_messages_flowing
+from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 
 __all__ = ["AppLog", "Apps"]
 
@@ -114,7 +114,6 @@ class Apps:
     async def show_for(self, tool: str, arguments: dict | None):
         """The app of ``tool`` in the current call's cell, when it has one and it can show."""
         from .calls import current_call
-        from .kernel_compat import widget_frontend_attached
 
         call = current_call.get()
         if call is None or call.quiet or not self.enabled or not widget_frontend_attached():

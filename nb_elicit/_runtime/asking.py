@@ -30,7 +30,7 @@ from .._core.policy import POLICIES, Policy, headless_wait
 from .._core.prefill import as_submitted
 from .._core.recording import TAPE, Mismatch
 from .._core.schema import FormSpec, parse_schema
-from .._core.secrets import secret_fields
+from .._core.secret_fields import secret_fields
 from .._core.text import shorten
 from .._core.transcript import Asked, shown_fields
 from .._core.types import ElicitationRequest

@@ -166,7 +166,8 @@ def print_for_headless(view: CallView) -> None:
 
 
 class ToolCall:
-    """A tool call running in the background (see :meth:`Connection.start_tool`).
+    """A tool call running in the background (see
+    :meth:`~nb_elicit._runtime.connection.Connection.start_tool`).
 
     ``await call`` gives the :class:`ToolResult` (or raises what the call raised).
     """
@@ -179,8 +180,8 @@ class ToolCall:
 
     @property
     def task(self):
-        """The server's task this call runs as (a ``TaskRun``: ``task_id``, ``status``), once
-        the server said so; None for a call that is no task."""
+        """The server's task this call runs as (a :class:`~nb_elicit._runtime.tasks.TaskRun`:
+        ``task_id``, ``status``), once the server said so; None for a call that is no task."""
         card = getattr(self._view, "task_card", None)
         return card.run if card is not None else None
 

@@ -40,7 +40,8 @@ from .._core.secrets import secret_input
 from .._core.text import visible
 from .._core.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.types import HttpTarget, SseTarget, StdioTarget
-from .._ui.call_view import CallView, close_tree
+from .._ui.call_view import CallView
+from .._ui.closing import close_tree
 from .._ui.form import ElicitationForm
 from .._ui.trust_card import TrustCard
 from .asking import RequestContext, wait_for_person

@@ -34,9 +34,9 @@ from .._core.errors import (
 )
 from .._core.i18n import t
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
-from .._core.secrets import remember, target_secrets
+from .._core.masking import hide, remember
+from .._core.secrets import target_secrets
 from .._core.tokens import forget_server
-from .._core.types import hide
 from .._mcp import (
     SHAPE_2025,
     ElicitationRequest,

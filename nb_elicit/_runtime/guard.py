@@ -3,9 +3,10 @@ rate limit, and the secret-form rule.
 
 Each :class:`~nb_elicit.Connection` has one :class:`Guard`. It holds the connection's
 :class:`~nb_elicit._runtime.backlog.Backlog` (a few requests shown at once, the rest waiting in
-order), says whether a request is muted or over the rate limit (both answered ``cancel``: only
-the person declines), and keeps the one notice that counts such requests up to date instead of
-adding a line per request. It also remembers URL consent cards by elicitation id, so that a
+order) and its rules (:class:`~nb_elicit._core.protection.Protection`), says whether a request
+is muted or over the rate limit (both answered ``cancel``: only the person declines), and keeps
+the one notice that counts such requests up to date instead of adding a line per request. It
+also remembers URL consent cards by elicitation id, so that a
 ``notifications/elicitation/complete`` finds its card.
 """
 
@@ -15,56 +16,61 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, RateLimiter
+from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit
+from .._core.protection import Protection
 from .backlog import Backlog
 
-__all__ = ["SECRET_FORM_RULES", "Guard"]
+__all__ = ["Guard"]
 
-SECRET_FORM_RULES = ("warn", "refuse")
 _REMEMBERED_CARDS = 200
 
 
 class Guard:
     def __init__(self, rate_limit: RateLimit | None = DEFAULT_RATE_LIMIT,
                  secret_forms: str = "warn", server: str = "MCP server"):
-        self.muted = False
         self.backlog = Backlog(server)
-        self.set_rate_limit(rate_limit)
-        self.secret_forms = secret_forms
+        #: The rules themselves (mute, rate limit, secret forms), free of what shows them.
+        self.rules = Protection(rate_limit, secret_forms)
         self._notices: dict[str, tuple[Any, Any, int]] = {}  # kind -> (view, line, count)
         self._cards: OrderedDict[str, Any] = OrderedDict()
         self._completion_listeners: list[Callable[[str], None]] = []
 
-    # -- settings -------------------------------------------------------------------------
+    # -- settings (the rules') ---------------------------------------------------------------
+
+    @property
+    def muted(self) -> bool:
+        return self.rules.muted
+
+    @muted.setter
+    def muted(self, muted: bool) -> None:
+        self.rules.muted = muted
 
     @property
     def rate_limit(self) -> RateLimit | None:
-        return self._limiter.limit if self._limiter is not None else None
+        return self.rules.rate_limit
 
     def set_rate_limit(self, limit: RateLimit | None) -> None:
-        self._limiter = RateLimiter(limit) if limit is not None else None
+        self.rules.set_rate_limit(limit)
 
     @property
     def secret_forms(self) -> str:
-        return self._secret_forms
+        return self.rules.secret_forms
 
     @secret_forms.setter
     def secret_forms(self, rule: str) -> None:
-        if rule not in SECRET_FORM_RULES:
-            raise ValueError(f"secret_forms must be 'warn' or 'refuse', not {rule!r}")
-        self._secret_forms = rule
+        self.rules.secret_forms = rule
 
     # -- decisions ------------------------------------------------------------------------
 
     def allow(self) -> bool:
         """Whether one more request fits in the rate limit (and take it)."""
-        allowed = self._limiter is None or self._limiter.allow()
+        allowed = self.rules.allow()
         if allowed:
             self._notices.pop("limited", None)  # a later burst gets a fresh notice
         return allowed
 
     def seconds_to_next(self) -> float:
-        return self._limiter.seconds_to_next() if self._limiter is not None else 0.0
+        return self.rules.seconds_to_next()
 
     def count_notice(self, kind: str, view, text: Callable[[int], str],
                      notice_kind: str = "warning") -> None:

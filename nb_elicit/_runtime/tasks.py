@@ -52,8 +52,7 @@ from .._mcp import SHAPE_2025, Era
 from .._ui.task_card import TaskCard
 from .asking import BY_CANCEL, BY_DETACH
 
-__all__ = ["TASKS", "FinishedTask", "TaskCancelled", "TaskDetached", "TaskRun", "Tasks",
-           "identity"]
+__all__ = ["TASKS", "FinishedTask", "TaskRun", "Tasks", "identity"]
 
 #: Seconds a Cancel (or an interrupted call's cancel) waits for the server's answer.
 CANCEL_WAIT = 5.0
@@ -489,8 +488,6 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
 async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
     """Follow a task of ``connection`` again, in a call of its own (:meth:`attach_task`): one
     this kernel detached, or one the file keeps, only on the server it runs on."""
-    from .._mcp import SHAPE_2025  # (the adapter: only once a task is attached to)
-
     known = TASKS.find(connection.name, task_id)  # (this kernel's: detached, say)
     saved = TASKS.store.find(connection.name, task_id) if known is None else None
     if saved is not None and saved.followed_elsewhere:

@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
+from .._core.text import duration
 from .._core.transcript import (
     Asked,
     Notice,
@@ -27,13 +28,13 @@ from .._core.transcript import (
     transcript_bundle,
 )
 from .._core.types import ToolResult
-from .closing import close_soon, close_tree, tree_models
+from .closing import close_soon
 from .controls import Kit, text_html
 from .keyboard import keyboard_script
-from .prompt import after_answer, duration, running_loop
+from .prompt import after_answer, running_loop
 from .result_view import result_box, result_text
 
-__all__ = ["CallView", "close_soon", "close_tree", "tree_models"]
+__all__ = ["CallView"]
 
 _TICK = 1.0  # seconds between updates of the elapsed time
 #: Seconds a changing count waits before it is drawn: a burst of changes (a hundred requests

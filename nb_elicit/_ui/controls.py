@@ -32,7 +32,7 @@ from .._core.schema import (
     NumberField,
     TextField,
 )
-from .._core.secrets import is_secret
+from .._core.secret_fields import is_secret
 from .._core.validate import read_number
 
 __all__ = ["MISSING", "NO_MATH", "FieldControl", "Kit", "Missing", "field_class",

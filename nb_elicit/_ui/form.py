@@ -20,7 +20,7 @@ from .._core.answer import Answer
 from .._core.i18n import t
 from .._core.prefill import is_given, prefilled
 from .._core.schema import FormSpec, parse_schema
-from .._core.secrets import secret_fields
+from .._core.secret_fields import secret_fields
 from .._core.transcript import shown_fields
 from .._core.validate import validate_spec
 from .controls import MISSING, FieldControl, make_control, text_html

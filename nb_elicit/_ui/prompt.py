@@ -27,8 +27,7 @@ from .._core.text import duration
 from .._core.transcript import Asked
 from .controls import Kit, synced_keys, text_html
 
-__all__ = ["PromptWidget", "after_answer", "duration", "make_button", "running_loop",
-           "stylesheet"]
+__all__ = ["PromptWidget", "after_answer", "make_button", "running_loop", "stylesheet"]
 
 OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .._core.i18n import t
-from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline, TimelineEntry
+from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline
 from .._core.text import duration, shorten
 from .._core.transcript import Notice, notice_html
 from .controls import Kit, text_html
@@ -358,37 +358,6 @@ class TaskCard(widgets.VBox):
         if self.result_text:
             lines.append(self.result_text)
         return lines
-
-    def transcript_html(self) -> str:
-        """The same as static HTML: escaped text and inline styles, no script, no widget."""
-        parts = ['<div class="nb-elicit-task-transcript" style="margin: 4px 0">',
-                 f'<div class="nb-elicit-task-transcript-id" style="{_MUTED}">'
-                 f"{_e(self._id_text())}</div>"]
-        for index, entry in enumerate(self.timeline.entries):
-            parts.append(self._entry_html(entry))
-            if index == 0 and self.timeline.omitted:
-                parts.append(f'<div style="{_MUTED}">'
-                             f'{_e(t("task_omitted", n=self.timeline.omitted))}</div>')
-        parts += [notice_html(notice.text, notice.kind) for notice in self.notices]
-        if self.notice_count > len(self.notices):
-            more = t("task_notices_more", n=self.notice_count - len(self.notices))
-            parts.append(f'<div style="{_MUTED}">{_e(more)}</div>')
-        said = [(text, "said") for text in self.said]
-        for text, css in [*said, (self.result_text, "result")]:
-            if text:
-                parts.append(f'<div class="nb-elicit-task-transcript-{css}" '
-                             f'style="white-space: pre-wrap">{_e(text)}</div>')
-        parts.append("</div>")
-        return "".join(parts)
-
-    def _entry_html(self, entry: TimelineEntry) -> str:
-        clock = time.strftime("%H:%M:%S", time.localtime(entry.wall))
-        detail = entry.detail()
-        took = duration(self.timeline.elapsed(entry.at))
-        return (f'<div class="nb-elicit-task-transcript-entry" style="margin: 1px 0">'
-                f'<span style="{_MUTED}">{_e(clock)}</span> {badge_html(entry.status)} '
-                + (f'<span style="white-space: pre-wrap">{_e(detail)}</span> ' if detail else "")
-                + f'<span style="{_MUTED}">({_e(took)})</span></div>')
 
 
 def _call_all(callbacks: list[Callable[[], object]]) -> str | None:
