@@ -51,6 +51,14 @@ def fastmcp_command() -> list[str]:
     return [fastmcp_python(), str(SERVERS / "fastmcp_server.py")]
 
 
+def fastmcp_app_command(http_port: int | None = None) -> list[str]:
+    """``tests/servers/fastmcp_app_server.py`` (FastMCP's own app API) in the FastMCP
+    virtualenv: over stdio, or with ``--http`` and a port appended by the caller, streamable
+    HTTP."""
+    command = [fastmcp_python(), str(SERVERS / "fastmcp_app_server.py")]
+    return command if http_port is None else [*command, "--http", str(http_port)]
+
+
 def fastmcp_tasks_python() -> str:
     return cached_venv(FASTMCP_TASKS_VENV, list(FASTMCP_TASKS))
 
