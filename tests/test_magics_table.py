@@ -152,10 +152,10 @@ def test_the_connect_flags_are_read_into_options():
     options = parse_connect("d --env A=1 --env=B=2 --cwd /tmp --rate-limit '2/s burst 3' "
                             "--secret-forms refuse -- prog --flag 'two words'")
     assert options.name == "d" and options.url is None
-    assert options.command == ["prog", "--flag", "two words"]
+    assert options.command == ("prog", "--flag", "two words")
     assert options.env == {"A": "1", "B": "2"} and options.cwd == "/tmp"
-    assert options.guard["secret_forms"] == "refuse"
-    assert str(options.guard["rate_limit"]) == "2/s, burst 3"
+    assert options.secret_forms == "refuse"
+    assert str(options.rate_limit) == "2/s, burst 3"
     remote = parse_connect("r --url http://h/mcp --header 'A: b c' --header B:1")
     assert remote.url == "http://h/mcp" and remote.command is None
     assert remote.headers == {"A": "b c", "B": "1"}

@@ -466,10 +466,12 @@ def test_the_connect_magic_takes_the_sign_in_options():
 
     options = parse_connect("corp --url https://h/mcp --client-id app --client-secret-env "
                             "CORP_SECRET --token-store memory")
-    assert options.auth == {"client_id": "app", "client_secret_env": "CORP_SECRET",
-                            "token_store": "memory"}
-    assert parse_connect("a --url https://h/mcp --auth off").auth == {"auth": "off"}
-    assert parse_connect("a --url https://h/mcp").auth == {}
+    assert options.auth is None and options.sign_in == {
+        "client_id": "app", "client_secret_env": "CORP_SECRET", "token_store": "memory"}
+    assert options.auth_config().store == "memory"
+    off = parse_connect("a --url https://h/mcp --auth off")
+    assert (off.auth, off.sign_in) == ("off", {})
+    assert parse_connect("a --url https://h/mcp").sign_in == {}
     for bad, says in (("a --url https://h/mcp --auth maybe", "--auth takes"),
                       ("a --url https://h/mcp --client-id x --client-secret-env S=hunter2",
                        "never the secret"),

@@ -124,15 +124,15 @@ def test_connect_takes_the_sign_in_options_and_refuses_unknown_ones():
 def test_the_magic_takes_the_new_flows_flags():
     jwt = parse_connect("svc --url https://mcp.example.com/mcp --auth private_key_jwt "
                         "--client-id batch --private-key-env SVC_KEY --signing-algorithm ES256")
-    assert jwt.auth == {"auth": "private_key_jwt", "client_id": "batch",
-                        "private_key_env": "SVC_KEY", "signing_algorithm": "ES256"}
-    config = parse_auth(**jwt.auth)
+    assert jwt.auth == "private_key_jwt" and jwt.sign_in == {
+        "client_id": "batch", "private_key_env": "SVC_KEY", "signing_algorithm": "ES256"}
+    config = jwt.auth_config()
     assert config.mode == "private_key_jwt" and config.signing_algorithm == "ES256"
     idp = parse_connect(
         "corp --url https://mcp.example.com/mcp --auth identity_assertion --client-id app "
         "--client-secret-env APP_SECRET --issuer https://as.example.com --id-token-env ID_TOKEN "
         "--idp-token-endpoint https://idp.example.com/token --idp-client-id hub")
-    assert parse_auth(**idp.auth).idp_client_id == "hub"
+    assert idp.auth_config().idp_client_id == "hub"
     with pytest.raises(UsageError, match="--private-key-env takes the NAME"):
         parse_connect("svc --url https://x/mcp --auth private_key_jwt --client-id b "
                       "--private-key-env 'MII=='")

@@ -36,7 +36,7 @@ from .errors import SignInError
 from .masking import remember
 from .text import shorten
 
-__all__ = ["AUTH_MODES", "HEADLESS_MODES", "SIGNING_ALGORITHMS", "STEPS", "AuthConfig",
+__all__ = ["AUTH_MODES", "ENV_NAME", "HEADLESS_MODES", "SIGNING_ALGORITHMS", "STEPS", "AuthConfig",
            "challenge_param", "is_bearer", "parse_auth", "sign_in_error"]
 
 AUTH_MODES = ("auto", "oauth", "client_credentials", "private_key_jwt", "identity_assertion",
@@ -47,7 +47,9 @@ TOKEN_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 #: What ``private_key_jwt`` can sign with (PyJWT's asymmetric algorithms; HS* would be a secret).
 SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384",
                       "ES512", "ES256K", "EdDSA")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: What the NAME of an environment variable looks like.
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Where sign-in tokens are kept.
 STORES = ("disk", "memory")
 #: Environment variable with the URL of a Client ID Metadata Document to use as client ID.
 ENV_CLIENT_METADATA_URL = "NB_ELICIT_CLIENT_METADATA_URL"
@@ -131,7 +133,7 @@ class AuthConfig:
         for name in ("client_secret_env", "private_key_env", "id_token_env",
                      "idp_client_secret_env"):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, str) and _ENV_NAME.match(value)):
+            if value is not None and not (isinstance(value, str) and ENV_NAME.match(value)):
                 raise ValueError(f"{name} takes the NAME of an environment variable (like "
                                  "MY_VAR), never the value itself")
         self._check_private_key_jwt()

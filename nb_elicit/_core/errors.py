@@ -7,7 +7,7 @@ The tree::
     ├── InvalidRequest            any other elicitation request nb_elicit cannot show
     ├── ConnectError              a server could not be started or reached
     │   └── SignInError           ... signing in to it failed (the step is named)
-    ├── ConfigError               a file nb_elicit reads is wrong, or names no such server
+    ├── ConfigError               a file nb_elicit reads, or a connect option, is wrong
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
@@ -84,7 +84,8 @@ class ConnectError(NbElicitError):
 
 class ConfigError(NbElicitError, ValueError):
     """A file nb_elicit reads (a server config, an answers file) is wrong, or a server is not in
-    any config; one line that names the file, the key path and what was expected."""
+    any config; one line that names the file, the key path and what was expected. Also a
+    connect option with a wrong value (``secret_forms="sometimes"``), named as it was given."""
 
 
 class SignInError(ConnectError):

@@ -19,6 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.display import display
 
+from .._core.connect_options import option
 from .._core.policy import ACTIONS
 from . import handlers
 from .errors import map_exceptions
@@ -85,14 +86,14 @@ COMMANDS: tuple[Subcommand, ...] = (
         more=("    either form also takes --rate-limit RATE (optional: 10/min, 2/s burst 4)",
               "    and --secret-forms refuse (decline forms that ask for passwords, keys, "
               "cards...)",
-              "    --url also takes --auth auto|oauth|client_credentials|private_key_jwt|"
-              "identity_assertion|off",
+              f"    --url also takes --auth {option('auth').metavar}",
               "    (default auto: sign in when asked), --client-id ID --client-secret-env VAR, "
               "--client-metadata-url URL,",
               "    --private-key-env VAR or --private-key-file PATH [--signing-algorithm ES256],",
               "    --id-token-env VAR --idp-token-endpoint URL --idp-client-id ID "
               "[--idp-client-secret-env VAR],",
-              "    --issuer URL (see docs/sign-in.md), --token-store disk|memory",
+              "    --issuer URL (see docs/sign-in.md), --token-store "
+              f"{option('token_store').metavar}",
               "    and every form takes --no-apps (show no MCP App of this server, only its "
               "text results)")),
     Subcommand("list", ("%mcp list",), "the connections: server, version, protocol, status",

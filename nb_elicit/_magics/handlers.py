@@ -44,18 +44,8 @@ def runtime():
 async def connect(magic, rest: str):
     options = parse_connect(rest)
     name, rt = options.name, runtime()
-    common = {**options.guard, "apps": options.apps}  # (what every transport takes)
     remember(target_secrets(options))  # (a secret --env value, a credential --header)
-    if options.url is not None:
-        conn = await rt.connect(name, url=options.url, headers=options.headers, **common,
-                                **options.auth)
-    elif options.sse is not None:
-        conn = await rt.connect(name, sse=options.sse, headers=options.headers, **common)
-    elif options.command is not None:
-        conn = await rt.connect(name, options.command, env=options.env or None,
-                                cwd=options.cwd, **common)
-    else:
-        conn = await rt.connect(name, config=options.config, trust=options.trust, **common)
+    conn = await rt.connect(name, **options.keywords())
     return Text(f"Connected {name!r}: {conn.server_name or '?'} {conn.server_version or ''}"
                 f" (protocol {conn.protocol_version}).")
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import enum
-import numbers
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .._core.answer import Answer
-from .._core.auth import AuthConfig, parse_auth
+from .._core.auth import AuthConfig
+from .._core.connect_options import ConnectOptions
 from .._core.errors import (
     ConnectError,
     NbElicitError,
@@ -114,39 +114,24 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
-    given = [what for what in (command, url, sse) if what is not None]
-    if len(given) > 1 or (config is not None and given):
-        raise ValueError("give one of command=[...] (stdio), url=... (HTTP), sse=... (HTTP+SSE), "
-                         "or only a name (a configured server)")
-    if not given:
-        if env or cwd is not None or headers:
-            raise ValueError("env, cwd and headers come from the config file when connecting "
-                             "by name")
-        target: StdioTarget | HttpTarget | None = None  # read from the config files later
-    elif command is not None:
-        if isinstance(command, str) or not command:
-            raise ValueError("command must be a non-empty list, like [sys.executable, 'server.py']")
-        target = StdioTarget(
-            tuple(str(c) for c in command), _strings(env, "env") or None,
-            os.fspath(cwd) if cwd is not None else None)
-    else:
-        if not isinstance(url or sse, str):
-            raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
-        kind = SseTarget if sse is not None else HttpTarget
-        target = kind(url or sse, _strings(headers, "headers"))
-    auth_config = parse_auth(auth, **sign_in) if target is not None else AuthConfig()
-    guard = Guard(parse_rate_limit(rate_limit) if isinstance(rate_limit, str) else rate_limit,
-                  secret_forms, server=name)
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)
-                                or not timeout > 0):
-        raise ValueError("timeout must be a number of seconds above 0 (or None)")
+    options = ConnectOptions(name, command, url, sse, config, headers, env, cwd, rate_limit,
+                             secret_forms, timeout, auth, trust, apps, sign_in)
+    target: StdioTarget | HttpTarget | None = None  # (a configured server's: read later)
+    if options.transport == "stdio":
+        target = StdioTarget(options.command, options.env or None, options.cwd)
+    elif options.transport != "config":
+        kind = SseTarget if options.transport == "sse" else HttpTarget
+        target = kind(options.url or options.sse, options.headers)
+    auth_config = options.auth_config() if target is not None else AuthConfig()
+    guard = Guard(options.rate_limit, options.secret_forms, server=name)
     if target is None:
         target = await configured_target(name, config, trust=trust)
-        auth_config = parse_auth(getattr(target, "auth", None) if auth is None else auth, **sign_in)
+        auth_config = options.auth_config(getattr(target, "auth", None))
     # From here on the connection is known, as "connecting": a cell that runs while the
     # handshake does (a connect in the background) finds it, and its requests wait for it.
     remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)
-    connection = Connection(name, target, guard, timeout, auth=auth_config, apps=bool(apps))
+    connection = Connection(name, target, guard, options.timeout, auth=auth_config,
+                            apps=options.apps)
     replaced = connections.get(name)
     connections[name] = connection
     if replaced is not None:
@@ -581,16 +566,6 @@ def _handshake_failed(name: str, error: BaseException) -> ConnectError:
     else:
         text = f"could not connect to {name!r}: {error!r}"
     return ConnectError(text)
-
-
-def _strings(mapping: Any, what: str) -> dict[str, str]:
-    """``mapping`` (env or headers) as a new dict of strings; TypeError if it is not one."""
-    if mapping is None:
-        return {}
-    if not hasattr(mapping, "items") or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
-        raise TypeError(f"{what} must be a dict of strings to strings")
-    return dict(mapping)
 
 
 def _safe(name: str) -> str:
