@@ -90,12 +90,14 @@ def test_input_required_tools_are_retried_in_the_2026_era_and_remembered(journal
         conn = await nb_elicit.connect("demo", demo_command(journal))
         booked = await conn.call_tool("book_table")
         again = await conn.call_tool("book_table")
-        return booked, again, dict(conn._tool_eras), conn._sessions[Era.V2026].protocol_version
+        eras = {tool: conn.sessions.era_for(tool) for tool in ("book_table", "hello")}
+        return booked, again, eras, conn.sessions.current(Era.V2026).protocol_version
 
     booked, again, modes, modern = drive(scenario)
     assert booked.text == "Booked for 4."
     assert again.text == "Not booked: you chose decline."
-    assert modes == {"book_table": Era.V2026} and modern == "2026-07-28"
+    assert modes == {"book_table": Era.V2026, "hello": Era.HANDSHAKE}
+    assert modern == "2026-07-28"
     assert [(e["action"], e["content"]) for e in journal.entries()] == [
         ("accept", {"people": 4}), ("decline", None)]
 

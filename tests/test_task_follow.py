@@ -20,10 +20,11 @@ from nb_elicit._core.history import HISTORY
 from nb_elicit._core.i18n import set_language
 from nb_elicit._core.task_store import TaskStore
 from nb_elicit._core.tasks import TaskState
-from nb_elicit._runtime import tasks as runtime_tasks
+from nb_elicit._runtime import task_follow
 from nb_elicit._runtime.calls import SETTLE
 from nb_elicit._runtime.pending import PENDING
-from nb_elicit._runtime.tasks import TASKS, TaskRun, Tasks, follow
+from nb_elicit._runtime.task_follow import follow
+from nb_elicit._runtime.tasks import TASKS, TaskRun, Tasks
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -252,8 +253,8 @@ class Remote:
 def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, code, forgotten):
     from nb_elicit._core.task_store import ServerIdentity
 
-    monkeypatch.setattr(runtime_tasks, "TASKS", Tasks(TaskStore(tmp_path / "tasks.json")))
-    registry = runtime_tasks.TASKS
+    monkeypatch.setattr(task_follow, "TASKS", Tasks(TaskStore(tmp_path / "tasks.json")))
+    registry = task_follow.TASKS
 
     async def scenario():
         run = TaskRun("h", Remote("t-1", code))

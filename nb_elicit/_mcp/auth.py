@@ -207,6 +207,9 @@ class _Restoring:
     """Mixed into the SDK's providers: what was stored comes back with its expiry and its
     authorization server, so an expired token is refreshed silently after a restart."""
 
+    #: Where the tokens are kept (given by :func:`oauth_provider`).
+    _nb_storage: Any
+
     async def _initialize(self) -> None:
         await super()._initialize()  # type: ignore[misc]
         state = self._nb_storage.saved_state()

@@ -16,3 +16,8 @@ class Era(str, Enum):
     #: The 2026-07-28 era: the SDK's "auto" mode tries it first, and falls back to the
     #: handshake only where the server does not speak it.
     V2026 = "auto"
+
+    @property
+    def other(self) -> Era:
+        """The era a session of this one is not: where a tool that needs it is retried."""
+        return Era.V2026 if self is Era.HANDSHAKE else Era.HANDSHAKE

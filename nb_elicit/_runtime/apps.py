@@ -106,9 +106,7 @@ class Apps:
     async def listed_tool(self, tool: str) -> dict | None:
         """``tool`` as the session of its era lists it (None: it lists no such tool). The
         session lists once, and again after the server says its list changed."""
-        connection = self.connection
-        session = await connection._session(connection._tool_eras.get(tool,
-                                                                      connection._primary))
+        session = await self.connection.sessions.for_tool(tool)
         return await session.listed_tool(tool)
 
     async def show_for(self, tool: str, arguments: dict | None):
@@ -128,8 +126,8 @@ class Apps:
         of its requests, kept: nothing is displayed, frozen or closed for the call), and no
         second app is shown for it."""
         connection = self.connection
-        return await connection._in_call(
-            view, connection._call_tool_and_retry(tool, arguments, with_app=False),
+        return await connection.runner.run(
+            view, connection.runner.call_tool(tool, arguments, with_app=False),
             show=False, timeout=connection.timeout, keep_view=True)
 
     async def read_for_app(self, uri: str, view) -> dict:
@@ -138,18 +136,17 @@ class Apps:
         connection = self.connection
 
         async def read():
-            return await (await connection._session(connection._primary)).read_resource(uri)
+            return await (await connection.sessions.session()).read_resource(uri)
 
-        return await connection._in_call(view, read(), show=False, quiet=True, keep_view=True)
+        return await connection.runner.run(view, read(), show=False, quiet=True, keep_view=True)
 
     async def ask_consent(self, message: str, target: str, make_card, view,
                           kind: str = "url") -> Outcome:
         """A consent card of an app (``kind`` url: a link; file: a file to save) in ``view``,
         the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""
-        from .asking import RequestContext, ask_consent
+        from .asking import ask_consent
 
-        connection = self.connection
-        context = RequestContext(connection.name, view, connection.guard, connection._gone)
+        context = self.connection.runner.context_in(view)
         return await ask_consent(context, message, target, make_card, kind)
 
     def set_enabled(self, enabled: bool) -> None:

@@ -2,7 +2,7 @@
 
 A call displays its view in the cell that made it, records itself as the current call (so that
 forms the server asks for inside it land in that view; where the transport cannot tell which
-call a request belongs to, see ``Connection._request_context``), and waits with light
+call a request belongs to, see ``CallRunner.request_context``), and waits with light
 wake-ups so that Kernel > Interrupt ends it promptly. A connection's ``timeout`` counts only
 the time nobody is answering one of the call's forms: a person who is typing is never cut off.
 """

@@ -134,8 +134,8 @@ def _close_card(view: CallView, text: str) -> None:
     view.frozen = True
     if view.display_handle is not None:
         view.display_handle.update(_Line(text))
-    if view._script_handle is not None:
-        view._script_handle.update(_Line(""))
+    if view.script_handle is not None:
+        view.script_handle.update(_Line(""))
     close_tree(view)
 
 
@@ -195,8 +195,8 @@ def _forget_view(view: CallView, spec: InputSpec, action: str | None) -> None:
     if view.display_handle is not None:
         view.display_handle.update(_Line(
             f"{view.server}: the input {spec.id} was {_GIVEN.get(action, 'not given')}."))
-    if view._script_handle is not None:
-        view._script_handle.update(_Line(""))
+    if view.script_handle is not None:
+        view.script_handle.update(_Line(""))
     close_tree(view)
 
 

@@ -32,6 +32,7 @@ import functools
 import os
 import sys
 import threading
+import weakref
 from importlib.metadata import PackageNotFoundError, version
 
 import ipywidgets as widgets
@@ -97,6 +98,10 @@ def check_blocking_supported() -> None:
             "use conn.start_tool(...) instead, or upgrade ipykernel")
 
 
+#: The widgets whose messages the workaround already handles.
+_IDLE_FIXED: weakref.WeakSet = weakref.WeakSet()
+
+
 def keep_widget_messages_flowing(root: widgets.Widget) -> None:
     """Install the missing-idle workaround on ``root`` and every widget below it."""
     kernel = _kernel()
@@ -108,7 +113,7 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
         return
     for widget in _walk(root):
         comm = getattr(widget, "comm", None)
-        if comm is None or getattr(widget, "_nb_elicit_idle_fix", False):
+        if comm is None or widget in _IDLE_FIXED:
             continue
         handle = widget._handle_msg
 
@@ -125,7 +130,7 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
                     _after_this_message(_still_busy, kernel, msg)
 
         comm.on_msg(handle_then_idle)
-        widget._nb_elicit_idle_fix = True
+        _IDLE_FIXED.add(widget)
     _watch_cells(kernel)
 
 

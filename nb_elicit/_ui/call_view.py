@@ -106,6 +106,12 @@ class CallView(widgets.VBox):
         if show_waiting:
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
+    @property
+    def script_handle(self):
+        """The display handle of the view's second output (its keyboard script, then its
+        apps); None until it shows."""
+        return self._script_handle
+
     def _repr_mimebundle_(self, **kwargs):
         # What a reader without widgets sees for this output (saved notebooks, nbconvert).
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -1,0 +1,158 @@
+"""A connection's calls: the view each shows in its cell, running it there, and where the
+server's requests are answered (:class:`CallRunner`).
+
+A tool call shows its app (if it has one), then is called in its era (see
+:class:`~.sessions.SessionPool`); a call that first needs pages opened (-32042) shows them and
+is retried; a call the server runs as a task shows a task card and is followed to its end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .._core.answer import Answer
+from .._core.errors import ServerDisconnected, UrlElicitationRequired
+from .._core.i18n import t
+from .._core.types import ToolResult
+from .._mcp import SHAPE_2025, ElicitationRequest, ServerSession
+from .._ui.call_view import CallView
+from .._ui.task_card import TaskCard
+from .apps import Apps, deliver
+from .asking import RequestContext, ask
+from .calls import Call, current_call, run_call
+from .guard import Guard
+from .kernel_compat import widget_frontend_attached
+from .sessions import SessionPool, State
+from .task_follow import follow
+from .tasks import TASKS, TaskRun, identity
+from .url_required import ask_before_retry
+
+__all__ = ["CallRunner"]
+
+
+class CallRunner:
+    """The calls of one connection: their views, running them, and the context in which a
+    request of its server is answered."""
+
+    def __init__(self, name: str, sessions: SessionPool, guard: Guard, apps: Apps):
+        self.name = name
+        self.sessions = sessions
+        self.guard = guard
+        self.apps = apps
+        self._calls: list[Call] = []
+
+    # -- views and calls ------------------------------------------------------------------
+
+    def view(self, what: str, show_waiting: bool) -> CallView:
+        """The view of a new call, shown in the current cell (a quiet one only where a widget
+        frontend is there: nothing shows unless a form may come)."""
+        if self.sessions.state is State.CLOSED:
+            raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
+        view = CallView(self.name, what, show_waiting=show_waiting)
+        if show_waiting or widget_frontend_attached():
+            # (a quiet request shows nothing unless a form may come)
+            view.show(keyboard=widget_frontend_attached())
+        return view
+
+    async def run(self, view: CallView, work: Awaitable, **options):
+        """``work`` as a call of this connection (see :func:`run_call` for the ``options``)."""
+        return await run_call(self.name, view, work, self._calls,
+                              on_disconnect=self._mark_disconnected, **options)
+
+    async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):
+        """A request that is no tool call (a listing, a read), on the primary era's session."""
+        view = self.view(what, show_waiting=False)
+
+        async def run():
+            return await request(await self.sessions.session())
+
+        return await self.run(view, run(), show=False, quiet=True)
+
+    def _mark_disconnected(self) -> None:
+        """A request found the server gone."""
+        self.sessions.to(State.DISCONNECTED)
+
+    # -- tool calls -----------------------------------------------------------------------
+
+    async def call_tool(self, tool: str, arguments: dict | None, task: bool | None = None,
+                        with_app: bool = True) -> ToolResult:
+        """Call; if the server first needs pages opened (-32042), show them and retry. A tool
+        that comes with an app shows it in the call's cell (``with_app``)."""
+        app = await self.apps.show_for(tool, arguments) if with_app else None
+        try:
+            result = await self._call_tool_until_done(tool, arguments, task)
+        except BaseException as error:
+            deliver(app, None, error)
+            raise
+        deliver(app, result)
+        return dataclasses.replace(result, app=app.log) if app is not None else result
+
+    async def _call_tool_until_done(self, tool: str, arguments: dict | None,
+                                    task: bool | None) -> ToolResult:
+        while True:
+            try:
+                return await self._call_tool(tool, arguments, task)
+            except UrlElicitationRequired as error:
+                if not await ask_before_retry(self.request_context(), tool, error):
+                    raise
+
+    async def _call_tool(self, tool: str, arguments: dict | None,
+                         task: bool | None = None) -> ToolResult:
+        if arguments is not None and not isinstance(arguments, dict):
+            raise TypeError("arguments must be a dict of the tool's parameters")
+        call = current_call.get()
+        progress = call.view.show_progress if call is not None else None
+        return await self.sessions.call_tool(tool, arguments, progress, task)
+
+    # -- the server's requests ------------------------------------------------------------
+
+    async def on_elicit(self, request: ElicitationRequest) -> Answer:
+        """An elicitation of the server, answered where it belongs."""
+        # (ask ends every failure of its own: a line in the cell, an error to the server)
+        return await ask(self.request_context(request.related_task), request)
+
+    async def follow_task(self, remote) -> ToolResult:
+        """A call the server runs as a task: its card in the call's cell, followed to its end."""
+        call = current_call.get()
+        view = call.view if call is not None else self._stray_view()
+        card = TaskCard(self.name, remote.tool, remote.task_id, t("task_shape_" + (
+            "2025" if remote.shape == SHAPE_2025 else "extension")))
+        view.show_task(card)
+        run = TaskRun(self.name, remote, card, call=call)
+        card.on_cancel(run.ask_cancel)
+        card.on_detach(run.ask_detach)
+        TASKS.begin(run, identity(self.sessions))
+
+        async def ask_one(request: ElicitationRequest) -> Answer:
+            return await ask(self.request_context(), request, refuse_with="cancel")
+
+        return await follow(run, ask_one, hint=f"%mcp task {self.name} {remote.task_id}")
+
+    def request_context(self, related_task: str | None = None) -> RequestContext:
+        """Where a request of this server (a form, a URL card, a sign-in card) is answered.
+
+        Where the SDK tells which call it belongs to, that call (``current_call``): a request
+        that comes on a call's own streamable-HTTP response runs in that call's context, and
+        so do the requests of a 2026-07-28 call and a -32042 retry. Where the transport cannot
+        tell (stdio, HTTP+SSE, HTTP's standalone stream), it may belong to any call running
+        now: every one of them but the quiet ones keeps its timeout paused while it is open,
+        and it shows in the newest one's cell. A quiet request (list_tools, read_resource, ...)
+        never owns it: with no other call running, it shows in a view of its own, in the
+        current cell."""
+        told = current_call.get()
+        if told is None and related_task is not None:  # (2025-11-25: asked inside a task)
+            run = TASKS.find(self.name, related_task)
+            told = run.call if run is not None and run.call in self._calls else None
+        calls = [told] if told is not None else [c for c in reversed(self._calls) if not c.quiet]
+        view = calls[0].view if calls else self._stray_view()
+        return RequestContext(self.name, view, self.guard, self.sessions.gone, calls)
+
+    def context_in(self, view: CallView) -> RequestContext:
+        """Where a request answered in ``view`` (an app's own) goes: that view, no call."""
+        return RequestContext(self.name, view, self.guard, self.sessions.gone)
+
+    def _stray_view(self) -> CallView:
+        """Where a request that belongs to no call of ours is shown: the current cell."""
+        return self.view("a request of its own", show_waiting=False)

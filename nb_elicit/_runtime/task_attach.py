@@ -1,0 +1,60 @@
+"""Attaching to a task again (:func:`attach`): one this kernel detached, or one the file of
+running tasks keeps (an earlier kernel's), followed in a call of its own, only on the server it
+runs on."""
+
+from __future__ import annotations
+
+from .._core.errors import ConnectError, NbElicitError, ServerError
+from .._core.i18n import t
+from .._core.task_store import ServerIdentity
+from .._core.types import ToolResult
+from .._mcp import SHAPE_2025, Era
+from .runner import CallRunner
+from .sessions import SessionPool
+from .tasks import TASKS, identity
+
+__all__ = ["attach"]
+
+
+async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: str | None,
+                 timeout: float | None = None) -> ToolResult:
+    """Follow a task of the connection of ``sessions`` again, in a call of its own (run by
+    ``runner``, ended past ``timeout``): one this kernel detached, or one the file keeps, only
+    on the server it runs on."""
+    name = sessions.name
+    known = TASKS.find(name, task_id)  # (this kernel's: detached, say)
+    saved = TASKS.store.find(name, task_id) if known is None else None
+    if saved is not None and saved.followed_elsewhere:
+        raise NbElicitError(t("task_followed_elsewhere", task=task_id, kernel=saved.kernel))
+    was = known if known is not None else saved
+    shape = was.shape if was is not None else None
+    tool = tool or (was.tool if was is not None else t("task_unknown_tool"))
+    view = runner.view(tool, show_waiting=True)
+
+    async def work() -> ToolResult:
+        if shape is not None:
+            era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
+            session = await sessions.session(era)
+            _same_server(sessions, task_id, was.identity)
+            return await runner.follow_task(session.attach(task_id, tool, shape))
+        # Not known here: the era whose session speaks tasks with this server.
+        for era in (sessions.primary, sessions.primary.other):
+            try:
+                session = await sessions.session(era)
+            except ConnectError:
+                continue
+            if session.task_shape is not None:
+                return await runner.follow_task(session.attach(task_id, tool,
+                                                               session.task_shape))
+        raise ServerError(-32601, t("task_no_tasks", server=name))
+
+    return await runner.run(view, work(), show=True, timeout=timeout)
+
+
+def _same_server(sessions: SessionPool, task_id: str, was: ServerIdentity | None) -> None:
+    """Refuse to ask a server about a task another server runs (one line): its id means
+    nothing there, and its entry in the file stays."""
+    now = identity(sessions)
+    if was is not None and not was.matches(now):
+        raise NbElicitError(t("task_other_server", task=task_id, saved=str(was),
+                              name=sessions.name, now=str(now)))
