@@ -337,7 +337,7 @@ AWKWARD = ["first name", "a.b", "名前", "1st", "x" * 200, "50%", "with-dash_an
 
 
 def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(journal, views):
-    from nb_elicit._ui.controls import field_class, property_of_class
+    from nb_elicit._ui.html import field_class, property_of_class
 
     schema = {"type": "object", "properties": {n: {"type": "string"} for n in AWKWARD}}
     content = {n: f"value {i}" for i, n in enumerate(AWKWARD)}
@@ -404,7 +404,7 @@ def test_finished_calls_leave_no_widget_models_alive(journal, views):
     the few layout and style models every prompt of the kernel shares."""
     from ipywidgets.widgets import widget as widget_module
 
-    from nb_elicit._ui.controls import is_shared
+    from nb_elicit._ui.kit import is_shared
 
     def live() -> int:
         return sum(not is_shared(m) for m in list(widget_module._instances.values()))

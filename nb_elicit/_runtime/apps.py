@@ -56,8 +56,8 @@ from .._core.text import shorten
 from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
-from .._ui.controls import text_html
 from .._ui.download_card import DownloadCard, SavedFile
+from .._ui.html import text_html
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 
 __all__ = ["AppLog", "Apps"]

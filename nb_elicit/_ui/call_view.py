@@ -29,9 +29,11 @@ from .._core.transcript import (
 )
 from .._core.types import ToolResult
 from .closing import close_soon
-from .controls import Kit, text_html
+from .html import text_html
 from .keyboard import keyboard_script
-from .prompt import after_answer, running_loop
+from .kit import Kit
+from .loop import running_loop
+from .prompt import after_answer
 from .result_view import result_box, result_text
 
 __all__ = ["CallView"]

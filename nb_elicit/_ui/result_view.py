@@ -17,7 +17,7 @@ from .._core.transcript import (
     result_parts,
 )
 from .._core.types import ToolResult
-from .controls import text_html
+from .html import text_html
 
 __all__ = ["result_box", "result_text"]
 

@@ -32,8 +32,10 @@ from .._core.i18n import t
 from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline
 from .._core.text import duration, shorten
 from .._core.transcript import Notice, notice_html
-from .controls import Kit, text_html
-from .prompt import make_button, running_loop
+from .html import text_html
+from .kit import Kit
+from .loop import running_loop
+from .prompt import make_button
 
 __all__ = ["TaskCard", "badge_html"]
 
