@@ -374,7 +374,7 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
         call = asyncio.ensure_future(conn.call_tool("import_rows", {"rows": 4, "delay": 0.1}))
         form = await person.wait_for_form()
         view = views[-1]
-        during = (view.progress.value, view.progress_text.value, form.waited.value)
+        during = (view.progress.bar.value, view.progress.text.value, form.waited.value)
         person._act(form, "accept", {"overwrite": True})
         result = await call
         return during, view, result.text
@@ -383,7 +383,7 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
     assert result == "Imported 4 rows (overwrote row 4)."
     assert 0 < value < 1 and "Importing row 3 of 4" in text
     assert "waiting 0 s" in waited and "timeout paused" in waited  # the connection has a timeout
-    assert view.progress.value == 1.0 and "Import finished (100%)" in view.progress_text.value
+    assert view.progress.bar.value == 1.0 and "Import finished (100%)" in view.progress.text.value
 
 
 def test_a_call_past_the_connection_timeout_fails_in_one_line(journal, views):

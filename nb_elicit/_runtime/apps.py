@@ -51,6 +51,7 @@ import ipywidgets as widgets
 from .._core.apps import AppRefused, AppResource, app_resource, resource_uri, visibility
 from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
+from .._core.notices import NoticeKind
 from .._core.outcome import Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
@@ -464,7 +465,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     try:
         resource = await apps.resource(uri)
     except (AppRefused, ServerError) as error:
-        view.notice(t("app_refused", error=str(error)), "warning")
+        view.notice(t("app_refused", error=str(error)), NoticeKind.WARNING)
         return None
     while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
         apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))
