@@ -99,3 +99,13 @@ def test_the_waiting_line_ticks_with_the_clock(monkeypatch):
         return shown
 
     assert "(3 s)" in asyncio.run(scenario())
+
+
+def test_a_view_whose_loop_closed_stops_ticking_without_a_fuss():
+    async def made():
+        return CallView("demo", "tool"), clock_task()
+
+    view, task = asyncio.run(made())  # (the loop closes with the view still ticking)
+    assert task.done()
+    view.finish()  # the subscription is given up on a closed loop
+    assert view._ticker is None
