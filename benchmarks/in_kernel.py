@@ -151,7 +151,7 @@ def _shared_models() -> list:
     import ipywidgets
 
     try:  # (an older nb_elicit shares none, or keeps its controls elsewhere)
-        is_shared = nb_module("nb_elicit._ui.controls").is_shared
+        is_shared = nb_module("nb_elicit._ui.kit").is_shared
     except (ImportError, AttributeError):
         return []
     return [m for m in list(ipywidgets.Widget.widgets.values()) if is_shared(m)]

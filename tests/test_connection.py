@@ -339,7 +339,7 @@ AWKWARD = ["first name", "a.b", "名前", "1st", "x" * 200, "50%", "with-dash_an
 
 
 def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered(journal, views):
-    from nb_elicit._ui.controls import field_class, property_of_class
+    from nb_elicit._ui.html import field_class, property_of_class
 
     schema = {"type": "object", "properties": {n: {"type": "string"} for n in AWKWARD}}
     content = {n: f"value {i}" for i, n in enumerate(AWKWARD)}
@@ -376,7 +376,7 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
         call = asyncio.ensure_future(conn.call_tool("import_rows", {"rows": 4, "delay": 0.1}))
         form = await person.wait_for_form()
         view = views[-1]
-        during = (view.progress.value, view.progress_text.value, form.waited.value)
+        during = (view.progress.bar.value, view.progress.text.value, form.waited.value)
         person._act(form, "accept", {"overwrite": True})
         result = await call
         return during, view, result.text
@@ -385,7 +385,7 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
     assert result == "Imported 4 rows (overwrote row 4)."
     assert 0 < value < 1 and "Importing row 3 of 4" in text
     assert "waiting 0 s" in waited and "timeout paused" in waited  # the connection has a timeout
-    assert view.progress.value == 1.0 and "Import finished (100%)" in view.progress_text.value
+    assert view.progress.bar.value == 1.0 and "Import finished (100%)" in view.progress.text.value
 
 
 def test_a_call_past_the_connection_timeout_fails_in_one_line(journal, views):
@@ -406,7 +406,7 @@ def test_finished_calls_leave_no_widget_models_alive(journal, views):
     the few layout and style models every prompt of the kernel shares."""
     from ipywidgets.widgets import widget as widget_module
 
-    from nb_elicit._ui.controls import is_shared
+    from nb_elicit._ui.kit import is_shared
 
     def live() -> int:
         return sum(not is_shared(m) for m in list(widget_module._instances.values()))

@@ -22,10 +22,8 @@ from nb_elicit._ui.controls import (
     NumberControl,
     TextControl,
     YesNoControl,
-    field_class,
-    inline_text,
-    property_of_class,
 )
+from nb_elicit._ui.html import field_class, inline_text, property_of_class
 
 XSS = '<img src=x onerror="alert(1)">'
 

@@ -341,7 +341,7 @@ def _parts(form: ElicitationForm) -> list[widgets.Widget]:
 
 
 def test_forms_share_their_plain_layout_and_styles_and_closing_one_leaves_them_open():
-    from nb_elicit._ui.controls import is_shared
+    from nb_elicit._ui.kit import is_shared
 
     name = {"type": "object", "properties": {"name": {"type": "string"}}}
     first, second = ElicitationForm("One", name, server="s"), ElicitationForm("Two", name, server="s")
@@ -361,7 +361,7 @@ def test_forms_share_their_plain_layout_and_styles_and_closing_one_leaves_them_o
 
 
 def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form():
-    from nb_elicit._ui.controls import Kit, is_shared
+    from nb_elicit._ui.kit import Kit, is_shared
 
     plain = Kit().plain
     assert is_shared(plain) and is_open(plain)

@@ -20,7 +20,7 @@ import nb_elicit
 from nb_elicit._core.history import HISTORY
 from nb_elicit._core.policy import POLICIES
 from nb_elicit._runtime.pending import PENDING
-from nb_elicit._ui.controls import inline_text
+from nb_elicit._ui.html import inline_text
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,11 +11,11 @@ import pytest
 from nb_elicit._core.answer import Answer
 from nb_elicit._core.history import History, table_html
 from nb_elicit._core.i18n import set_language
+from nb_elicit._core.notices import Notice
 from nb_elicit._core.outcome import Outcome
 from nb_elicit._core.schema import parse_schema
 from nb_elicit._core.transcript import (
     Asked,
-    Notice,
     Transcript,
     redundant_structured,
     shown_fields,
@@ -242,7 +242,9 @@ COLORS = {"info": "--jp-info-color1", "warning": "--jp-warn-color1",
 @pytest.mark.parametrize("kind", ["info", "warning", "error"])
 def test_a_notice_is_rendered_with_its_kinds_colour_a_left_border_and_a_word(kind):
     view = CallView("demo", "tool", show_waiting=False)
-    line = view.notice("Something happened: detail", kind)
+    entry = view.notice("Something happened: detail", kind)
+    (line,) = view.forms.children
+    assert line.notice is entry and (entry.text, entry.kind) == ("Something happened: detail", kind)
     assert f"nb-elicit-notice-{kind}" in line._dom_classes
     assert f"border-left: 3px solid var({COLORS[kind]})" in line.value
     others = set(COLORS.values()) - {COLORS[kind]}
@@ -268,7 +270,8 @@ def test_a_counted_notice_keeps_its_kind_when_its_count_grows():
 
 def test_notice_text_is_escaped():
     view = CallView("demo", "tool", show_waiting=False)
-    line = view.notice("<img src=x onerror=alert(1)>", "error")
+    view.notice("<img src=x onerror=alert(1)>", "error")
+    (line,) = view.forms.children
     assert "<img" not in line.value and "&lt;img" in line.value
 
 

@@ -14,6 +14,7 @@ from nb_elicit import set_language
 from nb_elicit._core.tasks import TaskState
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._ui.call_view import CallView
+from nb_elicit._ui.clock import clock_task
 from nb_elicit._ui.task_card import TaskCard
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -124,14 +125,27 @@ def test_an_out_of_order_status_shows_a_warning_and_is_ignored():
 def test_progress_is_a_bar_with_a_total_and_a_count_without():
     shown = card()
     shown.show_progress(5, 20, "Reading <b>files</b>\n" + "x" * 10_000)
-    assert shown.progress.value == 0.25 and shown.progress.layout.display is None
-    text = texts(shown.progress_text)
+    bar = shown.progress.bar
+    assert bar.value == 0.25 and bar.layout.display is None
+    text = texts(shown.progress.text)
     assert text.startswith("Reading <b>files</b> x") and text.endswith("(25%)")
-    assert "<b>" not in shown.progress_text.value and len(text) < 320
+    assert "<b>" not in shown.progress.text.value and len(text) < 320
     shown.show_progress(42, None, None)
-    assert shown.progress.layout.display == "none" and texts(shown.progress_text) == "42"
+    assert bar.layout.display == "none" and texts(shown.progress.text) == "42"
     shown.show_progress(float("nan"), float("inf"), "odd")
-    assert shown.progress.layout.display == "none" and texts(shown.progress_text) == "odd"
+    assert bar.layout.display == "none" and texts(shown.progress.text) == "odd"
+
+
+def test_the_call_and_the_card_show_progress_with_the_same_line():
+    view = CallView("demo", "tool", show_waiting=False)
+    shown = card()
+    for target in (view, shown):
+        target.show_progress(1, 4, "Copying")
+    assert type(view.progress) is type(shown.progress)
+    assert texts(view.progress.text) == texts(shown.progress.text) == "Copying (25%)"
+    assert "nb-elicit-progress" in view.progress._dom_classes
+    assert "nb-elicit-task-progress" in shown.progress._dom_classes
+    assert view.children[0] is view.progress and shown.children[3] is shown.progress
 
 
 def test_cancel_calls_its_callback_once_and_disables_itself():
@@ -219,18 +233,18 @@ def test_the_clock_ticks_on_the_running_loop_and_stops_at_the_end():
     async def scenario():
         shown = card()
         shown.update(state("working"))
-        ticker = shown._ticker
+        ticker = clock_task()
         before = shown.elapsed.value
         await asyncio.sleep(1.3)  # one tick
         during = shown.elapsed.value
         shown.end(state("completed"), result_text="3 sources found")
         await asyncio.sleep(0)  # (the cancelled ticker ends)
         await asyncio.sleep(1.2)
-        return shown, ticker, before, during
+        return shown, ticker, clock_task(), before, during
 
-    shown, ticker, before, during = asyncio.run(scenario())
+    shown, ticker, after, before, during = asyncio.run(scenario())
     assert "running for 0 s" in before and "running for 1 s" in during
-    assert ticker.cancelled() and not shown.ticking
+    assert ticker.cancelled() and after is None and not shown.ticking
     assert shown.elapsed.value == during  # it ticked no more after the end
     assert shown.elapsed.layout.display == "none" and shown.actions.layout.display == "none"
     assert texts(shown.status_line) == "Completed after 1 s."

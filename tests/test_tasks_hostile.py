@@ -16,7 +16,8 @@ from helpers.servers import TasksServer, drive
 
 import nb_elicit
 import nb_elicit._runtime.connection  # (the SDK too: imported before any heartbeat starts)
-from nb_elicit._core.transcript import Notice, transcript_bundle
+from nb_elicit._core.notices import Notice
+from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._runtime.tasks import TASKS
 

@@ -62,10 +62,10 @@ def run(opts, sec: Section) -> None:
         from ..in_kernel import nb_module
 
         calls = nb_module("nb_elicit._runtime.calls", "nb_elicit._calls")
-        call_view = nb_module("nb_elicit._ui.call_view", "nb_elicit._call_view")
+        clock = nb_module("nb_elicit._ui.clock")
         why = (f" A waiting cell wakes every {calls.WAKE:g} s (so that Kernel > Interrupt "
                f"lands), and its waiting line updates the elapsed time every "
-               f"{call_view._TICK:g} s (one widget message each).")
+               f"{clock.TICK:g} s (one widget message each).")
     sec.notes.append(
         f"Added by a waiting form: {waiting['cpu'] - without['cpu']:+.2f} percentage points of a "
         f"core and {waiting['wakeups'] - without['wakeups']:+.1f} wake-ups per second.{why}")

@@ -279,13 +279,12 @@ def notes(sec: Section, seconds: float, task_seconds: int, plain: dict,
         from ..in_kernel import nb_module
 
         calls = nb_module("nb_elicit._runtime.calls", "nb_elicit._calls")
-        card = nb_module("nb_elicit._ui.task_card", "nb_elicit._task_card")
-        view = nb_module("nb_elicit._ui.call_view", "nb_elicit._call_view")
+        clock = nb_module("nb_elicit._ui.clock")
         sec.notes.append(
             f"What a waiting call costs without any task: its cell wakes every {calls.WAKE:g} s "
             f"(so that Kernel > Interrupt lands) and its waiting line ticks every "
-            f"{view._TICK:g} s (one widget message each); a task adds its card's clock (every "
-            f"{card._TICK:g} s, one widget message) and the polls. Over the plain call: "
+            f"{clock.TICK:g} s (one widget message each); a task adds its card's clock (every "
+            f"{clock.TICK:g} s, one widget message) and the polls. Over the plain call: "
             + "; ".join(f"every {ms / 1000:g} s, {m['cpu'] - plain['cpu']:+.2f} points of CPU "
                         f"and {m['wakeups'] - plain['wakeups']:+.1f} wake-ups/s"
                         for ms, m in measured.items())

@@ -20,10 +20,11 @@ from typing import Any, NamedTuple
 
 from .i18n import t
 from .masking import MASK
+from .notices import Notice, NoticeKind
 from .secret_fields import secret_fields
 from .text import shorten
 
-__all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Notice", "Shown", "Transcript", "block_text",
+__all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Shown", "Transcript", "block_text",
            "image_problem", "json_text", "link_html", "notice_html", "redundant_structured",
            "result_parts", "shown_fields", "shown_value", "transcript_bundle", "words_html"]
 
@@ -44,23 +45,16 @@ class Asked:
     consented_host: str | None = None
 
 
-#: The kinds of notice, and the JupyterLab colour of each.
-NOTICE_COLORS = {"info": "var(--jp-info-color1)", "warning": "var(--jp-warn-color1)",
-                 "error": "var(--jp-error-color1)"}
+#: The JupyterLab colour of each kind of notice.
+NOTICE_COLORS = {NoticeKind.INFO: "var(--jp-info-color1)",
+                 NoticeKind.WARNING: "var(--jp-warn-color1)",
+                 NoticeKind.ERROR: "var(--jp-error-color1)"}
 
 
-@dataclass(frozen=True)
-class Notice:
-    """A notice under a call: ``kind`` is info, warning or error."""
-
-    text: str
-    kind: str = "info"
-
-
-def notice_html(text: str, kind: str) -> str:
+def notice_html(text: str, kind: NoticeKind | str) -> str:
     """A notice as HTML: a left border in its kind's colour and a word for its kind (no icon),
     then the escaped text."""
-    kind = kind if kind in NOTICE_COLORS else "info"
+    kind = NoticeKind.of(kind)
     color = NOTICE_COLORS[kind]
     return (f'<div class="nb-elicit-notice-text nb-elicit-notice-text-{kind}" '
             f'data-kind="{kind}" style="border-left: 3px solid {color}; padding: 1px 0 1px 8px; '

@@ -51,13 +51,14 @@ import ipywidgets as widgets
 from .._core.apps import AppRefused, AppResource, app_resource, resource_uri, visibility
 from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
+from .._core.notices import NoticeKind
 from .._core.outcome import Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
-from .._ui.controls import text_html
 from .._ui.download_card import DownloadCard, SavedFile
+from .._ui.html import text_html
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 
 __all__ = ["AppLog", "Apps"]
@@ -461,7 +462,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     try:
         resource = await apps.resource(uri)
     except (AppRefused, ServerError) as error:
-        view.notice(t("app_refused", error=str(error)), "warning")
+        view.notice(t("app_refused", error=str(error)), NoticeKind.WARNING)
         return None
     while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
         apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))

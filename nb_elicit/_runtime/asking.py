@@ -25,6 +25,7 @@ from .._core.errors import InvalidRequest, SchemaError
 from .._core.history import HISTORY
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
+from .._core.notices import NoticeKind
 from .._core.outcome import Counted, Outcome
 from .._core.policy import POLICIES, Policy, headless_wait
 from .._core.prefill import as_submitted
@@ -153,7 +154,7 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         tool = view.what if view is not None else ""
     if view is not None:
         for note in outcome.notes:
-            view.notice(note, "warning")
+            view.notice(note, NoticeKind.WARNING)
         if outcome.counted is not None and guard is not None:
             guard.count_notice(outcome.counted.kind, view, outcome.counted.text, outcome.kind)
         elif outcome.status is not None:

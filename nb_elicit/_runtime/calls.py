@@ -161,8 +161,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
 def print_for_headless(view: CallView) -> None:
     """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
     if view.lines and not widget_frontend_attached():
-        print("\n".join(view.lines))
-        view.lines.clear()
+        print("\n".join(view.take_lines()))
 
 
 class ToolCall:

@@ -18,6 +18,7 @@ import asyncio
 from typing import Any
 
 from .._core.i18n import t
+from .._core.notices import NoticeKind
 from .._core.outcome import Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
@@ -178,7 +179,8 @@ async def _show(record: AppRecord, via: Any, name: str):
     try:
         shown = await show_in_view(apps, record.listing(), view, record.arguments)
     except Exception as error:  # noqa: BLE001 - the session failed to read it: one line
-        view.notice(t("app_refused", error=shorten(str(error) or repr(error), 300)), "warning")
+        view.notice(t("app_refused", error=shorten(str(error) or repr(error), 300)),
+                    NoticeKind.WARNING)
         shown = None
     result = tool_result(record.result) if record.result is not None else None
     if shown is not None and result is not None:

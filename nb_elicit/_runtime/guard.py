@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit
+from .._core.notices import NoticeKind
 from .._core.protection import Protection
 from .backlog import Backlog
 
@@ -73,7 +74,7 @@ class Guard:
         return self.rules.seconds_to_next()
 
     def count_notice(self, kind: str, view, text: Callable[[int], str],
-                     notice_kind: str = "warning") -> None:
+                     notice_kind: NoticeKind | str = NoticeKind.WARNING) -> None:
         """One notice per kind and view, updated with how many requests it covers;
         ``notice_kind`` is how it reads (info, warning, error)."""
         shown = self._notices.get(kind)

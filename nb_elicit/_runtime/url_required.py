@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._core.errors import InvalidRequest, UrlElicitationRequired
 from .._core.i18n import t
+from .._core.notices import NoticeKind
 from .._core.outcome import Outcome
 from .._core.url import check_url
 from .._ui.url_card import RetryPanel, UrlConsentCard
@@ -31,7 +32,7 @@ async def ask_before_retry(context: RequestContext, what: str,
             url = check_url(request.url)
         except InvalidRequest as problem:
             context.view.notice(t("n_page_refused", server=server, problem=problem),
-                                "warning")
+                                NoticeKind.WARNING)
             continue
         card = UrlConsentCard(request.message, url, server=server,
                               elicitation_id=request.elicitation_id)

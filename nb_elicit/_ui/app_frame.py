@@ -61,7 +61,7 @@ import traitlets
 
 from .._core.apps import csp_domains
 from .._core.i18n import t
-from .prompt import running_loop
+from .loop import running_loop
 
 #: The app's requests that the front end sends on, each answered by the handler.
 REQUESTS = frozenset({

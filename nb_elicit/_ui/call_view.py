@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
-import re
 import time
 import uuid
 from collections.abc import Callable
@@ -19,29 +17,25 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
+from .._core.notices import MAX_NOTICES, Notice, NoticeEntry, NoticeKind, Notices
 from .._core.text import duration
-from .._core.transcript import (
-    Asked,
-    Notice,
-    Transcript,
-    notice_html,
-    transcript_bundle,
-)
+from .._core.transcript import Asked, Transcript, notice_html, transcript_bundle
 from .._core.types import ToolResult
+from .clock import Subscription, subscribe
 from .closing import close_soon
-from .controls import Kit, text_html
+from .html import text_html
 from .keyboard import keyboard_script
-from .prompt import after_answer, running_loop
+from .kit import Kit
+from .loop import running_loop
+from .progress import ProgressLine
+from .prompt import after_answer
 from .result_view import result_box, result_text
 
 __all__ = ["CallView"]
 
-_TICK = 1.0  # seconds between updates of the elapsed time
 #: Seconds a changing count waits before it is drawn: a burst of changes (a hundred requests
 #: arriving at once) sends one message instead of a hundred.
 DRAW_EVERY = 0.05
-#: Notices one call shows; past this, one line counts the rest (a flood stays bounded).
-MAX_NOTICES = 50
 #: The layouts and styles every view shares with the prompts (nothing changes them).
 _KIT = Kit()
 
@@ -59,27 +53,24 @@ class CallView(widgets.VBox):
         # message. The boxes share the kit's layout. A call that shows only its waiting line
         # makes three models: the view, the line and its layout; the other boxes are made
         # when something is first shown in them.)
-        self.progress: widgets.FloatProgress | None = None
-        self.progress_text: widgets.HTML | None = None
+        #: The progress line, once the server reports progress.
+        self.progress: ProgressLine | None = None
         self._forms: widgets.VBox | None = None
         self.status = widgets.HTML(self._waiting_text() if show_waiting else "",
                                    style=_KIT.style(widgets.HTML),
                                    _dom_classes=("nb-elicit-call-status",))
         self._result_box: widgets.VBox | None = None
-        self._ticker: asyncio.Task | None = None
-        self._notices = 0
-        self._overflow: widgets.HTML | None = None
+        #: The view's place on the kernel's clock, while it ticks.
+        self._ticker: Subscription | None = None
+        #: The call's notices, in order, and its plain lines (see :attr:`lines`).
+        self.notices = Notices()
+        #: The line that shows each notice.
+        self._notice_lines: dict[NoticeEntry, widgets.HTML] = {}
         #: Set by whoever displays the view: where the transcript goes when it is frozen.
         self.display_handle = None
         self.frozen = False
         self._result: ToolResult | None = None
-        self._asked_by_notice: dict[int, Asked] = {}
-        #: Each notice line's text and kind (info, warning, error), by the line's id.
-        self._notice_of: dict[int, Notice] = {}
         self._failure: str | None = None
-        #: Notices and outcome lines as plain text, for runs that show no widgets.
-        self.lines: list[str] = []
-        self._progress_box: widgets.HBox | None = None
         #: "N more requests from SERVER are waiting", made when the first request waits.
         self._backlog: widgets.HBox | None = None
         self._backlog_text = ""
@@ -104,7 +95,7 @@ class CallView(widgets.VBox):
         #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
         if show_waiting:
-            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+            self._ticker = subscribe(self._tick)
 
     @property
     def script_handle(self):
@@ -166,7 +157,7 @@ class CallView(widgets.VBox):
 
             form.answer.add_done_callback(answered)
         if self._ticker is None and not self.frozen:
-            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+            self._ticker = subscribe(self._tick)
 
     def show_task(self, card: widgets.Widget) -> None:
         """The call runs as a task: its card takes the forms' place, and the questions asked
@@ -181,7 +172,7 @@ class CallView(widgets.VBox):
         call runs as one), the waiting line, the backlog line (once there is one), the result."""
         asked = self.task_card if self.task_card is not None else self._forms
         self.children = tuple(part for part in (
-            self._progress_box, asked, self.status, self._backlog, self._result_box)
+            self.progress, asked, self.status, self._backlog, self._result_box)
             if part is not None)
 
     def show_app(self, box: widgets.Widget) -> None:
@@ -190,7 +181,7 @@ class CallView(widgets.VBox):
         view's own output alone, so the app is loaded once and lives on until
         :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
         draws the new one in the old one's place and hides both when the old one is closed.)"""
-        self.notice(t("app_shown", server=self.server, what=self.what), "info")
+        self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO)
         self.apps.children = (*self.apps.children, box)
         if self._apps_shown or self.display_handle is None:
             return  # (a view never displayed has nowhere to show it)
@@ -224,7 +215,7 @@ class CallView(widgets.VBox):
         self.apps_line = reason or None
         line = ()
         if reason:
-            line = (widgets.HTML(notice_html(reason, "info"),
+            line = (widgets.HTML(notice_html(reason, NoticeKind.INFO),
                                  _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
                                                "nb-elicit-app-ended")),)
         self.apps.children = tuple(c for child in self.apps.children
@@ -287,73 +278,47 @@ class CallView(widgets.VBox):
         if self.frozen:
             return
         if self.progress is None:
-            self.progress = widgets.FloatProgress(min=0.0, max=1.0, layout=widgets.Layout(
-                width="16em"))
-            self.progress.add_class("nb-elicit-progress-bar")
-            self.progress_text = widgets.HTML()
-            self.progress_text.add_class("nb-elicit-progress-text")
-            self._progress_box = widgets.HBox((self.progress, self.progress_text),
-                                              layout=_KIT.plain,
-                                              _dom_classes=("nb-elicit-progress",))
+            self.progress = ProgressLine("nb-elicit-progress", _KIT)
             self._lay_out()
-        known = total is not None and total > 0
-        self.progress.layout.display = None if known else "none"
-        if known:
-            self.progress.value = max(0.0, min(1.0, progress / total))
-        amount = f"{progress / total:.0%}" if known else f"{progress:g}"
-        self.progress_text.value = text_html(f"{message} ({amount})" if message else amount)
+        self.progress.show(progress, total, message)
 
-    def notice(self, text: str, kind: str = "warning", asked: Asked | None = None
-               ) -> widgets.HTML:
+    def notice(self, text: str, kind: NoticeKind | str = NoticeKind.WARNING,
+               asked: Asked | None = None) -> NoticeEntry:
         """A notice under the call (a refused request, a decline, ...), of ``kind`` info,
         warning or error: a left border in the kind's JupyterLab colour and a word for it.
-        ``asked`` is how the transcript tells it, when it answered a request."""
-        self._notices += 1
-        if self._notices > MAX_NOTICES:
-            return self._overflowing()
-        self.lines.append(text)
-        line = widgets.HTML(notice_html(text, kind))
-        line.add_class(f"nb-elicit-notice-{kind}")
-        line.add_class("nb-elicit-notice")
-        self._notice_of[id(line)] = Notice(text, kind)
-        if asked is not None:
-            self._asked_by_notice[id(line)] = asked
-        self.forms.children = (*self.forms.children, line)
-        return line
-
-    def _overflowing(self) -> widgets.HTML:
-        more = self._notices - MAX_NOTICES
-        text = (f"… and {more:,} more notice{'s' if more > 1 else ''} from this call; "
-                "%mcp history lists every request.")
-        if self._overflow is None:
-            self._overflow = widgets.HTML()
-            self._overflow.add_class("nb-elicit-notice")
-            self._overflow.add_class("nb-elicit-notice-info")
-            self.forms.children = (*self.forms.children, self._overflow)
-        if self.lines and self.lines[-1].startswith("… and "):
-            self.lines[-1] = text
+        ``asked`` is how the transcript tells it, when it answered a request. Returns the
+        notice's entry in :attr:`notices`, to be given to :meth:`update_notice`; past
+        :data:`MAX_NOTICES`, the line that counts the rest."""
+        entry, new = self.notices.add(text, kind, asked)
+        if new:
+            line = widgets.HTML(notice_html(entry.text, entry.kind), _dom_classes=(
+                f"nb-elicit-notice-{entry.kind}", "nb-elicit-notice"))
+            line.notice = entry  # (what the transcript tells of it)
+            self._notice_lines[entry] = line
+            self.forms.children = (*self.forms.children, line)
         else:
-            self.lines.append(text)
-        self._notice_of[id(self._overflow)] = Notice(text, "info")
-        self._draw_soon(id(self._overflow), self._draw_notice(self._overflow))
-        return self._overflow
+            self._draw_soon(entry, self._draw_notice(entry))
+        return entry
 
-    def update_notice(self, line: widgets.HTML, text: str) -> None:
+    def update_notice(self, entry: NoticeEntry, text: str) -> None:
         """Say something new in a notice already shown (a count that grew)."""
-        old = self._notice_of.get(id(line), Notice(html.unescape(_TAGS.sub("", line.value))))
-        self._notice_of[id(line)] = Notice(text, old.kind)
-        self._draw_soon(id(line), self._draw_notice(line))
-        for i in range(len(self.lines) - 1, -1, -1):
-            if self.lines[i] == old.text:
-                self.lines[i] = text
-                return
-        self.lines.append(text)
+        self.notices.update(entry, text)
+        self._draw_soon(entry, self._draw_notice(entry))
 
-    def _draw_notice(self, line: widgets.HTML) -> Callable[[], None]:
+    def _draw_notice(self, entry: NoticeEntry) -> Callable[[], None]:
         def draw() -> None:
-            notice = self._notice_of[id(line)]
-            line.value = notice_html(notice.text, notice.kind)
+            self._notice_lines[entry].value = notice_html(entry.text, entry.kind)
         return draw
+
+    @property
+    def lines(self) -> list[str]:
+        """The notices and outcome lines as plain text, for runs that show no widgets (those
+        not taken yet, see :meth:`take_lines`)."""
+        return self.notices.lines
+
+    def take_lines(self) -> list[str]:
+        """The plain lines not taken yet; they are not given again."""
+        return self.notices.take_lines()
 
     def _draw_soon(self, key: object, draw: Callable[[], None]) -> None:
         """Run ``draw`` (a widget update) :data:`DRAW_EVERY` seconds from the first change not
@@ -379,7 +344,7 @@ class CallView(widgets.VBox):
         widgets made for it would be closed in the same turn, unseen."""
         self._stop_ticking()
         self._result = result
-        self.lines.append(result_text(self.server, self.what, result))
+        self.notices.say(result_text(self.server, self.what, result))
         if not render:
             return
         self.status.value = ""
@@ -389,7 +354,7 @@ class CallView(widgets.VBox):
     def show_failure(self, text: str) -> None:
         self._stop_ticking()
         self._failure = text
-        self.lines.append(text)
+        self.notices.say(text)
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.layout.display = None  # (the waiting line may be hidden behind a form)
         self.status.add_class("nb-elicit-failed")
@@ -465,17 +430,13 @@ class CallView(widgets.VBox):
         for child in (self._forms.children if self._forms is not None else ()):
             if hasattr(child, "outcome"):
                 items.append(child.outcome())
-            elif id(child) in self._asked_by_notice:
-                items.append(self._asked_by_notice[id(child)])
-            elif id(child) in self._notice_of:
-                items.append(self._notice_of[id(child)])
-            elif isinstance(child, widgets.HTML) and child.value:
-                items.append(html.unescape(_TAGS.sub("", child.value)))
+            elif isinstance(getattr(child, "notice", None), NoticeEntry):
+                items.append(child.notice.item)
         result = None
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
-        items.extend(Notice(note, "info") for note in self._app_notes)
+        items.extend(Notice(note, NoticeKind.INFO) for note in self._app_notes)
         task = tuple(self.task_card.transcript_lines()) if self.task_card is not None else ()
         return Transcript(self.server, self.what, items, result, self._failure, task)
 
@@ -520,14 +481,13 @@ class CallView(widgets.VBox):
         return text_html(t("waiting_call", server=self.server, what=self.what,
                            elapsed=duration(time.monotonic() - self.started), left=left))
 
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(_TICK)
-            if self.status.value and self._failure is None:
-                self._show_waiting()
-            for prompt in self._prompts():
-                if not prompt.answer.done():
-                    prompt.show_waited(*self._timeout())
+    def _tick(self) -> None:
+        """Once a second, on the kernel's clock: the waiting line and the open forms' timers."""
+        if self.status.value and self._failure is None:
+            self._show_waiting()
+        for prompt in self._prompts():
+            if not prompt.answer.done():
+                prompt.show_waited(*self._timeout())
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:
@@ -558,6 +518,3 @@ class _Apps:
 
     def _repr_mimebundle_(self, **kwargs):
         return self.bundle
-
-
-_TAGS = re.compile(r"<[^>]+>")

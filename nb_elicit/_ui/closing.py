@@ -9,15 +9,15 @@ import time
 
 import ipywidgets as widgets
 
-from .controls import is_shared
-from .prompt import running_loop
+from .kit import is_shared
+from .loop import running_loop
 
 __all__ = ["CLOSE_BUDGET", "CLOSE_PAUSE", "close_soon", "close_tree", "tree_models"]
 
 
 def close_tree(widget: widgets.Widget) -> None:
     """Close a widget, everything inside it, and their layout and style models (but the ones
-    every prompt shares: see controls.Kit)."""
+    every prompt shares: see kit.Kit)."""
     for model in tree_models(widget):
         model.close()
 
@@ -64,7 +64,7 @@ def close_soon(widget: widgets.Widget) -> None:
 
 def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
     """A widget, everything inside it, and their layout and style models, innermost first
-    (each layout or style once; none of those every prompt shares: see controls.Kit)."""
+    (each layout or style once; none of those every prompt shares: see kit.Kit)."""
     models: list[widgets.Widget] = []
     seen: set[int] = set()
 

@@ -15,10 +15,8 @@ their input, labelled by its own description.
 from __future__ import annotations
 
 import enum
-import functools
 import html
 from collections.abc import Callable
-from urllib.parse import quote, unquote
 
 import ipywidgets as widgets
 
@@ -34,11 +32,11 @@ from .._core.schema import (
 )
 from .._core.secret_fields import is_secret
 from .._core.validate import read_number
+from .html import NO_MATH, field_class, inline_text, text_html
+from .kit import Kit, synced_keys
 
-__all__ = ["MISSING", "NO_MATH", "FieldControl", "Kit", "Missing", "field_class",
-           "field_classes", "inline_text", "input_widget", "is_shared", "label_html",
-           "labelled_input", "legend_html", "make_control", "named", "property_of_class",
-           "text_html"]
+__all__ = ["MISSING", "FieldControl", "Missing", "field_classes", "input_widget", "label_html",
+           "labelled_input", "legend_html", "make_control", "named"]
 
 
 
@@ -57,13 +55,6 @@ class Missing(enum.Enum):
 #: "The person gave nothing here": what a control reads back when it has no value.
 MISSING = Missing.MISSING
 
-_FIELD_CLASS = "nb-elicit-field-"
-
-
-#: Classes that keep the typesetter away: a label is text, never math.
-NO_MATH = "mathjax_ignore tex2jax_ignore"
-
-
 def _mark(required: bool) -> str:
     """The required mark after a label: a star to see and "(required)" for screen readers
     (hidden from sight by the prompt's stylesheet)."""
@@ -71,13 +62,6 @@ def _mark(required: bool) -> str:
         return ""
     return ('<span class="nb-elicit-mark" aria-hidden="true"> *</span>'
             f'<span class="nb-elicit-sr">{html.escape(t("required_sr"))}</span>')
-
-
-def inline_text(text: str) -> str:
-    """Untrusted text as the inline HTML of a control's ``description``: escaped, and with
-    ``$`` and ``\\`` as character references, so that the frontend's math pass before it
-    sanitizes (which would reinsert what it took as math) finds nothing to take."""
-    return html.escape(text).replace("$", "&#36;").replace("\\", "&#92;")
 
 
 def label_html(field: Field, error: str | None = None) -> str:
@@ -102,78 +86,6 @@ def named(field: Field) -> str:
     """A field's accessible name as plain text: its label, plus "(required)" when it is
     required (a checkbox's own label)."""
     return field.label + (t("required_sr") if field.required else "")
-
-
-def field_class(name: str) -> str:
-    """The stable class hook of a property's control: ``nb-elicit-field-`` + escaped name.
-
-    Letters, digits, ``-`` and ``_`` stay as they are; every other character is percent-encoded
-    as UTF-8 (``.`` becomes ``%2E``, a space ``%20``), so :func:`property_of_class` reverses it.
-    """
-    return _FIELD_CLASS + quote(name, safe="").replace(".", "%2E").replace("~", "%7E")
-
-
-def property_of_class(class_name: str) -> str:
-    """The property name behind a :func:`field_class` hook."""
-    return unquote(class_name.removeprefix(_FIELD_CLASS))
-
-
-def text_html(text: str, css_class: str = "") -> str:
-    """Untrusted text as HTML that shows every character and runs nothing."""
-    klass = f' class="{css_class}"' if css_class else ""
-    return (f'<div{klass} style="white-space: pre-wrap; line-height: normal">'
-            f"{html.escape(text)}</div>")
-
-
-@functools.cache
-def _synced(widget_class: type[widgets.Widget]) -> tuple[str, ...]:
-    return tuple(widget_class.class_trait_names(sync=True))
-
-
-def synced_keys(widget_class: type[widgets.Widget]) -> list[str]:
-    """The traits a widget of this class sends to the frontend (its ``keys``), as ipywidgets
-    finds them for each new widget, found once per class: given at construction, they spare
-    every widget that search (a tenth of the time a widget takes to make)."""
-    return list(_synced(widget_class))
-
-
-#: The kit's models, one of each kind for the whole kernel (see :class:`Kit`).
-_SHARED: dict[object, widgets.Widget] = {}
-#: The attribute that marks a model as the kit's: closing a widget leaves such models open.
-_SHARED_MARK = "_nb_elicit_shared"
-
-
-def is_shared(model: widgets.Widget) -> bool:
-    """Whether this model is one of the kit's, which every prompt of the kernel shares."""
-    return getattr(model, _SHARED_MARK, False) is True
-
-
-def _shared(key: object, make: Callable[[], widgets.Widget]) -> widgets.Widget:
-    model = _SHARED.get(key)
-    if model is None or model.comm is None:  # not made yet, or closed (Widget.close_all())
-        model = make()
-        setattr(model, _SHARED_MARK, True)
-        _SHARED[key] = model
-    return model
-
-
-class Kit:
-    """Layouts and styles that controls share: a widget model is costly (creating one, and
-    announcing it to the frontend, is most of the time a form takes to build), and these
-    never differ. Every prompt of the kernel shares the same few (a plain layout, one style per
-    widget kind): they are made on first use, closing a prompt leaves them open
-    (:func:`is_shared`), and they are made again if something closed them. Nothing may change
-    them: a widget whose layout or style changes has its own."""
-
-    # (Widths, spacing and colours come from the prompt's stylesheet, not from layouts.)
-    @property
-    def plain(self) -> widgets.Layout:
-        return _shared(widgets.Layout, lambda: widgets.Layout(keys=synced_keys(widgets.Layout)))
-
-    def style(self, widget_class: type[widgets.Widget]) -> widgets.Widget:
-        """One style model per widget kind (Text, Dropdown, HTML, ...)."""
-        klass = widget_class.class_traits()["style"].klass
-        return _shared(klass, lambda: klass(keys=synced_keys(klass)))
 
 
 class FieldControl:

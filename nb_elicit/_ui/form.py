@@ -23,7 +23,8 @@ from .._core.schema import FormSpec, parse_schema
 from .._core.secret_fields import secret_fields
 from .._core.transcript import shown_fields
 from .._core.validate import validate_spec
-from .controls import MISSING, FieldControl, make_control, text_html
+from .controls import MISSING, FieldControl, make_control
+from .html import text_html
 from .prompt import PromptWidget, make_button
 
 __all__ = ["ElicitationForm"]

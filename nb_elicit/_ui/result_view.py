@@ -8,6 +8,7 @@ import html
 import ipywidgets as widgets
 
 from .._core.i18n import t
+from .._core.notices import NoticeKind
 from .._core.transcript import (
     CODE_STYLE,
     block_text,
@@ -17,7 +18,7 @@ from .._core.transcript import (
     result_parts,
 )
 from .._core.types import ToolResult
-from .controls import text_html
+from .html import text_html
 
 __all__ = ["result_box", "result_text"]
 
@@ -67,7 +68,8 @@ def _render_block(block: dict) -> widgets.Widget:
         if image_problem(block) is None:
             data = base64.b64decode(block["data"], validate=True)
             return widgets.Image(value=data, format=block["mimeType"].split("/", 1)[1])
-        notice = widgets.HTML(notice_html(block_text(block), "warning"))  # in the image's place
+        # (in the image's place)
+        notice = widgets.HTML(notice_html(block_text(block), NoticeKind.WARNING))
         notice.add_class("nb-elicit-notice")
         notice.add_class("nb-elicit-notice-warning")
         return notice

@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from .._core.answer import Answer
 from .._core.i18n import t
 from .._core.url import CheckedUrl
-from .controls import text_html
+from .html import text_html
 from .prompt import PromptWidget, make_button
 from .url_card import address_widgets
 

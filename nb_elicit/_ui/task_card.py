@@ -1,8 +1,9 @@
 """The card of a call that the server runs as a task, shown inside the call's view.
 
 It shows who runs what (``SERVER · TOOL``), the task's id, its status as a badge with the
-server's status message, progress, how long it has run (ticking once a second on the running
-event loop, never on a thread), the forms the server asks inside the task, and two buttons:
+server's status message, progress, how long it has run (ticking with the kernel's clock,
+:mod:`nb_elicit._ui.clock`, on the running event loop, never on a thread), the forms the server
+asks inside the task, and two buttons:
 
 * **Cancel** asks the server to cancel the task (the caller's callback sends it); the card
   says so, then what the server answered (:meth:`TaskCard.cancel_confirmed`,
@@ -17,10 +18,8 @@ timeline as plain lines and static HTML for the call's transcript.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import html
-import math
 import threading
 import time
 import traceback
@@ -29,15 +28,18 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .._core.i18n import t
+from .._core.notices import Notice, NoticeKind
 from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline
 from .._core.text import duration, shorten
-from .._core.transcript import Notice, notice_html
-from .controls import Kit, text_html
-from .prompt import make_button, running_loop
+from .._core.transcript import notice_html
+from .clock import Subscription, subscribe
+from .html import text_html
+from .kit import Kit
+from .progress import ProgressLine
+from .prompt import make_button
 
 __all__ = ["TaskCard", "badge_html"]
 
-_TICK = 1.0  # seconds between updates of the elapsed time (as the call's view)
 #: Characters of the task id shown (a UUID fits).
 ID_LIMIT = 40
 #: Characters of the caller's texts kept (a result summary, the detach hint).
@@ -79,7 +81,7 @@ class TaskCard(widgets.VBox):
         self._cancelling = self._detaching = False
         self._cancel_confirmed = False
         self._finished = self._detached = False
-        self._ticker: asyncio.Task | None = None
+        self._ticker: Subscription | None = None
         #: Status reports ignored (out of order), as counted.
         self.ignored = 0
         #: The card's notices (ignored statuses, notes): the first MAX_NOTICES, and how many.
@@ -107,10 +109,8 @@ class TaskCard(widgets.VBox):
         state_row = widgets.HBox([self.badge, self.message, self.elapsed],
                                  layout=widgets.Layout(align_items="center", margin="4px 0"),
                                  _dom_classes=("nb-elicit-task-state",))
-        self.progress: widgets.FloatProgress | None = None
-        self.progress_text: widgets.HTML | None = None
-        self._progress_box = widgets.HBox(layout=kit.plain,
-                                          _dom_classes=("nb-elicit-task-progress",))
+        #: The progress line, once the server reports progress.
+        self.progress: ProgressLine | None = None
         self.notice_line = widgets.HTML(layout=widgets.Layout(display="none"),
                                          _dom_classes=("nb-elicit-task-notice",))
         self.forms = widgets.VBox(layout=kit.plain, _dom_classes=("nb-elicit-task-forms",))
@@ -126,7 +126,7 @@ class TaskCard(widgets.VBox):
         self.status_line = self._html(self._status_html(), "nb-elicit-task-outcome")
         self.result_line = self._html("", "nb-elicit-task-result")
         super().__init__(
-            [self.header, self.id_line, state_row, self._progress_box, self.notice_line,
+            [self.header, self.id_line, state_row, self.notice_line,
              self.forms, self.actions, self.status_line, self.result_line],
             layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
                                   padding="2px 0 2px 10px", margin="4px 0"),
@@ -158,7 +158,7 @@ class TaskCard(widgets.VBox):
         if problem is not None:
             self.ignored += 1
             more = " " + t("task_problems_more", n=self.ignored) if self.ignored > 1 else ""
-            self._notice(problem, "warning", shown=problem + more)
+            self._notice(problem, NoticeKind.WARNING, shown=problem + more)
             return problem
         latest = self.timeline.latest
         if latest is not None:
@@ -172,31 +172,22 @@ class TaskCard(widgets.VBox):
         """A progress notification: a bar where the total is known, else the count."""
         if self.ended:
             return
-        if self.progress is None:
-            self.progress = widgets.FloatProgress(min=0.0, max=1.0, layout=widgets.Layout(
-                width="16em"), _dom_classes=("nb-elicit-progress-bar",))
-            self.progress_text = self._html("", "nb-elicit-progress-text")
-            self._progress_box.children = (self.progress, self.progress_text)
-        known = _finite(progress) and _finite(total) and total > 0
-        self.progress.layout.display = None if known else "none"
-        if known:
-            self.progress.value = max(0.0, min(1.0, progress / total))
-        amount = (f"{progress / total:.0%}" if known else
-                  f"{progress:g}" if _finite(progress) else "")
-        text = shorten(str(message), TEXT_LIMIT, one_line=True) if message else ""
-        shown = f"{text} ({amount})" if text and amount else text or amount
-        self.progress_text.value = text_html(shown) if shown else ""
+        if self.progress is None:  # (under the state line)
+            self.progress = ProgressLine("nb-elicit-task-progress", self.kit)
+            parts = self.children
+            self.children = (*parts[:3], self.progress, *parts[3:])
+        self.progress.show(progress, total, message)
 
-    def note(self, text: str, kind: str = "info") -> None:
+    def note(self, text: str, kind: NoticeKind | str = NoticeKind.INFO) -> None:
         """A line of nb_elicit's own about the task (how often it is polled), of ``kind``
         info, warning or error."""
         self._notice(text, kind)
 
-    def _notice(self, text: str, kind: str, shown: str | None = None) -> None:
+    def _notice(self, text: str, kind: NoticeKind | str, shown: str | None = None) -> None:
         """Show ``text`` (or ``shown``) in the notice line; keep it for the transcript."""
         self.notice_count += 1
         if len(self.notices) < MAX_NOTICES:
-            self.notices.append(Notice(text, kind))
+            self.notices.append(Notice(text, NoticeKind.of(kind)))
         self.notice_line.value = notice_html(shown or text, kind)
         self.notice_line.layout.display = None
 
@@ -325,14 +316,10 @@ class TaskCard(widgets.VBox):
     def _tick_soon(self) -> None:
         """Tick on the running event loop, if there is one, until the card ends."""
         if self._ticker is None and not self.ended:
-            loop = running_loop()
-            if loop is not None:
-                self._ticker = loop.create_task(self._tick())
+            self._ticker = subscribe(self._tick)
 
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(_TICK)
-            self.elapsed.value = self._elapsed_html()
+    def _tick(self) -> None:
+        self.elapsed.value = self._elapsed_html()
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:
@@ -371,11 +358,6 @@ def _call_all(callbacks: list[Callable[[], object]]) -> str | None:
             failure = failure or type(exc).__name__
             traceback.print_exc()
     return failure
-
-
-def _finite(value: object) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
 
 
 def _e(value: object) -> str:

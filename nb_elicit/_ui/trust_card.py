@@ -28,7 +28,7 @@ from .._core.configs import ConfiguredServer
 from .._core.i18n import t
 from .._core.text import visible
 from .._core.trust import Shown, ShownInput, ShownSignIn, shown
-from .controls import text_html
+from .html import text_html
 from .prompt import PromptWidget, make_button
 
 __all__ = ["TrustCard", "trust_text"]

@@ -22,7 +22,7 @@ from .._core.answer import Answer
 from .._core.i18n import t
 from .._core.transcript import link_html
 from .._core.url import CheckedUrl
-from .controls import text_html
+from .html import text_html
 from .prompt import PromptWidget, make_button
 
 __all__ = ["RetryPanel", "UrlConsentCard", "address_widgets"]

@@ -1,0 +1,63 @@
+"""A call's notices as one model: the live view draws it and the transcript tells it."""
+
+from __future__ import annotations
+
+from nb_elicit._core.notices import Notice, NoticeKind, Notices, overflow_text
+from nb_elicit._core.transcript import Asked
+from nb_elicit._ui.call_view import CallView
+
+
+def test_notice_kinds_keep_their_words():
+    assert [k.value for k in NoticeKind] == ["info", "warning", "error"]
+    assert NoticeKind.WARNING == "warning" and f"{NoticeKind.ERROR}" == "error"
+    assert NoticeKind.of("nonsense") is NoticeKind.INFO
+    assert Notice("x", "warning") == Notice("x", NoticeKind.WARNING)
+
+
+def test_past_the_limit_one_line_counts_the_rest_from_the_count():
+    notices = Notices(limit=2)
+    first, new = notices.add("one", "info")
+    assert new and (first.text, first.kind) == ("one", NoticeKind.INFO)
+    notices.add("two")
+    overflow, new = notices.add("three")
+    assert new and overflow is notices.overflow and overflow.text == overflow_text(1)
+    again, new = notices.add("four")
+    assert again is overflow and not new and overflow.text == overflow_text(2)
+    assert [e.text for e in notices.entries] == ["one", "two", overflow_text(2)]
+    assert notices.count == 4
+
+
+def test_a_line_updated_after_it_was_taken_is_told_again():
+    notices = Notices()
+    entry, _ = notices.add("1 declined")
+    notices.say("Result.")
+    assert notices.take_lines() == ["1 declined", "Result."]
+    assert notices.lines == []
+    notices.update(entry, "2 declined")
+    notices.update(entry, "3 declined")
+    assert notices.take_lines() == ["3 declined"]
+
+
+def test_the_view_draws_the_model_and_its_transcript_tells_it():
+    view = CallView("demo", "tool", show_waiting=False)
+    asked = Asked("demo", "Who?", "Submitted.", "accept")
+    view.notice("a request was refused", NoticeKind.ERROR)
+    view.notice("demo asked: Who? Submitted.", NoticeKind.INFO, asked=asked)
+    counted = view.notice("1 declined", NoticeKind.WARNING)
+    view.update_notice(counted, "2 declined")
+    lines = view.forms.children
+    assert [line.notice for line in lines] == view.notices.entries
+    assert "2 declined" in lines[2].value and "nb-elicit-notice-warning" in lines[2]._dom_classes
+    assert view.transcript().items == [Notice("a request was refused", NoticeKind.ERROR), asked,
+                                       Notice("2 declined", NoticeKind.WARNING)]
+    assert view.lines == ["a request was refused", "demo asked: Who? Submitted.", "2 declined"]
+
+
+def test_a_flood_of_notices_stays_one_counted_line():
+    view = CallView("demo", "tool", show_waiting=False)
+    for i in range(view.notices.limit + 3):
+        view.notice(f"notice {i}", "info")
+    *_, last = view.forms.children
+    assert len(view.forms.children) == view.notices.limit + 1
+    assert "3 more notices" in last.value and last.notice is view.notices.overflow
+    assert view.transcript().items[-1] == Notice(overflow_text(3), NoticeKind.INFO)
