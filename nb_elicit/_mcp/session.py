@@ -372,8 +372,8 @@ class ServerSession:
 
     async def _follow(self, task: RemoteTask) -> ToolResult:
         if self._on_task is None:
-            raise ServerError(-32603, f"{task.tool} runs as a task, and nothing follows tasks "
-                                      "on this session")
+            raise ServerError(INTERNAL_ERROR, f"{task.tool} runs as a task, and nothing follows "
+                                              "tasks on this session")
         return await self._on_task(task)
 
     def record_auth_failure(self, error: SignInError) -> None:

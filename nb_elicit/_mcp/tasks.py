@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
-from mcp_types import INTERNAL_ERROR, RequestParams, Result
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RequestParams, Result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
@@ -78,7 +78,7 @@ class RemoteTask:
 
     async def answer(self, answers: dict[str, Answer]) -> None:
         """Send the answers to :meth:`input_requests` (``tasks/update``)."""
-        raise ServerError(-32601, "this task shape takes no answers by tasks/update")
+        raise ServerError(METHOD_NOT_FOUND, "this task shape takes no answers by tasks/update")
 
     async def cancel(self) -> TaskState | None:
         """Ask the server to cancel (``tasks/cancel``); the state it answered, if any."""
@@ -263,7 +263,8 @@ class _ExtensionTask(RemoteTask):
             await self.get()  # (tools/call said completed already: the result is on tasks/get)
         last = self._last
         if last is None or last.status != "completed":
-            raise ServerError(-32603, f"the task {self.task_id} has no result ({state.status})")
+            raise ServerError(INTERNAL_ERROR,
+                              f"the task {self.task_id} has no result ({state.status})")
         try:
             result = types.CallToolResult.model_validate(last.result or {}, by_name=False)
         except ValidationError as exc:
@@ -279,13 +280,13 @@ class _ExtensionTask(RemoteTask):
         for key, payload in last.input_requests.items():
             method = payload.get("method") if isinstance(payload, dict) else None
             if method != "elicitation/create":
-                raise ServerError(-32602, f"the task {self.task_id} asks by {method!r}, which "
-                                          "nb_elicit does not answer (only elicitation/create)")
+                raise ServerError(INVALID_PARAMS, f"the task {self.task_id} asks by {method!r}, "
+                                  "which nb_elicit does not answer (only elicitation/create)")
             try:
                 request = types.ElicitRequest.model_validate(payload, by_name=False)
             except ValidationError as exc:
-                raise ServerError(-32602, f"the task {self.task_id} asks a malformed question: "
-                                          f"{exc.errors()[0]['msg']}") from None
+                raise ServerError(INVALID_PARAMS, f"the task {self.task_id} asks a malformed "
+                                  f"question: {exc.errors()[0]['msg']}") from None
             asked[str(key)] = request_of(request.params)
         return asked
 

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 
 from .._core.errors import NbElicitError, ServerDisconnected, ServerError
 from .._core.i18n import t
+from .._core.jsonrpc import REQUEST_TIMEOUT
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
@@ -28,8 +29,6 @@ __all__ = ["SETTLE", "Call", "ToolCall", "current_call", "print_for_headless", "
 WAKE = 0.2
 #: A short moment: for answers to go out, or to see whether a server is gone.
 SETTLE = 0.05
-#: JSON-RPC's "request timed out" (what the SDK raises for a request past its timeout).
-REQUEST_TIMEOUT = -32001
 
 current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
     "nb_elicit_call", default=None)

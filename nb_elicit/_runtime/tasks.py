@@ -45,6 +45,7 @@ from .._core.errors import (
     TaskDetached,
 )
 from .._core.i18n import t
+from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, NOT_FOUND
 from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
 from .._core.tasks import STATUSES, TaskState, poll_seconds
 from .._core.types import StdioTarget, ToolResult
@@ -56,10 +57,10 @@ __all__ = ["TASKS", "FinishedTask", "TaskRun", "Tasks", "identity"]
 
 #: Seconds a Cancel (or an interrupted call's cancel) waits for the server's answer.
 CANCEL_WAIT = 5.0
-#: JSON-RPC codes with which a server says it does not know a task (any more): -32602 (invalid
-#: params: the 2025-11-25 spec's answer for an unknown taskId) and -32002 (not found). Never a
-#: timeout (-32001) or a closed connection (-32000): the task may well run on.
-UNKNOWN_TASK = (-32602, -32002)
+#: JSON-RPC codes with which a server says it does not know a task (any more): invalid params
+#: (the 2025-11-25 spec's answer for an unknown taskId) and not found. Never a timeout or a
+#: closed connection: the task may well run on.
+UNKNOWN_TASK = (INVALID_PARAMS, NOT_FOUND)
 #: How many finished runs :data:`TASKS` keeps a light record of (the oldest go first).
 FINISHED_KEPT = 100
 
@@ -481,7 +482,7 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
         run.card.end(state)
     if state.status == "cancelled":
         raise TaskCancelled(t("task_cancelled", tool=run.tool, task=run.task_id))
-    raise ServerError(-32603, t("task_failed", tool=run.tool, task=run.task_id,
+    raise ServerError(INTERNAL_ERROR, t("task_failed", tool=run.tool, task=run.task_id,
                                 reason=state.error or state.status_message or "-"))
 
 
@@ -514,7 +515,7 @@ async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
             if session.task_shape is not None:
                 return await connection._follow_task(session.attach(task_id, tool,
                                                                     session.task_shape))
-        raise ServerError(-32601, t("task_no_tasks", server=connection.name))
+        raise ServerError(METHOD_NOT_FOUND, t("task_no_tasks", server=connection.name))
 
     return await connection._in_call(view, work(), show=True, timeout=connection.timeout)
 
