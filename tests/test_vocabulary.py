@@ -10,6 +10,8 @@ import mcp_types
 
 from nb_elicit._core import jsonrpc
 from nb_elicit._core.apps import APP_METHODS, NOTIFICATIONS, REQUESTS
+from nb_elicit._core.tasks import TaskShape
+from nb_elicit._mcp import Era
 from nb_elicit._runtime import apps as runtime_apps
 
 
@@ -24,3 +26,10 @@ def test_the_codes_the_sdk_names_have_its_values():
 def test_every_app_method_has_a_handler_and_no_other():
     assert set(runtime_apps._HANDLERS) == set(APP_METHODS)
     assert set(APP_METHODS) == REQUESTS | NOTIFICATIONS and not REQUESTS & NOTIFICATIONS
+
+
+def test_each_task_shape_names_the_era_that_speaks_it():
+    assert {shape: Era(shape.era) for shape in TaskShape} == {
+        TaskShape.V2025: Era.HANDSHAKE, TaskShape.EXTENSION: Era.V2026}
+    assert all(shape.label.startswith("task (") for shape in TaskShape)
+    assert f"{TaskShape.V2025}" == str(TaskShape.V2025) == "2025-11-25"

@@ -33,19 +33,18 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from .._core.answer import Answer
 from .._core.errors import ServerError
-from .._core.tasks import TaskState
+from .._core.tasks import TaskShape, TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
 from .errors import MALFORMED_LIMIT, malformed, request_of
 
-__all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
-           "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
+__all__ = ["EXTENSION", "RELATED_TASK", "RemoteTask", "TasksExtension", "legacy_task",
+           "related_task_of", "tool_result_of"]
 
-EXTENSION = "io.modelcontextprotocol/tasks"
+#: The extension's identifier (as the capabilities name it).
+EXTENSION = TaskShape.EXTENSION.value
 #: Where a 2025-11-25 message names the task it belongs to (``_meta``).
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-SHAPE_2025 = "2025-11-25"
-SHAPE_EXTENSION = EXTENSION
 #: How long (ms) nb_elicit asks a 2025-11-25 server to keep a task: a day, so that a task
 #: detached today can be attached to after a kernel restart.
 TTL_MS = 24 * 3600 * 1000
@@ -56,7 +55,7 @@ TaskFollower = Callable[["RemoteTask"], Awaitable[ToolResult]]
 class RemoteTask:
     """One task on a server: what the runtime follows, in either shape."""
 
-    shape: str
+    shape: TaskShape
 
     def __init__(self, session, task_id: str, tool: str, first: TaskState):
         self._session = session
@@ -132,7 +131,7 @@ def _same_task(method: str, asked: str, answered: str | None) -> None:
 
 
 class _LegacyTask(RemoteTask):
-    shape = SHAPE_2025
+    shape = TaskShape.V2025
 
     async def get(self) -> TaskState:
         return await _legacy_request(self._session, "tasks/get", self.task_id)
@@ -244,7 +243,7 @@ class _CancelAnswer(Result):
 
 
 class _ExtensionTask(RemoteTask):
-    shape = SHAPE_EXTENSION
+    shape = TaskShape.EXTENSION
 
     def __init__(self, session, task_id: str, tool: str, first: TaskState):
         super().__init__(session, task_id, tool, first)

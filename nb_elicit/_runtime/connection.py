@@ -32,13 +32,11 @@ from .._core.errors import (
     SignInError,
     UrlElicitationRequired,
 )
-from .._core.i18n import t
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._core.masking import hide, remember
 from .._core.secrets import target_secrets
 from .._core.tokens import forget_server
 from .._mcp import (
-    SHAPE_2025,
     ElicitationRequest,
     Era,
     HttpTarget,
@@ -535,8 +533,7 @@ class Connection:
         """A call the server runs as a task: its card in the call's cell, followed to its end."""
         call = current_call.get()
         view = call.view if call is not None else self._stray_view()
-        card = TaskCard(self.name, remote.tool, remote.task_id, t("task_shape_" + (
-            "2025" if remote.shape == SHAPE_2025 else "extension")))
+        card = TaskCard(self.name, remote.tool, remote.task_id, remote.shape.label)
         view.show_task(card)
         run = TaskRun(self.name, remote, card, call=call)
         card.on_cancel(run.ask_cancel)

@@ -47,9 +47,9 @@ from .._core.errors import (
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, NOT_FOUND
 from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
-from .._core.tasks import STATUSES, TaskState, poll_seconds
+from .._core.tasks import STATUSES, TaskShape, TaskState, poll_seconds
 from .._core.types import StdioTarget, ToolResult
-from .._mcp import SHAPE_2025, Era
+from .._mcp import Era
 from .._ui.task_card import TaskCard
 from .asking import BY_CANCEL, BY_DETACH
 
@@ -97,7 +97,7 @@ class TaskRun:
         return self.remote.tool
 
     @property
-    def shape(self) -> str:
+    def shape(self) -> TaskShape:
         return self.remote.shape
 
     @property
@@ -138,7 +138,7 @@ class FinishedTask:
     connection: str
     tool: str
     task_id: str
-    shape: str
+    shape: TaskShape
     status: str
     started: float
     #: Whether the server reported that final status (else: no longer followed).
@@ -252,7 +252,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     result_job = None
     #: The open questions of a 2026-07-28 task: one job that answers them all.
     questions: asyncio.Future | None = None
-    if remote.shape == SHAPE_2025:
+    if remote.shape is TaskShape.V2025:
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
@@ -500,7 +500,7 @@ async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
 
     async def work() -> ToolResult:
         if shape is not None:
-            era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
+            era = Era(shape.era)
             session = await connection._session(era)
             _same_server(connection, task_id, was.identity)
             return await connection._follow_task(session.attach(task_id, tool, shape))
