@@ -209,7 +209,7 @@ class ServerSession:
 
     def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
         """A task of this server known by its id (attached to again, maybe after a restart)."""
-        if shape is TaskShape.V2025:
+        if shape == TaskShape.V2025:
             return attach_legacy(self, tool, task_id)
         return attach_extension(self, tool, task_id)
 

@@ -252,7 +252,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     result_job = None
     #: The open questions of a 2026-07-28 task: one job that answers them all.
     questions: asyncio.Future | None = None
-    if remote.shape is TaskShape.V2025:
+    if remote.shape == TaskShape.V2025:
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
@@ -500,7 +500,7 @@ async def attach(connection, task_id: str, tool: str | None) -> ToolResult:
 
     async def work() -> ToolResult:
         if shape is not None:
-            era = Era(shape.era)
+            era = Era(TaskShape(shape).era)
             session = await connection._session(era)
             _same_server(connection, task_id, was.identity)
             return await connection._follow_task(session.attach(task_id, tool, shape))
