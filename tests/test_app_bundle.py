@@ -16,8 +16,8 @@ import pytest
 from helpers.node import node, node_env
 from helpers.servers import REPO
 
-from nb_elicit._core.apps import csp_domains
-from nb_elicit._ui.app_frame import BUNDLE, LOADER, NOTIFICATIONS, REQUESTS, AppFrame
+from nb_elicit._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
+from nb_elicit._ui.app_frame import BUNDLE, LOADER, AppFrame
 from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
 APP_HOST = REPO / "scripts" / "app-host"

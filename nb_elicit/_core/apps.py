@@ -18,13 +18,31 @@ from typing import Any
 
 from .errors import NbElicitError
 
-__all__ = ["APP_MIME", "EXTENSION", "MAX_APP_BYTES", "AppRefused", "AppResource",
-           "app_only", "app_resource", "csp_domains", "resource_uri", "visibility"]
+__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "REQUESTS",
+           "AppRefused", "AppResource", "app_only", "app_resource", "csp_domains", "resource_uri",
+           "visibility"]
 
 EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
 #: The largest app nb_elicit shows (the official examples are 0.2 to 2 MB of HTML).
 MAX_APP_BYTES = 8 * 1024 * 1024
+#: What an app may send its host, each method a "request" (answered) or a "notification" (no
+#: answer goes back): the frame passes on these and no others, and the runtime answers each.
+APP_METHODS = {
+    "tools/call": "request",
+    "resources/read": "request",
+    "ui/open-link": "request",
+    "ui/download-file": "request",
+    "ui/message": "request",
+    "ui/update-model-context": "request",
+    "ui/request-display-mode": "request",
+    "notifications/message": "notification",
+    "ui/notifications/request-teardown": "notification",
+}
+#: The app's requests, from `APP_METHODS`.
+REQUESTS = frozenset(m for m, how in APP_METHODS.items() if how == "request")
+#: The app's notifications, from `APP_METHODS`.
+NOTIFICATIONS = frozenset(m for m, how in APP_METHODS.items() if how == "notification")
 #: Domains one CSP list may name.
 MAX_DOMAINS = 32
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")

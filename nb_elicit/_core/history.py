@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .masking import scrubbed
+from .outcome import AnsweredBy
 from .secrets import masked
 from .text import shorten
 from .transcript import words_html
@@ -72,9 +73,9 @@ class HistoryEntry:
     message: str
     action: str
     sent: str | None  # the content sent, secrets masked, as JSON text (None: no content)
-    #: Who answered ("person", "policy", "no frontend", "interrupt", ...), or how the request
-    #: ended without an answer ("withdrawn", "disconnected", "closed", "refused", ...).
-    answered_by: str
+    #: Who answered (the person, the policy, no frontend, an interrupt, ...), or how the
+    #: request ended without an answer (withdrawn, disconnected, closed, refused, ...).
+    answered_by: AnsweredBy
     tool: str = ""  # what the server was doing when it asked (the tool called), if known
 
     @property
@@ -88,7 +89,8 @@ class History:
     entries: list[HistoryEntry] = field(default_factory=list)
     limit: int = 1000
 
-    def add(self, server: str, message: str, action: str, content: dict | None, answered_by: str,
+    def add(self, server: str, message: str, action: str, content: dict | None,
+            answered_by: AnsweredBy,
             schema: Any = None, tool: str = "") -> HistoryEntry:
         shown = scrubbed(masked(content, schema))
         sent = None if shown is None else json.dumps(shown, ensure_ascii=False, default=repr)

@@ -10,10 +10,64 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from .answer import Answer
 
-__all__ = ["Counted", "Outcome"]
+__all__ = ["AnsweredBy", "Counted", "Outcome"]
+
+
+class AnsweredBy(str, Enum):
+    """Who answered a request: the person, or what answered for them; or how it ended without
+    an answer. The value is what the history and the transcript show."""
+
+    #: The person, in the form (or on the card).
+    PERSON = "person"
+    #: The respond policy.
+    POLICY = "policy"
+    #: The respond policy said accept to a page's consent, which only a person gives: cancel.
+    POLICY_URL = "policy (URL needs a person)"
+    #: The same, for a file's.
+    POLICY_FILE = "policy (FILE needs a person)"
+    #: The respond policy's content did not fit the form: cancel.
+    POLICY_MISFIT = "policy did not fit"
+    #: A recorded answer (``%mcp replay``).
+    REPLAY = "replay"
+    #: The connection is muted.
+    MUTED = "muted"
+    #: The request was not one nb_elicit can show.
+    REFUSED = "refused"
+    #: The form asks for secrets, and the connection refuses those.
+    REFUSED_SECRETS = "refused secrets"
+    #: Past the rate limit.
+    RATE_LIMIT = "rate limit"
+    #: The backlog of waiting requests was full.
+    BACKLOG_FULL = "backlog full"
+    #: The person cancelled it while it waited for its turn.
+    CANCELLED_WAITING = "cancelled while waiting"
+    #: Nobody could see it: no widget frontend.
+    NO_FRONTEND = "no frontend"
+    #: The kernel's thread was held by a synchronous call.
+    KERNEL_BLOCKED = "kernel blocked"
+    #: An interrupt of the calling cell.
+    INTERRUPT = "interrupt"
+    #: A failure of nb_elicit's own.
+    FAILED = "failed"
+    #: The server withdrew it.
+    WITHDRAWN = "withdrawn"
+    #: The server withdrew it while it waited for its turn.
+    WITHDRAWN_WAITING = "withdrawn while waiting"
+    #: The person cancelled the task it was asked in.
+    TASK_CANCELLED = "task cancelled"
+    #: The person detached from the task it was asked in.
+    TASK_DETACHED = "task detached"
+    #: Its server went away.
+    DISCONNECTED = "disconnected"
+    #: Its connection closed, or nb_elicit was unloaded.
+    CLOSED = "closed"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
 
 
 @dataclass(frozen=True)
@@ -30,15 +84,15 @@ class Outcome:
     """What became of one request.
 
     ``answer`` is what goes back to the server (None when nothing does: the request was
-    withdrawn, or ``error`` is sent instead). ``answered_by`` names who answered:
-    ``"person"``, or what answered for them. ``notice`` is the line the calling cell shows
+    withdrawn, or ``error`` is sent instead). ``answered_by`` names who answered: the
+    person, or what answered for them. ``notice`` is the line the calling cell shows
     (or ``counted``, for a notice shared by many requests); with ``status``, the line is the
     request itself, as the transcript tells it ("demo asked: ... Answered accept by the
     respond policy.").
     """
 
     answer: Answer | None
-    answered_by: str
+    answered_by: AnsweredBy
     notice: str | None = None
     counted: Counted | None = None
     status: str | None = None
@@ -61,7 +115,7 @@ class Outcome:
 
     @property
     def by_person(self) -> bool:
-        return self.answered_by == "person"
+        return self.answered_by == AnsweredBy.PERSON
 
     def noting(self, *notes: str) -> Outcome:
         """The same outcome, with ``notes`` shown before it."""

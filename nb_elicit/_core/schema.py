@@ -13,6 +13,7 @@ Anything else raises :class:`SchemaError`, naming every offending path at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -151,15 +152,6 @@ class FormSpec:
 _TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description",
                            "$defs", "additionalProperties"})
 _COMMON = frozenset({"type", "title", "description", "default"}) | ANNOTATION_KEYWORDS
-_ALLOWED = {
-    "text": _COMMON | {"minLength", "maxLength", "format", "pattern"},
-    "enum": _COMMON | {"enum", "enumNames", "const"},
-    "oneOf": _COMMON | {"oneOf"},
-    "number": _COMMON | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                         "multipleOf"},
-    "boolean": _COMMON,
-    "array": _COMMON | {"items", "minItems", "maxItems", "uniqueItems"},
-}
 
 
 class _Problems:
@@ -249,31 +241,22 @@ def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -
     if not isinstance(prop, dict):
         problems.add(path, f"must be an object, not {json_type(prop)}")
         return None
-    kind = _kind_of(prop, path, problems)
-    if kind is None:
+    kind_name = _kind_of(prop, path, problems)
+    if kind_name is None:
         return None
+    kind = _KINDS[kind_name]
     before = len(problems.items)
     for key in prop:
-        if key not in _ALLOWED[kind]:
-            problems.add(f"{path}.{key}", f"is not supported on a {_KIND_WORDS[kind]} field")
+        if key not in kind.keywords:
+            problems.add(f"{path}.{key}", f"is not supported on a {kind.words} field")
     base = {
         "name": name,
         "title": _optional_str(prop, "title", path, problems),
         "description": _optional_str(prop, "description", path, problems),
         "required": required,
     }
-    field = _BUILDERS[kind](prop, path, base, problems)
+    field = kind.build(prop, path, base, problems)
     return field if len(problems.items) == before else None
-
-
-_KIND_WORDS = {
-    "text": "string",
-    "enum": "enum",
-    "oneOf": "titled single-select",
-    "number": "number",
-    "boolean": "boolean",
-    "array": "multi-select",
-}
 
 
 def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
@@ -470,13 +453,26 @@ def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str])
             problems.add(f"{path}.{key}", "is not supported in multi-select items")
 
 
-_BUILDERS = {
-    "text": _build_text,
-    "number": _build_number,
-    "boolean": _build_boolean,
-    "enum": _build_enum,
-    "oneOf": _build_one_of,
-    "array": _build_array,
+@dataclass(frozen=True)
+class _Kind:
+    """One kind of property: what a problem calls it, the keywords it may carry, and how its
+    field is built."""
+
+    words: str
+    keywords: frozenset[str]
+    build: Callable[[dict, str, dict, _Problems], Field]
+
+
+_KINDS = {
+    "text": _Kind("string", _COMMON | {"minLength", "maxLength", "format", "pattern"},
+                  _build_text),
+    "enum": _Kind("enum", _COMMON | {"enum", "enumNames", "const"}, _build_enum),
+    "oneOf": _Kind("titled single-select", _COMMON | {"oneOf"}, _build_one_of),
+    "number": _Kind("number", _COMMON | {"minimum", "maximum", "exclusiveMinimum",
+                                         "exclusiveMaximum", "multipleOf"}, _build_number),
+    "boolean": _Kind("boolean", _COMMON, _build_boolean),
+    "array": _Kind("multi-select", _COMMON | {"items", "minItems", "maxItems", "uniqueItems"},
+                   _build_array),
 }
 
 

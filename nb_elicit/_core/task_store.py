@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .private import locked, write_json_owner_only
 from .secrets import redact_url
+from .tasks import TaskShape
 
 __all__ = ["SavedTask", "ServerIdentity", "TaskStore", "kernel_alive", "tasks_file",
            "this_kernel"]
@@ -107,7 +108,7 @@ class SavedTask:
     where: str
     tool: str
     task_id: str
-    shape: str
+    shape: TaskShape
     started: float
     #: The name the server gave in the handshake (None: not known, as in older files).
     server: str | None = None
@@ -202,7 +203,7 @@ class TaskStore:
                     connection=str(row["connection"]),
                     where=redact_url(where),  # (an older file's may hold a token)
                     tool=str(row["tool"]), task_id=str(row["task_id"]),
-                    shape=str(row["shape"]), started=float(row["started"]),
+                    shape=TaskShape(str(row["shape"])), started=float(row["started"]),
                     server=_text_or_none(row.get("server")),
                     kernel=_text_or_none(row.get("kernel"))))
             except (KeyError, TypeError, ValueError, AttributeError):

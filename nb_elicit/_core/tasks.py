@@ -13,16 +13,49 @@ import collections
 import math
 import time
 from dataclasses import dataclass
+from enum import Enum
 
 from .i18n import t
 from .text import duration, shorten
 
-__all__ = ["MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskState", "TaskTimeline",
-           "TimelineEntry", "poll_seconds"]
+__all__ = ["MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
+           "TaskTimeline", "TimelineEntry", "poll_seconds"]
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 #: The statuses after which a task never changes again.
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+
+class TaskShape(str, Enum):
+    """The wire shape of a server's tasks, by the protocol that defines it (the value the tasks
+    file keeps). Each shape is spoken in one protocol era (:attr:`era`)."""
+
+    #: The experimental tasks of protocol 2025-11-25 (SEP-1686), in the handshake era.
+    V2025 = "2025-11-25"
+    #: The 2026-07-28 extension (SEP-2663), by its identifier.
+    EXTENSION = "io.modelcontextprotocol/tasks"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @property
+    def era(self) -> str:
+        """The era whose session speaks this shape, by the value of the adapter's ``Era``
+        ("legacy": the handshake era; "auto": 2026-07-28)."""
+        return _SHAPES[self][0]
+
+    @property
+    def label(self) -> str:
+        """What a task card calls this shape."""
+        return t(_SHAPES[self][1])
+
+
+#: Each shape's era (the adapter's ``Era`` value) and the text key of its label.
+_SHAPES = {
+    TaskShape.V2025: ("legacy", "task_shape_2025"),
+    TaskShape.EXTENSION: ("auto", "task_shape_extension"),
+}
 
 #: Seconds between polls: the server's suggestion, within these bounds.
 MIN_POLL = 0.5

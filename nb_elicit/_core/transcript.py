@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from .i18n import t
 from .masking import MASK
 from .notices import Notice, NoticeKind
+from .outcome import AnsweredBy
 from .secret_fields import secret_fields
 from .text import shorten
 
@@ -37,7 +38,7 @@ class Asked:
     message: str
     status: str  # what the widget said at the end: "Submitted.", "example withdrew ..."
     action: str | None = None  # accept, decline, cancel; None when it was never answered
-    answered_by: str = "person"
+    answered_by: AnsweredBy = AnsweredBy.PERSON
     #: (label, value as shown, JSON sent) per answered field, masked; see :class:`Shown`.
     fields: tuple[tuple[str, ...], ...] = ()
     url: str | None = None
@@ -232,7 +233,7 @@ def _html(transcript: Transcript) -> str:
 
 
 def _asked_html(asked: Asked) -> str:
-    who = "" if asked.answered_by == "person" else f" ({_e(asked.answered_by)})"
+    who = "" if asked.answered_by == AnsweredBy.PERSON else f" ({_e(asked.answered_by)})"
     rows = "".join(_field_row(field) for field in asked.fields)
     table = (f'<table class="nb-elicit-transcript-fields" style="margin: 2px 0 2px 0; '
              f'border-collapse: collapse"><tbody>{rows}</tbody></table>' if rows else "")
@@ -344,7 +345,7 @@ def _text(transcript: Transcript) -> str:
         if isinstance(item, str):
             lines.append(item)
             continue
-        who = "" if item.answered_by == "person" else f" ({item.answered_by})"
+        who = "" if item.answered_by == AnsweredBy.PERSON else f" ({item.answered_by})"
         lines.append(f"{t('transcript_asked', server=item.server)} {item.message}")
         if item.url:
             lines.append(f"  {t('transcript_page')} {item.url}")

@@ -18,7 +18,6 @@ from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget
 from .era import Era
 from .errors import needs_other_era
 from .session import ServerSession
-from .tasks import SHAPE_2025, SHAPE_EXTENSION
 
-__all__ = ["SHAPE_2025", "SHAPE_EXTENSION", "ElicitationRequest", "Era", "HttpTarget",
-           "ServerSession", "SseTarget", "StdioTarget", "ToolResult", "needs_other_era"]
+__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
+           "ToolResult", "needs_other_era"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from .tasks import RELATED_TASK
 
@@ -112,7 +112,7 @@ class ClientTasks:
             task.status = "cancelled"
         elif job.exception() is not None:
             task.status = "failed"
-            task.outcome = types.ErrorData(code=-32603, message=f"nb_elicit failed: "
+            task.outcome = types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: "
                                                                 f"{job.exception()!r}")
         else:
             task.outcome = job.result()

@@ -40,6 +40,7 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
+from .._core.tasks import TaskShape
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .._core.validate import jsonschema_imported
@@ -49,8 +50,6 @@ from .client_tasks import ClientTasks
 from .era import Era
 from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
 from .tasks import (
-    SHAPE_2025,
-    SHAPE_EXTENSION,
     TTL_MS,
     RemoteTask,
     TaskFollower,
@@ -77,7 +76,7 @@ EndHandler = Callable[[], None]
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
 #: The protocol version of the experimental tasks (SEP-1686).
-_TASKS_VERSION = "2025-11-25"
+_TASKS_VERSION = TaskShape.V2025.value
 #: What nb_elicit declares of the 2025-11-25 tasks: it lists and cancels its own tasks, and
 #: runs a server's forms as tasks when asked.
 _TASKS_AD = types.ClientTasksCapability(
@@ -208,19 +207,19 @@ class ServerSession:
                 await self.list_tools()
         return self._tools.get(name)
 
-    def attach(self, task_id: str, tool: str, shape: str) -> RemoteTask:
+    def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
         """A task of this server known by its id (attached to again, maybe after a restart)."""
-        if shape == SHAPE_2025:
+        if shape == TaskShape.V2025:
             return attach_legacy(self, tool, task_id)
         return attach_extension(self, tool, task_id)
 
     @property
-    def task_shape(self) -> str | None:
+    def task_shape(self) -> TaskShape | None:
         """Which tasks this session speaks with its server (None: none)."""
         if self.protocol_version == _TASKS_VERSION:
-            return SHAPE_2025 if self._server_runs_tool_tasks() else None
+            return TaskShape.V2025 if self._server_runs_tool_tasks() else None
         extensions = getattr(self._server_capabilities(), "extensions", None) or {}
-        return SHAPE_EXTENSION if SHAPE_EXTENSION in extensions else None
+        return TaskShape.EXTENSION if TaskShape.EXTENSION.value in extensions else None
 
     async def request(self, request, result_type):
         """One request of a shape the SDK's client has no method for (the tasks' requests)."""
@@ -372,8 +371,8 @@ class ServerSession:
 
     async def _follow(self, task: RemoteTask) -> ToolResult:
         if self._on_task is None:
-            raise ServerError(-32603, f"{task.tool} runs as a task, and nothing follows tasks "
-                                      "on this session")
+            raise ServerError(INTERNAL_ERROR, f"{task.tool} runs as a task, and nothing follows "
+                                              "tasks on this session")
         return await self._on_task(task)
 
     def record_auth_failure(self, error: SignInError) -> None:

@@ -27,25 +27,24 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
-from mcp_types import INTERNAL_ERROR, RequestParams, Result
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RequestParams, Result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field, ValidationError
 
 from .._core.answer import Answer
 from .._core.errors import ServerError
-from .._core.tasks import TaskState
+from .._core.tasks import TaskShape, TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
 from .errors import MALFORMED_LIMIT, malformed, request_of
 
-__all__ = ["EXTENSION", "RELATED_TASK", "SHAPE_2025", "SHAPE_EXTENSION", "RemoteTask",
-           "TasksExtension", "legacy_task", "related_task_of", "tool_result_of"]
+__all__ = ["EXTENSION", "RELATED_TASK", "RemoteTask", "TasksExtension", "legacy_task",
+           "related_task_of", "tool_result_of"]
 
-EXTENSION = "io.modelcontextprotocol/tasks"
+#: The extension's identifier (as the capabilities name it).
+EXTENSION = TaskShape.EXTENSION.value
 #: Where a 2025-11-25 message names the task it belongs to (``_meta``).
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-SHAPE_2025 = "2025-11-25"
-SHAPE_EXTENSION = EXTENSION
 #: How long (ms) nb_elicit asks a 2025-11-25 server to keep a task: a day, so that a task
 #: detached today can be attached to after a kernel restart.
 TTL_MS = 24 * 3600 * 1000
@@ -56,7 +55,7 @@ TaskFollower = Callable[["RemoteTask"], Awaitable[ToolResult]]
 class RemoteTask:
     """One task on a server: what the runtime follows, in either shape."""
 
-    shape: str
+    shape: TaskShape
 
     def __init__(self, session, task_id: str, tool: str, first: TaskState):
         self._session = session
@@ -78,7 +77,7 @@ class RemoteTask:
 
     async def answer(self, answers: dict[str, Answer]) -> None:
         """Send the answers to :meth:`input_requests` (``tasks/update``)."""
-        raise ServerError(-32601, "this task shape takes no answers by tasks/update")
+        raise ServerError(METHOD_NOT_FOUND, "this task shape takes no answers by tasks/update")
 
     async def cancel(self) -> TaskState | None:
         """Ask the server to cancel (``tasks/cancel``); the state it answered, if any."""
@@ -132,7 +131,7 @@ def _same_task(method: str, asked: str, answered: str | None) -> None:
 
 
 class _LegacyTask(RemoteTask):
-    shape = SHAPE_2025
+    shape = TaskShape.V2025
 
     async def get(self) -> TaskState:
         return await _legacy_request(self._session, "tasks/get", self.task_id)
@@ -244,7 +243,7 @@ class _CancelAnswer(Result):
 
 
 class _ExtensionTask(RemoteTask):
-    shape = SHAPE_EXTENSION
+    shape = TaskShape.EXTENSION
 
     def __init__(self, session, task_id: str, tool: str, first: TaskState):
         super().__init__(session, task_id, tool, first)
@@ -263,7 +262,8 @@ class _ExtensionTask(RemoteTask):
             await self.get()  # (tools/call said completed already: the result is on tasks/get)
         last = self._last
         if last is None or last.status != "completed":
-            raise ServerError(-32603, f"the task {self.task_id} has no result ({state.status})")
+            raise ServerError(INTERNAL_ERROR,
+                              f"the task {self.task_id} has no result ({state.status})")
         try:
             result = types.CallToolResult.model_validate(last.result or {}, by_name=False)
         except ValidationError as exc:
@@ -279,13 +279,13 @@ class _ExtensionTask(RemoteTask):
         for key, payload in last.input_requests.items():
             method = payload.get("method") if isinstance(payload, dict) else None
             if method != "elicitation/create":
-                raise ServerError(-32602, f"the task {self.task_id} asks by {method!r}, which "
-                                          "nb_elicit does not answer (only elicitation/create)")
+                raise ServerError(INVALID_PARAMS, f"the task {self.task_id} asks by {method!r}, "
+                                  "which nb_elicit does not answer (only elicitation/create)")
             try:
                 request = types.ElicitRequest.model_validate(payload, by_name=False)
             except ValidationError as exc:
-                raise ServerError(-32602, f"the task {self.task_id} asks a malformed question: "
-                                          f"{exc.errors()[0]['msg']}") from None
+                raise ServerError(INVALID_PARAMS, f"the task {self.task_id} asks a malformed "
+                                  f"question: {exc.errors()[0]['msg']}") from None
             asked[str(key)] = request_of(request.params)
         return asked
 

@@ -26,7 +26,7 @@ What the app asks is answered here, and only for its own connection:
 - ``ui/request-display-mode``: inline (the only mode a cell has);
 - the notification ``notifications/message`` (the app's log): taken, and nothing more;
 - ``ui/notifications/request-teardown``: the app ends;
-- anything else: -32601.
+- anything else: ``METHOD_NOT_FOUND``.
 
 An app ends (:meth:`ShownApp.end`: its widgets close, and its place in the cell becomes a line
 saying why) when it asks to, when its frame is torn down or asked for its HTML a second time (a
@@ -48,9 +48,17 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .._core.apps import AppRefused, AppResource, app_resource, resource_uri, visibility
+from .._core.apps import (
+    NOTIFICATIONS,
+    AppRefused,
+    AppResource,
+    app_resource,
+    resource_uri,
+    visibility,
+)
 from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
+from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, SERVER_ERROR
 from .._core.notices import NoticeKind
 from .._core.outcome import Outcome
 from .._core.text import shorten
@@ -265,14 +273,15 @@ class ShownApp:
     async def answer(self, method: str, params: dict) -> dict:
         """One request of the app; errors go back to it as JSON-RPC errors."""
         if self.ended:
-            if method in _NOTIFICATIONS:
+            if method in NOTIFICATIONS:
                 return {}  # (nobody to tell)
-            raise AppRequestError(-32000, "the app has ended")
+            raise AppRequestError(SERVER_ERROR, "the app has ended")
         handler = _HANDLERS.get(method)
         if handler is None:
-            raise AppRequestError(-32601, f"nb_elicit does not answer {method!r}")
+            raise AppRequestError(METHOD_NOT_FOUND, f"nb_elicit does not answer {method!r}")
         if self.in_flight >= MAX_IN_FLIGHT:
-            raise AppRequestError(-32000, f"Too many requests at once: at most {MAX_IN_FLIGHT}")
+            raise AppRequestError(SERVER_ERROR,
+                                  f"Too many requests at once: at most {MAX_IN_FLIGHT}")
         self.in_flight += 1
         try:
             return await handler(self, params if isinstance(params, dict) else {})
@@ -284,19 +293,20 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     name = params.get("name")
     arguments = params.get("arguments") or {}
     if not isinstance(name, str) or not isinstance(arguments, dict):
-        raise AppRequestError(-32602, "tools/call needs a tool name and an arguments object")
+        raise AppRequestError(INVALID_PARAMS,
+                              "tools/call needs a tool name and an arguments object")
     tool = await app.apps.listed_tool(name)
     if tool is None:
-        raise AppRequestError(-32602, f"{app.connection.name} has no tool {name!r}")
+        raise AppRequestError(INVALID_PARAMS, f"{app.connection.name} has no tool {name!r}")
     if "app" not in visibility(tool):
-        raise AppRequestError(-32602, f"{name} is not for apps (its visibility is "
+        raise AppRequestError(INVALID_PARAMS, f"{name} is not for apps (its visibility is "
                                       f"{list(visibility(tool))})")
     app.log.calls.append(name)
     try:
         result: ToolResult = await app.apps.call_for_app(name, arguments, app.requests_view)
     except NbElicitError as error:
         app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
-        raise AppRequestError(getattr(error, "code", -32603), str(error)) from None
+        raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
     finally:
         app.done_asking()
     app.said_call(name, shorten(result.text or "", 200, one_line=True))
@@ -313,7 +323,7 @@ def _call_tool_result(result: ToolResult) -> dict:
 async def _resources_read(app: ShownApp, params: dict) -> dict:
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
-        raise AppRequestError(-32602, "resources/read needs a uri")
+        raise AppRequestError(INVALID_PARAMS, "resources/read needs a uri")
     try:
         return await app.apps.read_for_app(uri, app.requests_view)
     except ServerError as error:
@@ -326,7 +336,7 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
         checked = check_url(url)
     except InvalidRequest as error:
         app.say(t("app_link_refused", error=str(error)), "warning")
-        raise AppRequestError(-32602, str(error)) from None
+        raise AppRequestError(INVALID_PARAMS, str(error)) from None
     from .._ui.url_card import UrlConsentCard
 
     message = t("app_asks_link", tool=app.log.tool)
@@ -353,7 +363,7 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
     (``resource_link``): the link card, like ``ui/open-link``."""
     contents = params.get("contents")
     if not isinstance(contents, list) or len(contents) != 1 or not isinstance(contents[0], dict):
-        raise AppRequestError(-32602, "ui/download-file takes one content item in contents")
+        raise AppRequestError(INVALID_PARAMS, "ui/download-file takes one content item in contents")
     item = contents[0]
     if item.get("type") == "resource_link":
         return await _open_link(app, {"url": item.get("uri")})
@@ -361,7 +371,7 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
         saved = _saved_file(item)
     except ValueError as error:
         app.say(t("app_download_refused", error=str(error)), "warning")
-        raise AppRequestError(-32602, str(error)) from None
+        raise AppRequestError(INVALID_PARAMS, str(error)) from None
     message = t("app_asks_download", tool=app.log.tool)
     try:
         outcome = await app.apps.ask_consent(message, saved.name, lambda: DownloadCard(
@@ -397,7 +407,7 @@ def _saved_file(item: dict) -> SavedFile:
 
 async def _message(app: ShownApp, params: dict) -> dict:
     if len(app.log.messages) >= MAX_MESSAGES:
-        raise AppRequestError(-32000, f"the app sent {MAX_MESSAGES} messages already")
+        raise AppRequestError(SERVER_ERROR, f"the app sent {MAX_MESSAGES} messages already")
     app.log.messages.append(params)
     app.say(t("app_message", text=_content_text(params.get("content"))))
     return {}
@@ -406,7 +416,7 @@ async def _message(app: ShownApp, params: dict) -> dict:
 async def _update_model_context(app: ShownApp, params: dict) -> dict:
     text = json.dumps(params, ensure_ascii=False, default=str)
     if len(text) > MAX_CONTEXT_CHARS:
-        raise AppRequestError(-32602, f"the model context is {len(text):,} characters; the "
+        raise AppRequestError(INVALID_PARAMS, f"the model context is {len(text):,} characters; the "
                                       f"limit is {MAX_CONTEXT_CHARS:,}")
     app.log.model_context = params
     app.say(t("app_context", text=_content_text(params.get("content")) or text))
@@ -437,6 +447,7 @@ def _content_text(content: Any) -> str:
     return " ".join(texts)
 
 
+#: The handler of each method of :data:`~nb_elicit._core.apps.APP_METHODS`.
 _HANDLERS = {
     "tools/call": _tools_call,
     "resources/read": _resources_read,
@@ -448,8 +459,6 @@ _HANDLERS = {
     "notifications/message": _quietly,
     "ui/notifications/request-teardown": _teardown,
 }
-#: The app's notifications (no answer goes back).
-_NOTIFICATIONS = frozenset({"notifications/message", "ui/notifications/request-teardown"})
 
 
 async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,

@@ -26,7 +26,7 @@ from .._core.history import HISTORY
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
 from .._core.notices import NoticeKind
-from .._core.outcome import Counted, Outcome
+from .._core.outcome import AnsweredBy, Counted, Outcome
 from .._core.policy import POLICIES, Policy, headless_wait
 from .._core.prefill import as_submitted
 from .._core.recording import TAPE, Mismatch
@@ -130,11 +130,11 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
     except (SchemaError, InvalidRequest) as error:
         key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
-        outcome = Outcome(Answer("cancel") if cancel else None, "refused",
+        outcome = Outcome(Answer("cancel") if cancel else None, AnsweredBy.REFUSED,
                           error=None if cancel else error, kind="error",
                           notice=t(key + suffix, server=server, detail=detail))
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
-        outcome = Outcome(Answer("cancel") if cancel else None, "failed",
+        outcome = Outcome(Answer("cancel") if cancel else None, AnsweredBy.FAILED,
                           error=None if cancel else error, kind="error",
                           notice=t("n_failed" + suffix, server=server, error=_text(repr(error))))
     context.write_outcome(request.message, outcome, spec=spec,
@@ -193,7 +193,7 @@ def _muted(server: str, guard: Guard) -> Outcome | None:
     if not guard.muted:
         guard.forget_notice("muted")
         return None
-    return Outcome(Answer("cancel"), "muted", counted=Counted("muted", lambda n: t(
+    return Outcome(Answer("cancel"), AnsweredBy.MUTED, counted=Counted("muted", lambda n: t(
         "n_muted", server=server, requests=_requests(n))))
 
 
@@ -202,7 +202,7 @@ async def _answer_form(context: RequestContext, request: ElicitationRequest,
     server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), "refused secrets", kind="warning", notice=t(
+        return Outcome(Answer("decline"), AnsweredBy.REFUSED_SECRETS, kind="warning", notice=t(
             "n_secrets_refused", server=server, fields=", ".join(secrets)))
     replayed = _from_recording(server, request, spec, context.view)
     if isinstance(replayed, Outcome):
@@ -238,13 +238,14 @@ async def _consent(context: RequestContext, message: object, target: str,
     server, guard = context.server, context.guard
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
-        return Outcome(Answer(policy.action), "policy", notice=t(
+        return Outcome(Answer(policy.action), AnsweredBy.POLICY, notice=t(
             f"n_{kind}_policy", server=server, source=policy.source, action=policy.action,
             url=target))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
-        return Outcome(Answer("cancel"), f"policy ({kind.upper()} needs a person)", kind="warning",
+        by = AnsweredBy.POLICY_FILE if kind == "file" else AnsweredBy.POLICY_URL
+        return Outcome(Answer("cancel"), by, kind="warning",
                        notice=t(f"n_{kind}_no_policy", server=server, url=target))
     limited = _rate_limited(server, guard)
     if limited is not None:
@@ -263,7 +264,7 @@ async def ask_consent(context: RequestContext, message: str, target: str,
         if outcome is None:
             outcome = await _consent(context, message, target, make_card, kind)
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and answered cancel
-        outcome = Outcome(Answer("cancel"), "failed", kind="error", notice=t(
+        outcome = Outcome(Answer("cancel"), AnsweredBy.FAILED, kind="error", notice=t(
             "n_failed_cancel", server=context.server, error=_text(repr(error))))
     context.write_outcome(message, outcome)
     return outcome
@@ -290,20 +291,20 @@ def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
         if detail:
             return t("n_replay_misfit", server=server, what=view.what, name=name,
                      detail=detail)
-    return Outcome(Answer(found.action, content), "replay",
+    return Outcome(Answer(found.action, content), AnsweredBy.REPLAY,
                    status=t("n_replayed", action=found.action, name=name))
 
 
 def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Outcome:
     if policy.action != "accept":
-        return Outcome(Answer(policy.action), "policy",
+        return Outcome(Answer(policy.action), AnsweredBy.POLICY,
                        status=t("n_by_policy", action=policy.action, source=policy.source))
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
-        return Outcome(Answer("cancel"), "policy did not fit", kind="warning", notice=t(
+        return Outcome(Answer("cancel"), AnsweredBy.POLICY_MISFIT, kind="warning", notice=t(
             "n_policy_misfit", server=server, message=message, detail=detail))
-    return Outcome(Answer("accept", content), "policy",
+    return Outcome(Answer("accept", content), AnsweredBy.POLICY,
                    status=t("n_by_policy", action="accept", source=policy.source))
 
 
@@ -311,7 +312,7 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     """None if one more request may be shown to the person; else the outcome that says so."""
     if guard.allow():
         return None
-    return Outcome(Answer("cancel"), "rate limit", kind="warning", counted=Counted(
+    return Outcome(Answer("cancel"), AnsweredBy.RATE_LIMIT, kind="warning", counted=Counted(
         "limited", lambda n: t(
             "n_rate_limited", server=server, limit=guard.rate_limit, requests=_requests(n),
             seconds=f"{guard.seconds_to_next():.0f}")))
@@ -331,11 +332,11 @@ async def _by_person(context: RequestContext, message: object,
                                               withdrawal(context, error))
         raise
     if turn is Turn.FULL:
-        return Outcome(Answer("cancel"), "backlog full", kind="warning", counted=Counted(
+        return Outcome(Answer("cancel"), AnsweredBy.BACKLOG_FULL, kind="warning", counted=Counted(
             "full", lambda n: t("n_backlog_full", server=server, most=backlog.max_waiting,
                                 requests=_requests(n))))
     if turn is Turn.CANCELLED:
-        return Outcome(Answer("cancel"), "cancelled while waiting", counted=Counted(
+        return Outcome(Answer("cancel"), AnsweredBy.CANCELLED_WAITING, counted=Counted(
             "cancelled", lambda n: t("n_cancelled_waiting", server=server,
                                      requests=_requests(n))))
     if turn is Turn.TIMED_OUT:
@@ -345,13 +346,13 @@ async def _by_person(context: RequestContext, message: object,
         answer = await wait_for_person(context, prompt)
     finally:
         backlog.done()
-    if prompt.answered_by == "no frontend":
+    if prompt.answered_by == AnsweredBy.NO_FRONTEND:
         return _no_frontend(server)
     return Outcome(answer, prompt.answered_by)
 
 
 def _no_frontend(server: str) -> Outcome:
-    return Outcome(Answer("cancel"), "no frontend", kind="warning", counted=Counted(
+    return Outcome(Answer("cancel"), AnsweredBy.NO_FRONTEND, kind="warning", counted=Counted(
         "no frontend", lambda n: t("n_no_frontend", server=server, requests=_requests(n),
                                    seconds=f"{headless_wait():g}")))
 
@@ -368,7 +369,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
         try:
             context.view.add_form(prompt)
             if not widget_frontend_attached():
-                timer = loop.call_later(headless_wait(), prompt.dismiss, "no frontend")
+                timer = loop.call_later(headless_wait(), prompt.dismiss, AnsweredBy.NO_FRONTEND)
             with PENDING.track(prompt, context.server, context.call):
                 return await prompt.wait()
         except asyncio.CancelledError as error:
@@ -381,7 +382,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
             loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt, withdrawn)
             raise
         except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
-            prompt.abandon(t("failed_request"), answered_by="failed")
+            prompt.abandon(t("failed_request"), answered_by=AnsweredBy.FAILED)
             raise
         finally:
             if timer is not None:
@@ -395,31 +396,32 @@ def _misfit(spec: FormSpec, content: dict) -> str:
 
 #: The messages a request's asyncio task is cancelled with when the person withdrew it (Cancel
 #: or Detach on the card of the task it was asked in): how it ended, in the history.
-BY_CANCEL, BY_DETACH = "task cancelled", "task detached"
+BY_CANCEL, BY_DETACH = AnsweredBy.TASK_CANCELLED, AnsweredBy.TASK_DETACHED
 #: Those messages, and the text the form ends with.
 BY_PERSON = {BY_CANCEL: "withdrew_task_cancelled", BY_DETACH: "withdrew_task_detached"}
 
 
-def withdrawal(context: RequestContext, error: asyncio.CancelledError) -> tuple[str, str]:
+def withdrawal(context: RequestContext,
+               error: asyncio.CancelledError) -> tuple[str, AnsweredBy]:
     """What a request cancelled by ``error`` says and how it ended: withdrawn for the person
     when the cancellation's message is one of `BY_PERSON`, else withdrawn by its server."""
     why = error.args[0] if error.args else None
     if why in BY_PERSON:
-        return t(BY_PERSON[why]), why
-    return t("withdrew", server=context.server), "withdrawn"
+        return t(BY_PERSON[why]), AnsweredBy(why)
+    return t("withdrew", server=context.server), AnsweredBy.WITHDRAWN
 
 
 def _record_gone(context: RequestContext, message: object, prompt: PromptWidget | None,
-                 withdrawn: tuple[str, str]) -> None:
+                 withdrawn: tuple[str, AnsweredBy]) -> None:
     """A moment after a request went away unanswered: tell whether it was ``withdrawn`` (what
     it says, how it ended) or its server went away, and record it. ``prompt`` is None for a
     request still waiting for its turn."""
     disconnected = context.gone()
     if prompt is None:
-        how = ("disconnected" if disconnected else withdrawn[1] if withdrawn[1] in BY_PERSON
-               else "withdrawn while waiting")
+        how = (AnsweredBy.DISCONNECTED if disconnected else withdrawn[1]
+               if withdrawn[1] in BY_PERSON else AnsweredBy.WITHDRAWN_WAITING)
     else:
-        reason, how = ((t("disconnected", server=context.server), "disconnected")
+        reason, how = ((t("disconnected", server=context.server), AnsweredBy.DISCONNECTED)
                        if disconnected else withdrawn)
         if not prompt.abandon(reason, how) and prompt.answered_by == withdrawn[1]:
             prompt.retell(reason, how)  # (an answer taken back)

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 
 from .._core.errors import NbElicitError, ServerDisconnected, ServerError
 from .._core.i18n import t
+from .._core.jsonrpc import REQUEST_TIMEOUT
+from .._core.outcome import AnsweredBy
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
@@ -28,8 +30,6 @@ __all__ = ["SETTLE", "Call", "ToolCall", "current_call", "print_for_headless", "
 WAKE = 0.2
 #: A short moment: for answers to go out, or to see whether a server is gone.
 SETTLE = 0.05
-#: JSON-RPC's "request timed out" (what the SDK raises for a request past its timeout).
-REQUEST_TIMEOUT = -32001
 
 current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
     "nb_elicit_call", default=None)
@@ -122,7 +122,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     except asyncio.CancelledError:
         # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
         # (the SDK tells the server). The answers go first, so that the server hears them.
-        if PENDING.dismiss(call=call, answered_by="interrupt"):
+        if PENDING.dismiss(call=call, answered_by=AnsweredBy.INTERRUPT):
             await call.let_answers_out(timeout=0.5)
         task.cancel()
         if not keep_view:
@@ -130,7 +130,8 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         raise
     except ServerDisconnected as error:
         on_disconnect()
-        PENDING.abandon(t("disconnected", server=server), server, answered_by="disconnected")
+        PENDING.abandon(t("disconnected", server=server), server,
+                        answered_by=AnsweredBy.DISCONNECTED)
         if not keep_view:
             view.show_failure(f"✖ {server} · {view.what}: {error}")
         raise ServerDisconnected(f"{server} · {view.what}: {error}") from None

@@ -37,7 +37,7 @@ from .._core.errors import InvalidRequest
 from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
-from .._core.outcome import Outcome
+from .._core.outcome import AnsweredBy, Outcome
 from .._core.text import shorten
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
@@ -261,8 +261,8 @@ def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
     call = blocking_call(kernel_thread_stack())
     line = t("n_kernel_blocked", server=server, message=shorten(message, 200),
              sync=call.sync, instead=call.instead)
-    _tell(cell, server, message, Outcome(Answer("cancel"), "kernel blocked", kind="warning",
-                                         notice=line))
+    _tell(cell, server, message, Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
+                                         kind="warning", notice=line))
     return Answer("cancel")
 
 
@@ -270,10 +270,10 @@ def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseExc
             refuse_with: str) -> None:
     suffix = "_cancel" if refuse_with == "cancel" else ""
     if isinstance(error, InvalidRequest):  # (what the framework handed over is no request)
-        how, line = "refused", t("n_refused_request" + suffix, server=server,
+        how, line = AnsweredBy.REFUSED, t("n_refused_request" + suffix, server=server,
                                  detail=shorten(str(error), 200))
     else:
-        how, line = "failed", t("n_failed" + suffix, server=server,
+        how, line = AnsweredBy.FAILED, t("n_failed" + suffix, server=server,
                                 error=shorten(repr(error), 200))
     _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
                                          kind="error", notice=line))

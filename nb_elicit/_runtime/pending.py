@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .._core.outcome import AnsweredBy
 from .._ui.form import ElicitationForm
 
 __all__ = ["PENDING", "PendingForms"]
@@ -48,14 +49,14 @@ class PendingForms:
                     and (call is None or e.call is call)]
 
     def abandon(self, reason: str, connection: str | None = None,
-                answered_by: str = "closed") -> int:
+                answered_by: AnsweredBy = AnsweredBy.CLOSED) -> int:
         """Close waiting forms without an answer (their requests are gone), showing ``reason``;
-        ``answered_by`` says how they ended ("closed", "disconnected"). How many it closed.
+        ``answered_by`` says how they ended (closed, disconnected). How many it closed.
         Each is recorded in the history where it waited (see ``asking.wait_for_person``)."""
         return sum(form.abandon(reason, answered_by) for form in self.forms(connection))
 
     def dismiss(self, connection: str | None = None, call: object | None = None,
-                answered_by: str = "interrupt") -> int:
+                answered_by: AnsweredBy = AnsweredBy.INTERRUPT) -> int:
         """Answer ``cancel`` for waiting forms on the person's behalf (``answered_by`` says
         why)."""
         return sum(form.dismiss(answered_by=answered_by)

@@ -14,9 +14,8 @@ from typing import Any
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
-from .._core.i18n import t
 from .._core.types import ToolResult
-from .._mcp import SHAPE_2025, ElicitationRequest, ServerSession
+from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
 from .._ui.task_card import TaskCard
 from .apps import Apps, deliver
@@ -117,8 +116,7 @@ class CallRunner:
         """A call the server runs as a task: its card in the call's cell, followed to its end."""
         call = current_call.get()
         view = call.view if call is not None else self._stray_view()
-        card = TaskCard(self.name, remote.tool, remote.task_id, t("task_shape_" + (
-            "2025" if remote.shape == SHAPE_2025 else "extension")))
+        card = TaskCard(self.name, remote.tool, remote.task_id, remote.shape.label)
         view.show_task(card)
         run = TaskRun(self.name, remote, card, call=call)
         card.on_cancel(run.ask_cancel)

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from .._core.auth import AuthConfig, sign_in_error
 from .._core.errors import InvalidRequest, SignInError
+from .._core.outcome import AnsweredBy
 from .._core.tokens import TokenStore
 from .._core.url import check_url
 from .._ui.signin_card import SignInCard
@@ -97,7 +98,7 @@ class SignIn:
 
             card = self.card = SignInCard(checked, server=self.name, on_paste=pasted)
             answer = await wait_for_person(self._where(), card)
-            if card.answered_by == "no frontend":
+            if card.answered_by == AnsweredBy.NO_FRONTEND:
                 card.mark_failed("no widget frontend")
                 raise sign_in_error(self.name, "no person") from None
             if answer.action != "accept":

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from .._core.errors import ConnectError, NbElicitError, ServerError
 from .._core.i18n import t
+from .._core.jsonrpc import METHOD_NOT_FOUND
 from .._core.task_store import ServerIdentity
+from .._core.tasks import TaskShape
 from .._core.types import ToolResult
-from .._mcp import SHAPE_2025, Era
+from .._mcp import Era
 from .runner import CallRunner
 from .sessions import SessionPool
 from .tasks import TASKS, identity
@@ -33,7 +35,7 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
 
     async def work() -> ToolResult:
         if shape is not None:
-            era = Era.HANDSHAKE if shape == SHAPE_2025 else Era.V2026
+            era = Era(TaskShape(shape).era)
             session = await sessions.session(era)
             _same_server(sessions, task_id, was.identity)
             return await runner.follow_task(session.attach(task_id, tool, shape))
@@ -46,7 +48,7 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
             if session.task_shape is not None:
                 return await runner.follow_task(session.attach(task_id, tool,
                                                                session.task_shape))
-        raise ServerError(-32601, t("task_no_tasks", server=name))
+        raise ServerError(METHOD_NOT_FOUND, t("task_no_tasks", server=name))
 
     return await runner.run(view, work(), show=True, timeout=timeout)
 

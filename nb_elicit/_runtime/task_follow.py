@@ -28,9 +28,9 @@ from typing import NoReturn
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, ServerError, TaskCancelled, TaskDetached
 from .._core.i18n import t
-from .._core.tasks import STATUSES, TaskState, poll_seconds
+from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, NOT_FOUND
+from .._core.tasks import STATUSES, TaskShape, TaskState, poll_seconds
 from .._core.types import ToolResult
-from .._mcp import SHAPE_2025
 from .asking import BY_CANCEL, BY_DETACH
 from .tasks import TASKS, TaskRun
 
@@ -38,10 +38,10 @@ __all__ = ["follow"]
 
 #: Seconds a Cancel (or an interrupted call's cancel) waits for the server's answer.
 CANCEL_WAIT = 5.0
-#: JSON-RPC codes with which a server says it does not know a task (any more): -32602 (invalid
-#: params: the 2025-11-25 spec's answer for an unknown taskId) and -32002 (not found). Never a
-#: timeout (-32001) or a closed connection (-32000): the task may well run on.
-UNKNOWN_TASK = (-32602, -32002)
+#: JSON-RPC codes with which a server says it does not know a task (any more): invalid params
+#: (the 2025-11-25 spec's answer for an unknown taskId) and not found. Never a timeout or a
+#: closed connection: the task may well run on.
+UNKNOWN_TASK = (INVALID_PARAMS, NOT_FOUND)
 
 
 async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
@@ -55,7 +55,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     result_job = None
     #: The open questions of a 2026-07-28 task: one job that answers them all.
     questions: asyncio.Future | None = None
-    if remote.shape == SHAPE_2025:
+    if remote.shape == TaskShape.V2025:
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
@@ -284,6 +284,6 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
         run.card.end(state)
     if state.status == "cancelled":
         raise TaskCancelled(t("task_cancelled", tool=run.tool, task=run.task_id))
-    raise ServerError(-32603, t("task_failed", tool=run.tool, task=run.task_id,
+    raise ServerError(INTERNAL_ERROR, t("task_failed", tool=run.tool, task=run.task_id,
                                 reason=state.error or state.status_message or "-"))
 

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
-from .._core.tasks import TaskState
+from .._core.tasks import TaskShape, TaskState
 from .._core.types import StdioTarget
 from .._ui.task_card import TaskCard
 
@@ -64,7 +64,7 @@ class TaskRun:
         return self.remote.tool
 
     @property
-    def shape(self) -> str:
+    def shape(self) -> TaskShape:
         return self.remote.shape
 
     @property
@@ -110,7 +110,7 @@ class FinishedTask:
     connection: str
     tool: str
     task_id: str
-    shape: str
+    shape: TaskShape
     status: str
     started: float
     #: Whether the server reported that final status (else: no longer followed).

@@ -12,9 +12,9 @@ What the app asks for that needs the server or the person reaches Python as one 
 per request, and goes to the handler given to :meth:`AppFrame.on_request`:
 
 - from the front end: ``{"kind": "request", "id": N, "method": M, "params": {...}}``, for the
-  methods of `REQUESTS`; ``{"kind": "notification", "method": M, "params": {...}}`` for those
-  of `NOTIFICATIONS` (no answer); ``{"kind": "cancel", "id": N}`` when the app gave up on
-  request ``N``;
+  app's requests (:data:`~nb_elicit._core.apps.REQUESTS`); ``{"kind": "notification",
+  "method": M, "params": {...}}`` for its notifications (no answer); ``{"kind": "cancel",
+  "id": N}`` when the app gave up on request ``N``;
 - from Python: ``{"kind": "response", "id": N, "result": {...}}`` or ``{"kind": "response",
   "id": N, "error": {"code": C, "message": "..."}}``; ``{"kind": "teardown"}`` (close the app);
   ``{"kind": "tool-input-partial", "arguments": {...}}``.
@@ -59,22 +59,10 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._core.apps import csp_domains
+from .._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
 from .._core.i18n import t
+from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from .loop import running_loop
-
-#: The app's requests that the front end sends on, each answered by the handler.
-REQUESTS = frozenset({
-    "tools/call", "resources/read", "ui/open-link", "ui/download-file", "ui/message",
-    "ui/update-model-context", "ui/request-display-mode",
-})
-#: The app's notifications that the front end sends on (the handler's answer is dropped).
-NOTIFICATIONS = frozenset({"notifications/message", "ui/notifications/request-teardown"})
-
-#: JSON-RPC error codes.
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 MIN_HEIGHT = 40
 #: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
@@ -192,8 +180,8 @@ class AppFrame(anywidget.AnyWidget):
         The handler may be a coroutine function: it then runs on ``loop``, else on the loop
         that was running where this was called (or where the frame was made), else on the
         running loop of the thread the request arrived on. `AppRequestError` becomes that JSON-RPC
-        error; any other exception ``-32603`` with its class name only (its text may quote what
-        the app or the server sent).
+        error; any other exception ``INTERNAL_ERROR`` with its class name only (its text may
+        quote what the app or the server sent).
         """
         self._handler = handler
         self._loop = loop or running_loop() or self._loop

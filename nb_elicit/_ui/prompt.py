@@ -23,6 +23,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
+from .._core.outcome import AnsweredBy
 from .._core.text import duration
 from .._core.transcript import Asked
 from .html import text_html
@@ -43,7 +44,7 @@ class PromptWidget(widgets.VBox):
         self.message = message
         self.server = server
         self.answer: concurrent.futures.Future[Answer] = concurrent.futures.Future()
-        self._answered_by = "person"
+        self._answered_by = AnsweredBy.PERSON
         #: An answer was given but the request went away before it left: it never arrived.
         self._taken_back = False
         #: The request went away: no answer is taken any more, and :meth:`abandon` follows.
@@ -108,7 +109,7 @@ class PromptWidget(widgets.VBox):
         """Answer ``decline``: the person explicitly said no."""
         return self._answer_without_content("decline")
 
-    def dismiss(self, answered_by: str = "person") -> bool:
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
         """Answer ``cancel``: the person closed the request without choosing, or
         ``answered_by`` (an interrupt, no frontend, ...) answered for them. False if it was
         already answered."""
@@ -124,12 +125,12 @@ class PromptWidget(widgets.VBox):
         return any([listener() for listener in self._late_listeners])
 
     @property
-    def answered_by(self) -> str:
-        """Who answered: "person", or what answered for them ("interrupt", "no frontend"), or
-        how it ended without an answer ("withdrawn", "disconnected", "closed", "failed")."""
+    def answered_by(self) -> AnsweredBy:
+        """Who answered: the person, or what answered for them (an interrupt, no frontend), or
+        how it ended without an answer (withdrawn, disconnected, closed, failed)."""
         return self._answered_by
 
-    def abandon(self, reason: str, answered_by: str = "closed") -> bool:
+    def abandon(self, reason: str, answered_by: AnsweredBy = AnsweredBy.CLOSED) -> bool:
         """Close without an answer (the request is gone), showing ``reason``; ``answered_by``
         says how it ended. False if it had already ended."""
         with self._lock:
@@ -138,7 +139,8 @@ class PromptWidget(widgets.VBox):
             self._end_unanswered(reason, answered_by)
             return True
 
-    def withdraw(self, reason: str, answered_by: str = "withdrawn") -> bool:
+    def withdraw(self, reason: str,
+                 answered_by: AnsweredBy = AnsweredBy.WITHDRAWN) -> bool:
         """The request is gone before an answer left (withdrawn, or its server went away):
         refuse any answer from now on, showing ``reason``, and take back the person's answer
         of a moment ago that has not left (it never reaches the server). An unanswered prompt
@@ -149,7 +151,7 @@ class PromptWidget(widgets.VBox):
             if self.answer.done():
                 if (self._taken_back or self.answer.cancelled()
                         or self.answer.exception() is not None
-                        or self._answered_by != "person"):
+                        or self._answered_by != AnsweredBy.PERSON):
                     return False
                 self._taken_back = True  # the person's answer of a moment ago, taken back
             elif self._closing:
@@ -161,7 +163,7 @@ class PromptWidget(widgets.VBox):
             self._set_status(reason)
             return True
 
-    def retell(self, reason: str, answered_by: str) -> None:
+    def retell(self, reason: str, answered_by: AnsweredBy) -> None:
         """Say, after it ended unanswered, how it really ended (a withdrawal that was in fact
         the server going away)."""
         with self._lock:
@@ -169,7 +171,7 @@ class PromptWidget(widgets.VBox):
                 self._answered_by = answered_by
                 self._set_status(reason)
 
-    def _end_unanswered(self, reason: str, answered_by: str) -> None:
+    def _end_unanswered(self, reason: str, answered_by: AnsweredBy) -> None:
         self._answered_by = answered_by
         self._lock_controls()
         self._set_status(reason)
@@ -222,7 +224,8 @@ class PromptWidget(widgets.VBox):
     def _lock_body(self) -> None:
         """Lock what the subclass added (fields)."""
 
-    def _answer_without_content(self, action: str, answered_by: str = "person",
+    def _answer_without_content(self, action: str,
+                                answered_by: AnsweredBy = AnsweredBy.PERSON,
                                 status: str | None = None) -> bool:
         """Answer ``action`` (no content) unless answered already; ``status`` replaces the
         usual line ("Declined.", "Dismissed.")."""

@@ -23,6 +23,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
+from .._core.outcome import AnsweredBy
 from .._core.url import CheckedUrl
 from .html import text_html
 from .prompt import PromptWidget, make_button
@@ -99,7 +100,7 @@ class SignInCard(PromptWidget):
     def decline(self) -> bool:
         return self._stop() if self._consented else super().decline()
 
-    def dismiss(self, answered_by: str = "person") -> bool:
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
         return self._stop() if self._consented else super().dismiss(answered_by)
 
     def paste(self) -> bool:
