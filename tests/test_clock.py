@@ -53,7 +53,11 @@ def test_a_failing_subscriber_is_reported_and_dropped_and_the_others_tick_on(mon
 
         bad = subscribe(fail)
         good = subscribe(lambda: ticks.append(1))
-        await asyncio.sleep(0.035)
+        async def two_ticks():
+            while len(ticks) < 2:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(two_ticks(), 30)  # (a hang guard; a loaded machine ticks late)
         dropped = not bad.active
         good.cancel()
         return dropped
@@ -109,3 +113,19 @@ def test_a_view_whose_loop_closed_stops_ticking_without_a_fuss():
     assert task.done()
     view.finish()  # the subscription is given up on a closed loop
     assert view._ticker is None
+
+
+def test_a_clock_does_not_keep_its_loop_alive():
+    import gc
+    import weakref
+
+    async def scenario():
+        subscribe(lambda: None).cancel()
+        return weakref.ref(asyncio.get_running_loop())
+
+    loop = asyncio.new_event_loop()
+    ref = loop.run_until_complete(scenario())
+    loop.close()
+    del loop
+    gc.collect()
+    assert ref() is None and not list(clock._CLOCKS)

@@ -27,7 +27,9 @@ class _Clock:
     """The clock of one event loop: its subscribers, and the task that ticks while there are."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
-        self.loop = loop
+        # Weakly: the clock is the value of a WeakKeyDictionary keyed by this loop, and a
+        # strong reference here would keep the loop (and so the entry) alive for ever.
+        self._loop = weakref.ref(loop)
         self.subscribers: dict[int, Callable[[], object]] = {}
         self.task: asyncio.Task | None = None
         self._next = 0
@@ -36,7 +38,9 @@ class _Clock:
         self._next += 1
         self.subscribers[self._next] = callback
         if self.task is None or self.task.done():
-            self.task = self.loop.create_task(self._run(), name="nb_elicit clock")
+            loop = self._loop()
+            assert loop is not None  # (only called from a running loop, which is alive)
+            self.task = loop.create_task(self._run(), name="nb_elicit clock")
         return Subscription(self, self._next)
 
     def remove(self, key: int) -> None:
@@ -57,7 +61,7 @@ class _Clock:
                     callback()
                 except Exception as exc:  # noqa: BLE001 - reported; the others still tick
                     self.subscribers.pop(key, None)
-                    self.loop.call_exception_handler({
+                    asyncio.get_running_loop().call_exception_handler({
                         "message": "a clock subscriber failed", "exception": exc})
         if self.task is asyncio.current_task():
             self.task = None
