@@ -1,8 +1,8 @@
 """The way to the first form stays short: ``%load_ext`` and the first connect import neither
 jsonschema (about a second of CPU where rfc3987-syntax is installed, a thread that would hold
 the GIL against the SDK's import and the connect) nor what only Submit or sign-in needs; and a
-Submit checks a form without jsonschema (``_core/validate.py`` checks the subset itself), so the
-first one never waits for that import.
+Submit checks a form without jsonschema (each field checks its own value), so the first one
+never waits for that import.
 
 No timing is asserted: only what was imported or started, with generous timeouts.
 """
@@ -68,17 +68,6 @@ def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(mon
     assert type(provider) is _mcp._headless_provider("secret")
 
 
-def test_making_the_validator_imports_the_format_checks_libraries_too():
-    # (when jsonschema is needed at all: a value that no form control makes)
-    found = fresh(
-        "import json, sys\nfrom nb_elicit._core import validate\n"
-        "libraries = ('email_validator', 'rfc3986_validator')\n"
-        "before = [m for m in libraries if m in sys.modules]\n"
-        "validate._jsonschema()\n"
-        "print(json.dumps([before, [m for m in libraries if m in sys.modules]]))")
-    assert found == [[], ["email_validator", "rfc3986_validator"]]
-
-
 # -- Submit in a fresh interpreter ----------------------------------------------------------------
 
 #: Fill a fresh form, press Submit: the errors shown, and the answer if one was sent. Run here
@@ -137,7 +126,7 @@ def test_a_submit_in_a_fresh_interpreter_is_checked_the_same_without_jsonschema(
 RESULT = """
 import asyncio, json, sys, threading
 from nb_elicit._core.types import StdioTarget
-from nb_elicit._core.validate import jsonschema_imported
+from nb_elicit._mcp.jsonschema_import import jsonschema_imported
 from nb_elicit._mcp import Era, ServerSession
 
 seen = {"importers": [], "turns": 0}
@@ -187,11 +176,11 @@ def test_a_structured_tool_result_waits_for_jsonschema_without_stopping_the_even
 
 
 def test_the_jsonschema_import_is_started_once_and_is_done_where_it_already_was():
-    from nb_elicit._core.validate import jsonschema_imported
+    from nb_elicit._mcp.jsonschema_import import jsonschema_imported
 
     found = fresh(
         "import json, sys, threading\n"
-        "from nb_elicit._core.validate import jsonschema_imported\n"
+        "from nb_elicit._mcp.jsonschema_import import jsonschema_imported\n"
         "first, second = jsonschema_imported(), jsonschema_imported()\n"
         "first.result(timeout=100)\n"
         "print(json.dumps({'same': first is second, 'imported': 'jsonschema' in sys.modules}))")

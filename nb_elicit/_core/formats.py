@@ -11,9 +11,8 @@ import datetime as _dt
 import regex
 from rfc3339_validator import validate_rfc3339
 
-__all__ = ["PATTERN_TIMEOUT", "PatternTimeout", "import_format_checks", "is_date",
-           "is_date_time", "is_email", "is_uri", "parse_date", "parse_date_time",
-           "search_pattern"]
+__all__ = ["PATTERN_TIMEOUT", "PatternTimeout", "is_date", "is_date_time", "is_email", "is_uri",
+           "parse_date", "parse_date_time", "search_pattern"]
 
 #: Seconds one server-supplied pattern may spend on one value before we give up on it.
 PATTERN_TIMEOUT = 0.2
@@ -24,18 +23,10 @@ _DATE_TIME = regex.compile(
     r"(?:([Zz])|([+-])(\d{2}):(\d{2}))", flags=regex.ASCII)
 
 
-def import_format_checks() -> None:
-    """Import the libraries of :func:`is_email` and :func:`is_uri` now.
-
-    They are imported on first use, not with this module, which ``%load_ext nb_elicit`` imports
-    (through the schema): email-validator alone takes about 15 ms, and only Submit needs them.
-    """
-    import email_validator  # noqa: F401
-    import rfc3986_validator  # noqa: F401
-
-
 def is_email(text: str) -> bool:
     """An addr-spec such as ``ada@example.com`` (syntax only; nothing is looked up)."""
+    # (imported on first use, not with this module, which %load_ext imports through the schema:
+    # email-validator alone takes about 15 ms, and only a Submit needs it)
     from email_validator import EmailNotValidError, validate_email
 
     try:

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from .limits import MAX_CHOICES
 from .text import shorten
 
-__all__ = ["brief", "count", "got", "json_type", "number", "too_long", "too_many_choices"]
+__all__ = ["brief", "count", "got", "json_type", "number", "shown_number", "too_long",
+           "too_many_choices"]
 
 
 class Problems(Protocol):
@@ -88,3 +89,10 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def shown_number(value: int | float) -> str:
+    """A keyword's number as a message shows it: ``5``, not ``5.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

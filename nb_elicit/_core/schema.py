@@ -13,20 +13,25 @@ Anything else raises :class:`SchemaError`, naming every offending path at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import regex
 
 from .errors import SchemaError
-from .formats import is_date, is_date_time
+from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
+from .i18n import t
 from .keyword_values import (
     brief,
     count,
     got,
     json_type,
     number,
+    shown_number,
     too_long,
     too_many_choices,
 )
@@ -43,6 +48,7 @@ __all__ = [
     "NumberField",
     "Option",
     "TextField",
+    "is_multiple_of",
     "parse_schema",
 ]
 
@@ -63,20 +69,64 @@ class Option:
 
 @dataclass(frozen=True)
 class Field:
-    """What every field has. ``default`` is None when the schema gives none."""
+    """What every field has. ``default`` is None when the schema gives none.
+
+    A field checks its own value (:meth:`problem`): the keywords that ``parse_schema`` let
+    through are all a value is judged by.
+    """
 
     name: str
     title: str | None
     description: str | None
     required: bool
     default: Any
+    #: The keywords of the server's property that judge a value, in the server's order (an
+    #: ``items`` schema's own as ``items.KEY``): of a value's problems, the first one's is
+    #: told, as JSON Schema validators report them. Empty for a field made by hand: then the
+    #: type comes first, and the rest in the order of :attr:`CHECKS`.
+    checks: tuple[str, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     kind: ClassVar[str] = "field"
+    #: The keywords this kind of field judges a value by, besides ``type``.
+    CHECKS: ClassVar[tuple[str, ...]] = ()
 
     @property
     def label(self) -> str:
         """The text a person sees for this field: its title, else its property name."""
         return self.title if self.title is not None else self.name
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` as this field's answer, in plain language; None when
+        nothing is. ``value`` may be anything (an answer given in code or in a file), not only
+        what the form's control makes; ``null`` and a missing value are the form's to judge."""
+        judged = self._judged(value)
+        for keyword in self._in_order(("type", *self.CHECKS)):
+            if keyword == "type":
+                message = self._wrong_type(value)
+            else:
+                message = self._check(keyword, value) if judged else None
+            if message is not None:
+                return message
+        return None
+
+    def _in_order(self, keywords: Iterable[str]) -> list[str]:
+        """``keywords`` in the server's order (the usual order for a field made by hand)."""
+        if not self.checks:
+            return list(keywords)
+        return [k for k in self.checks if k in keywords]
+
+    def _wrong_type(self, value: Any) -> str | None:  # (each kind says what its type is)
+        return None
+
+    def _judged(self, value: Any) -> bool:
+        """Whether the keywords besides the type judge ``value``: each judges values of one
+        JSON type (a length only text), and lets the others pass."""
+        return self._wrong_type(value) is None
+
+    def _check(self, keyword: str, value: Any) -> str | None:
+        """The message of ``keyword`` for a value it judges (see :meth:`_judged`) and that
+        breaks it; None when the value keeps it."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -87,6 +137,35 @@ class TextField(Field):
     pattern: str | None = None
 
     kind: ClassVar[str] = "text"
+    CHECKS: ClassVar[tuple[str, ...]] = ("minLength", "maxLength", "pattern", "format")
+
+    def _wrong_type(self, value: Any) -> str | None:
+        return None if isinstance(value, str) else t("v_string")
+
+    def _check(self, keyword: str, value: str) -> str | None:
+        if keyword == "minLength" and self.min_length is not None:
+            return _count(keyword, self.min_length) if len(value) < self.min_length else None
+        if keyword == "maxLength" and self.max_length is not None:
+            return _count(keyword, self.max_length) if len(value) > self.max_length else None
+        if keyword == "pattern" and self.pattern is not None:
+            try:
+                matched = search_pattern(self.pattern, value)
+            except PatternTimeout:
+                return t("v_pattern_timeout", pattern=self.pattern)
+            return None if matched else self._pattern_message()
+        if keyword == "format" and self.format in _FORMATS:
+            check, hint = _FORMATS[self.format]
+            return None if check(value) else t(hint)
+        return None
+
+    def _pattern_message(self) -> str:
+        """What a value that misses the pattern should be, in the server's own words where it
+        gave any: the description, else the title; the raw pattern only as a last resort."""
+        if self.description and self.description.strip():
+            return t("v_pattern_described", description=self.description.strip())
+        if self.title and self.title.strip():
+            return t("v_pattern_titled", title=self.title.strip())
+        return t("v_pattern", pattern=self.pattern)
 
 
 @dataclass(frozen=True)
@@ -102,11 +181,43 @@ class NumberField(Field):
     multiple_of: int | float | None = None
 
     kind: ClassVar[str] = "number"
+    CHECKS: ClassVar[tuple[str, ...]] = ("minimum", "maximum", "exclusiveMinimum",
+                                         "exclusiveMaximum", "multipleOf")
+
+    def _wrong_type(self, value: Any) -> str | None:
+        if self.integer:
+            return None if _is_integer(value) else t("v_integer")
+        return None if self._judged(value) else t("v_number")
+
+    def _judged(self, value: Any) -> bool:
+        # (any number, even where the field wants an integer: 2.5 is below a minimum of 3)
+        # (an int of any size is finite: math.isfinite would turn it into a float, and overflow)
+        return _is_integer(value) or isinstance(value, float) and math.isfinite(value)
+
+    def _check(self, keyword: str, value: int | float) -> str | None:
+        # (of two lower bounds only the deciding one is kept, and told; likewise upper ones)
+        limit = getattr(self, _NUMBER_LIMITS[keyword])
+        if limit is None:
+            return None
+        if keyword == "minimum":
+            broken = value < limit
+        elif keyword == "maximum":
+            broken = value > limit
+        elif keyword == "exclusiveMinimum":
+            broken = value <= limit
+        elif keyword == "exclusiveMaximum":
+            broken = value >= limit
+        else:
+            broken = not is_multiple_of(value, limit)
+        return _count(keyword, limit) if broken else None
 
 
 @dataclass(frozen=True)
 class BooleanField(Field):
     kind: ClassVar[str] = "boolean"
+
+    def _wrong_type(self, value: Any) -> str | None:
+        return None if isinstance(value, bool) else t("v_boolean")
 
 
 @dataclass(frozen=True)
@@ -116,6 +227,14 @@ class ChoiceField(Field):
     options: tuple[Option, ...] = ()
 
     kind: ClassVar[str] = "choice"
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and any(value == option.value for option in self.options):
+            return None
+        # Not text: the type tells it, if the server wrote one before its choices.
+        if not isinstance(value, str) and _typed_first(self.checks, "type", _CHOOSING):
+            return t("v_string")
+        return t("v_listed")
 
 
 @dataclass(frozen=True)
@@ -127,6 +246,42 @@ class MultiChoiceField(Field):
     max_items: int | None = None
 
     kind: ClassVar[str] = "multichoice"
+    #: (a multi-select never holds a choice twice, whether or not the server said
+    #: ``uniqueItems``; where it did not, that check comes last)
+    CHECKS: ClassVar[tuple[str, ...]] = ("items", "minItems", "maxItems", "uniqueItems")
+
+    def _in_order(self, keywords: Iterable[str]) -> list[str]:
+        if not self.checks:
+            return list(keywords)
+        named = [k.partition(".")[0] for k in self.checks]
+        ordered = [k for i, k in enumerate(named) if k in keywords and k not in named[:i]]
+        return ordered if "uniqueItems" in ordered else [*ordered, "uniqueItems"]
+
+    def _wrong_type(self, value: Any) -> str | None:
+        return None if isinstance(value, list) else t("v_array")
+
+    def _check(self, keyword: str, value: list) -> str | None:
+        if keyword == "items":
+            return self._item_problem(value)
+        if keyword == "minItems" and self.min_items is not None:
+            return _count(keyword, self.min_items) if len(value) < self.min_items else None
+        if keyword == "maxItems" and self.max_items is not None:
+            return _count(keyword, self.max_items) if len(value) > self.max_items else None
+        if keyword == "uniqueItems":
+            return t("v_unique") if _repeats(value) else None
+        return None
+
+    def _item_problem(self, values: list) -> str | None:
+        """The problem of the first item that has one."""
+        allowed = {option.value for option in self.options}
+        for value in values:
+            if not isinstance(value, str):
+                typed = _typed_first(self.checks, "items.type",
+                                     {f"items.{k}" for k in _CHOOSING})
+                return t("v_string") if typed else t("v_listed_items")
+            if value not in allowed:
+                return t("v_listed_items")
+        return None
 
 
 @dataclass(frozen=True)
@@ -147,6 +302,91 @@ class FormSpec:
             if f.name == name:
                 return f
         raise KeyError(name)
+
+
+# -- what the fields' checks share ----------------------------------------------------------------
+
+_FORMATS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "email": (is_email, "v_email"), "uri": (is_uri, "v_uri"), "date": (is_date, "v_date"),
+    "date-time": (is_date_time, "v_date_time")}
+_COUNTS = {"minLength": "v_min_length", "maxLength": "v_max_length", "minimum": "v_minimum",
+           "maximum": "v_maximum", "minItems": "v_min_items", "maxItems": "v_max_items",
+           "exclusiveMinimum": "v_more_than", "exclusiveMaximum": "v_less_than",
+           "multipleOf": "v_multiple_of"}
+_NUMBER_LIMITS = {"minimum": "minimum", "maximum": "maximum",
+                  "exclusiveMinimum": "exclusive_minimum", "exclusiveMaximum": "exclusive_maximum",
+                  "multipleOf": "multiple_of"}
+#: The keywords that list a choice field's values.
+_CHOOSING = frozenset({"enum", "const", "oneOf", "anyOf"})
+
+
+def _count(keyword: str, limit: int | float) -> str:
+    return t(_COUNTS[keyword], n=shown_number(limit), s="" if limit == 1 else "s")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_multiple_of(value: int | float, step: int | float) -> bool:
+    """Whether ``value`` is a whole number of ``step``s, in decimal as written: 0.3 is a
+    multiple of 0.1 (in binary floating point 0.3 / 0.1 is 2.9999999999999996)."""
+    return (_decimal(value) / _decimal(step)).denominator == 1
+
+
+def _decimal(number: int | float) -> Fraction:
+    # repr is the shortest text that reads back as the same float: the number as typed
+    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+
+
+def _typed_first(checks: tuple[str, ...], type_keyword: str, choosing: Iterable[str]) -> bool:
+    """Whether the server wrote the type before the choices (a field made by hand: yes)."""
+    if not checks:
+        return True
+    if type_keyword not in checks:
+        return False
+    first_choice = min((checks.index(k) for k in choosing if k in checks), default=len(checks))
+    return checks.index(type_keyword) < first_choice
+
+
+def _repeats(values: list) -> bool:
+    """Whether a value is listed twice, by JSON's equality (``1`` and ``1.0`` are one value,
+    ``1`` and ``true`` two)."""
+    if all(isinstance(value, str) for value in values):
+        return len(set(values)) != len(values)
+    keys = [_json_key(value) for value in values]
+    return len(set(keys)) != len(keys)
+
+
+def _json_key(value: Any) -> Any:
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_json_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _json_key(item)) for key, item in value.items()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("other", id(value))
+    return ("value", value)
+
+
+def _checks(prop: dict) -> tuple[str, ...]:
+    """The keywords of ``prop`` that judge a value, in the server's order (see Field.checks).
+    A keyword that is ``null`` is left out, as the parser reads it."""
+    found: list[str] = []
+    for key, value in prop.items():
+        if key == "items" and isinstance(value, dict):
+            found.extend(f"items.{k}" for k, v in value.items() if k in _JUDGING and v is not None)
+        elif key in _JUDGING and value is not None:
+            found.append(key)
+    return tuple(found)
+
+
+_JUDGING = frozenset({"type", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
+                      "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
+                      "maxItems", "uniqueItems"}) | _CHOOSING
 
 
 _TOP_KEYWORDS = frozenset({"type", "properties", "required", "$schema", "title", "description",
@@ -254,6 +494,7 @@ def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -
         "title": _optional_str(prop, "title", path, problems),
         "description": _optional_str(prop, "description", path, problems),
         "required": required,
+        "checks": _checks(prop),
     }
     field = kind.build(prop, path, base, problems)
     return field if len(problems.items) == before else None

@@ -116,7 +116,7 @@ def _complete(shell, event) -> list[str]:
 
 def _prewarm() -> None:
     # Import the SDK in the background, so that the first %mcp connect is quicker, without
-    # slowing %load_ext down. (Submit needs no jsonschema: see _core.validate.)
+    # slowing %load_ext down. (Submit needs no jsonschema: each field checks its own value.)
     def run():
         with contextlib.suppress(Exception):  # only an optimisation
             from .. import _mcp  # noqa: F401 - the SDK, through its one adapter

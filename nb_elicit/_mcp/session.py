@@ -43,12 +43,12 @@ from .._core.errors import (
 from .._core.tasks import TaskShape
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
-from .._core.validate import jsonschema_imported
 from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
 from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
+from .jsonschema_import import jsonschema_imported
 from .tasks import (
     TTL_MS,
     RemoteTask,

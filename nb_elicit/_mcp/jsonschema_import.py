@@ -1,0 +1,44 @@
+"""jsonschema, imported off the event loop for the SDK, which checks a tool's structured result
+with it (nb_elicit's own checks need no jsonschema: see ``_core/validate.py``).
+
+Its import takes a second or more (with ``rfc3987-syntax`` installed, as every Jupyter server
+install has it, it builds a grammar): on the event loop, a second in which the kernel answers
+nothing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import sys
+import threading
+
+__all__ = ["jsonschema_imported"]
+
+_importing: concurrent.futures.Future | None = None
+_importing_lock = threading.Lock()
+
+
+def jsonschema_imported() -> concurrent.futures.Future:
+    """A future done once jsonschema is imported: at once if it is, else on a thread of its
+    own (started by the first call), so that code on an event loop can wait for the import
+    without stopping the loop for the second it takes. Done even if the import failed:
+    whoever imports it next gets that error."""
+    global _importing
+    with _importing_lock:
+        if _importing is None:
+            _importing = concurrent.futures.Future()
+            if "jsonschema" in sys.modules:
+                _importing.set_result(None)
+            else:
+                threading.Thread(target=_import_jsonschema, args=(_importing,), daemon=True,
+                                 name="nb_elicit-jsonschema").start()
+        return _importing
+
+
+def _import_jsonschema(done: concurrent.futures.Future) -> None:
+    try:
+        import jsonschema  # noqa: F401
+    except BaseException:  # noqa: BLE001, S110 - the next import raises it where it matters
+        pass
+    finally:
+        done.set_result(None)
