@@ -361,7 +361,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "v_number": ("Enter a number.", "请输入数字。"),
     "v_boolean": ("Choose yes or no.", "请选择是或否。"),
     "v_array": ("Choose from the list.", "请从列表中选择。"),
-    "v_wrong_type": ("This value has the wrong type.", "此值的类型不正确。"),
     "v_not_object": ("The answer must be an object of field values.",
                      "回答必须是由字段值组成的对象。"),
     "v_not_field": ("This is not a field of the form.", "这不是表单中的字段。"),

@@ -8,7 +8,8 @@ This module is pure: it imports neither ipywidgets nor mcp, and is tested with p
 
 Everything the 2025-06-18, 2025-11-25 and 2026-07-28 spec versions allow is accepted, and so
 are the shapes frameworks write that have one flat meaning (:mod:`.shapes`, docs/schemas.md).
-Anything else raises :class:`SchemaError`, naming every offending path at once.
+Anything else raises :class:`SchemaError`, naming every offending path at once. So each field
+can check its own value (:meth:`Field.problem`): what it knows is all a value is judged by.
 """
 
 from __future__ import annotations
