@@ -16,7 +16,14 @@ import pytest
 from helpers.node import node, node_env
 from helpers.servers import REPO
 
-from nb_elicit._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
+from nb_elicit._core.apps import (
+    NOTIFICATIONS,
+    PERMISSIONS,
+    REQUESTS,
+    allow_attribute,
+    csp_domains,
+    granted_permissions,
+)
 from nb_elicit._ui.app_frame import BUNDLE, LOADER, AppFrame
 from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
@@ -238,19 +245,24 @@ def test_the_gate_bounds_rate_size_and_requests_waiting():
 
 
 @pytest.mark.once
-def test_no_permission_is_granted_whatever_the_frame_is_given():
-    """Neither frame gets an ``allow`` attribute (camera, microphone, geolocation, clipboard):
-    the host module has no way to grant one, and AppFrame no trait to ask with."""
-    found = run_bundle("""
-        const doc = m.proxyDocument({}, "app");
-        return [Object.keys(m), doc];""")
-    exported, document = found
-    assert "allowAttribute" not in exported
-    assert "allow" not in re.findall(r'setAttribute\("([a-z-]+)"', document)
-    assert 'setAttribute("sandbox"' in document  # (the inner frame is made there)
-    host = BUNDLE.read_text(encoding="utf-8")
-    assert '"allow",' not in host and "'allow'," not in host
-    assert "permissions" not in AppFrame.class_trait_names()
+def test_the_frames_allow_exactly_what_python_granted_and_nothing_by_default():
+    """The front end maps permissions as Python does (``_core/apps.py``): only known keys with
+    an object value, in one order; nothing granted is no ``allow`` attribute at all."""
+    cases = [{}, None, {"microphone": {}}, {"clipboardWrite": {}, "camera": {}},
+             {"usb": {}, "geolocation": {}}, {"camera": True, "microphone": "yes"}]
+    found = run_bundle(f"""
+        const cases = {json.dumps(cases)};
+        return [m.PERMISSION_FEATURES, cases.map((c) => m.allowAttribute(c)),
+                cases.map((c) => m.grantedPermissions(c))];""")
+    features, allows, granted = found
+    assert features == PERMISSIONS
+    assert allows == ["", "", "microphone", "camera; clipboard-write", "geolocation", ""]
+    assert allows[:5] == [allow_attribute(c) for c in cases[:5]]
+    assert granted[:5] == [granted_permissions(c) for c in cases[:5]]
+    document = run_bundle('return m.proxyDocument({}, "app");')
+    # (the proxy sets its inner frame's allow from what the host sends it, and only then)
+    assert re.search(r'(\w+)&&\w+\.setAttribute\("allow",\1\)', document)
+    assert AppFrame().permissions == {}
 
 
 @pytest.mark.once

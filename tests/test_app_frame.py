@@ -53,8 +53,9 @@ def test_the_traits_and_their_defaults():
     synced = {name for name in frame.keys if not name.startswith("_")}
     assert synced - {"layout", "tabbable", "tooltip"} == {
         "csp", "tool", "tool_input", "tool_result", "cancelled", "max_height", "theme",
-        "height", "status"}
-    # (the HTML is no trait: it goes once by message; nor are permissions: none are granted)
+        "height", "status", "permissions"}
+    assert frame.permissions == {}  # (what the person granted: nothing, by default)
+    # (the HTML is no trait: it goes once by message)
     assert "the app" not in str(frame.get_state())
     frame.close()
 

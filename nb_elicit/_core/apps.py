@@ -5,7 +5,9 @@ Policy may name (the policy itself is built where the frame is, in ``_ui/static/
 Pure: plain dicts in, plain values out. Everything here comes from a server, so each value is
 checked before it reaches a frame: the resource must be ``text/html;profile=mcp-app`` and within
 :data:`MAX_APP_BYTES`; the CSP's domains must be plain origins (a value with a space, a quote or
-a ``;`` could add a directive of its own, so it is refused, not passed on).
+a ``;`` could add a directive of its own, so it is refused, not passed on); the permissions it
+asks for (``_meta.ui.permissions``) are only those of :data:`PERMISSIONS`, and its frame's
+``allow`` names only those the person granted (:func:`allow_attribute`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 
 from .errors import NbElicitError
 
-__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "REQUESTS",
-           "AppRefused", "AppResource", "app_only", "app_resource", "csp_domains", "resource_uri",
+__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "PERMISSIONS",
+           "REQUESTS", "AppRefused", "AppResource", "allow_attribute", "app_only", "app_resource",
+           "csp_domains", "granted_permissions", "permissions_asked", "resource_uri",
            "visibility"]
 
 EXTENSION = "io.modelcontextprotocol/ui"
@@ -43,6 +46,15 @@ APP_METHODS = {
 REQUESTS = frozenset(m for m, how in APP_METHODS.items() if how == "request")
 #: The app's notifications, from `APP_METHODS`.
 NOTIFICATIONS = frozenset(m for m, how in APP_METHODS.items() if how == "notification")
+#: The permissions an app may ask for (``_meta.ui.permissions``), in the order a card names
+#: them, each with the Permission Policy feature its frame's ``allow`` attribute names (as the
+#: reference host's ``buildAllowAttribute`` maps them).
+PERMISSIONS = {
+    "camera": "camera",
+    "microphone": "microphone",
+    "geolocation": "geolocation",
+    "clipboardWrite": "clipboard-write",
+}
 #: Domains one CSP list may name.
 MAX_DOMAINS = 32
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
@@ -96,6 +108,8 @@ class AppResource:
     html: str
     csp: dict[str, tuple[str, ...]] = field(default_factory=dict)
     prefers_border: bool | None = None
+    #: The permissions it asks for (keys of :data:`PERMISSIONS`), none granted yet.
+    permissions: tuple[str, ...] = ()
 
 
 def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResource:
@@ -128,7 +142,8 @@ def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResourc
     ui = ui if isinstance(ui, dict) else {}
     border = ui.get("prefersBorder")
     return AppResource(uri, text, csp_domains(ui.get("csp")),
-                       border if isinstance(border, bool) else None)
+                       border if isinstance(border, bool) else None,
+                       permissions_asked(ui.get("permissions")))
 
 
 def _too_large(uri: str, size: int, limit: int) -> AppRefused:
@@ -150,3 +165,27 @@ def csp_domains(csp: Any) -> dict[str, tuple[str, ...]]:
         if kept:
             domains[key] = kept
     return domains
+
+
+def permissions_asked(permissions: Any) -> tuple[str, ...]:
+    """The permissions a resource's ``_meta.ui.permissions`` asks for, in :data:`PERMISSIONS`'
+    order: a known key whose value is an object (``{}``, as the spec writes it) or ``true``.
+    Unknown keys, and anything that is not an object, ask for nothing."""
+    if not isinstance(permissions, dict):
+        return ()
+    return tuple(key for key in PERMISSIONS
+                 if isinstance(permissions.get(key), dict) or permissions.get(key) is True)
+
+
+def granted_permissions(granted: Any) -> dict[str, dict]:
+    """What a frame is given, as the spec's object (``{"microphone": {}}``): only keys of
+    :data:`PERMISSIONS` (a list of keys, or an object whose keys are asked for as above)."""
+    keys = permissions_asked(granted) if isinstance(granted, dict) else (
+        tuple(k for k in PERMISSIONS if isinstance(granted, (list, tuple)) and k in granted))
+    return {key: {} for key in keys}
+
+
+def allow_attribute(granted: Any) -> str:
+    """The frame's ``allow`` attribute for ``granted`` (see :func:`granted_permissions`):
+    ``"microphone; clipboard-write"``, or ``""`` for none."""
+    return "; ".join(PERMISSIONS[key] for key in granted_permissions(granted))

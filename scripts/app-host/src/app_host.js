@@ -29,8 +29,14 @@
  * its own, and a `srcdoc` document's `'self'` would name the notebook server) and with
  * `base-uri 'none'` and `form-action 'none'`: the spec lets a host restrict further, never
  * loosen. The declared domains come checked from Python (`_core/apps.py: csp_domains`, the one
- * validator: plain origins only), and are taken as they come. No permission is granted: neither
- * frame has an `allow` attribute, and the app is told of none.
+ * validator: plain origins only), and are taken as they come.
+ *
+ * Permissions (camera, microphone, geolocation, clipboard-write) are the widget's
+ * `permissions`: what the person granted on nb_elicit's consent card, checked in Python
+ * (`_core/apps.py: granted_permissions`), `{}` unless they did. Both frames get exactly those in
+ * their `allow` attribute (`allowAttribute`, the reference host's mapping), and no attribute at
+ * all when there are none; the app's host capabilities name them too. Python sends the HTML
+ * only once the person answered, so the frames load with their `allow` already set.
  *
  * The app's HTML is not in the widget's state: the view asks Python for it (`{kind: "html"}`)
  * and gets it once; a second view (a reloaded page) is told it is gone and says so.
@@ -70,6 +76,30 @@ export const SANDBOX = "allow-scripts allow-forms";
 const PROXY_READY = "ui/notifications/sandbox-proxy-ready";
 const PROXY_CLOSED = "ui/notifications/sandbox-closed";
 const DISPLAY_MODES = ["inline"];
+
+// -- permissions ------------------------------------------------------------------------------
+
+/** The Permission Policy feature of each permission an app may be granted. */
+export const PERMISSION_FEATURES = Object.freeze({
+  camera: "camera", microphone: "microphone", geolocation: "geolocation",
+  clipboardWrite: "clipboard-write",
+});
+
+/** The widget's `permissions` (checked in Python) as the spec's object, known keys only. */
+export function grantedPermissions(permissions) {
+  const given = permissions && typeof permissions === "object" ? permissions : {};
+  const granted = {};
+  for (const key of Object.keys(PERMISSION_FEATURES)) {
+    if (given[key] && typeof given[key] === "object") granted[key] = {};
+  }
+  return granted;
+}
+
+/** A frame's `allow` attribute for the granted permissions ("" for none). */
+export function allowAttribute(permissions) {
+  return Object.keys(grantedPermissions(permissions))
+    .map((key) => PERMISSION_FEATURES[key]).join("; ");
+}
 
 // -- the Content Security Policy -------------------------------------------------------------
 
@@ -128,6 +158,13 @@ function sandboxProxy(title) {
         const params = data.params || {};
         inner = document.createElement("iframe");
         inner.setAttribute("sandbox", "allow-scripts allow-forms");
+        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
+                           clipboardWrite: "clipboard-write" };
+        const asked = params.permissions && typeof params.permissions === "object"
+          ? params.permissions : {};
+        const allow = Object.keys(features).filter((key) => asked[key] && typeof asked[key] === "object")
+          .map((key) => features[key]).join("; ");
+        if (allow) inner.setAttribute("allow", allow);
         inner.setAttribute("title", title);
         inner.addEventListener("load", () => {
           loads += 1;
@@ -335,7 +372,8 @@ function render({ model, el }) {
     logging: {},
     message: { text: {} },
     updateModelContext: { text: {}, structuredContent: {} },
-    sandbox: { csp: appliedCsp(model.get("csp")), permissions: {} },
+    sandbox: { csp: appliedCsp(model.get("csp")),
+               permissions: grantedPermissions(model.get("permissions")) },
   });
 
   const forward = (method, params, extra) => {
@@ -443,7 +481,7 @@ function render({ model, el }) {
         html,
         sandbox: SANDBOX,
         csp: appliedCsp(model.get("csp")),
-        permissions: {},
+        permissions: grantedPermissions(model.get("permissions")),
       });
     } catch (error) {
       notice.textContent = text("not_started");
@@ -467,6 +505,9 @@ function render({ model, el }) {
   const load = () => {
     if (html === null || closed) return;  // (until Python sent the HTML)
     frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
+    const allow = allowAttribute(model.get("permissions"));
+    if (allow) frame.setAttribute("allow", allow);
+    else frame.removeAttribute("allow");
     frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
   };
 
