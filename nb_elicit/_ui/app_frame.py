@@ -25,9 +25,11 @@ it. The frame's front end asks for it, ``{"kind": "html"}``, and gets it once, `
 "html", "gone": true}`` and the app ends (:meth:`AppFrame.on_end`). So does it when the front
 end says the frame was torn down or left its page (`status`).
 
-The Content Security Policy's domains are checked here, once, by
-:func:`~nb_elicit._core.apps.csp_domains` (`csp` holds only what it keeps); the front end builds
-the policy from them as they are. No permission (camera, microphone, geolocation, clipboard) is
+The Content Security Policy is built here, by
+:func:`~nb_elicit._core.apps.content_security_policy` from the resource's ``_meta.ui.csp`` as
+:func:`~nb_elicit._core.apps.app_csp` checked it (`csp` holds only what it kept): `policy` is
+that text, and the front end writes it into the frame as it is, with no rule of its own. No
+permission (camera, microphone, geolocation, clipboard) is
 granted: the front end sets no ``allow`` on either frame.
 
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
@@ -59,7 +61,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
+from .._core.apps import NOTIFICATIONS, REQUESTS, app_csp, content_security_policy
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from .loop import running_loop
@@ -115,18 +117,20 @@ class AppFrame(anywidget.AnyWidget):
     """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
 
     Python gives ``html`` (the resource's HTML: sent once, by message, not synced) and sets
-    `csp` (from its ``_meta.ui``, checked), `tool` (the tool's definition, for the app's host
-    context), and then `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or
-    `cancelled` (the reason) as the call goes. The front end sets `height` (what the app
-    asked for, clamped to [40, `max_height`]; 0 until it says) and `status` (``"loading"``,
-    ``"ready"``, ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times
-    its front end asked for the host code (at most once per page for all frames, unless a load
-    failed).
+    `csp` (from its ``_meta.ui``, checked; `policy` follows it), `tool` (the tool's
+    definition, for the app's host context), and then `tool_input`, `tool_result` (a
+    ``CallToolResult`` as a plain dict) or `cancelled` (the reason) as the call goes. The front
+    end sets `height` (what the app asked for, clamped to [40, `max_height`]; 0 until it says)
+    and `status` (``"loading"``, ``"ready"``, ``"failed: ..."``, ``"torn down"``).
+    `host_code_requests` counts the times its front end asked for the host code (at most once
+    per page for all frames, unless a load failed).
     """
 
     _esm = loader()
 
     csp = traitlets.Dict().tag(sync=True)
+    #: The frame's Content Security Policy, built from `csp` (set with it, never by hand).
+    policy = traitlets.Unicode(content_security_policy({})).tag(sync=True)
     tool = traitlets.Dict().tag(sync=True)
     tool_input = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     tool_result = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -155,7 +159,15 @@ class AppFrame(anywidget.AnyWidget):
 
     @traitlets.validate("csp")
     def _valid_csp(self, proposal):
-        return {key: list(values) for key, values in csp_domains(proposal["value"]).items()}
+        return app_csp(proposal["value"])
+
+    @traitlets.observe("csp")
+    def _csp_changed(self, change) -> None:
+        self.policy = content_security_policy(change["new"])
+
+    @traitlets.validate("policy")
+    def _valid_policy(self, proposal):
+        return content_security_policy(self.csp)
 
     @traitlets.observe("status")
     def _status_changed(self, change) -> None:
