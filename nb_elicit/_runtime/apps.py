@@ -522,7 +522,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
         return None
     while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
         apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))
-    frame = frame_class(html=resource.html, csp={k: list(v) for k, v in resource.csp.items()},
+    frame = frame_class(html=resource.html, csp=resource.csp,
                         tool=tool, tool_input=arguments or {}, held=bool(resource.permissions))
     app = ShownApp(apps, tool, resource, frame)
     app.view = view

@@ -25,11 +25,13 @@ it. The frame's front end asks for it, ``{"kind": "html"}``, and gets it once, `
 "html", "gone": true}`` and the app ends (:meth:`AppFrame.on_end`). So does it when the front
 end says the frame was torn down or left its page (`status`).
 
-The Content Security Policy's domains are checked here, once, by
-:func:`~nb_elicit._core.apps.csp_domains` (`csp` holds only what it keeps); the front end builds
-the policy from them as they are. `permissions` holds what the person granted (camera,
-microphone, geolocation, clipboard-write; checked by
-:func:`~nb_elicit._core.apps.granted_permissions`), ``{}`` by default: the front end puts
+The Content Security Policy is built here, by
+:func:`~nb_elicit._core.apps.content_security_policy` from the resource's ``_meta.ui.csp`` as
+:func:`~nb_elicit._core.apps.app_csp` checked it (`csp` holds only what it kept): `policy` is
+that text, and the front end writes it into the frame as it is, with no rule of its own.
+`permissions` holds what the person granted (camera, microphone, geolocation,
+clipboard-write; checked by :func:`~nb_elicit._core.apps.granted_permissions`), ``{}`` by
+default: the front end puts
 exactly those in both frames' ``allow`` attribute (none at all when nothing is granted) and
 tells the app of them. A frame made with ``held=True`` (its app asks for permissions) gets its
 HTML only after :meth:`AppFrame.release`, which sets `permissions` first: the app never runs
@@ -64,7 +66,13 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._core.apps import NOTIFICATIONS, REQUESTS, csp_domains, granted_permissions
+from .._core.apps import (
+    NOTIFICATIONS,
+    REQUESTS,
+    app_csp,
+    content_security_policy,
+    granted_permissions,
+)
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from .loop import running_loop
@@ -120,18 +128,20 @@ class AppFrame(anywidget.AnyWidget):
     """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
 
     Python gives ``html`` (the resource's HTML: sent once, by message, not synced) and sets
-    `csp` (from its ``_meta.ui``, checked), `tool` (the tool's definition, for the app's host
-    context), and then `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or
-    `cancelled` (the reason) as the call goes. The front end sets `height` (what the app
-    asked for, clamped to [40, `max_height`]; 0 until it says) and `status` (``"loading"``,
-    ``"ready"``, ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times
-    its front end asked for the host code (at most once per page for all frames, unless a load
-    failed).
+    `csp` (from its ``_meta.ui``, checked; `policy` follows it), `tool` (the tool's
+    definition, for the app's host context), and then `tool_input`, `tool_result` (a
+    ``CallToolResult`` as a plain dict) or `cancelled` (the reason) as the call goes. The front
+    end sets `height` (what the app asked for, clamped to [40, `max_height`]; 0 until it says)
+    and `status` (``"loading"``, ``"ready"``, ``"failed: ..."``, ``"torn down"``).
+    `host_code_requests` counts the times its front end asked for the host code (at most once
+    per page for all frames, unless a load failed).
     """
 
     _esm = loader()
 
     csp = traitlets.Dict().tag(sync=True)
+    #: The frame's Content Security Policy, built from `csp` (set with it, never by hand).
+    policy = traitlets.Unicode(content_security_policy({})).tag(sync=True)
     #: The permissions the person granted (``{"microphone": {}}``); none by default.
     permissions = traitlets.Dict().tag(sync=True)
     tool = traitlets.Dict().tag(sync=True)
@@ -165,7 +175,15 @@ class AppFrame(anywidget.AnyWidget):
 
     @traitlets.validate("csp")
     def _valid_csp(self, proposal):
-        return {key: list(values) for key, values in csp_domains(proposal["value"]).items()}
+        return app_csp(proposal["value"])
+
+    @traitlets.observe("csp")
+    def _csp_changed(self, change) -> None:
+        self.policy = content_security_policy(change["new"])
+
+    @traitlets.validate("policy")
+    def _valid_policy(self, proposal):
+        return content_security_policy(self.csp)
 
     @traitlets.validate("permissions")
     def _valid_permissions(self, proposal):

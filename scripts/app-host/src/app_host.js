@@ -25,11 +25,9 @@
  *   `allow-modals`. `allow-forms` is there because without it the `submit` event never fires
  *   (apps handle forms in script), and `form-action 'none'` keeps forms from sending anything.
  *
- * The policy (`buildCsp`) is the spec's, without `'self'` (an opaque origin has no server of
- * its own, and a `srcdoc` document's `'self'` would name the notebook server) and with
- * `base-uri 'none'` and `form-action 'none'`: the spec lets a host restrict further, never
- * loosen. The declared domains come checked from Python (`_core/apps.py: csp_domains`, the one
- * validator: plain origins only), and are taken as they come.
+ * The policy is built in Python (`_core/apps.py: content_security_policy`, the reference host's
+ * of the ext-apps repository, from the domains `app_csp` kept) and comes as the widget's
+ * `policy`: this file writes it as it is, with no rule of its own.
  *
  * Permissions (camera, microphone, geolocation, clipboard-write) are the widget's
  * `permissions`: what the person granted on nb_elicit's consent card, checked in Python
@@ -103,36 +101,22 @@ export function allowAttribute(permissions) {
 
 // -- the Content Security Policy -------------------------------------------------------------
 
-/** The widget's `csp` (checked in Python, the one validator) as the four lists it holds. */
+/** The widget's `csp` (checked in Python) as the app is told of it (`McpUiResourceCsp`). */
 export function appliedCsp(csp) {
   const given = csp && typeof csp === "object" ? csp : {};
   const list = (value) => (Array.isArray(value) ? value.filter((s) => typeof s === "string") : []);
-  return {
+  const applied = {
     connectDomains: list(given.connectDomains),
     resourceDomains: list(given.resourceDomains),
     frameDomains: list(given.frameDomains),
     baseUriDomains: list(given.baseUriDomains),
   };
+  if (given.wasmUnsafeEval === true) applied.wasmUnsafeEval = true;
+  return applied;
 }
 
-/** The policy for an app's frame, from its resource's `_meta.ui.csp`. */
-export function buildCsp(csp) {
-  const { connectDomains, resourceDomains, frameDomains, baseUriDomains } = appliedCsp(csp);
-  const sources = (domains, ...fixed) => [...fixed, ...domains].join(" ") || "'none'";
-  return [
-    "default-src 'none'",
-    `script-src ${sources(resourceDomains, "'unsafe-inline'")}`,
-    `style-src ${sources(resourceDomains, "'unsafe-inline'")}`,
-    `img-src ${sources(resourceDomains, "data:")}`,
-    `font-src ${sources(resourceDomains)}`,
-    `media-src ${sources(resourceDomains, "data:")}`,
-    `connect-src ${sources(connectDomains)}`,
-    `frame-src ${sources(frameDomains)}`,
-    "object-src 'none'",
-    `base-uri ${sources(baseUriDomains)}`,
-    "form-action 'none'",
-  ].join("; ");
-}
+/** Without a policy from Python (never, but): nothing at all. */
+export const CLOSED_POLICY = "default-src 'none'";
 
 const FALLBACK_TEXTS = {
   title: "MCP App",
@@ -186,15 +170,16 @@ function sandboxProxy(title) {
   host.postMessage({ jsonrpc: "2.0", method: prefix + "proxy-ready", params: {} }, "*");
 }
 
-/** The outer frame's document: the policy first, then the proxy. */
-export function proxyDocument(csp, title = FALLBACK_TEXTS.title) {
-  const policy = buildCsp(csp).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+/** The outer frame's document: the policy (the widget's `policy`) first, then the proxy. */
+export function proxyDocument(policy, title = FALLBACK_TEXTS.title) {
+  const given = typeof policy === "string" && policy ? policy : CLOSED_POLICY;
+  const written = given.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   const style = "html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}"
     + "iframe{display:block;border:0;width:100%;height:100%}";
   // ("<" in the title is written \u003c: no "</script>" nor "<!--" inside the script.)
   const name = JSON.stringify(String(title)).replace(/</g, "\\u003c");
   const script = `(${sandboxProxy.toString()})(${name});`;
-  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${policy}">`
+  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${written}">`
     + `<meta charset="utf-8"><style>${style}</style></head><body><script>${script}</script>`
     + "</body></html>";
 }
@@ -508,7 +493,7 @@ function render({ model, el }) {
     const allow = allowAttribute(model.get("permissions"));
     if (allow) frame.setAttribute("allow", allow);
     else frame.removeAttribute("allow");
-    frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
+    frame.srcdoc = proxyDocument(model.get("policy"), text("title"));
   };
 
   const close = () => {
@@ -589,7 +574,7 @@ function render({ model, el }) {
     setHeight(parseFloat(frame.style.height));
     updateContext();
   });
-  model.on("change:csp", () => { if (!closed) load(); });
+  model.on("change:policy", () => { if (!closed) load(); });
 
   try {
     model.send({ kind: "html" });
