@@ -16,7 +16,15 @@ import pytest
 from helpers.node import node, node_env
 from helpers.servers import REPO
 
-from nb_elicit._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
+from nb_elicit._core.apps import (
+    NOTIFICATIONS,
+    PERMISSIONS,
+    REQUESTS,
+    allow_attribute,
+    app_csp,
+    content_security_policy,
+    granted_permissions,
+)
 from nb_elicit._ui.app_frame import BUNDLE, LOADER, AppFrame
 from nb_elicit.demo.clock import APP_FILE as DEMO_APP
 
@@ -150,66 +158,41 @@ def test_the_front_end_forwards_exactly_the_methods_python_answers():
     assert "allow-same-origin" not in lists[2].split()
 
 
-def directives(policy: str) -> dict[str, list[str]]:
-    parsed = {}
-    for part in policy.split(";"):
-        name, *sources = part.split()
-        assert name not in parsed, policy
-        parsed[name] = sources
-    return parsed
-
-
 @pytest.mark.once
-def test_without_declared_domains_the_app_reaches_nothing():
-    policy = directives(run_bundle("return m.buildCsp(undefined);"))
-    assert policy == {
-        "default-src": ["'none'"], "script-src": ["'unsafe-inline'"],
-        "style-src": ["'unsafe-inline'"], "img-src": ["data:"], "font-src": ["'none'"],
-        "media-src": ["data:"], "connect-src": ["'none'"], "frame-src": ["'none'"],
-        "object-src": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"]}
-
-
-@pytest.mark.once
-def test_the_policy_names_exactly_what_python_s_one_validator_kept():
-    """One validator: the frame's ``csp`` holds what ``_core/apps.py: csp_domains`` keeps
-    (plain origins), and the front end builds the policy from that as it is."""
-    given = {"connectDomains": ["https://api.example.com", "wss://live.example.com:8443",
-                                "'unsafe-eval'", "https:", "*", "https://a.com; script-src *",
-                                "https://b.com 'unsafe-eval'", "javascript:alert(1)", 7,
-                                "https://c.example:*"],
+def test_the_frame_writes_python_s_policy_as_it_is():
+    """One policy: ``_core/apps.py`` builds it from what ``app_csp`` kept, the widget carries
+    it as ``policy``, and the front end writes it first in the proxy's head, unchanged."""
+    given = {"connectDomains": ["https://api.example.com", "https://a.com; script-src *"],
              "resourceDomains": ["https://*.cdn.example", "https://cdn.example/lib/"],
-             "frameDomains": ["https://www.youtube.com"],
-             "baseUriDomains": ["https://cdn.example"]}
+             "frameDomains": ["https://www.youtube.com"], "wasmUnsafeEval": True}
     frame = AppFrame(csp=given)
-    checked = frame.csp
+    checked, policy = frame.csp, frame.policy
     frame.close()
-    assert checked == {key: list(values) for key, values in csp_domains(given).items()}
-    assert checked["connectDomains"] == ["https://api.example.com", "wss://live.example.com:8443"]
-    assert checked["resourceDomains"] == ["https://*.cdn.example"]  # (no path: origins only)
-    policy = directives(run_bundle(f"return m.buildCsp({json.dumps(checked)});"))
-    assert policy["connect-src"] == checked["connectDomains"]
-    for name in ("script-src", "style-src"):
-        assert policy[name] == ["'unsafe-inline'", "https://*.cdn.example"]
-    assert policy["img-src"] == ["data:", "https://*.cdn.example"]
-    assert policy["font-src"] == ["https://*.cdn.example"]
-    assert policy["frame-src"] == ["https://www.youtube.com"]
-    assert policy["base-uri"] == ["https://cdn.example"]
-    assert policy["default-src"] == ["'none'"] and policy["form-action"] == ["'none'"]
-    assert not any("'self'" in sources for sources in policy.values())
+    assert checked == app_csp(given)
+    assert policy == content_security_policy(given)
+    found = run_bundle(f"""
+        return [m.proxyDocument({json.dumps(policy)}, "app"), m.appliedCsp({json.dumps(checked)}),
+                m.proxyDocument(undefined, "app")];""")
+    document, told, closed = found
+    head = document.split("<head>", 1)[1]
+    assert head.startswith(f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
+    # (what the app is told it may reach: the same lists, the flag)
+    assert told == {"connectDomains": [], "resourceDomains": [], "frameDomains": [],
+                    "baseUriDomains": [], **checked}
+    assert closed.split("<head>", 1)[1].startswith(
+        """<meta http-equiv="Content-Security-Policy" content="default-src 'none'">""")
 
 
 @pytest.mark.once
 def test_the_proxy_document_starts_with_the_policy_and_keeps_its_script_whole():
-    found = run_bundle("""
-        const doc = m.proxyDocument({connectDomains: ["https://x.example"]},
-                                    "An app</script><!--<script>");
-        return [doc, m.buildCsp({connectDomains: ["https://x.example"]})];""")
-    document, policy = found
-    head = document.split("<head>", 1)[1]
+    policy = content_security_policy({"connectDomains": ["https://x.example"]})
+    found = run_bundle(f"""
+        return m.proxyDocument({json.dumps(policy)}, "An app</script><!--<script>");""")
+    head = found.split("<head>", 1)[1]
     assert head.startswith(f'<meta http-equiv="Content-Security-Policy" content="{policy}">')
-    assert document.count("</script>") == 1  # (the title cannot end the proxy's script)
-    assert "<!--" not in document and document.count("<script>") == 1
-    assert "allow-same-origin" not in document
+    assert found.count("</script>") == 1  # (the title cannot end the proxy's script)
+    assert "<!--" not in found and found.count("<script>") == 1
+    assert "allow-same-origin" not in found
 
 
 @pytest.mark.once
@@ -238,19 +221,24 @@ def test_the_gate_bounds_rate_size_and_requests_waiting():
 
 
 @pytest.mark.once
-def test_no_permission_is_granted_whatever_the_frame_is_given():
-    """Neither frame gets an ``allow`` attribute (camera, microphone, geolocation, clipboard):
-    the host module has no way to grant one, and AppFrame no trait to ask with."""
-    found = run_bundle("""
-        const doc = m.proxyDocument({}, "app");
-        return [Object.keys(m), doc];""")
-    exported, document = found
-    assert "allowAttribute" not in exported
-    assert "allow" not in re.findall(r'setAttribute\("([a-z-]+)"', document)
-    assert 'setAttribute("sandbox"' in document  # (the inner frame is made there)
-    host = BUNDLE.read_text(encoding="utf-8")
-    assert '"allow",' not in host and "'allow'," not in host
-    assert "permissions" not in AppFrame.class_trait_names()
+def test_the_frames_allow_exactly_what_python_granted_and_nothing_by_default():
+    """The front end maps permissions as Python does (``_core/apps.py``): only known keys with
+    an object value, in one order; nothing granted is no ``allow`` attribute at all."""
+    cases = [{}, None, {"microphone": {}}, {"clipboardWrite": {}, "camera": {}},
+             {"usb": {}, "geolocation": {}}, {"camera": True, "microphone": "yes"}]
+    found = run_bundle(f"""
+        const cases = {json.dumps(cases)};
+        return [m.PERMISSION_FEATURES, cases.map((c) => m.allowAttribute(c)),
+                cases.map((c) => m.grantedPermissions(c))];""")
+    features, allows, granted = found
+    assert features == PERMISSIONS
+    assert allows == ["", "", "microphone", "camera; clipboard-write", "geolocation", ""]
+    assert allows[:5] == [allow_attribute(c) for c in cases[:5]]
+    assert granted[:5] == [granted_permissions(c) for c in cases[:5]]
+    document = run_bundle("""return m.proxyDocument("default-src 'none'", "app");""")
+    # (the proxy sets its inner frame's allow from what the host sends it, and only then)
+    assert re.search(r'(\w+)&&\w+\.setAttribute\("allow",\1\)', document)
+    assert AppFrame().permissions == {}
 
 
 @pytest.mark.once

@@ -11,6 +11,7 @@ import threading
 import pytest
 import traitlets
 
+from nb_elicit._core.apps import content_security_policy
 from nb_elicit._core.i18n import set_language
 from nb_elicit._ui.app_frame import BUNDLE, HOST_CODE, HOST_SHA, AppFrame, AppRequestError
 
@@ -52,10 +53,33 @@ def test_the_traits_and_their_defaults():
     assert (frame.max_height, frame.height) == (800, 0)
     synced = {name for name in frame.keys if not name.startswith("_")}
     assert synced - {"layout", "tabbable", "tooltip"} == {
-        "csp", "tool", "tool_input", "tool_result", "cancelled", "max_height", "theme",
-        "height", "status"}
-    # (the HTML is no trait: it goes once by message; nor are permissions: none are granted)
+        "csp", "policy", "tool", "tool_input", "tool_result", "cancelled", "max_height", "theme",
+        "height", "status", "permissions"}
+    assert frame.permissions == {}  # (what the person granted: nothing, by default)
+    # (the HTML is no trait: it goes once by message)
     assert "the app" not in str(frame.get_state())
+    frame.close()
+
+
+def test_the_policy_is_built_from_the_checked_csp_and_follows_it():
+    frame = AppFrame(csp={"connectDomains": ["https://api.example.com", "https://x.com; a *"],
+                          "wasmUnsafeEval": True})
+    assert frame.csp == {"connectDomains": ["https://api.example.com"], "wasmUnsafeEval": True}
+    assert frame.policy == content_security_policy(frame.csp)
+    assert "connect-src https://api.example.com;" in frame.policy
+    assert "'wasm-unsafe-eval'" in frame.policy
+    frame.csp = {}
+    assert frame.policy == content_security_policy({})
+    assert "connect-src 'none'" in frame.policy
+    frame.policy = "default-src *"  # (the policy is the csp's, whoever sets it)
+    assert frame.policy == content_security_policy({})
+    frame.close()
+
+
+def test_without_a_csp_the_policy_is_the_closed_one():
+    frame = AppFrame()
+    assert frame.policy == content_security_policy({})
+    assert frame.get_state()["policy"] == frame.policy
     frame.close()
 
 

@@ -1,5 +1,6 @@
 """MCP Apps, the pure model (``_core/apps.py``): which tools come with an app, who may call
-them, what an app's resource must be before it is shown, and the CSP domains it may name."""
+them, what an app's resource must be before it is shown, the CSP domains it may name and the
+policy its frame gets."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from nb_elicit._core.apps import (
     MAX_APP_BYTES,
     AppRefused,
     AppResource,
+    app_csp,
     app_only,
     app_resource,
+    content_security_policy,
     csp_domains,
     resource_uri,
     visibility,
@@ -83,7 +86,7 @@ def test_visibility_defaults_to_both_and_keeps_only_known_audiences(given, expec
 def test_an_app_resource_as_text_is_taken_with_its_csp_and_border():
     found = app_resource(URI, read(text="<p>hi</p>", _meta={"ui": {
         "csp": {"connectDomains": ["https://api.example.com"]}, "prefersBorder": False}}))
-    assert found == AppResource(URI, "<p>hi</p>", {"connectDomains": ("https://api.example.com",)},
+    assert found == AppResource(URI, "<p>hi</p>", {"connectDomains": ["https://api.example.com"]},
                                 False)
 
 
@@ -170,16 +173,29 @@ def test_plain_origins_are_kept_in_their_lists():
 
 
 @pytest.mark.parametrize("value", [
-    "'unsafe-eval'", "'unsafe-inline'", "'self'", "*", "https:", "https://*",
-    "https://a.com; script-src *", "https://a.com 'unsafe-eval'", "https://a.com\tb.com",
-    'https://a.com"', "https://a.com'", "https://a.com/path/more", "javascript:alert(1)",
-    "data:", "blob:", "ftp://a.com", " https://a.com", "https://a.com ", "https://a.com:99999x",
-    7, None, ["https://a.com"],
+    "'unsafe-eval'", "'unsafe-inline'", "'self'", "'wasm-unsafe-eval'",
+    "https://a.com; script-src *", "https://a.com;", "https://a.com 'unsafe-eval'",
+    "https://a.com b.com", "https://a.com\tb.com", "https://a.com\nscript-src *",
+    "https://a.com\r\nx", 'https://a.com"', "https://a.com'", " https://a.com", "https://a.com ",
+    "https://a.com, script-src *", "https://a.com\x00", "https://a.com\x0cb", "",
+    "https://" + "a" * 600, 7, None, ["https://a.com"], {"https://a.com": 1},
 ])
-def test_anything_but_a_plain_origin_is_left_out(value):
+def test_a_domain_that_could_add_a_source_or_a_directive_is_left_out(value):
+    """As the reference host: no ``;``, quote, space or line break; beyond it no other
+    whitespace or control character, no ``,``, nothing empty or over 512 characters."""
     assert csp_domains({"connectDomains": [value], "resourceDomains": [value]}) == {}
     kept = csp_domains({"connectDomains": [value, "https://ok.example"]})
     assert kept == {"connectDomains": ("https://ok.example",)}
+
+
+@pytest.mark.parametrize("value", [
+    "https://cdn.example/lib/", "https://*.example.com", "http://localhost:5173", "wss://a.b:8443",
+    "https:", "*", "data:", "blob:",
+])
+def test_what_the_reference_host_takes_is_taken(value):
+    """A declared source that adds nothing but itself is the server's to declare (the
+    reference host takes it too): it is opened because the server asked."""
+    assert csp_domains({"resourceDomains": [value]}) == {"resourceDomains": (value,)}
 
 
 @pytest.mark.parametrize("csp", [None, "https://a.com", ["https://a.com"], 7,
@@ -191,3 +207,91 @@ def test_a_csp_that_is_not_lists_in_an_object_names_nothing(csp):
 def test_at_most_32_domains_a_list():
     many = [f"https://d{i}.example" for i in range(40)]
     assert len(csp_domains({"connectDomains": many})["connectDomains"]) == 32
+
+
+# -- the policy --------------------------------------------------------------------------------
+
+def directives(policy: str) -> dict[str, list[str]]:
+    parsed = {}
+    for part in policy.split("; "):
+        name, *sources = part.split(" ")
+        assert name not in parsed, policy
+        parsed[name] = sources
+    return parsed
+
+
+def test_without_declared_domains_an_app_runs_workers_and_reaches_no_network():
+    assert directives(content_security_policy({})) == {
+        "default-src": ["'none'"],
+        "script-src": ["'self'", "'unsafe-inline'", "'unsafe-eval'", "blob:", "data:"],
+        "style-src": ["'unsafe-inline'", "blob:", "data:"],
+        "img-src": ["data:", "blob:"],
+        "font-src": ["data:", "blob:"],
+        "media-src": ["data:", "blob:"],
+        "connect-src": ["'none'"],
+        "worker-src": ["'self'", "blob:"],
+        "frame-src": ["'none'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'none'"],
+    }
+    assert content_security_policy(None) == content_security_policy({})
+    assert content_security_policy("https://a.com") == content_security_policy({})
+
+
+def test_each_declared_list_goes_to_its_directives():
+    policy = directives(content_security_policy({
+        "connectDomains": ["https://api.example.com", "wss://live.example.com:8443"],
+        "resourceDomains": ["https://cdn.example", "https://*.tiles.example"],
+        "frameDomains": ["https://www.youtube.com"],
+        "baseUriDomains": ["https://base.example"],
+    }))
+    resource = ["https://cdn.example", "https://*.tiles.example"]
+    assert policy["script-src"] == ["'self'", "'unsafe-inline'", "'unsafe-eval'", "blob:",
+                                    "data:", *resource]
+    assert policy["style-src"] == ["'unsafe-inline'", "blob:", "data:", *resource]
+    for name in ("img-src", "font-src", "media-src"):
+        assert policy[name] == ["data:", "blob:", *resource]
+    assert policy["worker-src"] == ["'self'", "blob:", *resource]
+    assert policy["connect-src"] == ["https://api.example.com", "wss://live.example.com:8443"]
+    assert policy["frame-src"] == ["https://www.youtube.com"]
+    assert policy["base-uri"] == ["https://base.example"]
+    assert policy["object-src"] == ["'none'"] and policy["default-src"] == ["'none'"]
+    assert policy["form-action"] == ["'none'"]
+
+
+def test_connect_domains_open_the_network_and_nothing_else():
+    policy = directives(content_security_policy({"connectDomains": ["https://api.example.com"]}))
+    assert policy["connect-src"] == ["https://api.example.com"]
+    assert not any("https://api.example.com" in sources
+                   for name, sources in policy.items() if name != "connect-src")
+
+
+@pytest.mark.parametrize("flag, granted", [(True, True), (False, False), ("true", False),
+                                           (1, False), (None, False)])
+def test_wasm_unsafe_eval_only_when_the_resource_asks_for_it(flag, granted):
+    csp = {"wasmUnsafeEval": flag, "resourceDomains": ["https://cdn.example"]}
+    policy = directives(content_security_policy(csp))
+    assert ("'wasm-unsafe-eval'" in policy["script-src"]) is granted
+    assert policy["script-src"][-1] == "https://cdn.example"
+    assert sum("'wasm-unsafe-eval'" in sources for sources in policy.values()) == int(granted)
+    assert ("wasmUnsafeEval" in app_csp(csp)) is granted
+
+
+def test_a_refused_domain_never_reaches_the_policy():
+    policy = content_security_policy({
+        "connectDomains": ["https://a.com; script-src *", "https://ok.example"],
+        "resourceDomains": ["https://b.com 'unsafe-hashes'"],
+        "frameDomains": ["'self'"], "baseUriDomains": ["https://c.com\nbase-uri *"]})
+    parsed = directives(policy)
+    assert parsed["connect-src"] == ["https://ok.example"]
+    assert parsed["frame-src"] == ["'none'"] and parsed["base-uri"] == ["'none'"]
+    assert "a.com" not in policy and "b.com" not in policy and "c.com" not in policy
+    assert policy.count("script-src") == 1 and "\n" not in policy
+
+
+def test_app_csp_keeps_the_checked_lists_and_the_flag():
+    assert app_csp({"connectDomains": ["https://a.example", "'self'"], "wasmUnsafeEval": True,
+                    "other": ["https://x.example"]}) == {
+        "connectDomains": ["https://a.example"], "wasmUnsafeEval": True}
+    assert app_csp(None) == {}

@@ -1,11 +1,15 @@
 """MCP Apps (SEP-1865, extension ``io.modelcontextprotocol/ui``): which tools come with an app,
-what a server's app resource must be before it is shown, and the domains its Content Security
-Policy may name (the policy itself is built where the frame is, in ``_ui/static/app_host.js``).
+what a server's app resource must be before it is shown, the domains its Content Security Policy
+may name, and the policy itself (:func:`content_security_policy`, which the frame applies as it
+is).
 
 Pure: plain dicts in, plain values out. Everything here comes from a server, so each value is
 checked before it reaches a frame: the resource must be ``text/html;profile=mcp-app`` and within
-:data:`MAX_APP_BYTES`; the CSP's domains must be plain origins (a value with a space, a quote or
-a ``;`` could add a directive of its own, so it is refused, not passed on).
+:data:`MAX_APP_BYTES`; a CSP domain is refused, not passed on, when it could add a source or a
+directive of its own (a space, a quote, a ``;``), as the reference host of the ext-apps
+repository (``examples/basic-host/src/csp.ts``) refuses it. The permissions a resource asks for
+(``_meta.ui.permissions``) are only those of :data:`PERMISSIONS`, and its frame's ``allow``
+names only those the person granted (:func:`allow_attribute`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from typing import Any
 
 from .errors import NbElicitError
 
-__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "REQUESTS",
-           "AppRefused", "AppResource", "app_only", "app_resource", "csp_domains", "resource_uri",
-           "visibility"]
+__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "PERMISSIONS",
+           "REQUESTS", "AppRefused", "AppResource", "allow_attribute", "app_csp", "app_only",
+           "app_resource", "content_security_policy", "csp_domains", "granted_permissions",
+           "permissions_asked", "resource_uri", "visibility"]
 
 EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
@@ -43,12 +48,25 @@ APP_METHODS = {
 REQUESTS = frozenset(m for m, how in APP_METHODS.items() if how == "request")
 #: The app's notifications, from `APP_METHODS`.
 NOTIFICATIONS = frozenset(m for m, how in APP_METHODS.items() if how == "notification")
-#: Domains one CSP list may name.
+#: The permissions an app may ask for (``_meta.ui.permissions``), in the order a card names
+#: them, each with the Permission Policy feature its frame's ``allow`` attribute names (as the
+#: reference host's ``buildAllowAttribute`` maps them).
+PERMISSIONS = {
+    "camera": "camera",
+    "microphone": "microphone",
+    "geolocation": "geolocation",
+    "clipboardWrite": "clipboard-write",
+}
+#: Domains one CSP list may name, and the longest domain.
 MAX_DOMAINS = 32
+MAX_DOMAIN_CHARS = 512
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-#: An origin as CSP source expressions write it: scheme://host[:port], the host may start
-#: with "*." (a wildcard subdomain); nothing after it (no path, no quote, no space, no ";").
-_ORIGIN = re.compile(r"^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$")
+#: The resource's flag that adds ``'wasm-unsafe-eval'`` to ``script-src``.
+WASM_FLAG = "wasmUnsafeEval"
+#: What a domain may not hold, as the reference host refuses it: ``;`` (a new directive), a
+#: quote (a keyword such as ``'unsafe-eval'``), a space or a line break (a second source); and,
+#: beyond it, any other whitespace or control character and ``,`` (which ends a policy).
+_UNSAFE = re.compile(r"[;,'\"\x00-\x20\x7f]")
 
 
 class AppRefused(NbElicitError):
@@ -90,12 +108,14 @@ def app_only(tool: dict) -> bool:
 
 @dataclass(frozen=True)
 class AppResource:
-    """An app's HTML as nb_elicit will show it, with its CSP domains."""
+    """An app's HTML as nb_elicit will show it, with its checked CSP (:func:`app_csp`)."""
 
     uri: str
     html: str
-    csp: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    csp: dict[str, Any] = field(default_factory=dict)
     prefers_border: bool | None = None
+    #: The permissions it asks for (keys of :data:`PERMISSIONS`), none granted yet.
+    permissions: tuple[str, ...] = ()
 
 
 def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResource:
@@ -127,8 +147,9 @@ def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResourc
     ui = (item.get("_meta") or {}).get("ui") if isinstance(item.get("_meta"), dict) else None
     ui = ui if isinstance(ui, dict) else {}
     border = ui.get("prefersBorder")
-    return AppResource(uri, text, csp_domains(ui.get("csp")),
-                       border if isinstance(border, bool) else None)
+    return AppResource(uri, text, app_csp(ui.get("csp")),
+                       border if isinstance(border, bool) else None,
+                       permissions_asked(ui.get("permissions")))
 
 
 def _too_large(uri: str, size: int, limit: int) -> AppRefused:
@@ -137,7 +158,7 @@ def _too_large(uri: str, size: int, limit: int) -> AppRefused:
 
 
 def csp_domains(csp: Any) -> dict[str, tuple[str, ...]]:
-    """The resource's ``_meta.ui.csp`` lists, each domain checked (see :data:`_ORIGIN`);
+    """The resource's ``_meta.ui.csp`` domain lists, each domain checked (see :data:`_UNSAFE`);
     anything else is left out, never passed on."""
     if not isinstance(csp, dict):
         return {}
@@ -146,7 +167,79 @@ def csp_domains(csp: Any) -> dict[str, tuple[str, ...]]:
         values = csp.get(key)
         if not isinstance(values, list):
             continue
-        kept = tuple(v for v in values[:MAX_DOMAINS] if isinstance(v, str) and _ORIGIN.match(v))
+        kept = tuple(v for v in values[:MAX_DOMAINS] if _safe_domain(v))
         if kept:
             domains[key] = kept
     return domains
+
+
+def _safe_domain(value: Any) -> bool:
+    return (isinstance(value, str) and 0 < len(value) <= MAX_DOMAIN_CHARS
+            and not _UNSAFE.search(value))
+
+
+def app_csp(csp: Any) -> dict[str, Any]:
+    """The resource's ``_meta.ui.csp`` as nb_elicit keeps it (the shape of the spec's
+    ``McpUiResourceCsp``): the checked domain lists, and ``wasmUnsafeEval: True`` when the
+    resource asks for it (``true`` itself, nothing that merely looks true)."""
+    kept: dict[str, Any] = {key: list(values) for key, values in csp_domains(csp).items()}
+    if isinstance(csp, dict) and csp.get(WASM_FLAG) is True:
+        kept[WASM_FLAG] = True
+    return kept
+
+
+def content_security_policy(csp: Any = None) -> str:
+    """The policy of an app's frame, from its resource's ``_meta.ui.csp`` (checked here again).
+
+    The reference host's (``examples/basic-host/src/csp.ts`` of the ext-apps repository), with
+    ``default-src 'none'`` and ``form-action 'none'``, and ``'self'`` (in a ``srcdoc`` frame,
+    the notebook server's origin) only in ``script-src`` and ``worker-src``: the app fetches,
+    styles, images, fonts and media from its declared domains, ``data:`` and ``blob:`` only.
+    docs/apps.md sets the two side by side.
+    """
+    checked = app_csp(csp)
+    resource = checked.get("resourceDomains", [])
+
+    def sources(*fixed: str, domains=()) -> str:
+        return " ".join([*fixed, *domains]) or "'none'"
+
+    wasm = ("'wasm-unsafe-eval'",) if checked.get(WASM_FLAG) else ()
+    return "; ".join([
+        "default-src 'none'",
+        "script-src " + sources("'self'", "'unsafe-inline'", "'unsafe-eval'", *wasm, "blob:",
+                                "data:", domains=resource),
+        "style-src " + sources("'unsafe-inline'", "blob:", "data:", domains=resource),
+        "img-src " + sources("data:", "blob:", domains=resource),
+        "font-src " + sources("data:", "blob:", domains=resource),
+        "media-src " + sources("data:", "blob:", domains=resource),
+        "connect-src " + sources(domains=checked.get("connectDomains", [])),
+        "worker-src " + sources("'self'", "blob:", domains=resource),
+        "frame-src " + sources(domains=checked.get("frameDomains", [])),
+        "object-src 'none'",
+        "base-uri " + sources(domains=checked.get("baseUriDomains", [])),
+        "form-action 'none'",
+    ])
+
+
+def permissions_asked(permissions: Any) -> tuple[str, ...]:
+    """The permissions a resource's ``_meta.ui.permissions`` asks for, in :data:`PERMISSIONS`'
+    order: a known key whose value is an object (``{}``, as the spec writes it) or ``true``.
+    Unknown keys, and anything that is not an object, ask for nothing."""
+    if not isinstance(permissions, dict):
+        return ()
+    return tuple(key for key in PERMISSIONS
+                 if isinstance(permissions.get(key), dict) or permissions.get(key) is True)
+
+
+def granted_permissions(granted: Any) -> dict[str, dict]:
+    """What a frame is given, as the spec's object (``{"microphone": {}}``): only keys of
+    :data:`PERMISSIONS` (a list of keys, or an object whose keys are asked for as above)."""
+    keys = permissions_asked(granted) if isinstance(granted, dict) else (
+        tuple(k for k in PERMISSIONS if isinstance(granted, (list, tuple)) and k in granted))
+    return {key: {} for key in keys}
+
+
+def allow_attribute(granted: Any) -> str:
+    """The frame's ``allow`` attribute for ``granted`` (see :func:`granted_permissions`):
+    ``"microphone; clipboard-write"``, or ``""`` for none."""
+    return "; ".join(PERMISSIONS[key] for key in granted_permissions(granted))

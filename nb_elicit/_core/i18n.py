@@ -64,6 +64,24 @@ TEXTS: dict[str, tuple[str, str]] = {
     "download_consented": ("You agreed: the link to the file is below.",
                            "您已同意：文件链接在下方。"),
     "app_context": ("The app set its context: {text}", "应用设置了上下文：{text}"),
+    "app_asks_permissions": ("The app of {tool} asks for these permissions before it starts.",
+                             "{tool} 的应用在启动前请求以下权限。"),
+    "app_permissions_granted": ("You gave the app: {names}.", "您授予了应用：{names}。"),
+    "app_permissions_none": ("The app runs with no permission.",
+                             "应用在没有任何权限的情况下运行。"),
+    "asks_permissions": ("{server} asks for permissions for its app", "{server} 为其应用请求权限"),
+    "permission_camera": ("your camera", "您的摄像头"),
+    "permission_microphone": ("your microphone", "您的麦克风"),
+    "permission_geolocation": ("your location", "您的位置"),
+    "permission_clipboardWrite": ("writing to your clipboard", "写入您的剪贴板"),
+    "permissions_allow": ("Allow", "允许"),
+    "permissions_allow.tip": ("Start the app with the permissions ticked",
+                              "以勾选的权限启动应用"),
+    "permissions_about": ("The app starts once you answer; without Allow it gets none of these.",
+                          "您回答后应用才会启动；不点“允许”，它将得不到其中任何一项。"),
+    "permissions_consented": ("You agreed: the app starts with {names}.",
+                              "您已同意：应用以 {names} 启动。"),
+    "permissions_nothing": ("nothing", "无"),
     # following a task (the runtime; the card's own texts are with the card's)
     "task_lost": ("the server no longer knows the task {task} ({reason})",
                   "服务器已不再知道任务 {task}（{reason}）"),
@@ -429,6 +447,13 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "consents to a file, so nb_elicit answered cancel: {url}",
                          "{server} 的应用请求您保存一个文件，而应答策略从不代您同意保存文件，"
                          "因此 nb_elicit 回答了“取消”：{url}"),
+    "n_permission_policy": ("{server}'s app asked for permissions, and the respond policy "
+                            "({source}) answered {action}: {url}",
+                            "{server} 的应用请求权限，应答策略（{source}）回答了 {action}：{url}"),
+    "n_permission_no_policy": ("{server}'s app asked for permissions, and a respond policy never "
+                               "grants one, so nb_elicit answered cancel: {url}",
+                               "{server} 的应用请求权限，而应答策略从不代您授予权限，"
+                               "因此 nb_elicit 回答了“取消”：{url}"),
     "n_url_no_policy": ("{server} asked you to open a web page, and a respond policy never "
                         "consents to a web page, so nb_elicit answered cancel: {url}",
                         "{server} 请求您打开一个网页，而应答策略从不代您同意打开网页，"

@@ -29,6 +29,8 @@ class AnsweredBy(str, Enum):
     POLICY_URL = "policy (URL needs a person)"
     #: The same, for a file's.
     POLICY_FILE = "policy (FILE needs a person)"
+    #: The same, for an app's permissions.
+    POLICY_PERMISSION = "policy (PERMISSION needs a person)"
     #: The respond policy's content did not fit the form: cancel.
     POLICY_MISFIT = "policy did not fit"
     #: A recorded answer (``%mcp replay``).

@@ -28,6 +28,13 @@ What the app asks is answered here, and only for its own connection:
 - ``ui/notifications/request-teardown``: the app ends;
 - anything else: ``METHOD_NOT_FOUND``.
 
+An app whose resource asks for permissions (``_meta.ui.permissions``: camera, microphone,
+geolocation, clipboard-write) first shows a consent card under its frame
+(:class:`~nb_elicit._ui.permission_card.PermissionCard`), on the same way as a link card, and
+its frame gets no HTML until the card is answered: then exactly what the person allowed, or
+nothing (declined, dismissed, muted, a respond policy, nobody to see it). The card's outcome is
+told and recorded like a link card's (the cell, ``%mcp history``).
+
 An app ends (:meth:`ShownApp.end`: its widgets close, and its place in the cell becomes a line
 saying why) when it asks to, when its frame is torn down or asked for its HTML a second time (a
 reloaded page: the HTML goes to one page, once), past :data:`MAX_LIVE_APPS` apps of its
@@ -39,6 +46,7 @@ them too); more are refused at once, so a flood costs the kernel nothing but the
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import contextlib
@@ -191,6 +199,10 @@ class ShownApp:
         self._more: widgets.HTML | None = None
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
+        #: The permissions the person granted the app (keys of ``PERMISSIONS``).
+        self.granted: tuple[str, ...] = ()
+        #: The consent card for its permissions, while it is asked (see :meth:`ask_permissions`).
+        self._permissions_task: asyncio.Task | None = None
         frame.on_request(self.answer)
         frame.on_end(self._frame_ended)
 
@@ -238,6 +250,8 @@ class ShownApp:
         with contextlib.suppress(ValueError):
             self.apps.shown.remove(self)
         self.say(reason)
+        if self._permissions_task is not None:
+            self._permissions_task.cancel()
         with contextlib.suppress(Exception):
             self.frame.teardown()
         self.frame.cancel_requests()
@@ -263,6 +277,12 @@ class ShownApp:
                                            show_waiting=False)
             self.asks.children = (self._requests_view,)
         return self._requests_view
+
+    def ask_permissions(self) -> None:
+        """Ask the person for the permissions the app's resource asks for, then start the app
+        with what they allowed (see :func:`ask_permissions`); runs on its own."""
+        task = asyncio.get_running_loop().create_task(ask_permissions(self))
+        self._permissions_task = task
 
     def done_asking(self) -> None:
         """A request of the app is over: of its answered forms and cards, the newest
@@ -405,6 +425,33 @@ def _saved_file(item: dict) -> SavedFile:
     return SavedFile(name, mime, data)
 
 
+async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
+    """The permission card, under the app's frame, on the way a link card goes; the frame then
+    gets what the person ticked and pressed **Allow** for, or nothing. Returns what it got."""
+    from .._ui.permission_card import PermissionCard, permission_names
+
+    asked = app.resource.permissions
+    message = t("app_asks_permissions", tool=app.log.tool)
+    granted: tuple[str, ...] = ()
+    try:
+        outcome = await app.apps.ask_consent(message, permission_names(asked), lambda: (
+            PermissionCard(message, asked, server=app.connection.name)), app.requests_view,
+            kind="permission")
+        answer = outcome.answer
+        if answer is not None and answer.action == "accept":
+            chosen = (answer.content or {}).get("granted") or ()
+            granted = tuple(key for key in asked if key in chosen)
+        if outcome.by_person:
+            app.say(t("app_permissions_granted", names=permission_names(granted)) if granted
+                    else t("app_permissions_none"))
+    finally:
+        app.done_asking()
+        app.granted = granted
+        if not app.ended:
+            app.frame.release(granted)
+    return granted
+
+
 async def _message(app: ShownApp, params: dict) -> dict:
     if len(app.log.messages) >= MAX_MESSAGES:
         raise AppRequestError(SERVER_ERROR, f"the app sent {MAX_MESSAGES} messages already")
@@ -475,14 +522,16 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
         return None
     while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
         apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))
-    frame = frame_class(html=resource.html, csp={k: list(v) for k, v in resource.csp.items()},
-                        tool=tool, tool_input=arguments or {})
+    frame = frame_class(html=resource.html, csp=resource.csp,
+                        tool=tool, tool_input=arguments or {}, held=bool(resource.permissions))
     app = ShownApp(apps, tool, resource, frame)
     app.view = view
     apps.shown.append(app)
     # (the frame's updates, its size and status, come while the call's cell may still run)
     keep_widget_messages_flowing(app.box)
     view.show_app(app.box)
+    if resource.permissions:
+        app.ask_permissions()
     return app
 
 

@@ -234,7 +234,8 @@ async def _answer_url(context: RequestContext, request: ElicitationRequest) -> O
 async def _consent(context: RequestContext, message: object, target: str,
                    make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
     """A card that asks the person's consent (to open ``target``, a page; or, ``kind="file"``,
-    to save it): the respond policy never gives it, the rate limit and the backlog hold it."""
+    to save it; ``kind="permission"``, to give an app ``target``, its permissions): the respond
+    policy never gives it, the rate limit and the backlog hold it."""
     server, guard = context.server, context.guard
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
@@ -244,7 +245,8 @@ async def _consent(context: RequestContext, message: object, target: str,
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
-        by = AnsweredBy.POLICY_FILE if kind == "file" else AnsweredBy.POLICY_URL
+        by = {"file": AnsweredBy.POLICY_FILE,
+              "permission": AnsweredBy.POLICY_PERMISSION}.get(kind, AnsweredBy.POLICY_URL)
         return Outcome(Answer("cancel"), by, kind="warning",
                        notice=t(f"n_{kind}_no_policy", server=server, url=target))
     limited = _rate_limited(server, guard)
@@ -256,9 +258,10 @@ async def _consent(context: RequestContext, message: object, target: str,
 async def ask_consent(context: RequestContext, message: str, target: str,
                       make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
     """A consent card nb_elicit raises for a server's app (``ui/open-link``, a file of
-    ``ui/download-file``): the way a server's URL request goes (mute, the respond policy, the
-    rate limit, the backlog), told and recorded by :func:`write_outcome`. The outcome says
-    what became of it (``by_person``: the person answered)."""
+    ``ui/download-file``, the permissions its resource asks for): the way a server's URL
+    request goes (mute, the respond policy, the rate limit, the backlog), told and recorded by
+    :func:`write_outcome`. The outcome says what became of it (``by_person``: the person
+    answered)."""
     try:
         outcome = _muted(context.server, context.guard)
         if outcome is None:

@@ -25,10 +25,17 @@ it. The frame's front end asks for it, ``{"kind": "html"}``, and gets it once, `
 "html", "gone": true}`` and the app ends (:meth:`AppFrame.on_end`). So does it when the front
 end says the frame was torn down or left its page (`status`).
 
-The Content Security Policy's domains are checked here, once, by
-:func:`~nb_elicit._core.apps.csp_domains` (`csp` holds only what it keeps); the front end builds
-the policy from them as they are. No permission (camera, microphone, geolocation, clipboard) is
-granted: the front end sets no ``allow`` on either frame.
+The Content Security Policy is built here, by
+:func:`~nb_elicit._core.apps.content_security_policy` from the resource's ``_meta.ui.csp`` as
+:func:`~nb_elicit._core.apps.app_csp` checked it (`csp` holds only what it kept): `policy` is
+that text, and the front end writes it into the frame as it is, with no rule of its own.
+`permissions` holds what the person granted (camera, microphone, geolocation,
+clipboard-write; checked by :func:`~nb_elicit._core.apps.granted_permissions`), ``{}`` by
+default: the front end puts
+exactly those in both frames' ``allow`` attribute (none at all when nothing is granted) and
+tells the app of them. A frame made with ``held=True`` (its app asks for permissions) gets its
+HTML only after :meth:`AppFrame.release`, which sets `permissions` first: the app never runs
+before the person answered, and an ``allow`` attribute is read only when a frame loads.
 
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
 than 16 requests waiting at once are answered there with an error and never reach Python.
@@ -59,7 +66,13 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._core.apps import NOTIFICATIONS, REQUESTS, csp_domains
+from .._core.apps import (
+    NOTIFICATIONS,
+    REQUESTS,
+    app_csp,
+    content_security_policy,
+    granted_permissions,
+)
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from .loop import running_loop
@@ -115,18 +128,22 @@ class AppFrame(anywidget.AnyWidget):
     """One MCP App, framed and sandboxed; its requests go to :meth:`on_request`'s handler.
 
     Python gives ``html`` (the resource's HTML: sent once, by message, not synced) and sets
-    `csp` (from its ``_meta.ui``, checked), `tool` (the tool's definition, for the app's host
-    context), and then `tool_input`, `tool_result` (a ``CallToolResult`` as a plain dict) or
-    `cancelled` (the reason) as the call goes. The front end sets `height` (what the app
-    asked for, clamped to [40, `max_height`]; 0 until it says) and `status` (``"loading"``,
-    ``"ready"``, ``"failed: ..."``, ``"torn down"``). `host_code_requests` counts the times
-    its front end asked for the host code (at most once per page for all frames, unless a load
-    failed).
+    `csp` (from its ``_meta.ui``, checked; `policy` follows it), `tool` (the tool's
+    definition, for the app's host context), and then `tool_input`, `tool_result` (a
+    ``CallToolResult`` as a plain dict) or `cancelled` (the reason) as the call goes. The front
+    end sets `height` (what the app asked for, clamped to [40, `max_height`]; 0 until it says)
+    and `status` (``"loading"``, ``"ready"``, ``"failed: ..."``, ``"torn down"``).
+    `host_code_requests` counts the times its front end asked for the host code (at most once
+    per page for all frames, unless a load failed).
     """
 
     _esm = loader()
 
     csp = traitlets.Dict().tag(sync=True)
+    #: The frame's Content Security Policy, built from `csp` (set with it, never by hand).
+    policy = traitlets.Unicode(content_security_policy({})).tag(sync=True)
+    #: The permissions the person granted (``{"microphone": {}}``); none by default.
+    permissions = traitlets.Dict().tag(sync=True)
     tool = traitlets.Dict().tag(sync=True)
     tool_input = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     tool_result = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -139,11 +156,14 @@ class AppFrame(anywidget.AnyWidget):
     #: The frame's own texts, in nb_elicit's language.
     _texts = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, html: str = "", **kwargs: Any):
+    def __init__(self, html: str = "", held: bool = False, **kwargs: Any):
         kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
         super().__init__(**kwargs)
         #: The app's HTML until its front end took it (None after: it goes to one page, once).
         self._html: str | None = str(html)
+        #: The HTML waits for :meth:`release` (the person has yet to answer for permissions).
+        self.held = bool(held)
+        self._html_asked = False
         self._on_end: Callable[[str], None] | None = None
         self._handler: Handler | None = None
         self._loop = running_loop()
@@ -155,7 +175,19 @@ class AppFrame(anywidget.AnyWidget):
 
     @traitlets.validate("csp")
     def _valid_csp(self, proposal):
-        return {key: list(values) for key, values in csp_domains(proposal["value"]).items()}
+        return app_csp(proposal["value"])
+
+    @traitlets.observe("csp")
+    def _csp_changed(self, change) -> None:
+        self.policy = content_security_policy(change["new"])
+
+    @traitlets.validate("policy")
+    def _valid_policy(self, proposal):
+        return content_security_policy(self.csp)
+
+    @traitlets.validate("permissions")
+    def _valid_permissions(self, proposal):
+        return granted_permissions(proposal["value"])
 
     @traitlets.observe("status")
     def _status_changed(self, change) -> None:
@@ -185,6 +217,17 @@ class AppFrame(anywidget.AnyWidget):
         """
         self._handler = handler
         self._loop = loop or running_loop() or self._loop
+
+    def release(self, granted=()) -> None:
+        """The person answered for the app's permissions: its frame gets ``granted`` (keys of
+        :data:`~nb_elicit._core.apps.PERMISSIONS`; none by default), then its HTML, if its
+        front end has asked for it already (else when it asks). Once only."""
+        if not self.held:
+            return
+        self.permissions = granted_permissions(list(granted))
+        self.held = False
+        if self._html_asked:
+            self._send_html()
 
     def send_tool_input_partial(self, arguments: dict) -> None:
         """Partial tool arguments while they stream in (dropped once the whole input is sent)."""
@@ -228,6 +271,14 @@ class AppFrame(anywidget.AnyWidget):
     def _send_html(self) -> None:
         """The app's HTML, to the first front end that asks; any later one hears it is gone
         (and the app ends: it runs in one page)."""
+        if self.held:  # (sent by release, once the person answered)
+            if self._html_asked:
+                self._html, self._html_asked = None, False
+                self.send({"kind": "html", "gone": True})
+                self._ended("shown again")
+                return
+            self._html_asked = True
+            return
         html, self._html = self._html, None
         if html is not None:
             self.send({"kind": "html", "html": html})

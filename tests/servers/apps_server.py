@@ -6,6 +6,8 @@
 - ``wrong_mime``: its app is served as plain ``text/html``;
 - ``too_large``: its app is one byte over nb_elicit's limit;
 - ``missing_app``: its app's resource does not exist;
+- ``wants_permissions``: its app ``ui://test/permissions.html`` asks for the microphone and
+  clipboard-write (``_meta.ui.permissions``), and for a permission the spec does not know;
 - ``reads_so_far``: how many times each app resource was read (JSON);
 - ``close_for_app``: ``for_app`` becomes ``visibility: ["model"]``, and the server says its
   tool list changed (``notifications/tools/list_changed``).
@@ -71,6 +73,11 @@ async def missing_app() -> str:
     return "missing_app's text result"
 
 
+@server.tool(meta=with_ui("ui://test/permissions.html"))
+async def wants_permissions() -> str:
+    return "wants_permissions's text result"
+
+
 @server.tool()
 async def reads_so_far() -> str:
     return json.dumps(dict(reads))
@@ -101,6 +108,13 @@ def wrong() -> str:
 def large() -> str:
     reads["ui://test/large.html"] += 1
     return "x" * (LIMIT + 1)
+
+
+@server.resource("ui://test/permissions.html", mime_type=APP_MIME, meta={"ui": {"permissions": {
+    "microphone": {}, "clipboardWrite": {}, "usb": {}}}})
+def permissions_app() -> str:
+    reads["ui://test/permissions.html"] += 1
+    return APP_HTML
 
 
 @server.resource("test://data", mime_type="text/plain")

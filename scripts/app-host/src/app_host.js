@@ -25,12 +25,16 @@
  *   `allow-modals`. `allow-forms` is there because without it the `submit` event never fires
  *   (apps handle forms in script), and `form-action 'none'` keeps forms from sending anything.
  *
- * The policy (`buildCsp`) is the spec's, without `'self'` (an opaque origin has no server of
- * its own, and a `srcdoc` document's `'self'` would name the notebook server) and with
- * `base-uri 'none'` and `form-action 'none'`: the spec lets a host restrict further, never
- * loosen. The declared domains come checked from Python (`_core/apps.py: csp_domains`, the one
- * validator: plain origins only), and are taken as they come. No permission is granted: neither
- * frame has an `allow` attribute, and the app is told of none.
+ * The policy is built in Python (`_core/apps.py: content_security_policy`, the reference host's
+ * of the ext-apps repository, from the domains `app_csp` kept) and comes as the widget's
+ * `policy`: this file writes it as it is, with no rule of its own.
+ *
+ * Permissions (camera, microphone, geolocation, clipboard-write) are the widget's
+ * `permissions`: what the person granted on nb_elicit's consent card, checked in Python
+ * (`_core/apps.py: granted_permissions`), `{}` unless they did. Both frames get exactly those in
+ * their `allow` attribute (`allowAttribute`, the reference host's mapping), and no attribute at
+ * all when there are none; the app's host capabilities name them too. Python sends the HTML
+ * only once the person answered, so the frames load with their `allow` already set.
  *
  * The app's HTML is not in the widget's state: the view asks Python for it (`{kind: "html"}`)
  * and gets it once; a second view (a reloaded page) is told it is gone and says so.
@@ -71,38 +75,48 @@ const PROXY_READY = "ui/notifications/sandbox-proxy-ready";
 const PROXY_CLOSED = "ui/notifications/sandbox-closed";
 const DISPLAY_MODES = ["inline"];
 
+// -- permissions ------------------------------------------------------------------------------
+
+/** The Permission Policy feature of each permission an app may be granted. */
+export const PERMISSION_FEATURES = Object.freeze({
+  camera: "camera", microphone: "microphone", geolocation: "geolocation",
+  clipboardWrite: "clipboard-write",
+});
+
+/** The widget's `permissions` (checked in Python) as the spec's object, known keys only. */
+export function grantedPermissions(permissions) {
+  const given = permissions && typeof permissions === "object" ? permissions : {};
+  const granted = {};
+  for (const key of Object.keys(PERMISSION_FEATURES)) {
+    if (given[key] && typeof given[key] === "object") granted[key] = {};
+  }
+  return granted;
+}
+
+/** A frame's `allow` attribute for the granted permissions ("" for none). */
+export function allowAttribute(permissions) {
+  return Object.keys(grantedPermissions(permissions))
+    .map((key) => PERMISSION_FEATURES[key]).join("; ");
+}
+
 // -- the Content Security Policy -------------------------------------------------------------
 
-/** The widget's `csp` (checked in Python, the one validator) as the four lists it holds. */
+/** The widget's `csp` (checked in Python) as the app is told of it (`McpUiResourceCsp`). */
 export function appliedCsp(csp) {
   const given = csp && typeof csp === "object" ? csp : {};
   const list = (value) => (Array.isArray(value) ? value.filter((s) => typeof s === "string") : []);
-  return {
+  const applied = {
     connectDomains: list(given.connectDomains),
     resourceDomains: list(given.resourceDomains),
     frameDomains: list(given.frameDomains),
     baseUriDomains: list(given.baseUriDomains),
   };
+  if (given.wasmUnsafeEval === true) applied.wasmUnsafeEval = true;
+  return applied;
 }
 
-/** The policy for an app's frame, from its resource's `_meta.ui.csp`. */
-export function buildCsp(csp) {
-  const { connectDomains, resourceDomains, frameDomains, baseUriDomains } = appliedCsp(csp);
-  const sources = (domains, ...fixed) => [...fixed, ...domains].join(" ") || "'none'";
-  return [
-    "default-src 'none'",
-    `script-src ${sources(resourceDomains, "'unsafe-inline'")}`,
-    `style-src ${sources(resourceDomains, "'unsafe-inline'")}`,
-    `img-src ${sources(resourceDomains, "data:")}`,
-    `font-src ${sources(resourceDomains)}`,
-    `media-src ${sources(resourceDomains, "data:")}`,
-    `connect-src ${sources(connectDomains)}`,
-    `frame-src ${sources(frameDomains)}`,
-    "object-src 'none'",
-    `base-uri ${sources(baseUriDomains)}`,
-    "form-action 'none'",
-  ].join("; ");
-}
+/** Without a policy from Python (never, but): nothing at all. */
+export const CLOSED_POLICY = "default-src 'none'";
 
 const FALLBACK_TEXTS = {
   title: "MCP App",
@@ -128,6 +142,13 @@ function sandboxProxy(title) {
         const params = data.params || {};
         inner = document.createElement("iframe");
         inner.setAttribute("sandbox", "allow-scripts allow-forms");
+        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
+                           clipboardWrite: "clipboard-write" };
+        const asked = params.permissions && typeof params.permissions === "object"
+          ? params.permissions : {};
+        const allow = Object.keys(features).filter((key) => asked[key] && typeof asked[key] === "object")
+          .map((key) => features[key]).join("; ");
+        if (allow) inner.setAttribute("allow", allow);
         inner.setAttribute("title", title);
         inner.addEventListener("load", () => {
           loads += 1;
@@ -149,15 +170,16 @@ function sandboxProxy(title) {
   host.postMessage({ jsonrpc: "2.0", method: prefix + "proxy-ready", params: {} }, "*");
 }
 
-/** The outer frame's document: the policy first, then the proxy. */
-export function proxyDocument(csp, title = FALLBACK_TEXTS.title) {
-  const policy = buildCsp(csp).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+/** The outer frame's document: the policy (the widget's `policy`) first, then the proxy. */
+export function proxyDocument(policy, title = FALLBACK_TEXTS.title) {
+  const given = typeof policy === "string" && policy ? policy : CLOSED_POLICY;
+  const written = given.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
   const style = "html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}"
     + "iframe{display:block;border:0;width:100%;height:100%}";
   // ("<" in the title is written \u003c: no "</script>" nor "<!--" inside the script.)
   const name = JSON.stringify(String(title)).replace(/</g, "\\u003c");
   const script = `(${sandboxProxy.toString()})(${name});`;
-  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${policy}">`
+  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${written}">`
     + `<meta charset="utf-8"><style>${style}</style></head><body><script>${script}</script>`
     + "</body></html>";
 }
@@ -335,7 +357,8 @@ function render({ model, el }) {
     logging: {},
     message: { text: {} },
     updateModelContext: { text: {}, structuredContent: {} },
-    sandbox: { csp: appliedCsp(model.get("csp")), permissions: {} },
+    sandbox: { csp: appliedCsp(model.get("csp")),
+               permissions: grantedPermissions(model.get("permissions")) },
   });
 
   const forward = (method, params, extra) => {
@@ -443,7 +466,7 @@ function render({ model, el }) {
         html,
         sandbox: SANDBOX,
         csp: appliedCsp(model.get("csp")),
-        permissions: {},
+        permissions: grantedPermissions(model.get("permissions")),
       });
     } catch (error) {
       notice.textContent = text("not_started");
@@ -467,7 +490,10 @@ function render({ model, el }) {
   const load = () => {
     if (html === null || closed) return;  // (until Python sent the HTML)
     frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
-    frame.srcdoc = proxyDocument(model.get("csp"), text("title"));
+    const allow = allowAttribute(model.get("permissions"));
+    if (allow) frame.setAttribute("allow", allow);
+    else frame.removeAttribute("allow");
+    frame.srcdoc = proxyDocument(model.get("policy"), text("title"));
   };
 
   const close = () => {
@@ -548,7 +574,7 @@ function render({ model, el }) {
     setHeight(parseFloat(frame.style.height));
     updateContext();
   });
-  model.on("change:csp", () => { if (!closed) load(); });
+  model.on("change:policy", () => { if (!closed) load(); });
 
   try {
     model.send({ kind: "html" });

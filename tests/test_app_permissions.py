@@ -1,0 +1,221 @@
+"""The permissions an app's resource asks for (``_meta.ui.permissions``): read and checked in
+``_core/apps.py``, asked on a consent card (``_ui/permission_card.py``) before the frame gets
+its HTML, and only what the person allowed reaches the frame's ``allow`` (``_runtime/apps.py``).
+
+The end-to-end parts use ``tests/servers/apps_server.py``'s ``wants_permissions`` (its app asks
+for the microphone, clipboard-write and an unknown ``usb``) with a frontend said to be there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from helpers.servers import SERVERS, drive
+
+import nb_elicit
+import nb_elicit._runtime.connection  # noqa: F401 - bound before a frontend is said to be there
+from nb_elicit._core.apps import (
+    allow_attribute,
+    app_resource,
+    granted_permissions,
+    permissions_asked,
+)
+from nb_elicit._core.history import HISTORY
+from nb_elicit._core.outcome import AnsweredBy
+from nb_elicit._core.policy import POLICIES, parse_policy
+from nb_elicit._ui.app_frame import AppFrame
+from nb_elicit._ui.permission_card import PermissionCard, permission_names
+
+pytestmark = pytest.mark.timeout(120)
+
+APPS_SERVER = [sys.executable, str(SERVERS / "apps_server.py")]
+MIME = "text/html;profile=mcp-app"
+
+
+@pytest.fixture
+def frontend(monkeypatch):
+    monkeypatch.setattr("nb_elicit._runtime.apps.widget_frontend_attached", lambda: True)
+
+
+@pytest.fixture(autouse=True)
+def no_policies():
+    yield
+    POLICIES.everywhere = None
+    POLICIES.per_connection.clear()
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+def test_only_the_four_known_permissions_are_asked_for_in_the_spec_s_shape():
+    assert permissions_asked({"clipboardWrite": {}, "camera": {}, "usb": {},
+                              "microphone": True, "geolocation": "yes"}) == (
+        "camera", "microphone", "clipboardWrite")
+    for nothing in (None, [], "camera", {"camera": None}, {"camera": False}):
+        assert permissions_asked(nothing) == ()
+
+
+def test_the_allow_attribute_names_only_what_was_granted():
+    assert allow_attribute(["clipboardWrite", "microphone"]) == "microphone; clipboard-write"
+    assert allow_attribute({"camera": {}, "usb": {}}) == "camera"
+    assert allow_attribute([]) == allow_attribute(None) == allow_attribute("camera") == ""
+    assert granted_permissions(["geolocation", "usb"]) == {"geolocation": {}}
+
+
+def test_the_resource_keeps_what_its_meta_asks_for():
+    read = {"contents": [{"uri": "ui://a", "mimeType": MIME, "text": "<p>a</p>", "_meta": {
+        "ui": {"permissions": {"microphone": {}, "speaker": {}}}}}]}
+    assert app_resource("ui://a", read).permissions == ("microphone",)
+    plain = {"contents": [{"uri": "ui://a", "mimeType": MIME, "text": "<p>a</p>"}]}
+    assert app_resource("ui://a", plain).permissions == ()
+
+
+# -- the frame ---------------------------------------------------------------------------------
+
+def sent_by(frame: AppFrame) -> list[dict]:
+    sent: list[dict] = []
+    frame.send = lambda content, buffers=None: sent.append(content)
+    return sent
+
+
+def test_a_held_frame_gets_its_html_only_after_release_with_what_was_granted():
+    frame = AppFrame(html="<p>app</p>", held=True)
+    sent = sent_by(frame)
+    frame._handle_custom_msg({"kind": "html"}, [])
+    assert sent == [] and frame.permissions == {}
+    frame.release(["microphone", "usb"])
+    assert frame.permissions == {"microphone": {}}
+    assert sent == [{"kind": "html", "html": "<p>app</p>"}]
+    frame.release(["camera"])  # (once only)
+    assert frame.permissions == {"microphone": {}}
+
+
+def test_a_frame_released_before_it_asked_sends_its_html_when_asked():
+    frame = AppFrame(html="<p>app</p>", held=True)
+    sent = sent_by(frame)
+    frame.release()
+    assert sent == [] and frame.permissions == {}
+    frame._handle_custom_msg({"kind": "html"}, [])
+    assert sent == [{"kind": "html", "html": "<p>app</p>"}]
+
+
+def test_a_frame_s_permissions_are_checked_and_none_by_default():
+    assert AppFrame(html="").permissions == {}
+    frame = AppFrame(html="", permissions={"camera": {}, "usb": {}, "microphone": "x"})
+    assert frame.permissions == {"camera": {}}
+
+
+# -- the card ----------------------------------------------------------------------------------
+
+def test_the_card_names_the_server_and_each_permission_and_grants_the_ticked_ones():
+    card = PermissionCard("The app asks.", ("microphone", "clipboardWrite", "usb"),
+                          server="notes")
+    assert list(card.boxes) == ["microphone", "clipboardWrite"]
+    assert [box.description for box in card.boxes.values()] == [
+        "your microphone", "writing to your clipboard"]
+    assert "notes asks for permissions for its app" in card.message_line.value
+    bundle = card._repr_mimebundle_()
+    assert bundle["text/plain"] == ("[notes asks for its app: your microphone, writing to your "
+                                    "clipboard]")
+    card.boxes["clipboardWrite"].value = False
+    card.allow_button.click()
+    answer = card.answer.result()
+    assert (answer.action, answer.content) == ("accept", {"granted": ["microphone"]})
+    assert card.status_text == "You agreed: the app starts with your microphone."
+
+
+def test_declining_the_card_grants_nothing():
+    card = PermissionCard("m", ("camera",), server="s")
+    card.decline_button.click()
+    assert card.answer.result().action == "decline"
+    assert card.consent() is False
+    assert permission_names(()) == "nothing"
+
+
+# -- in a call ---------------------------------------------------------------------------------
+
+async def shown(conn):
+    call = conn.start_tool("wants_permissions")
+    await call
+    (app,) = conn.apps.shown
+    return app
+
+
+@pytest.mark.parametrize("press", ["allow", "decline"])
+def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
+    async def scenario(person):
+        conn = await nb_elicit.connect("perms", APPS_SERVER)
+        HISTORY.clear()
+        app = await shown(conn)
+        sent = sent_by(app.frame)
+        app.frame._handle_custom_msg({"kind": "html"}, [])  # (the front end asks at once)
+        card = await person.wait_for_form()
+        await asyncio.sleep(0.1)
+        before = (list(sent), dict(app.frame.permissions), app.frame.held)
+        under_app = any(card in view.forms.children for view in app.asks.children)
+        if press == "allow":
+            card.boxes["clipboardWrite"].value = False
+            card.allow_button.click()
+        else:
+            card.decline_button.click()
+        await app._permissions_task
+        return app, card, before, under_app, sent, list(HISTORY.entries)
+
+    app, card, before, under_app, sent, history = drive(scenario)
+    assert isinstance(card, PermissionCard) and under_app
+    assert list(card.boxes) == ["microphone", "clipboardWrite"]  # (usb: unknown, left out)
+    assert before == ([], {}, True)  # (no HTML, nothing granted, while the card waits)
+    # (then the HTML; the teardown is drive()'s closing the connection)
+    assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html",
+                                                         "html": app.resource.html}]
+    said = "\n".join(line.value for line in app.lines.children)
+    (entry,) = [e for e in history if e.server == "perms"]
+    assert entry.answered_by == AnsweredBy.PERSON
+    if press == "allow":
+        assert app.frame.permissions == {"microphone": {}} and app.granted == ("microphone",)
+        assert "You gave the app: your microphone." in said
+        assert (entry.action, entry.content) == ("accept", {"granted": ["microphone"]})
+    else:
+        assert app.frame.permissions == {} and app.granted == ()
+        assert "The app runs with no permission." in said
+        assert entry.action == "decline"
+
+
+def test_a_respond_policy_never_grants_a_permission(frontend):
+    async def scenario(person):
+        conn = await nb_elicit.connect("perms", APPS_SERVER)
+        POLICIES.per_connection["perms"] = parse_policy("accept {}", "test")
+        HISTORY.clear()
+        app = await shown(conn)
+        await app._permissions_task
+        return app, person.seen, list(HISTORY.entries)
+
+    app, seen, history = drive(scenario)
+    assert seen == [] and app.frame.permissions == {} and not app.frame.held
+    (entry,) = [e for e in history if e.server == "perms"]
+    assert (entry.action, entry.answered_by) == ("cancel", AnsweredBy.POLICY_PERMISSION)
+
+
+def test_an_app_that_ends_while_its_card_waits_is_given_nothing(frontend):
+    async def scenario(person):
+        conn = await nb_elicit.connect("perms", APPS_SERVER)
+        app = await shown(conn)
+        await person.wait_for_form()
+        app.end("gone")
+        with pytest.raises(asyncio.CancelledError):
+            await app._permissions_task
+        return app
+
+    app = drive(scenario)
+    assert app.frame.permissions == {} and app.frame.held
+
+
+def test_headless_no_app_is_shown_so_nothing_is_granted():
+    async def scenario(person):
+        conn = await nb_elicit.connect("perms", APPS_SERVER)
+        result = await conn.call_tool("wants_permissions")
+        return conn.apps.shown, result, person.seen
+
+    shown_apps, result, seen = drive(scenario)
+    assert shown_apps == [] and seen == [] and result.app is None
