@@ -26,7 +26,7 @@ cdn.jsdelivr.net when the app reads the resource; with no network, there is no v
 
 The examples share one notebook (one kernel, one page): each test runs its own cells (connect,
 call, then ``%mcp disconnect``, which ends the app so that animations stop), so each can also
-run alone. Screenshots go to ``test-artifacts/browser/test_apps_examples_browser/``.
+run alone. Screenshots go to ``test-artifacts/browser/test_apps_examples_browser.py/``.
 """
 
 from __future__ import annotations
