@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers.fill import fill
 from helpers.interop import (
+    APPS_EXAMPLES,
     APPS_SERVERS,
     EVERYTHING,
     FASTMCP,
@@ -295,7 +296,7 @@ def test_fastmcp_decline_and_dismiss_reach_ctx_elicit(fastmcp, action):
 
 def test_the_testing_doc_names_the_pinned_versions():
     text = Path(REPO / "docs" / "testing.md").read_text(encoding="utf-8")
-    for name, version in (EVERYTHING, *APPS_SERVERS):
+    for name, version in (EVERYTHING, *APPS_SERVERS, *APPS_EXAMPLES):
         assert f"`{name}@{version}`" in text
     for pin in FASTMCP:
         assert f"`{pin}`" in text

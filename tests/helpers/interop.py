@@ -26,6 +26,18 @@ APPS_SYSTEM_MONITOR = ("@modelcontextprotocol/server-system-monitor", "2.0.3")
 APPS_COHORT_HEATMAP = ("@modelcontextprotocol/server-cohort-heatmap", "2.0.3")
 APPS_BUDGET_ALLOCATOR = ("@modelcontextprotocol/server-budget-allocator", "2.0.3")
 APPS_SERVERS = (APPS_BASIC, APPS_SYSTEM_MONITOR, APPS_COHORT_HEATMAP, APPS_BUDGET_ALLOCATOR)
+#: More official examples, newest of their 2.0.x on the registry; they need workers, WebGL,
+#: media or permissions (see docs/testing.md).
+APPS_PDF = ("@modelcontextprotocol/server-pdf", "2.0.4")
+APPS_THREEJS = ("@modelcontextprotocol/server-threejs", "2.0.3")
+APPS_SHADERTOY = ("@modelcontextprotocol/server-shadertoy", "2.0.3")
+APPS_SHEET_MUSIC = ("@modelcontextprotocol/server-sheet-music", "2.0.3")
+APPS_SCENARIO_MODELER = ("@modelcontextprotocol/server-scenario-modeler", "2.0.3")
+APPS_CUSTOMER_SEGMENTATION = ("@modelcontextprotocol/server-customer-segmentation", "2.0.3")
+APPS_VIDEO_RESOURCE = ("@modelcontextprotocol/server-video-resource", "2.0.3")
+APPS_TRANSCRIPT = ("@modelcontextprotocol/server-transcript", "2.0.3")
+APPS_EXAMPLES = (APPS_PDF, APPS_THREEJS, APPS_SHADERTOY, APPS_SHEET_MUSIC, APPS_SCENARIO_MODELER,
+                 APPS_CUSTOMER_SEGMENTATION, APPS_VIDEO_RESOURCE, APPS_TRANSCRIPT)
 
 
 def everything_command() -> list[str]:
