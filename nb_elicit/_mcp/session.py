@@ -489,6 +489,7 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
     the call that opened it (a reconnect, a second era), and requests it hears later must not
     take that finished call for the current one."""
     if sys.version_info >= (3, 11):
+        # Background work: owned by its ServerSession: close() waits for it.
         return asyncio.get_running_loop().create_task(coro, name=name,
                                                       context=contextvars.Context())
     return contextvars.Context().run(asyncio.create_task, coro, name=name)

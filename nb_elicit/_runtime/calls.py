@@ -101,6 +101,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     view.follow(call)
     calls.append(call)
     token = current_call.set(call)
+    # Background work: owned by run_call: awaited, or cancelled, before it returns.
     task = asyncio.ensure_future(work)
     succeeded = False
     try:

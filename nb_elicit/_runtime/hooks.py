@@ -169,6 +169,7 @@ class ElicitationHook:
             here = asyncio.get_running_loop()
             loop = kernel_loop()
             if loop is None or loop is here:
+                # Background work: a task only to run in the cell's context; awaited here.
                 return await cell.run(here.create_task, _ask_in_cell(
                     server, request, self.refuse_with))
             if threading.current_thread() is threading.main_thread() \
@@ -238,6 +239,7 @@ async def _ask_in_cell(server: str, request, refuse_with: str) -> Answer | BaseE
 
 async def _in_context(context: contextvars.Context, work):
     """Run ``work`` as a task of the current loop in (a copy of) ``context``."""
+    # Background work: a task only to run in ``context``; awaited here.
     return await context.run(asyncio.get_running_loop().create_task, work)
 
 

@@ -311,6 +311,7 @@ def after_answer(callback: Callable[[], object]) -> None:
     if loop is None:
         callback()
         return
+    # Background work: UI only: a one-off callback, nothing to own.
     loop.call_later(SHOW_AFTER, callback)
 
 
