@@ -49,7 +49,7 @@ HOMES = {"answered_by": "_core/outcome.py", "code": "_core/jsonrpc.py", "shape":
 ANSWERED_BY = {member.value for member in AnsweredBy}
 SHAPES = {member.value for member in TaskShape}
 #: Where a value says who answered: these calls' arguments, and names assigned or compared.
-ANSWERING_CALLS = {"Outcome", "Asked", "dismiss", "abandon", "withdraw", "retell",
+ANSWERING_CALLS = {"Outcome", "Asked", "dismiss", "abandon", "withdraw",
                    "_end_unanswered", "_answer_without_content"}
 ANSWERING_NAMES = {"answered_by", "_answered_by", "how"}
 

@@ -42,13 +42,13 @@ from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
 from .._ui.url_card import UrlConsentCard
 from .backlog import Turn
-from .calls import SETTLE, Call
+from .calls import Call
 from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "wait_for_person",
-           "write_outcome"]
+__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "how_gone",
+           "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
@@ -328,8 +328,7 @@ async def _by_person(context: RequestContext, message: object,
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
             turn = await backlog.turn(context.view, wait)
     except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
-        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None,
-                                              withdrawal(context, error))
+        _record_gone(context, message, None, how_gone(context, error))
         raise
     if turn is Turn.FULL:
         return Outcome(Answer("cancel"), AnsweredBy.BACKLOG_FULL, kind="warning", counted=Counted(
@@ -374,12 +373,11 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
                 return await prompt.wait()
         except asyncio.CancelledError as error:
             # The request is gone: no answer can reach the server any more, so the prompt
-            # refuses one at once (and takes back one given a moment ago that never left).
-            # Whether it was withdrawn or its server went away is told a moment later, when
-            # the prompt ends (the view freezes only then, with the true reason).
-            withdrawn = withdrawal(context, error)
-            prompt.withdraw(*withdrawn)
-            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt, withdrawn)
+            # refuses one at once (and takes back one given a moment ago that never left),
+            # and says whether it was withdrawn or its server went away.
+            gone = how_gone(context, error)
+            prompt.withdraw(*gone)
+            _record_gone(context, prompt.message, prompt, gone)
             raise
         except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
             prompt.abandon(t("failed_request"), answered_by=AnsweredBy.FAILED)
@@ -411,20 +409,29 @@ def withdrawal(context: RequestContext,
     return t("withdrew", server=context.server), AnsweredBy.WITHDRAWN
 
 
+def how_gone(context: RequestContext,
+             error: asyncio.CancelledError) -> tuple[str, AnsweredBy]:
+    """What a request cancelled by ``error`` says and how it ended, decided at once: its
+    server went away (``context.gone()``), else :func:`withdrawal`.
+
+    No wait is needed to tell the two apart: a session whose server went away has ended (its
+    ``ended`` is set, and the connection is disconnected) before the SDK cancels the
+    requests it was answering (see ``_mcp/session.py``, ``ServerSession.ended``)."""
+    if context.gone():
+        return t("disconnected", server=context.server), AnsweredBy.DISCONNECTED
+    return withdrawal(context, error)
+
+
 def _record_gone(context: RequestContext, message: object, prompt: PromptWidget | None,
-                 withdrawn: tuple[str, AnsweredBy]) -> None:
-    """A moment after a request went away unanswered: tell whether it was ``withdrawn`` (what
-    it says, how it ended) or its server went away, and record it. ``prompt`` is None for a
-    request still waiting for its turn."""
-    disconnected = context.gone()
+                 gone: tuple[str, AnsweredBy]) -> None:
+    """A request went away unanswered: end its prompt (what it says, how it ended: ``gone``)
+    and record it. ``prompt`` is None for a request still waiting for its turn."""
+    reason, how = gone
     if prompt is None:
-        how = (AnsweredBy.DISCONNECTED if disconnected else withdrawn[1]
-               if withdrawn[1] in BY_PERSON else AnsweredBy.WITHDRAWN_WAITING)
+        if how not in BY_PERSON and how != AnsweredBy.DISCONNECTED:
+            how = AnsweredBy.WITHDRAWN_WAITING
     else:
-        reason, how = ((t("disconnected", server=context.server), AnsweredBy.DISCONNECTED)
-                       if disconnected else withdrawn)
-        if not prompt.abandon(reason, how) and prompt.answered_by == withdrawn[1]:
-            prompt.retell(reason, how)  # (an answer taken back)
+        prompt.abandon(reason, how)  # (an answer taken back already says so)
         how = prompt.answered_by
     context.write_outcome(message, Outcome(None, how), in_cell=False)
 
