@@ -129,12 +129,16 @@ def test_an_answer_given_as_the_request_is_withdrawn_is_taken_back():
 
 
 def test_a_form_closed_by_its_server_dying_is_in_the_history_once(views):
+    """The session ended the moment its server's stream did: the form, cancelled after
+    that, says disconnected at once."""
     HISTORY.clear()
 
     async def scenario(person):
         conn = await nb_elicit.connect("hostile", _hostile(), rate_limit=None)
+        session = conn.sessions.main
         with pytest.raises(nb_elicit.ServerDisconnected):
             await conn.call_tool("crash", {"after": 0.3})
+        assert session.ended.is_set() and conn.status == "disconnected"
         return person.seen[-1]
 
     form = drive(scenario)
