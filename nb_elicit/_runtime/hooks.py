@@ -37,6 +37,7 @@ from .._core.errors import InvalidRequest
 from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
+from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Outcome
 from .._core.text import shorten
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
@@ -264,7 +265,7 @@ def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
     line = t("n_kernel_blocked", server=server, message=shorten(message, 200),
              sync=call.sync, instead=call.instead)
     _tell(cell, server, message, Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
-                                         kind="warning", notice=line))
+                                         notice_kind=NoticeKind.WARNING, notice=line))
     return Answer("cancel")
 
 
@@ -278,7 +279,7 @@ def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseExc
         how, line = AnsweredBy.FAILED, t("n_failed" + suffix, server=server,
                                 error=shorten(repr(error), 200))
     _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
-                                         kind="error", notice=line))
+                                         notice_kind=NoticeKind.ERROR, notice=line))
 
 
 def _tell(cell: contextvars.Context, server: str, message: Any, outcome: Outcome) -> None:
