@@ -373,6 +373,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
         try:
             context.view.add_form(prompt)
             if not widget_frontend_attached():
+                # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), prompt.dismiss, AnsweredBy.NO_FRONTEND)
             with PENDING.track(prompt, context.server, context.call):
                 return await prompt.wait()
