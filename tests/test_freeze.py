@@ -8,6 +8,7 @@ import asyncio
 import ipywidgets as widgets
 import pytest
 
+from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui import call_view, closing
@@ -219,7 +220,7 @@ def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(mo
         guard = Guard()
         for count in range(1, 101):  # a hundred requests wait, a hundred more are cancelled
             view.show_backlog("bench", count, lambda: None)
-            guard.count_notice("full", view, lambda n: f"cancelled {n} requests")
+            guard.count_notice(AnsweredBy.BACKLOG_FULL, view, lambda n: f"cancelled {n} requests")
         line, (notice,) = view._backlog.children[0], view.forms.children
         values = {"line": [], "notice": []}
         line.observe(lambda change: values["line"].append(change["new"]), "value")
@@ -247,7 +248,7 @@ def test_a_view_frozen_before_its_counts_were_drawn_draws_them_first(monkeypatch
         view.display_handle = Handle()
         guard = Guard()
         for _ in range(3):
-            guard.count_notice("full", view, lambda n: f"cancelled {n} requests")
+            guard.count_notice(AnsweredBy.BACKLOG_FULL, view, lambda n: f"cancelled {n} requests")
         (notice,) = view.forms.children
         before = notice.value
         view.freeze()

@@ -7,6 +7,7 @@ from nb_elicit import ElicitationForm
 from nb_elicit._core.history import History
 from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
 from nb_elicit._core.masking import MASK
+from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.protection import Protection
 from nb_elicit._core.secrets import looks_secret
 from nb_elicit._runtime.guard import Guard
@@ -63,14 +64,14 @@ def test_the_guard_keeps_one_counted_notice_per_view_and_a_fresh_one_after_a_pau
     assert guard.allow()
     for _ in range(3):
         assert not guard.allow()
-        guard.count_notice("limited", view, lambda n: f"declined {n}")
+        guard.count_notice(AnsweredBy.RATE_LIMIT, view, lambda n: f"declined {n}")
     assert view.lines == ["declined 3"]
     guard.rules._limiter._tokens = 1  # the limit recovered: the next burst gets its own notice
     assert guard.allow() and not guard.allow()
-    guard.count_notice("limited", view, lambda n: f"declined {n}")
+    guard.count_notice(AnsweredBy.RATE_LIMIT, view, lambda n: f"declined {n}")
     assert view.lines == ["declined 3", "declined 1"]
     other = FakeView()
-    guard.count_notice("limited", other, lambda n: f"declined {n}")
+    guard.count_notice(AnsweredBy.RATE_LIMIT, other, lambda n: f"declined {n}")
     assert other.lines == ["declined 1"]
 
 

@@ -11,8 +11,8 @@ import pytest
 from nb_elicit._core.answer import Answer
 from nb_elicit._core.history import History, table_html
 from nb_elicit._core.i18n import set_language
-from nb_elicit._core.notices import Notice
-from nb_elicit._core.outcome import Outcome
+from nb_elicit._core.notices import Notice, NoticeKind
+from nb_elicit._core.outcome import AnsweredBy, Outcome
 from nb_elicit._core.schema import parse_schema
 from nb_elicit._core.transcript import (
     Asked,
@@ -300,9 +300,9 @@ def test_a_refused_form_is_an_error_notice_in_one_sentence(schema, kind, phrase,
 
 
 def test_answers_given_for_the_person_are_warnings_and_the_persons_own_are_not():
-    assert Outcome(Answer("cancel"), "person").kind == "info"
+    assert Outcome(Answer("cancel"), AnsweredBy.PERSON).notice_kind == NoticeKind.INFO
     outcome = asking._no_frontend("demo")
-    assert outcome.kind == "warning"
+    assert outcome.notice_kind == NoticeKind.WARNING
 
 
 # -- what a newcomer noticed: a labelled result, the page once, words whole, plain descriptions ----

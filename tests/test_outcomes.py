@@ -101,7 +101,7 @@ def test_counted_outcomes_share_one_line_per_call(history):
     view, guard = FakeView(), Guard()
     for _ in range(3):
         asking.write_outcome("demo", "Who?", view, guard, Outcome(
-            Answer("cancel"), "muted", counted=Counted("muted", lambda n: f"{n} muted")))
+            Answer("cancel"), "muted", counted=Counted(lambda n: f"{n} muted")))
     assert view.lines == ["3 muted"]
     assert [e.answered_by for e in history.entries] == ["muted"] * 3
 

@@ -21,7 +21,6 @@ from nb_elicit._core.i18n import set_language
 from nb_elicit._core.task_store import TaskStore
 from nb_elicit._core.tasks import TaskState
 from nb_elicit._runtime import task_follow
-from nb_elicit._runtime.calls import SETTLE
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._runtime.task_follow import follow
 from nb_elicit._runtime.tasks import TASKS, TaskRun, Tasks
@@ -65,13 +64,18 @@ def said_at_the_end(form) -> tuple[str, str, str, str]:
 
 async def ended(call):
     """How the call ended, within :data:`HANG` seconds (a call still waiting is the bug), once
-    its withdrawn forms have said why (a moment later, while the connection is still open)."""
+    its withdrawn forms have said why and ended (while the connection is still open)."""
     try:
         return await asyncio.wait_for(asyncio.shield(call), HANG)
     except nb_elicit.NbElicitError as error:
         return error
     finally:
-        await asyncio.sleep(SETTLE * 3)
+        await asyncio.wait_for(_no_form_open(), HANG)
+
+
+async def _no_form_open() -> None:
+    while len(PENDING):
+        await asyncio.sleep(0.005)
 
 
 def test_cancel_while_a_question_is_open_withdraws_it_and_cancels_at_once(extension):

@@ -15,6 +15,7 @@ import pytest
 import nb_elicit
 from nb_elicit._core import jsonrpc
 from nb_elicit._core.apps import APP_METHODS, NOTIFICATIONS, REQUESTS
+from nb_elicit._core.notices import NoticeKind
 from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.tasks import TaskShape
 from nb_elicit._mcp import Era
@@ -45,13 +46,21 @@ def test_each_task_shape_names_the_era_that_speaks_it():
 
 PACKAGE = Path(nb_elicit.__file__).parent
 #: Each vocabulary's module: the one place its literals are written.
-HOMES = {"answered_by": "_core/outcome.py", "code": "_core/jsonrpc.py", "shape": "_core/tasks.py"}
+HOMES = {"answered_by": "_core/outcome.py", "code": "_core/jsonrpc.py", "shape": "_core/tasks.py",
+         "notice_kind": "_core/notices.py"}
 ANSWERED_BY = {member.value for member in AnsweredBy}
 SHAPES = {member.value for member in TaskShape}
 #: Where a value says who answered: these calls' arguments, and names assigned or compared.
-ANSWERING_CALLS = {"Outcome", "Asked", "dismiss", "abandon", "withdraw", "retell",
+ANSWERING_CALLS = {"Outcome", "Asked", "dismiss", "abandon", "withdraw",
                    "_end_unanswered", "_answer_without_content"}
 ANSWERING_NAMES = {"answered_by", "_answered_by", "how"}
+NOTICE_KINDS = {member.value for member in NoticeKind}
+#: Where a value says how a notice reads: these calls' arguments after the text...
+NOTICE_CALLS = {"Outcome", "notice", "note", "say", "count_notice", "Notice", "notice_html"}
+#: ... these keywords, and these parameters' defaults.
+NOTICE_NAMES = {"kind", "notice_kind"}
+#: Calls whose first argument says which counted notice (a way of answering: AnsweredBy).
+COUNTED_CALLS = {"count_notice", "forget_notice", "Counted"}
 
 
 def _name(node: ast.AST) -> str | None:
@@ -95,6 +104,26 @@ def _answering_constants(tree: ast.AST):
                     yield node.value
 
 
+def _notice_kind_constants(tree: ast.AST):
+    """String constants in places that say how a notice reads, or which counted notice."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _name(node.func)
+            if name in NOTICE_CALLS:
+                yield from (("notice kind", arg) for arg in node.args[1:])
+                yield from (("notice kind", k.value) for k in node.keywords
+                            if k.arg in NOTICE_NAMES)
+            if name in COUNTED_CALLS and node.args:
+                yield "counted notice", node.args[0]
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults,
+                          strict=True),
+                     *zip(node.kwonlyargs, node.kw_defaults, strict=True)]
+            yield from (("notice kind", default) for arg, default in pairs
+                        if arg.arg in NOTICE_NAMES)
+
+
 def _is_code(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and -32768 <= value <= -32000
 
@@ -108,14 +137,20 @@ def _is_code_literal(node: ast.AST) -> bool:
 
 def bare_literals(source: str, module: str) -> list[str]:
     """The literals of the vocabularies written outside their homes in ``source`` (the text
-    of ``module``, a path under the package): who answered, JSON-RPC codes, task shapes.
-    Docstrings and comments may name them."""
+    of ``module``, a path under the package): who answered, JSON-RPC codes, task shapes, how
+    a notice reads and which counted notice (a way of answering). Docstrings and comments may
+    name them."""
     tree = ast.parse(source)
     found = []
     if module != HOMES["answered_by"]:
         found += [f"answered_by {node.value!r} (line {node.lineno})"
                   for node in _answering_constants(tree)
                   if isinstance(node, ast.Constant) and node.value in ANSWERED_BY]
+    if module != HOMES["notice_kind"]:
+        found += [f"{what} {node.value!r} (line {node.lineno})"
+                  for what, node in _notice_kind_constants(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and (what == "counted notice" or node.value in NOTICE_KINDS)]
     for node in ast.walk(tree):
         if module != HOMES["code"] and _is_code_literal(node):
             found.append(f"JSON-RPC code (line {node.lineno})")
@@ -146,6 +181,13 @@ def test_no_bare_literal_of_a_vocabulary(path):
     'UNKNOWN = (-32602, -32002)',
     'shape = "2025-11-25"',
     'if shape == "io.modelcontextprotocol/tasks": pass',
+    'Outcome(Answer("cancel"), AnsweredBy.FAILED, notice_kind="error")',
+    'view.notice(text, "warning")',
+    'app.say(t("app_link_refused"), "warning")',
+    'def say(self, text, kind="info"): pass',
+    'Counted("muted", lambda n: str(n))',
+    'guard.forget_notice("limited")',
+    'guard.count_notice("full", view, text)',
 ])
 def test_the_literal_check_sees_a_bare_literal(snippet):
     assert bare_literals(snippet, "_runtime/x.py")
@@ -157,6 +199,8 @@ def test_the_literal_check_leaves_texts_and_other_values_alone():
 STATUS = "failed"
 t("disconnected", server=name)
 timeout = -1
+t("notice_" + kind)
+view.notice(t("n_failed"), NoticeKind.ERROR)
 '''
     assert bare_literals(source, "_runtime/x.py") == []
     assert bare_literals('CODE = -32601', "_core/jsonrpc.py") == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .answer import Answer
+from .notices import NoticeKind
 
 __all__ = ["AnsweredBy", "Counted", "Outcome"]
 
@@ -74,10 +75,10 @@ class AnsweredBy(str, Enum):
 
 @dataclass(frozen=True)
 class Counted:
-    """A notice that covers every request of one ``kind`` in a call, with their count: one line
-    ("declined 195 requests") instead of one line per request."""
+    """A notice that covers every request of a call answered the same way (the outcome's
+    ``answered_by``), with their count: one line ("declined 195 requests") instead of one
+    line per request. ``text(count)`` is the line."""
 
-    kind: str
     text: Callable[[int], str]
 
 
@@ -103,9 +104,9 @@ class Outcome:
     notes: tuple[str, ...] = ()
     #: What the history calls the action, when it is not the answer's ("retry", "error", ...).
     label: str | None = None
-    #: How the notice reads: "info" (as asked), "warning" (nb_elicit answered for the person)
-    #: or "error" (the request could not be shown).
-    kind: str = "info"
+    #: How the notice reads: info (as asked), warning (nb_elicit answered for the person) or
+    #: error (the request could not be shown).
+    notice_kind: NoticeKind = NoticeKind.INFO
 
     @property
     def action(self) -> str:

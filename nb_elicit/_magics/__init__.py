@@ -152,6 +152,7 @@ def unload(ip) -> None:
         loop = None
     if loop is not None:
         for coro in closing:
+            # Background work: kernel-wide; each close ends its connection's own work.
             loop.create_task(coro)
     else:
         asyncio.run(_gather(closing))

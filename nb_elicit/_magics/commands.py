@@ -217,6 +217,7 @@ class McpMagics(Magics):
             raise UsageError(f"%mcp {command.name} talks to a server, so it must be awaited "
                              "here: write it at the top level of a cell or inside an async def, "
                              "in a cell after the one with %load_ext nb_elicit") from None
+        # Background work: owned by the magic: a %mcp line run in the background, it reports itself.
         task = loop.create_task(self._in_background(self._dispatch(line)))
         if command.opens_connection and rest.split():
             self.connecting[_connection_name(rest)] = task

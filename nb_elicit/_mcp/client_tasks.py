@@ -62,6 +62,7 @@ class ClientTasks:
     def create(self, answer: Awaitable[types.ElicitResult | types.ErrorData]) -> dict:
         """Start answering (the form shows at once); the ``CreateTaskResult`` to send."""
         task_id = f"nb-elicit-{uuid.uuid4().hex}"
+        # Background work: owned by ClientTasks: cancelled with the session, cancel_all.
         job = asyncio.ensure_future(answer)
         task = _ClientTask(task_id, job)
         job.add_done_callback(lambda j: self._ended(task, j))

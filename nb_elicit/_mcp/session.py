@@ -18,6 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import IO, Any
 
+import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -115,6 +116,11 @@ class ServerSession:
         self._about: tuple[str | None, str | None, str | None] = (None, None, None)
         self._stop = asyncio.Event()
         self._task: asyncio.Task | None = None
+        #: Set when the session ends: its server's stream ended (the server exited, or closed
+        #: the stream), or it is closing. Set before the SDK cancels the requests the session
+        #: was answering, so one that is cancelled can tell at once whether its server went
+        #: away (set) or withdrew it (not set).
+        self.ended = asyncio.Event()
         #: The client has ended (closed, or its server exited).
         self.closed = False
         #: A request found the server gone; the client may still be winding down.
@@ -251,6 +257,7 @@ class ServerSession:
 
     def stop(self) -> None:
         """Ask the client to close (and a stdio server to stop), without waiting for it."""
+        self._end()
         self._stop.set()
 
     async def close(self) -> None:
@@ -291,6 +298,16 @@ class ServerSession:
     def _went_away(self) -> None:
         self.lost = True
 
+    def _end(self) -> None:
+        """The session ends (its server's stream ended, or it is closing): no request goes out
+        on it any more, and whoever hears of its end hears it now, once."""
+        if self.ended.is_set():
+            return
+        self.lost = True
+        self.ended.set()
+        if self._on_end is not None:
+            self._on_end()
+
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
         try:
@@ -305,6 +322,7 @@ class ServerSession:
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
+            transport = _ends_with_its_stream(transport, self._end)
             async with _TaskAwareClient(transport, mode=self.era.value,
                                         elicitation_callback=self._on_elicit,
                                         message_handler=self._on_message,
@@ -332,8 +350,7 @@ class ServerSession:
             if http is not None:
                 with contextlib.suppress(Exception):
                     await http.aclose()
-            if self._on_end is not None:
-                self._on_end()
+            self._end()
 
     def _server_capabilities(self):
         client = self._client
@@ -388,7 +405,7 @@ class ServerSession:
         command, *args = self.target.command
         params = StdioServerParameters(command=command, args=list(args), env=self.target.env,
                                        cwd=self.target.cwd)
-        return stdio_client(params, errlog=self._errlog) if self._errlog else params
+        return stdio_client(params, errlog=self._errlog) if self._errlog else stdio_client(params)
 
     async def _on_message(self, message) -> None:
         if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
@@ -484,11 +501,62 @@ def _teach_tasks(session, client_tasks: ClientTasks) -> None:
     session.send_task_call = send_task_call
 
 
+@contextlib.asynccontextmanager
+async def _ends_with_its_stream(transport, on_end: Callable[[], None]):
+    """``transport`` (the SDK's ``Transport``: its read and write streams), with ``on_end()``
+    called the moment its read stream ends. The SDK's dispatcher reads that stream until it
+    ends, then cancels the requests it was answering (``JSONRPCDispatcher.run`` in
+    ``mcp/shared/jsonrpc_dispatcher.py``: the read loop, then ``tg.cancel_scope.cancel()``);
+    so a request cancelled because its server went away finds the session ended already."""
+    async with transport as (read_stream, write_stream):
+        yield _WatchedStream(read_stream, on_end), write_stream
+
+
+class _WatchedStream:
+    """A read stream (the SDK's ``ReadStream`` protocol) that calls ``on_end()`` when it ends:
+    at its end of stream, or when it is closed under its reader."""
+
+    def __init__(self, stream, on_end: Callable[[], None]):
+        self._stream, self._on_end = stream, on_end
+
+    @property
+    def last_context(self):
+        """The sender's context of the last item, where the stream keeps one (the SDK reads
+        it with ``getattr``)."""
+        return getattr(self._stream, "last_context", None)
+
+    async def receive(self):
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.aclose()
+
+
 def _task_of_its_own(coro, name: str) -> asyncio.Task:
     """A task that starts from an empty context, not a copy of the caller's: a session outlives
     the call that opened it (a reconnect, a second era), and requests it hears later must not
     take that finished call for the current one."""
     if sys.version_info >= (3, 11):
+        # Background work: owned by its ServerSession: close() waits for it.
         return asyncio.get_running_loop().create_task(coro, name=name,
                                                       context=contextvars.Context())
     return contextvars.Context().run(asyncio.create_task, coro, name=name)

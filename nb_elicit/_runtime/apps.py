@@ -225,7 +225,7 @@ class ShownApp:
         if self.view is not None:
             self.view.app_note(shorten(said, 500, one_line=True), key=("call", id(self), tool))
 
-    def say(self, text: str, kind: str = "info") -> None:
+    def say(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
         """A line under the app (plain text: whatever the app sent is escaped)."""
         self._shown_lines += 1
         if self._shown_lines > MAX_LINES:
@@ -235,7 +235,8 @@ class ShownApp:
             self._more.value = text_html(t("app_lines_more", n=self._shown_lines - MAX_LINES))
             return
         text = shorten(text, 500, one_line=True)
-        line = widgets.HTML(text_html(text), _dom_classes=(f"nb-elicit-app-{kind}",))
+        line = widgets.HTML(text_html(text),
+                            _dom_classes=(f"nb-elicit-app-{NoticeKind.of(kind).value}",))
         self.lines.children = (*self.lines.children, line)
         if self.view is not None:
             self.view.app_note(text)
@@ -325,7 +326,7 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     try:
         result: ToolResult = await app.apps.call_for_app(name, arguments, app.requests_view)
     except NbElicitError as error:
-        app.say(t("app_called_failed", tool=name, error=str(error)), "warning")
+        app.say(t("app_called_failed", tool=name, error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
     finally:
         app.done_asking()
@@ -355,7 +356,7 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     try:
         checked = check_url(url)
     except InvalidRequest as error:
-        app.say(t("app_link_refused", error=str(error)), "warning")
+        app.say(t("app_link_refused", error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(INVALID_PARAMS, str(error)) from None
     from .._ui.url_card import UrlConsentCard
 
@@ -390,7 +391,7 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
     try:
         saved = _saved_file(item)
     except ValueError as error:
-        app.say(t("app_download_refused", error=str(error)), "warning")
+        app.say(t("app_download_refused", error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(INVALID_PARAMS, str(error)) from None
     message = t("app_asks_download", tool=app.log.tool)
     try:

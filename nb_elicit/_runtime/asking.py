@@ -42,13 +42,13 @@ from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
 from .._ui.url_card import UrlConsentCard
 from .backlog import Turn
-from .calls import SETTLE, Call
+from .calls import Call
 from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "wait_for_person",
-           "write_outcome"]
+__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "how_gone",
+           "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
@@ -131,11 +131,11 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
         key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
         outcome = Outcome(Answer("cancel") if cancel else None, AnsweredBy.REFUSED,
-                          error=None if cancel else error, kind="error",
+                          error=None if cancel else error, notice_kind=NoticeKind.ERROR,
                           notice=t(key + suffix, server=server, detail=detail))
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and sent as an error
         outcome = Outcome(Answer("cancel") if cancel else None, AnsweredBy.FAILED,
-                          error=None if cancel else error, kind="error",
+                          error=None if cancel else error, notice_kind=NoticeKind.ERROR,
                           notice=t("n_failed" + suffix, server=server, error=_text(repr(error))))
     context.write_outcome(request.message, outcome, spec=spec,
                           schema=request.requested_schema if request.mode == "form" else None)
@@ -156,15 +156,16 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         for note in outcome.notes:
             view.notice(note, NoticeKind.WARNING)
         if outcome.counted is not None and guard is not None:
-            guard.count_notice(outcome.counted.kind, view, outcome.counted.text, outcome.kind)
+            guard.count_notice(outcome.answered_by, view, outcome.counted.text,
+                               outcome.notice_kind)
         elif outcome.status is not None:
             content = outcome.answer.content if outcome.answer is not None else None
             view.notice(f"{t('transcript_asked', server=server)} {message} {outcome.status}",
-                        outcome.kind, asked=Asked(
+                        outcome.notice_kind, asked=Asked(
                 server, _text(message, limit=None), outcome.status, outcome.action,
                 outcome.answered_by, shown_fields(spec, content) if spec is not None else ()))
         elif outcome.notice is not None:
-            view.notice(outcome.notice, outcome.kind)
+            view.notice(outcome.notice, outcome.notice_kind)
     content = outcome.answer.content if outcome.answer is not None else None
     HISTORY.add(server, _text(message), outcome.action, content, outcome.answered_by, schema,
                 tool)
@@ -191,9 +192,9 @@ def check_message(request: ElicitationRequest) -> None:
 
 def _muted(server: str, guard: Guard) -> Outcome | None:
     if not guard.muted:
-        guard.forget_notice("muted")
+        guard.forget_notice(AnsweredBy.MUTED)
         return None
-    return Outcome(Answer("cancel"), AnsweredBy.MUTED, counted=Counted("muted", lambda n: t(
+    return Outcome(Answer("cancel"), AnsweredBy.MUTED, counted=Counted(lambda n: t(
         "n_muted", server=server, requests=_requests(n))))
 
 
@@ -202,8 +203,9 @@ async def _answer_form(context: RequestContext, request: ElicitationRequest,
     server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), AnsweredBy.REFUSED_SECRETS, kind="warning", notice=t(
-            "n_secrets_refused", server=server, fields=", ".join(secrets)))
+        return Outcome(Answer("decline"), AnsweredBy.REFUSED_SECRETS,
+                       notice_kind=NoticeKind.WARNING, notice=t(
+                           "n_secrets_refused", server=server, fields=", ".join(secrets)))
     replayed = _from_recording(server, request, spec, context.view)
     if isinstance(replayed, Outcome):
         return replayed
@@ -247,7 +249,7 @@ async def _consent(context: RequestContext, message: object, target: str,
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
         by = {"file": AnsweredBy.POLICY_FILE,
               "permission": AnsweredBy.POLICY_PERMISSION}.get(kind, AnsweredBy.POLICY_URL)
-        return Outcome(Answer("cancel"), by, kind="warning",
+        return Outcome(Answer("cancel"), by, notice_kind=NoticeKind.WARNING,
                        notice=t(f"n_{kind}_no_policy", server=server, url=target))
     limited = _rate_limited(server, guard)
     if limited is not None:
@@ -267,8 +269,9 @@ async def ask_consent(context: RequestContext, message: str, target: str,
         if outcome is None:
             outcome = await _consent(context, message, target, make_card, kind)
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and answered cancel
-        outcome = Outcome(Answer("cancel"), AnsweredBy.FAILED, kind="error", notice=t(
-            "n_failed_cancel", server=context.server, error=_text(repr(error))))
+        outcome = Outcome(Answer("cancel"), AnsweredBy.FAILED, notice_kind=NoticeKind.ERROR,
+                          notice=t("n_failed_cancel", server=context.server,
+                                   error=_text(repr(error))))
     context.write_outcome(message, outcome)
     return outcome
 
@@ -305,8 +308,9 @@ def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Out
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)
     if detail:
-        return Outcome(Answer("cancel"), AnsweredBy.POLICY_MISFIT, kind="warning", notice=t(
-            "n_policy_misfit", server=server, message=message, detail=detail))
+        return Outcome(Answer("cancel"), AnsweredBy.POLICY_MISFIT,
+                       notice_kind=NoticeKind.WARNING, notice=t(
+                           "n_policy_misfit", server=server, message=message, detail=detail))
     return Outcome(Answer("accept", content), AnsweredBy.POLICY,
                    status=t("n_by_policy", action="accept", source=policy.source))
 
@@ -315,8 +319,8 @@ def _rate_limited(server: str, guard: Guard) -> Outcome | None:
     """None if one more request may be shown to the person; else the outcome that says so."""
     if guard.allow():
         return None
-    return Outcome(Answer("cancel"), AnsweredBy.RATE_LIMIT, kind="warning", counted=Counted(
-        "limited", lambda n: t(
+    return Outcome(Answer("cancel"), AnsweredBy.RATE_LIMIT, notice_kind=NoticeKind.WARNING,
+                   counted=Counted(lambda n: t(
             "n_rate_limited", server=server, limit=guard.rate_limit, requests=_requests(n),
             seconds=f"{guard.seconds_to_next():.0f}")))
 
@@ -331,17 +335,16 @@ async def _by_person(context: RequestContext, message: object,
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
             turn = await backlog.turn(context.view, wait)
     except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
-        asyncio.get_running_loop().call_later(SETTLE, _record_gone, context, message, None,
-                                              withdrawal(context, error))
+        _record_gone(context, message, None, how_gone(context, error))
         raise
     if turn is Turn.FULL:
-        return Outcome(Answer("cancel"), AnsweredBy.BACKLOG_FULL, kind="warning", counted=Counted(
-            "full", lambda n: t("n_backlog_full", server=server, most=backlog.max_waiting,
-                                requests=_requests(n))))
+        return Outcome(Answer("cancel"), AnsweredBy.BACKLOG_FULL,
+                       notice_kind=NoticeKind.WARNING, counted=Counted(lambda n: t(
+                           "n_backlog_full", server=server, most=backlog.max_waiting,
+                           requests=_requests(n))))
     if turn is Turn.CANCELLED:
         return Outcome(Answer("cancel"), AnsweredBy.CANCELLED_WAITING, counted=Counted(
-            "cancelled", lambda n: t("n_cancelled_waiting", server=server,
-                                     requests=_requests(n))))
+            lambda n: t("n_cancelled_waiting", server=server, requests=_requests(n))))
     if turn is Turn.TIMED_OUT:
         return _no_frontend(server)
     try:
@@ -355,9 +358,10 @@ async def _by_person(context: RequestContext, message: object,
 
 
 def _no_frontend(server: str) -> Outcome:
-    return Outcome(Answer("cancel"), AnsweredBy.NO_FRONTEND, kind="warning", counted=Counted(
-        "no frontend", lambda n: t("n_no_frontend", server=server, requests=_requests(n),
-                                   seconds=f"{headless_wait():g}")))
+    return Outcome(Answer("cancel"), AnsweredBy.NO_FRONTEND, notice_kind=NoticeKind.WARNING,
+                   counted=Counted(lambda n: t("n_no_frontend", server=server,
+                                               requests=_requests(n),
+                                               seconds=f"{headless_wait():g}")))
 
 
 async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answer:
@@ -372,17 +376,17 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
         try:
             context.view.add_form(prompt)
             if not widget_frontend_attached():
+                # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), prompt.dismiss, AnsweredBy.NO_FRONTEND)
             with PENDING.track(prompt, context.server, context.call):
                 return await prompt.wait()
         except asyncio.CancelledError as error:
             # The request is gone: no answer can reach the server any more, so the prompt
-            # refuses one at once (and takes back one given a moment ago that never left).
-            # Whether it was withdrawn or its server went away is told a moment later, when
-            # the prompt ends (the view freezes only then, with the true reason).
-            withdrawn = withdrawal(context, error)
-            prompt.withdraw(*withdrawn)
-            loop.call_later(SETTLE, _record_gone, context, prompt.message, prompt, withdrawn)
+            # refuses one at once (and takes back one given a moment ago that never left),
+            # and says whether it was withdrawn or its server went away.
+            gone = how_gone(context, error)
+            prompt.withdraw(*gone)
+            _record_gone(context, prompt.message, prompt, gone)
             raise
         except Exception:  # a failure of nb_elicit's own: the prompt does not stay open
             prompt.abandon(t("failed_request"), answered_by=AnsweredBy.FAILED)
@@ -414,20 +418,29 @@ def withdrawal(context: RequestContext,
     return t("withdrew", server=context.server), AnsweredBy.WITHDRAWN
 
 
+def how_gone(context: RequestContext,
+             error: asyncio.CancelledError) -> tuple[str, AnsweredBy]:
+    """What a request cancelled by ``error`` says and how it ended, decided at once: its
+    server went away (``context.gone()``), else :func:`withdrawal`.
+
+    No wait is needed to tell the two apart: a session whose server went away has ended (its
+    ``ended`` is set, and the connection is disconnected) before the SDK cancels the
+    requests it was answering (see ``_mcp/session.py``, ``ServerSession.ended``)."""
+    if context.gone():
+        return t("disconnected", server=context.server), AnsweredBy.DISCONNECTED
+    return withdrawal(context, error)
+
+
 def _record_gone(context: RequestContext, message: object, prompt: PromptWidget | None,
-                 withdrawn: tuple[str, AnsweredBy]) -> None:
-    """A moment after a request went away unanswered: tell whether it was ``withdrawn`` (what
-    it says, how it ended) or its server went away, and record it. ``prompt`` is None for a
-    request still waiting for its turn."""
-    disconnected = context.gone()
+                 gone: tuple[str, AnsweredBy]) -> None:
+    """A request went away unanswered: end its prompt (what it says, how it ended: ``gone``)
+    and record it. ``prompt`` is None for a request still waiting for its turn."""
+    reason, how = gone
     if prompt is None:
-        how = (AnsweredBy.DISCONNECTED if disconnected else withdrawn[1]
-               if withdrawn[1] in BY_PERSON else AnsweredBy.WITHDRAWN_WAITING)
+        if how not in BY_PERSON and how != AnsweredBy.DISCONNECTED:
+            how = AnsweredBy.WITHDRAWN_WAITING
     else:
-        reason, how = ((t("disconnected", server=context.server), AnsweredBy.DISCONNECTED)
-                       if disconnected else withdrawn)
-        if not prompt.abandon(reason, how) and prompt.answered_by == withdrawn[1]:
-            prompt.retell(reason, how)  # (an answer taken back)
+        prompt.abandon(reason, how)  # (an answer taken back already says so)
         how = prompt.answered_by
     context.write_outcome(message, Outcome(None, how), in_cell=False)
 

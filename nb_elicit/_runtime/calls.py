@@ -24,12 +24,10 @@ from .._ui.call_view import CallView
 from .kernel_compat import widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["SETTLE", "Call", "ToolCall", "current_call", "print_for_headless", "run_call"]
+__all__ = ["Call", "ToolCall", "current_call", "print_for_headless", "run_call"]
 
 #: How often a waiting cell wakes up, so that Kernel > Interrupt ends it promptly.
 WAKE = 0.2
-#: A short moment: for answers to go out, or to see whether a server is gone.
-SETTLE = 0.05
 
 current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
     "nb_elicit_call", default=None)
@@ -46,25 +44,31 @@ class Call:
         #: Seconds the call may run while nobody is answering one of its forms (None: no limit).
         self.timeout = timeout
         self._asking = 0  # elicitations of this call still being answered
-        self._settled = asyncio.Event()
-        self._settled.set()
+        #: The tasks answering them, each with how many it answers now.
+        self._answering: dict[asyncio.Task, int] = {}
         self._started = time.monotonic()
         self._paused_at: float | None = None
         self._paused_for = 0.0
 
     def begin_asking(self) -> None:
+        """A request of this call is being answered, by the current task."""
         if not self._asking:
             self._paused_at = time.monotonic()
         self._asking += 1
-        self._settled.clear()
+        task = asyncio.current_task()
+        if task is not None:
+            self._answering[task] = self._answering.get(task, 0) + 1
 
     def end_asking(self) -> None:
+        task = asyncio.current_task()
+        if task in self._answering:
+            self._answering[task] -= 1
+            if not self._answering[task]:
+                del self._answering[task]
         self._asking -= 1
-        if not self._asking:
-            self._settled.set()
-            if self._paused_at is not None:
-                self._paused_for += time.monotonic() - self._paused_at
-                self._paused_at = None
+        if not self._asking and self._paused_at is not None:
+            self._paused_for += time.monotonic() - self._paused_at
+            self._paused_at = None
 
     @property
     def paused(self) -> bool:
@@ -80,10 +84,17 @@ class Call:
         return self.timeout - (now - self._started - paused)
 
     async def let_answers_out(self, timeout: float) -> None:
-        """Give answers just given (a dismissal on interrupt) time to reach the server."""
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._settled.wait(), timeout)
-        await asyncio.sleep(SETTLE)  # the SDK writes the response on its next turn
+        """Wait (at most ``timeout`` seconds) until answers just given (a dismissal on
+        interrupt) have been written for the server: until the tasks that were answering have
+        ended. The SDK writes a response in the task that ran its handler, right after the
+        handler returns (``JSONRPCDispatcher._handle_request`` in
+        ``mcp/shared/jsonrpc_dispatcher.py``: ``await self._write_result(...)``), onto the one
+        write stream that later carries the call's own cancellation, so the server hears the
+        answers first."""
+        me = asyncio.current_task()
+        answering = [task for task in self._answering if task is not me]
+        if answering:
+            await asyncio.wait(answering, timeout=timeout)
 
 
 async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
@@ -101,6 +112,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     view.follow(call)
     calls.append(call)
     token = current_call.set(call)
+    # Background work: owned by run_call: awaited, or cancelled, before it returns.
     task = asyncio.ensure_future(work)
     succeeded = False
     try:

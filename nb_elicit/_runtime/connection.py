@@ -14,7 +14,6 @@ session in that era, which is then remembered for that tool (:mod:`.sessions`; s
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +26,7 @@ from .._core.secrets import target_secrets
 from .._core.tokens import forget_server
 from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
+from .background import Background
 from .calls import ToolCall
 from .configured import configured_target
 from .guard import Guard
@@ -150,6 +150,9 @@ class Connection:
         self.guard = guard or Guard(server=name)
         #: Its sessions, one per protocol era, and its state.
         self.sessions = SessionPool(name, target, self.guard.complete)
+        #: The work it runs in the background (calls started with :meth:`start_tool`): ended
+        #: with the connection.
+        self.background = Background(name)
         #: Its calls: their views, running them, and where the server's requests are answered.
         self.runner = CallRunner(name, self.sessions, self.guard, self.apps)
         #: How this connection signs in (HTTP only; None for stdio).
@@ -233,9 +236,9 @@ class Connection:
                    task: bool | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self.runner.view(tool, show_waiting=True)
-        job = asyncio.get_running_loop().create_task(
+        job = self.background.spawn(
             self.runner.run(view, self.runner.call_tool(tool, arguments, task), show=True,
-                            interruptible=False, timeout=self.timeout))
+                            interruptible=False, timeout=self.timeout), tool, awaited=True)
         return ToolCall(job, self.name, tool, view)
 
     async def attach_task(self, task_id: str, tool: str | None = None) -> ToolResult:
@@ -276,13 +279,17 @@ class Connection:
         return found
 
     async def close(self) -> None:
-        """Close the connection: waiting forms close with a reason; a stdio server stops."""
+        """Close the connection: waiting forms close with a reason; a stdio server stops;
+        its background work (a call still running) ends."""
         if not self.sessions.to(State.CLOSED):
             return
         PENDING.abandon("The connection was closed.", self.name)
         self.apps.close()
         if connections.get(self.name) is self:
             del connections[self.name]
-        await self.sessions.close()
+        try:
+            await self.sessions.close()
+        finally:
+            await self.background.close()  # (its calls have mostly ended with their session)
 
 

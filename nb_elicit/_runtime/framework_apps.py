@@ -163,6 +163,7 @@ async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str |
     record = app_record(app, tool)
     name = server or _server_name(via) or "app"
     cell = in_running_cell()
+    # Background work: a task only to run in the cell's context; awaited here.
     return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, name))
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit
 from .._core.notices import NoticeKind
+from .._core.outcome import AnsweredBy
 from .._core.protection import Protection
 from .backlog import Backlog
 
@@ -32,7 +33,8 @@ class Guard:
         self.backlog = Backlog(server)
         #: The rules themselves (mute, rate limit, secret forms), free of what shows them.
         self.rules = Protection(rate_limit, secret_forms)
-        self._notices: dict[str, tuple[Any, Any, int]] = {}  # kind -> (view, line, count)
+        #: The counted notices: who answered -> (view, line, count).
+        self._notices: dict[AnsweredBy, tuple[Any, Any, int]] = {}
         self._cards: OrderedDict[str, Any] = OrderedDict()
         self._completion_listeners: list[Callable[[str], None]] = []
 
@@ -67,17 +69,17 @@ class Guard:
         """Whether one more request fits in the rate limit (and take it)."""
         allowed = self.rules.allow()
         if allowed:
-            self._notices.pop("limited", None)  # a later burst gets a fresh notice
+            self._notices.pop(AnsweredBy.RATE_LIMIT, None)  # a later burst: a fresh notice
         return allowed
 
     def seconds_to_next(self) -> float:
         return self.rules.seconds_to_next()
 
-    def count_notice(self, kind: str, view, text: Callable[[int], str],
-                     notice_kind: NoticeKind | str = NoticeKind.WARNING) -> None:
-        """One notice per kind and view, updated with how many requests it covers;
-        ``notice_kind`` is how it reads (info, warning, error)."""
-        shown = self._notices.get(kind)
+    def count_notice(self, answered_by: AnsweredBy, view, text: Callable[[int], str],
+                     notice_kind: NoticeKind = NoticeKind.WARNING) -> None:
+        """One notice per way of answering (``answered_by``) and view, updated with how many
+        requests it covers; ``notice_kind`` is how it reads (info, warning, error)."""
+        shown = self._notices.get(answered_by)
         if shown is not None and shown[0] is view:
             _, line, count = shown
             count += 1
@@ -85,10 +87,10 @@ class Guard:
         else:
             count = 1
             line = view.notice(text(count), notice_kind)
-        self._notices[kind] = (view, line, count)
+        self._notices[answered_by] = (view, line, count)
 
-    def forget_notice(self, kind: str) -> None:
-        self._notices.pop(kind, None)
+    def forget_notice(self, answered_by: AnsweredBy) -> None:
+        self._notices.pop(answered_by, None)
 
     # -- URL cards and their completion ----------------------------------------------------
 

@@ -37,6 +37,7 @@ from .._core.errors import InvalidRequest
 from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
+from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Outcome
 from .._core.text import shorten
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
@@ -169,6 +170,7 @@ class ElicitationHook:
             here = asyncio.get_running_loop()
             loop = kernel_loop()
             if loop is None or loop is here:
+                # Background work: a task only to run in the cell's context; awaited here.
                 return await cell.run(here.create_task, _ask_in_cell(
                     server, request, self.refuse_with))
             if threading.current_thread() is threading.main_thread() \
@@ -238,6 +240,7 @@ async def _ask_in_cell(server: str, request, refuse_with: str) -> Answer | BaseE
 
 async def _in_context(context: contextvars.Context, work):
     """Run ``work`` as a task of the current loop in (a copy of) ``context``."""
+    # Background work: a task only to run in ``context``; awaited here.
     return await context.run(asyncio.get_running_loop().create_task, work)
 
 
@@ -262,7 +265,7 @@ def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
     line = t("n_kernel_blocked", server=server, message=shorten(message, 200),
              sync=call.sync, instead=call.instead)
     _tell(cell, server, message, Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
-                                         kind="warning", notice=line))
+                                         notice_kind=NoticeKind.WARNING, notice=line))
     return Answer("cancel")
 
 
@@ -276,7 +279,7 @@ def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseExc
         how, line = AnsweredBy.FAILED, t("n_failed" + suffix, server=server,
                                 error=shorten(repr(error), 200))
     _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
-                                         kind="error", notice=line))
+                                         notice_kind=NoticeKind.ERROR, notice=line))
 
 
 def _tell(cell: contextvars.Context, server: str, message: Any, outcome: Outcome) -> None:

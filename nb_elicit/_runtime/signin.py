@@ -91,7 +91,7 @@ class SignIn:
         loop = asyncio.get_running_loop()
         callback = LoopbackCallback(self.name, self.port)
         await callback.start(state)
-        card = None
+        card = arrived = None
         try:
             def pasted(address: str) -> None:
                 loop.call_soon_threadsafe(self._paste, callback, address, card)
@@ -105,6 +105,7 @@ class SignIn:
                 card.mark_cancelled()
                 raise sign_in_error(self.name, "cancelled")
             stopped = asyncio.wrap_future(card.stopped)
+            # Background work: owned by this attempt: cancelled before it ends.
             arrived = asyncio.ensure_future(callback.wait(self.config.timeout))
             try:
                 await asyncio.wait({stopped, arrived}, return_when=asyncio.FIRST_COMPLETED)
@@ -126,6 +127,8 @@ class SignIn:
                 card.mark_cancelled()
             raise
         finally:
+            if arrived is not None and not arrived.done():
+                arrived.cancel()  # (this attempt was stopped while it waited)
             callback.close()
 
     @staticmethod

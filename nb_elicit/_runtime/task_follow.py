@@ -56,6 +56,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     #: The open questions of a 2026-07-28 task: one job that answers them all.
     questions: asyncio.Future | None = None
     if remote.shape == TaskShape.V2025:
+        # Background work: owned by follow(): cancelled in its finally.
         result_job = asyncio.ensure_future(remote.result(remote.first))
     _show(run, remote.first)
     try:
@@ -92,6 +93,7 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
             elif questions is None and state.status == "input_required" and not run.cancelling:
                 asked = remote.input_requests(state)
                 if asked:
+                    # Background work: owned by follow(): dropped in its finally.
                     questions = asyncio.ensure_future(_ask_all(asked, ask_one))
     except asyncio.CancelledError:
         _drop(questions)

@@ -85,6 +85,7 @@ class TaskRun:
     def woken(self) -> asyncio.Future:
         """A wait, from now, for the next click on Cancel or Detach (for the follower)."""
         self._wake.clear()
+        # Background work: owned by the follower's wait, which cancels it.
         return asyncio.ensure_future(self._wake.wait())
 
     def ask_detach(self) -> None:

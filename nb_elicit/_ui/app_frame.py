@@ -350,6 +350,7 @@ class AppFrame(anywidget.AnyWidget):
             if loop is None:
                 raise RuntimeError("no event loop")
             if loop is here:
+                # Background work: the frame's; one app message's handler, answered when it ends.
                 running: Any = loop.create_task(run())
             else:  # (a message handled on another thread: the kernel's loop runs it)
                 running = asyncio.run_coroutine_threadsafe(run(), loop)

@@ -329,6 +329,7 @@ class CallView(widgets.VBox):
             draw()
             return
         if not self._pending_draws:
+            # Background work: UI only: the view's next draw; a frozen view draws nothing.
             loop.call_later(DRAW_EVERY, self._draw_pending)
         self._pending_draws[key] = draw
 

@@ -40,6 +40,7 @@ class _Clock:
         if self.task is None or self.task.done():
             loop = self._loop()
             assert loop is not None  # (only called from a running loop, which is alive)
+            # Background work: kernel-wide, the clock's own; it ends when nothing ticks.
             self.task = loop.create_task(self._run(), name="nb_elicit clock")
         return Subscription(self, self._next)
 

@@ -53,6 +53,7 @@ def close_soon(widget: widgets.Widget) -> None:
                 break
         if models and loop is not None:
             if CLOSE_PAUSE > 0:
+                # Background work: UI only: the closer's next batch.
                 loop.call_later(CLOSE_PAUSE, close_some)
             else:
                 loop.call_soon(close_some)

@@ -144,9 +144,8 @@ class PromptWidget(widgets.VBox):
         """The request is gone before an answer left (withdrawn, or its server went away):
         refuse any answer from now on, showing ``reason``, and take back the person's answer
         of a moment ago that has not left (it never reaches the server). An unanswered prompt
-        stays unended until :meth:`abandon` says how it really ended (a moment later: the
-        call's view keeps it live until then). False if it had already ended unanswered, or
-        was answered for the person."""
+        stays unended until :meth:`abandon` ends it. False if it had already ended
+        unanswered, or was answered for the person."""
         with self._lock:
             if self.answer.done():
                 if (self._taken_back or self.answer.cancelled()
@@ -162,14 +161,6 @@ class PromptWidget(widgets.VBox):
             self._lock_controls()
             self._set_status(reason)
             return True
-
-    def retell(self, reason: str, answered_by: AnsweredBy) -> None:
-        """Say, after it ended unanswered, how it really ended (a withdrawal that was in fact
-        the server going away)."""
-        with self._lock:
-            if self.final_answer() is None:
-                self._answered_by = answered_by
-                self._set_status(reason)
 
     def _end_unanswered(self, reason: str, answered_by: AnsweredBy) -> None:
         self._answered_by = answered_by
@@ -311,6 +302,7 @@ def after_answer(callback: Callable[[], object]) -> None:
     if loop is None:
         callback()
         return
+    # Background work: UI only: a one-off callback, nothing to own.
     loop.call_later(SHOW_AFTER, callback)
 
 
