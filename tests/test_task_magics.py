@@ -173,6 +173,9 @@ class Stub:
     async def call_tool(self, tool, arguments=None, *, task=None):
         self.calls.append((tool, arguments, task))
 
+    async def tool_names(self):
+        return ["t"]
+
     async def close(self):
         pass
 

@@ -52,6 +52,25 @@ class Text:
         return self.text
 
 
+class HelpView:
+    """``%mcp help``: a table of the subcommands (how to type each, what it does) in notebooks,
+    like the README's; its text (usage lines, the help beside or under them) elsewhere."""
+
+    def __init__(self, headers: list[str], rows: list[list[str]], text: str,
+                 footer: tuple[str, ...]):
+        self.table = Table(headers, rows, code=(0,))
+        self.text, self.footer = scrub(text), [scrub(line) for line in footer]
+
+    def _repr_html_(self) -> str:
+        table = table_html(self.table.headers, self.table.rows, code=self.table.code,
+                           limit=10_000)
+        footer = "".join(f"<p>{html.escape(line)}</p>" for line in self.footer)
+        return table + footer
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 class TasksView:
     """``%mcp tasks``: this kernel's tasks, then the running ones the file of running tasks
     keeps that this kernel does not follow, under a caption that says how to attach."""

@@ -207,6 +207,16 @@ class ServerSession:
                 await self.list_tools()
         return self._tools.get(name)
 
+    async def tool_names(self) -> list[str] | None:
+        """The names of the server's tools, as its last listing said (listed once, and again
+        once the server said its list changed); None if it cannot list them."""
+        if not self._listed:
+            try:
+                await self.list_tools()
+            except ServerError:
+                return None
+        return list(self._tools)
+
     def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
         """A task of this server known by its id (attached to again, maybe after a restart)."""
         if shape == TaskShape.V2025:
