@@ -40,8 +40,8 @@ from .formats import (
 from .i18n import t
 from .schema import FormSpec, NumberField, parse_schema
 
-__all__ = ["is_multiple_of", "jsonschema_imported", "read_number", "validate_content",
-           "validate_spec"]
+__all__ = ["is_multiple_of", "jsonschema_imported", "plainly_valid", "read_number",
+           "validate_content", "validate_spec"]
 
 # jsonschema is imported the first time it is needed (rarely: see the module's docstring).
 _engine: tuple[Any, Any] | None = None  # (the Validator class, the FormatChecker)
@@ -67,6 +67,49 @@ def jsonschema_imported() -> concurrent.futures.Future:
                 threading.Thread(target=_import_jsonschema, args=(_importing,), daemon=True,
                                  name="nb_elicit-jsonschema").start()
         return _importing
+
+
+#: The JSON types :func:`plainly_valid` knows, each checked as strictly as jsonschema or more.
+_PLAIN_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: _is_integer(v), "number": lambda v: _is_number(v),
+    "null": lambda v: v is None, "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list)}
+
+
+def plainly_valid(schema: Any, value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is valid under ``schema`` by a check that needs no jsonschema: True
+    only for a schema of ``type``, ``properties`` and ``required`` (and annotations, and ``x-``
+    keywords, which decide nothing) that ``value`` meets, as a tool's output schema made from a
+    plain return type is (``{"result": "..."}``). False means "not decided here": jsonschema
+    decides (importing it takes a second or more, see the module's docstring)."""
+    if not isinstance(schema, dict) or depth > 32:
+        return False
+    for keyword, limit in schema.items():
+        if keyword in _ANNOTATIONS or keyword.startswith("x-"):
+            continue
+        if keyword == "type":
+            kinds = [limit] if isinstance(limit, str) else limit
+            if not (isinstance(kinds, list) and kinds
+                    and all(isinstance(k, str) and k in _PLAIN_TYPES for k in kinds)):
+                return False
+            if not any(_PLAIN_TYPES[k](value) for k in kinds):
+                return False
+        elif keyword == "required":
+            if not (isinstance(limit, list) and all(isinstance(k, str) for k in limit)):
+                return False
+            if isinstance(value, dict) and not all(k in value for k in limit):
+                return False
+        elif keyword == "properties":
+            if not isinstance(limit, dict):
+                return False
+            if isinstance(value, dict) and not all(
+                    plainly_valid(sub, value[k], depth + 1)
+                    for k, sub in limit.items() if k in value):
+                return False
+        else:
+            return False
+    return True
 
 
 def _import_jsonschema(done: concurrent.futures.Future) -> None:
