@@ -247,22 +247,22 @@ def tasks(magic, rest: str):
                     f"{TASKS.store.path} (the servers were not told).")
     name = words[0] if words else None
     now = time.time()
-    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started),
-             r.shape] for r in TASKS.runs(name)]
-    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.shape, s.where,
+    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started)]
+            for r in TASKS.runs(name)]
+    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.where,
               f"%mcp task {s.connection} {s.task_id}"] for s in TASKS.saved(name)]
     of = f" of {name!r}" if name else ""
     return TasksView(
-        Table(["connection", "tool", "task id", "status", "age", "shape"], runs,
-              code=(1, 2)),
-        Table(["connection", "tool", "task id", "age", "shape", "server", "to attach"], saved,
-              code=(1, 2, 6)),
-        saved_caption=(f"Running on their servers, as {TASKS.store.path} keeps them (an earlier "
+        Table(["connection", "tool", "task id", "status", "age"], runs, code=(1, 2)),
+        Table(["connection", "tool", "task id", "age", "server", "to attach"], saved,
+              code=(1, 2, 5)),
+        saved_caption=("Running on their servers, as this kernel remembers them (an earlier "
                        "kernel's, or detached); connect the same name to the same server, then "
                        "attach with %mcp task NAME ID:"),
-        empty=(f"No tasks{of}: this kernel follows none, and {TASKS.store.path} lists none "
-               "running. A tool the server runs as a task shows its card in the cell that "
-               "called it; Detach leaves it running, to attach to again from here."))
+        empty=(f"No tasks{of}: this kernel follows none, and remembers none running. A tool "
+               "the server runs as a task shows its card in the cell that called it; Detach "
+               "leaves it running, to attach to again from here."),
+        kept_in=f"kept in {TASKS.store.path}")
 
 
 def _run_status(run) -> str:

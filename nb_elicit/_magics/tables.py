@@ -73,11 +73,14 @@ class HelpView:
 
 class TasksView:
     """``%mcp tasks``: this kernel's tasks, then the running ones the file of running tasks
-    keeps that this kernel does not follow, under a caption that says how to attach."""
+    keeps that this kernel does not follow, under a caption that says how to attach. Where
+    that file is (``kept_in``) is the caption's title in notebooks (shown on hover)."""
 
-    def __init__(self, runs: Table, saved: Table, saved_caption: str, empty: str):
+    def __init__(self, runs: Table, saved: Table, saved_caption: str, empty: str,
+                 kept_in: str = ""):
         self.runs, self.saved = runs, saved
         self.saved_caption, self.empty = scrub(saved_caption), scrub(empty)
+        self.kept_in = scrub(kept_in)
 
     def _parts(self) -> list[tuple[str, Table]]:
         parts: list[tuple[str, Table]] = []
@@ -88,11 +91,12 @@ class TasksView:
         return parts
 
     def _repr_html_(self) -> str:
+        title = f' title="{html.escape(self.kept_in, quote=True)}"' if self.kept_in else ""
         parts = self._parts()
         if not parts:
-            return f"<p>{html.escape(self.empty)}</p>"
-        return "".join(f"<p>{html.escape(caption)}</p>{table._repr_html_()}"
-                       for caption, table in parts)
+            return f"<p{title}>{html.escape(self.empty)}</p>"
+        return "".join(f"<p{title if table is self.saved else ''}>{html.escape(caption)}</p>"
+                       f"{table._repr_html_()}" for caption, table in parts)
 
     def __repr__(self) -> str:
         parts = self._parts()
