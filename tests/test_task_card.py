@@ -75,7 +75,7 @@ def test_the_header_shows_a_short_id_and_the_whole_one_and_the_protocol_in_its_d
     assert "user-select: all" in details  # (one click selects the whole id, to copy)
     assert "3f2a9c1e-0000-4000-8000-00000000c9d1</span>" in details
     assert "protocol: task (2025-11-25)" in details
-    assert card(task_id="t1").id_line.value.startswith('<div style="color: var(--jp-ui-font-color2)'
+    assert card(task_id="t1").id_line.value.startswith('<div style="color: var(--jp-content-font-color2)'
                                                        '; font-size: var(--jp-ui-font-size0)">'
                                                        "task t1</div>")
 

@@ -275,9 +275,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                            "对该服务器所有仍在等待的请求回答“取消”"),
     "seconds": ("{n} s", "{n} 秒"),
     "minutes": ("{m} min {s:02d} s", "{m} 分 {s:02d} 秒"),
-    "waiting_call": ("Waiting for {server} · {what} ({elapsed}{left})…",
-                     "正在等待 {server} · {what}（{elapsed}{left}）…"),
+    "waiting_call": ("Waiting for {server} · {what} ({elapsed} so far{left})…",
+                     "正在等待 {server} · {what}（已等待 {elapsed}{left}）…"),
     "left_suffix": (", {time} left", "，剩余 {time}"),
+    "progress_done": ("Done (100%)", "完成（100%）"),
     "consented": ("You agreed to open the page; use the link above. nb_elicit does not see "
                   "what you do there.",
                   "您已同意打开该网页；请使用上方的链接。nb_elicit 看不到您在那里的操作。"),

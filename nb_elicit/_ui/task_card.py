@@ -57,13 +57,13 @@ MAX_SAID = 10
 #: The JupyterLab colour of each status's badge.
 STATUS_COLORS = {"working": "var(--jp-brand-color1)", "input_required": "var(--jp-warn-color1)",
                  "completed": "var(--jp-success-color1)", "failed": "var(--jp-error-color1)",
-                 "cancelled": "var(--jp-ui-font-color2)"}
-_MUTED = "color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0)"
+                 "cancelled": "var(--jp-content-font-color2)"}
+_MUTED = "color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size0)"
 
 
 def badge_html(status: str) -> str:
     """A known status as a badge: ``nb-elicit-task-status nb-elicit-task-<status>``."""
-    color = STATUS_COLORS.get(status, "var(--jp-ui-font-color2)")
+    color = STATUS_COLORS.get(status, "var(--jp-content-font-color2)")
     return (f'<span class="nb-elicit-task-status nb-elicit-task-{_e(status)}" '
             f'style="display: inline-block; padding: 0 6px; border: 1px solid {color}; '
             f'border-radius: 8px; color: {color}; font-weight: 600; white-space: nowrap; '
@@ -272,6 +272,8 @@ class TaskCard(widgets.VBox):
             self._finished = True
             self.update(state)
             self._stop()
+            if self.progress is not None and (self.timeline.status or state.status) == "completed":
+                self.progress.done()
             self._say(self._end_text(state))
         if result_text:
             self.result_text = shorten(str(result_text), RESULT_LIMIT, at_word=True)
