@@ -199,14 +199,17 @@ def test_the_trust_card_starts_nothing_before_start_and_asks_again_when_changed(
         fe.pump_for(1.0)
         assert not marker.exists()  # the card shows; nothing has started
         card = json.dumps([m.state for m in fe.models.values() if not m.closed])
-        assert "mcpServers.seed" in card and "SEED_TOKEN" in card and str(marker) in card
+        assert "SEED_TOKEN" in card and str(marker) in card
+        assert "mcpServers.seed" not in card  # (where it comes from is said in words)
+        assert "${env:NB_ELICIT_PYTHON} -c" in card  # (as written, under the command as it runs)
+        assert "Don't start" in card and "Not now" in card
         assert TOKEN not in card
         fe.click(start)
         reply = fe.wait_reply(cell, CELL_TIMEOUT)
         assert reply["status"] == "ok", fe.outputs(cell)
         assert marker.read_text(encoding="utf-8") == "started"
         shown = json.dumps(fe.outputs(cell))
-        assert "seed: trusted .mcp.json (mcpServers.seed)" in shown
+        assert "seed: trusted .mcp.json; asked again if it changes." in shown
         assert "Connected 'seed': nb-elicit-demo" in shown
         assert oct(trust_file.stat().st_mode & 0o777) == "0o600"
 
@@ -215,12 +218,12 @@ def test_the_trust_card_starts_nothing_before_start_and_asks_again_when_changed(
         assert reply["status"] == "ok" and "Connected 'seed'" in json.dumps(outputs)
         assert fe.find("nb-elicit-start") == [] and marker.exists()
 
-        marker.unlink()  # a changed entry asks again; Cancel ends the connect in one line
+        marker.unlink()  # a changed entry asks again; Don't start ends the connect in one line
         (folder / ".mcp.json").write_text(json.dumps(marker_config(marker, ("--more",))),
                                           encoding="utf-8")
         cell = fe.execute("%mcp connect seed")
         fe.wait_for(lambda: fe.find("nb-elicit-start"), 30, "the trust card again")
-        fe.click(fe.find("nb-elicit-decline")[-1])  # (Cancel)
+        fe.click(fe.find("nb-elicit-decline")[-1])  # (Don't start)
         reply = fe.wait_reply(cell, CELL_TIMEOUT)
         assert reply["status"] == "error"
         assert reply["evalue"] == ("connecting 'seed' stopped: its entry in .mcp.json was not "

@@ -128,6 +128,10 @@ import asyncio, json, sys, threading
 from nb_elicit._core.types import StdioTarget
 from nb_elicit._mcp.jsonschema_import import jsonschema_imported
 from nb_elicit._mcp import Era, ServerSession
+import nb_elicit._mcp.session
+
+# (as for an output schema that needs jsonschema: the demo's need none, see test_validate.py)
+nb_elicit._mcp.session.plainly_valid = lambda schema, value: False
 
 seen = {"importers": [], "turns": 0}
 
@@ -166,7 +170,8 @@ print(json.dumps(asyncio.run(main())))
 def test_a_structured_tool_result_waits_for_jsonschema_without_stopping_the_event_loop():
     # The SDK checks it against the tool's output schema with jsonschema, which it would import
     # on the loop: about a second in which a kernel answers nothing (a withdrawn form stayed
-    # open that long). nb_elicit imports it on a thread, once, and the result waits for that.
+    # open that long). For a schema that needs it, nb_elicit imports it on a thread, once, and
+    # the result waits for that.
     found = fresh(RESULT)
     assert found["before"] is False  # (the connect did not import it)
     assert found["importers"] == ["nb_elicit-jsonschema"]

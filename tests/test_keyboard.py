@@ -3,11 +3,13 @@ browser checks are in tests/browser/test_polish.py)."""
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from helpers.node import node
 
-from nb_elicit._ui.keyboard import escape_rule, keyboard_script
+import nb_elicit
+from nb_elicit._ui.keyboard import FOCUSED, escape_rule, keyboard_script
 
 # `once`: the rule is JavaScript, run here by Node; Python only hands over its text.
 pytestmark = pytest.mark.once
@@ -53,3 +55,14 @@ def test_the_script_uses_the_rule_and_makes_the_form_focusable():
     assert escape_rule() in script and "escapeCancels(event, prompt)" in script
     assert "tabIndex = -1" in script
     subprocess.run([node(), "--check", "-"], input=script, text=True, timeout=60, check=True)
+
+
+def test_only_fields_take_the_focus_so_no_consent_card_is_one_enter_from_agreeing():
+    """A form's first field is focused; no button ever is: the URL card's Open, the sign-in
+    card's Sign in, the download and trust cards' buttons are all left for a click or Tab."""
+    script = keyboard_script("nb-elicit-view-x")
+    assert json.dumps(FOCUSED) in script
+    assert "button" not in FOCUSED.lower() and "nb-elicit-open" not in script
+    for module in ("url_card", "signin_card", "download_card", "trust_card"):
+        source = (Path(nb_elicit.__file__).parent / "_ui" / f"{module}.py").read_text()
+        assert ".focus(" not in source and "autofocus" not in source, module

@@ -53,6 +53,10 @@ def run(ip, cell: str):
     ("%mcp call demo hello {bad", "the arguments are not valid JSON (Expecting property name "
                                   "enclosed in double quotes at column 2)"),
     ("%mcp call demo hello [1]", "the arguments must be a JSON object"),
+    ("%mcp call demo hello '{bad}'", "drop the quotes around them and write one JSON object"),
+    ("%mcp cal demo x", "unknown subcommand 'cal'; did you mean call? (%mcp help lists them "
+                        "all)"),
+    ("%mcp tols demo", "did you mean tools?"),
     ("%mcp connect", "%mcp connect needs a name"),
     ("%mcp connect demo --config /no/such/mcp.json", "/no/such/mcp.json: no such file"),
     ("%mcp connect demo --", "nothing after --"),
@@ -109,6 +113,43 @@ def test_connect_list_tools_call_with_a_policy_and_disconnect(ip, tmp_path):
     assert "accept (policy)" in history and "decline (policy)" in history
     assert "Disconnected 'demo'." in repr(run(ip, "%mcp disconnect demo"))
     assert "demo" not in nb_elicit.connections
+
+
+def test_a_mistyped_tool_is_one_line_that_points_to_the_tools_and_nothing_is_called(
+        ip, tmp_path, capsys):
+    journal = Journal(tmp_path / "journal.jsonl")
+    run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
+    capsys.readouterr()
+    with pytest.raises(UsageError) as caught:
+        run(ip, "%mcp call demo contac_info")
+    assert str(caught.value) == ("demo has no tool 'contac_info'; did you mean contact_info? "
+                                 "%mcp tools demo lists them")
+    with pytest.raises(UsageError) as caught:
+        run(ip, "%mcp call demo nosuchtool {}")
+    assert str(caught.value) == "demo has no tool 'nosuchtool'; %mcp tools demo lists them"
+    captured = capsys.readouterr()
+    assert "demo · nosuchtool" not in captured.out + captured.err  # (no call, no view)
+    run(ip, "%mcp respond demo decline")
+    run(ip, "%mcp call demo contact_info '{}'")  # (shell-style quotes: taken off)
+    assert [e["action"] for e in journal.entries()] == ["decline"]
+
+
+@pytest.mark.parametrize("quoted", ["'{}'", '"{}"', """'{"name": "Ada"}'""",
+                                    '"{\\"name\\": \\"Ada\\"}"', ' {"name": "Ada"} '])
+def test_shell_style_quotes_around_the_json_arguments_are_taken_off(quoted):
+    from nb_elicit._magics.handlers import _json_arguments
+
+    assert _json_arguments(quoted.strip(), "demo", "t") in ({}, {"name": "Ada"})
+
+
+@pytest.mark.parametrize("text", ["{bad", "'{bad}'", "[1]", "'[1]'", "'{}\""])
+def test_refused_json_arguments_name_no_argument_the_tool_does_not_take(text):
+    from nb_elicit._magics.handlers import _json_arguments
+
+    with pytest.raises(UsageError) as caught:
+        _json_arguments(text, "demo", "contact_info")
+    assert "city" not in str(caught.value) and "Oslo" not in str(caught.value)
+    assert "%mcp call demo contact_info {...}" in str(caught.value)
 
 
 def test_an_accept_policy_that_does_not_fit_the_form_answers_cancel(ip, tmp_path):

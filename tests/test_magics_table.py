@@ -1,6 +1,8 @@
 """The %mcp subcommand table: help, parsing, completion and handlers all agree with it."""
 
+import html
 import inspect
+import re
 import subprocess
 import sys
 
@@ -121,6 +123,42 @@ def test_an_unknown_subcommand_lists_the_tables_names(ip):
     with pytest.raises(UsageError) as caught:
         run(ip, "%mcp frobnicate")
     assert ", ".join(command.name for command in COMMANDS) in str(caught.value)
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("cal", "call"), ("tols", "tools"),
+                                              ("dissconnect", "disconnect"), ("taks", "task")])
+def test_a_mistyped_subcommand_says_which_was_meant(typed, meant):
+    with pytest.raises(UsageError) as caught:
+        parse(f"{typed} demo")
+    assert f"did you mean {meant}" in str(caught.value)
+    assert ", ".join(command.name for command in COMMANDS) not in str(caught.value)
+
+
+def test_help_is_a_table_of_every_subcommand_in_notebooks(ip):
+    shown = run(ip, "%mcp help")
+    page = shown._repr_html_()
+    assert page.startswith('<table class="nb-elicit-table"')
+    assert page.count("<tr>") == len(COMMANDS) + 1  # (the heading's row)
+    assert "subcommand</th>" in page and "what it does</th>" in page
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    for command in COMMANDS:
+        assert command.help in text
+        for line in command.usage:
+            assert line in text
+    assert "…" not in page  # (no row is cut)
+    assert "Python: nb_elicit.connections[NAME]" in page
+
+
+def test_every_usage_line_of_help_is_described(ip):
+    """A subcommand of several usage lines has its help under them all, not beside the last
+    (where it read as about that line only): ``%mcp tasks [NAME]`` is described."""
+    lines = repr(run(ip, "%mcp help")).splitlines()
+    for command in COMMANDS:
+        if len(command.usage) > 1:
+            at = lines.index(command.usage[-1])
+            assert lines[at + 1] == "    " + command.help
+    (tasks,) = [command for command in COMMANDS if command.name == "tasks"]
+    assert "NAME: only that connection's" in tasks.help
 
 
 @pytest.mark.parametrize(("flags", "message"), [

@@ -59,11 +59,25 @@ def texts(widget: widgets.Widget) -> str:
 def test_the_header_names_the_server_and_tool_and_the_task_id_and_shape():
     shown = card()
     assert "demo · research" in texts(shown.header)
-    assert texts(shown.id_line) == "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks"
+    assert texts(shown.id_line) == ("task 3f2a9c1e… details task id: "
+                                    "3f2a9c1e-0000-4000-8000-00000000c9d1 protocol: 2025-11-25 tasks")
     assert "nb-elicit-task-card" in shown._dom_classes
     assert "nb-elicit-task-forms" in shown.forms._dom_classes
     assert shown.forms in shown.children
     assert [b.description for b in shown.actions.children] == ["Cancel", "Detach"]
+
+
+def test_the_header_shows_a_short_id_and_the_whole_one_and_the_protocol_in_its_details():
+    shown = card(shape="task (2025-11-25)")
+    head, _, details = shown.id_line.value.partition("<details")
+    assert "3f2a9c1e…" in head and "3f2a9c1e-0000" not in head
+    assert "2025-11-25" not in head + texts(shown.header)  # (a protocol word: in the details)
+    assert "user-select: all" in details  # (one click selects the whole id, to copy)
+    assert "3f2a9c1e-0000-4000-8000-00000000c9d1</span>" in details
+    assert "protocol: task (2025-11-25)" in details
+    assert card(task_id="t1").id_line.value.startswith('<div style="color: var(--jp-content-font-color2)'
+                                                       '; font-size: var(--jp-ui-font-size0)">'
+                                                       "task t1</div>")
 
 
 def test_a_long_task_id_and_hostile_names_are_shown_short_and_escaped():
@@ -71,7 +85,7 @@ def test_a_long_task_id_and_hostile_names_are_shown_short_and_escaped():
     assert "<img" not in shown.header.value and "&lt;img src=x" in shown.header.value
     assert "<b>" not in shown.header.value
     line = texts(shown.id_line)
-    assert line.startswith("task id-999") and len(line) < 120 and "…" in line
+    assert line.startswith("task id-99999… details task id: id-999") and len(line) < 400
     assert "<img" not in shown.id_line.value
     assert shown.task_id == "id-" + "9" * 5000  # (kept whole: the runtime polls with it)
 

@@ -106,16 +106,16 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     text = repr(view)
     mine, _, others = text.partition("Running on their servers")
     assert mine.startswith("Tasks of this kernel:")
-    assert mine.splitlines()[1].split() == ["connection", "tool", "task", "id", "status", "age",
-                                            "shape"]
+    assert mine.splitlines()[1].split() == ["connection", "tool", "task", "id", "status", "age"]
     assert rows(mine, "task-working")[0].split() == [
-        "ft", "slow_sum", "task-working", "input_required", "5", "s", EXTENSION]
+        "ft", "slow_sum", "task-working", "input_required", "5", "s"]
     assert rows(mine, "task-done")[0].split()[3:7] == ["completed", "2", "min", "10"]
     assert "working, detached" in rows(mine, "task-detached")[0]
     assert "no longer followed (last seen working)" in rows(mine, "task-lost")[0]
     # the file's running tasks this kernel does not follow: the detached one and the earlier
     # kernel's, each with the line that attaches to it
-    assert str(TASKS.store.path) in others.splitlines()[0]
+    assert others.splitlines()[0].startswith(", as this kernel remembers them")
+    assert str(TASKS.store.path) not in text  # (a path, not words: on hover in notebooks)
     attach = {line.split()[2]: line for line in others.splitlines()[2:]}
     assert sorted(attach) == ["task-detached", "task-earlier"]
     assert attach["task-earlier"].rstrip().endswith("%mcp task ev task-earlier")
@@ -126,6 +126,8 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     assert html.count('<table class="nb-elicit-table"') == 2
     assert "%mcp task ev " in html and "task-earlier</span>" in html
     assert "<p>Tasks of this kernel:</p>" in html
+    assert f'<p title="kept in {TASKS.store.path}">Running on their servers' in html
+    assert EXTENSION not in text and "2025-11-25" not in text  # (no column of shapes)
 
 
 def test_a_name_lists_only_that_connections_tasks(ip, loop):
@@ -143,8 +145,9 @@ def test_no_tasks_is_one_helpful_line(ip, task_file):
     view = run(ip, "%mcp tasks")
     assert repr(view).count("\n") == 0
     assert repr(view).startswith("No tasks: this kernel follows none")
-    assert str(task_file) in repr(view) and "Detach" in repr(view)
-    assert view._repr_html_().startswith("<p>No tasks")
+    assert str(task_file) not in repr(view) and "Detach" in repr(view)
+    assert f'title="kept in {task_file}"' in view._repr_html_()
+    assert view._repr_html_().startswith(f"<p title=\"kept in {task_file}\">No tasks")
     assert repr(run(ip, "%mcp tasks nope")).startswith("No tasks of 'nope':")
 
 
@@ -172,6 +175,9 @@ class Stub:
 
     async def call_tool(self, tool, arguments=None, *, task=None):
         self.calls.append((tool, arguments, task))
+
+    async def tool_names(self):
+        return ["t"]
 
     async def close(self):
         pass
@@ -224,7 +230,7 @@ def test_detach_list_attach_again_and_the_result_shows_in_the_cell(ip, fastmcp_t
     listed = repr(run(ip, "%mcp tasks ft"))
     mine, _, others = listed.partition("Running on their servers")
     (row,) = rows(mine, task_id)
-    assert "working, detached" in row and "slow_sum" in row and EXTENSION in row
+    assert "working, detached" in row and "slow_sum" in row
     assert others == ""  # (a stdio server's task is not in the file: it dies with the kernel)
 
     capsys.readouterr()

@@ -222,13 +222,13 @@ def test_the_card_shows_file_key_command_and_env_names_never_values(world):
     card = card_for(world, {"command": "sh", "args": ["-c", "echo <b>pwned</b> > /tmp/x"],
                             "env": {"GITHUB_TOKEN": SECRET, "OTHER": "${env:GITHUB_TOKEN}"}})
     shown_html = _html(card)
-    assert "../.mcp.json" in shown_html and "mcpServers.github" in shown_html
+    assert "../.mcp.json" in shown_html and "mcpServers" not in shown_html
     assert "sh -c &#x27;echo &lt;b&gt;pwned&lt;/b&gt; &gt; /tmp/x&#x27;" in shown_html
     assert "<b>pwned" not in shown_html  # server text as text
     assert "GITHUB_TOKEN=••••••\nOTHER=${env:GITHUB_TOKEN}" in shown_html
     assert str(world.home / "repo") in shown_html  # where it runs
     assert SECRET not in shown_html and SECRET not in repr(card)
-    assert "Start" in shown_html and "Cancel" in shown_html
+    assert "Start" in shown_html and "Don't start" in shown_html and "Not now" in shown_html
     bundle = card._repr_mimebundle_()
     assert SECRET not in json.dumps(bundle, default=str)
 
@@ -251,8 +251,8 @@ def test_the_card_says_when_it_hides_the_persons_own_entry(world):
 
 @pytest.mark.parametrize(("button", "action", "status"), [
     ("start_button", "accept", "Started."),
-    ("decline_button", "decline", "Cancelled: nothing was started."),
-    ("dismiss_button", "cancel", "Dismissed.")])
+    ("decline_button", "decline", "Not started: you chose Don't start."),
+    ("dismiss_button", "cancel", "Not now: nothing was started.")])
 def test_start_and_cancel_answer_once(world, button, action, status):
     card = card_for(world, {"command": "sh"})
     getattr(card, button).click()
@@ -261,6 +261,61 @@ def test_start_and_cancel_answer_once(world, button, action, status):
     assert card.start_button.disabled and card.decline_button.disabled
     card.start_button.click()  # (a second click changes nothing)
     assert card.answer.result().action == action
+
+
+def test_the_card_shows_the_command_as_it_will_run_and_as_written_under_it(world, monkeypatch):
+    monkeypatch.setenv("MY_TOOL", "/opt/tools/server")
+    card = card_for(world, {"command": "${env:MY_TOOL}",
+                            "args": ["--root", "${workspaceFolder}", "--key", "${input:key}"]})
+    facts = {label: value for label, value, _ in card.facts()}
+    root = str(world.home / "repo")
+    assert facts["command"] == f"/opt/tools/server --root {root} --key ${{input:key}}"
+    assert facts["as written"] == "${env:MY_TOOL} --root ${workspaceFolder} --key ${input:key}"
+    assert "/opt/tools/server" in card._repr_mimebundle_()["text/plain"]
+    plain = card_for(world, {"command": "sh", "args": ["-c", "true"]})
+    assert "as written" not in {label for label, _, _ in plain.facts()}  # (the same: once)
+
+
+def test_a_secret_filled_in_from_the_environment_is_masked_on_the_command_line(world,
+                                                                               monkeypatch):
+    monkeypatch.setenv("API_KEY", SECRET)
+    card = card_for(world, {"command": "srv", "args": ["--api-key", "${env:API_KEY}"]})
+    assert SECRET not in _html(card) and SECRET not in card.text()
+    assert SECRET not in json.dumps(card._repr_mimebundle_(), default=str)
+
+
+def test_a_variable_not_set_shows_the_command_as_written(world, monkeypatch):
+    monkeypatch.delenv("NOT_SET_HERE", raising=False)
+    card = card_for(world, {"command": "${NOT_SET_HERE}", "args": ["x"]})
+    facts = {label: value for label, value, _ in card.facts()}
+    assert facts["command"] == "${NOT_SET_HERE} x" and "as written" not in facts
+
+
+def test_the_card_says_where_it_comes_from_in_words_and_no_key_path(world):
+    card = card_for(world, {"command": "sh"})
+    labels = [label for label, _, _ in card.facts()]
+    assert labels[0] == "from" and "key" not in labels
+    assert "mcpServers" not in card.text() and "mcpServers" not in _html(card)
+    assert "A file of this project sets up the server &#x27;github&#x27;" in _html(card)
+
+
+def test_the_card_closes_one_way_each_and_offers_decline_and_cancel(world):
+    """No ✕ in the header: Don't start (decline) and Not now (cancel) sit next to Start."""
+    import ipywidgets
+
+    card = card_for(world, {"command": "sh"})
+    assert card.dismiss_button not in card.children  # (not in the header)
+    def buttons_of(widget):
+        if isinstance(widget, ipywidgets.Button):
+            return [widget]
+        return [b for child in getattr(widget, "children", ()) for b in buttons_of(child)]
+
+    buttons = buttons_of(card)
+    assert [b.description for b in buttons] == ["Start", "Don't start", "Not now"]
+    assert "✕" not in _html(card)
+    assert "nb-elicit-dismiss" not in card.dismiss_button._dom_classes
+    assert "declined" in card.decline_button.tooltip
+    assert "dismissed" in card.dismiss_button.tooltip
 
 
 # -- connecting: nothing starts before consent -----------------------------------------------
@@ -443,7 +498,8 @@ def test_the_card_speaks_the_persons_language(world):
     try:
         card = card_for(world, {"command": "sh", "env": {"K": SECRET}})
         assert card.start_button.description == "启动"
-        assert card.decline_button.description == "取消"
+        assert card.decline_button.description == "不启动"
+        assert card.dismiss_button.description == "暂不"
         assert "启动项目文件中的服务器？" in _html(card) and SECRET not in _html(card)
     finally:
         set_language(None)

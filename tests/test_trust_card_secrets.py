@@ -67,14 +67,16 @@ def test_the_card_masks_a_token_written_into_the_url_and_keeps_its_references(wo
 def test_the_card_masks_a_secret_argument_and_keeps_its_references(world):
     write_entries(world)
     local = card("local")
-    command = dict((label, value) for label, value, _ in local.facts())["command"]
+    facts = dict((label, value) for label, value, _ in local.facts())
+    assert facts["command"].startswith(f"npx -y @x/server --api-key {MASK} ")  # (as it runs)
+    command = facts["as written"]
     assert command == (
         f"npx -y @x/server --api-key {MASK} --token=${{env:GH_TOKEN}} --password {MASK} "
         f"--key-file ${{env:KEY_FILE}} '--url=https://h.example/mcp?access_token={MASK}' "
         "'Authorization: Bearer ${env:GH_TOKEN}' --name 'my server'")
     said = card_says(local) + json.dumps(local._repr_mimebundle_(), default=str)
     assert not [literal for literal in LITERALS if literal in said]
-    assert f"command: {command}" in card_says(local)
+    assert f"as written: {command}" in card_says(local)
 
 
 def test_a_default_written_into_a_reference_is_masked_in_the_command_line(world):

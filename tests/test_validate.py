@@ -1,5 +1,6 @@
 import enum
 import math
+import os
 import time
 from typing import Literal
 
@@ -304,6 +305,69 @@ print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))
     assert submitted == f"False {len(EVERY_KIND['properties'])}"
     assert int(problems) > len(values)
     assert imported == "[]"
+
+
+def test_a_tool_result_of_a_plain_return_type_is_checked_without_jsonschema(tmp_path):
+    """The demo's github_username returns a str: FastMCP gives it the output schema
+    ``{"result": {"type": "string"}}``, and its result is structured. Checking that took the
+    kernel's first such call 1.1-1.6 s from the answer to the cell's end, all of it importing
+    jsonschema (rfc3987-syntax builds its grammar on import); it needs no jsonschema."""
+    import subprocess
+    import sys
+
+    code = """
+import asyncio, sys
+import nb_elicit
+
+async def main():
+    conn = await nb_elicit.connect("demo", [sys.executable, "-m", "nb_elicit.demo"])
+    try:
+        result = await conn.call_tool("github_username")
+    finally:
+        await conn.close()
+    print(result.structured)
+    print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))
+
+asyncio.run(main())
+"""
+    env = {**os.environ, "NB_ELICIT_RESPOND": 'accept {"name": "octocat"}'}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True, env=env, cwd=tmp_path).stdout
+    *_, structured, imported = out.splitlines()
+    assert structured == "{'result': 'Hello, @octocat!'}"
+    assert imported == "[]"
+
+
+WRAPPED = {"type": "object", "properties": {"result": {"type": "string", "title": "Result"}},
+           "required": ["result"], "title": "github_usernameOutput",
+           "x-fastmcp-wrap-result": True}
+
+
+@pytest.mark.parametrize(("schema", "value", "plain"), [
+    (WRAPPED, {"result": "hi"}, True),
+    (WRAPPED, {"result": 3}, False),  # (off the schema: jsonschema says how, in its words)
+    (WRAPPED, {}, False),
+    (WRAPPED, {"result": "hi", "more": 1}, True),
+    ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": 2}, True),
+    ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": 2.0}, False),
+    ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": True}, False),
+    ({"type": "object", "properties": {"n": {"type": ["number", "null"]}}}, {"n": None}, True),
+    ({"type": "object", "properties": {"n": {"type": "number"}}}, {"n": float("nan")}, False),
+    ({"type": "object", "properties": {"s": {"type": "string", "minLength": 1}}}, {"s": "x"},
+     False),  # (a keyword it does not check: not decided here)
+    ({"$ref": "#/$defs/A", "$defs": {"A": {"type": "object"}}}, {}, False),
+    ({"type": "object", "additionalProperties": False}, {}, False),
+    ({"type": "thing"}, {}, False),
+    ("not a schema", {}, False),
+])
+def test_plainly_valid_says_yes_only_where_jsonschema_would(schema, value, plain):
+    from nb_elicit._core.result_check import plainly_valid
+
+    assert plainly_valid(schema, value) is plain
+    if plain:  # (a yes here is a yes of jsonschema's)
+        import jsonschema
+
+        jsonschema.validate(value, schema)
 
 
 # -- each field checks its own value, as jsonschema would ------------------------------------------

@@ -48,8 +48,8 @@ from .errors import ConfigError
 from .filecheck import check, key_path, read_json, warn_unknown
 
 __all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
-           "configured_servers", "expand", "find_server", "input_env_name", "input_ids",
-           "inputs_needed", "load", "place_of", "places", "read_env_file"]
+           "command_as_run", "configured_servers", "expand", "find_server", "input_env_name",
+           "input_ids", "inputs_needed", "load", "place_of", "places", "read_env_file"]
 
 
 # -- the models --------------------------------------------------------------------------------
@@ -474,6 +474,30 @@ def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
         return Resolved("stdio", command, env, cwd)
     headers = {key: done[(*base, "headers", key)] for key in entry.headers}
     return Resolved(server.transport, url=done[(*base, "url")], headers=headers)
+
+
+class _InputsAsWritten(dict):
+    """The inputs' values before they are asked: each ``${input:ID}`` as written."""
+
+    def __missing__(self, input_id: str) -> str:
+        return f"${{input:{input_id}}}"
+
+
+def command_as_run(server: ConfiguredServer, environ: Mapping[str, str] | None = None,
+                   home: str | os.PathLike | None = None) -> tuple[str, ...] | None:
+    """A stdio server's command and arguments as they will run: every variable filled in
+    (``${env:...}``, ``${workspaceFolder}``, ...) but its inputs, which are asked after the trust
+    card (``${input:...}`` as written). None when a variable cannot be filled in (the connect
+    says why, in one line)."""
+    entry = server.entry
+    assert entry is not None and server.place is not None
+    value = _expander(server, _InputsAsWritten(), environ, home)
+    base = (server.key.split(".", 1)[0], server.name)
+    try:
+        return (value((*base, "command"), entry.command or ""),
+                *(value((*base, "args", i), arg) for i, arg in enumerate(entry.args)))
+    except ConfigError:
+        return None
 
 
 def read_env_file(server: ConfiguredServer, environ: Mapping[str, str] | None = None,

@@ -108,11 +108,12 @@ TEXTS: dict[str, tuple[str, str]] = {
                              "任务（io.modelcontextprotocol/tasks）"),
     # the trust card (a server of a project file, before it starts)
     "trust_asks": ("Start a server from a project file?", "启动项目文件中的服务器？"),
-    "trust_message": ("{file} names the server {name!r}. Nothing has started yet.",
-                      "{file} 定义了服务器 {name!r}。尚未启动任何内容。"),
-    "trust_file": ("file", "文件"),
-    "trust_key": ("key", "键"),
+    "trust_message": ("A file of this project sets up the server {name!r}. Nothing has "
+                      "started yet.",
+                      "此项目中的一个文件设置了服务器 {name!r}。尚未启动任何内容。"),
+    "trust_file": ("from", "来自"),
     "trust_command": ("command", "命令"),
+    "trust_as_written": ("as written", "文件中的写法"),
     "trust_cwd": ("runs in", "运行目录"),
     "trust_env": ("env", "环境变量"),
     "trust_env_file": ("env file", "环境变量文件"),
@@ -166,16 +167,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trust_none": ("(none)", "（无）"),
     "trust_hides": ("This project entry hides your own {name!r} of {file}.",
                     "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),
-    "trust_note": ("Env and header values show their variables (${{env:...}}, ${{input:...}}) "
-                   "as written, filled in only when it starts, and any other text as ••••••. "
+    "trust_note": ("The command is shown as it will run, with this kernel's environment "
+                   "(${{input:...}} values are asked for after Start). Env and header values "
+                   "show their variables (${{env:...}}, ${{input:...}}) as written, filled in "
+                   "only when it starts, and any other text as ••••••. "
                    "Start is remembered for this entry of this file, here; a change to it, to "
                    "the inputs it uses or to its env file's keys asks again.",
+                   "命令按其运行时的样子显示，使用此内核的环境"
+                   "（${{input:...}} 的值在“启动”后询问）。"
                    "环境变量和请求头的值中，变量（${{env:...}}、${{input:...}}）按原样显示，"
                    "启动时才填入，其他文本显示为 ••••••。“启动”会为此处此文件的此条目记住；"
                    "条目、其使用的输入或其环境变量文件的键改变后会再次询问。"),
     "trust_start": ("Start", "启动"),
     "trust_start.tip": ("Start this server now", "现在启动此服务器"),
-    "trust_cancel": ("Cancel", "取消"),
+    "trust_decline": ("Don't start", "不启动"),
+    "trust_decline.tip": ("Say no: nothing starts (recorded as declined); the next connect "
+                          "asks again", "拒绝：不启动任何内容（记为拒绝）；下次连接时会再次询问"),
+    "trust_not_now": ("Not now", "暂不"),
+    "trust_not_now.tip": ("Close without deciding: nothing starts (recorded as dismissed); the "
+                          "next connect asks again",
+                          "不作决定即关闭：不启动任何内容（记为关闭）；下次连接时会再次询问"),
     # an MCP App in a cell (the frame's own texts; what the app shows is its own)
     "app_title": ("MCP App", "MCP 应用"),
     "app_closed": ("The app was closed.", "应用已关闭。"),
@@ -183,9 +194,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "app_not_started": ("The app did not start.", "应用未能启动。"),
     "app_elsewhere": ("This app ran in an earlier page; call the tool again to see it here.",
                       "此应用曾在之前的页面中运行；请再次调用该工具以在此处查看。"),
-    "trust_cancel.tip": ("Do not start it", "不启动"),
     "trust_started": ("Started.", "已启动。"),
-    "trust_cancelled": ("Cancelled: nothing was started.", "已取消：未启动任何内容。"),
+    "trust_declined": ("Not started: you chose Don't start.", "未启动：您选择了“不启动”。"),
+    "trust_dismissed": ("Not now: nothing was started.", "暂不：未启动任何内容。"),
     # a call that the server runs as a task (its card, its timeline, how often it is polled)
     "task_status_working": ("working", "进行中"),
     "task_status_input_required": ("input_required", "等待输入"),
@@ -193,6 +204,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_status_failed": ("failed", "失败"),
     "task_status_cancelled": ("cancelled", "已取消"),
     "task_id_line": ("task {id} · {shape}", "任务 {id} · {shape}"),
+    "task_short_id": ("task {id}", "任务 {id}"),
+    "task_details": ("details", "详情"),
+    "task_whole_id": ("task id:", "任务 ID："),
+    "task_protocol": ("protocol: {shape}", "协议：{shape}"),
     "task_running": ("running for {time}", "已运行 {time}"),
     "task_cancel": ("Cancel", "取消"),
     "task_cancel.tip": ("Ask the server to cancel this task", "请服务器取消此任务"),
@@ -278,9 +293,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                            "对该服务器所有仍在等待的请求回答“取消”"),
     "seconds": ("{n} s", "{n} 秒"),
     "minutes": ("{m} min {s:02d} s", "{m} 分 {s:02d} 秒"),
-    "waiting_call": ("Waiting for {server} · {what} ({elapsed}{left})…",
-                     "正在等待 {server} · {what}（{elapsed}{left}）…"),
+    "waiting_call": ("Waiting for {server} · {what} ({elapsed} so far{left})…",
+                     "正在等待 {server} · {what}（已等待 {elapsed}{left}）…"),
     "left_suffix": (", {time} left", "，剩余 {time}"),
+    "progress_done": ("Done (100%)", "完成（100%）"),
     "consented": ("You agreed to open the page; use the link above. nb_elicit does not see "
                   "what you do there.",
                   "您已同意打开该网页；请使用上方的链接。nb_elicit 看不到您在那里的操作。"),

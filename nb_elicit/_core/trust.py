@@ -32,7 +32,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .auth import HEADLESS_MODES, parse_auth
-from .configs import ConfiguredServer, input_ids, load, places, read_env_file
+from .configs import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
 from .errors import ConfigError
 from .filecheck import ConfigWarning
 from .masking import MASK
@@ -278,8 +278,13 @@ class Shown:
     character written as its escape (:func:`~.text.visible`)."""
 
     transport: str
-    #: The command line (stdio), its words quoted as a shell would need them.
+    #: The command line (stdio) as written, its words quoted as a shell would need them.
     command: str = ""
+    #: The command line as it will run: its variables filled in from this kernel's environment
+    #: (``${env:...}``, ``${workspaceFolder}``, ...), but its inputs (asked after the card, so
+    #: ``${input:...}`` as written); its credentials masked as in :attr:`command`. "" when a
+    #: variable cannot be filled in (the connect says why).
+    runs: str = ""
     #: Where it runs (stdio): the entry's ``cwd`` as written, or the folder it defaults to.
     cwd: str = ""
     #: (name, value as shown) of each ``env`` key.
@@ -326,8 +331,9 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
                      host=visible(_host(url)),
                      headers=_values(entry.headers), inputs=inputs, link=link,
                      sign_in=_sign_in(server))
-    command = visible(" ".join(
-        _word(word) for word in redact_argv([entry.command or "", *entry.args], written=True)))
+    command = _command_line([entry.command or "", *entry.args])
+    as_run = command_as_run(server)
+    runs = "" if as_run is None else _command_line(as_run)
     if entry.cwd is not None:
         cwd = visible(entry.cwd)
     elif place is not None and place.project:
@@ -335,9 +341,15 @@ def shown(server: ConfiguredServer, env_keys: Iterable[str] | None = None) -> Sh
     else:
         cwd = "(the notebook's folder)"
     keys = None if env_keys is None else tuple(visible(k) for k in env_keys)
-    return Shown("stdio", command=command, cwd=cwd, env=_values(entry.env),
+    return Shown("stdio", command=command, runs=runs, cwd=cwd, env=_values(entry.env),
                  env_file=None if entry.env_file is None else visible(entry.env_file),
                  env_file_keys=keys, inputs=inputs, link=link)
+
+
+def _command_line(words: Iterable[str]) -> str:
+    """A command line as shown: its credentials masked (references kept as written), its words
+    quoted as a shell would need them, every invisible character as its escape."""
+    return visible(" ".join(_word(word) for word in redact_argv(list(words), written=True)))
 
 
 def _sign_in(server: ConfiguredServer) -> ShownSignIn:

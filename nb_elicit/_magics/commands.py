@@ -10,6 +10,7 @@ is one line, a bug keeps its traceback.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import inspect
 import sys
 from collections.abc import Callable
@@ -23,9 +24,9 @@ from .._core.connect_options import option
 from .._core.policy import ACTIONS
 from . import handlers
 from .errors import map_exceptions
-from .tables import Text
+from .tables import HelpView
 
-__all__ = ["COMMANDS", "McpMagics", "Subcommand", "help_text", "parse"]
+__all__ = ["COMMANDS", "McpMagics", "Subcommand", "close_names", "help_text", "parse"]
 
 #: Marks a magic line that the input transformer awaits (an invisible separator).
 AWAITED = "\u2063"
@@ -52,7 +53,8 @@ class Subcommand:
     optional_name: bool = False
     #: Other words completion offers first, before connection names.
     choices: tuple[str, ...] = ()
-    #: Indented lines that follow the help in ``%mcp help``.
+    #: What else to know, in lines that follow the help in ``%mcp help`` (indented in its
+    #: text; one paragraph in its table).
     more: tuple[str, ...] = ()
     #: Its background run opens the connection it names: later lines wait for it.
     opens_connection: bool = False
@@ -62,16 +64,24 @@ class Subcommand:
         return self.needs_name or self.optional_name
 
     def help_lines(self) -> list[str]:
-        *lines, last = self.usage
-        if len(last) < _HELP_COLUMN - 1:
-            lines.append(last.ljust(_HELP_COLUMN) + self.help)
+        """Its lines in the text of ``%mcp help``: one usage line with its help beside it, or
+        every usage line, then the help under them (so the help is read as about them all)."""
+        (first, *others) = self.usage
+        if not others and len(first) < _HELP_COLUMN - 1:
+            lines = [first.ljust(_HELP_COLUMN) + self.help]
         else:
-            lines += [last, " " * _HELP_COLUMN + self.help]
-        return lines + list(self.more)
+            lines = [*self.usage, "    " + self.help]
+        return lines + ["    " + line.strip() for line in self.more]
+
+    def help_row(self) -> list[str]:
+        """Its row in the table of ``%mcp help``: how to type it, and what it does."""
+        more = " ".join(line.strip() for line in self.more)
+        return ["\n".join(self.usage), self.help + (f"\n{more}" if more else "")]
 
 
 def show_help(magic, rest: str):
-    return Text(help_text())
+    return HelpView(["subcommand", "what it does"], [c.help_row() for c in COMMANDS],
+                    help_text(), _FOOTER)
 
 
 COMMANDS: tuple[Subcommand, ...] = (
@@ -116,7 +126,8 @@ COMMANDS: tuple[Subcommand, ...] = (
                      "    whose task support is optional runs without a task (2025-11-25 "
                      "servers)")),
     Subcommand("tasks", ("%mcp tasks [NAME]", "%mcp tasks --forget [NAME [ID]]"),
-               "this kernel's tasks, and running ones to attach to again",
+               "this kernel's tasks (NAME: only that connection's), and running ones to attach "
+               "to again",
                handlers.tasks, optional_name=True,
                more=("    --forget drops entries from the file of running tasks (their servers "
                      "are not told)",)),
@@ -152,7 +163,7 @@ COMMANDS: tuple[Subcommand, ...] = (
     Subcommand("logout", ("%mcp logout NAME",),
                "forget NAME's sign-in tokens; its next request signs in again",
                handlers.logout, awaited=True, needs_name=True),
-    Subcommand("help", ("%mcp help",), "this text", show_help),
+    Subcommand("help", ("%mcp help",), "this table", show_help),
 )
 
 _BY_NAME = {command.name: command for command in COMMANDS}
@@ -170,6 +181,12 @@ def help_text() -> str:
     return "\n".join([*lines, "", *_FOOTER])
 
 
+def close_names(word: str, names, n: int = 2) -> list[str]:
+    """The names most like ``word`` (a typo's likely meaning), best first; none if none is
+    close (:func:`difflib.get_close_matches`)."""
+    return difflib.get_close_matches(word, list(names), n=n, cutoff=0.7)
+
+
 def parse(line: str) -> tuple[Subcommand, str]:
     """The subcommand a ``%mcp`` line names, and the rest of the line."""
     sub, _, rest = line.strip().partition(" ")
@@ -178,6 +195,10 @@ def parse(line: str) -> tuple[Subcommand, str]:
         raise UsageError("%mcp needs a subcommand; see %mcp help")
     command = _BY_NAME.get(sub)
     if command is None:
+        close = close_names(sub, _BY_NAME)
+        if close:
+            raise UsageError(f"unknown subcommand {sub!r}; did you mean {' or '.join(close)}? "
+                             "(%mcp help lists them all)")
         raise UsageError(f"unknown subcommand {sub!r}; use one of: {', '.join(_BY_NAME)} "
                          "(see %mcp help)")
     if command.needs_name and not rest:

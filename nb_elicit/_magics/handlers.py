@@ -162,16 +162,9 @@ async def call(magic, rest: str):
         if parts[2].startswith("--"):
             raise UsageError(f"unknown option {parts[2].split()[0]} for %mcp call; it takes "
                              f"{NO_TASK} only: %mcp call {name} {tool} [JSON-ARGS] [{NO_TASK}]")
-        try:
-            arguments = json.loads(parts[2])
-        except json.JSONDecodeError as error:
-            raise UsageError(f"the arguments are not valid JSON ({error.msg} at column "
-                             f"{error.colno}); for example: %mcp call {name} {tool} "
-                             '{"city": "Oslo"}') from None
-        if not isinstance(arguments, dict):
-            raise UsageError(f"the arguments must be a JSON object, like: %mcp call {name} "
-                             f'{tool} {{"city": "Oslo"}}')
+        arguments = _json_arguments(parts[2].strip(), name, tool)
     conn = await magic.ready(name)
+    await _check_tool(conn, name, tool)
     task = False if no_task else None
     rt = runtime()
     try:
@@ -190,6 +183,58 @@ async def call(magic, rest: str):
     return None
 
 
+def _json_arguments(text: str, name: str, tool: str) -> dict:
+    """The arguments of ``%mcp call``: a JSON object, also with one pair of shell-style quotes
+    around it (``'{}'``, ``"{...}"``) when what they hold is a JSON object."""
+    inner = _unquoted(text)
+    try:
+        arguments = json.loads(text)
+    except json.JSONDecodeError as error:
+        arguments, problem = None, f"{error.msg} at column {error.colno}"
+    else:
+        problem = None
+    if not isinstance(arguments, dict) and inner is not None:
+        try:  # ('{...}'; or "{\"k\": 1}", a JSON string that holds the object, as a shell has it)
+            arguments = json.loads(arguments if isinstance(arguments, str) else inner)
+        except json.JSONDecodeError:
+            raise UsageError(f"the arguments are not valid JSON ({problem or 'a quoted string'})"
+                             "; drop the quotes around them and write one JSON object: "
+                             f"%mcp call {name} {tool} {{...}}") from None
+    if problem is not None and arguments is None:
+        raise UsageError(f"the arguments are not valid JSON ({problem}); write one JSON object: "
+                         f"%mcp call {name} {tool} {{...}} (%mcp tools {name} shows the "
+                         "arguments it takes)")
+    if not isinstance(arguments, dict):
+        raise UsageError(f"the arguments must be a JSON object, like: %mcp call {name} {tool} "
+                         f"{{...}} (%mcp tools {name} shows the arguments it takes)")
+    return arguments
+
+
+def _unquoted(text: str) -> str | None:
+    """``text`` without one pair of matching outer quotes (None: it has none)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return None
+
+
+async def _check_tool(conn, name: str, tool: str) -> None:
+    """A tool the server does not list is a mistake told in one line, with the names most
+    like it; nothing is called. (A server that cannot list its tools is not asked; one gone is
+    told as the call would tell it.)"""
+    from .._core.errors import ServerDisconnected
+    from .commands import close_names
+
+    try:
+        names = await conn.tool_names()
+    except ServerDisconnected as error:
+        raise ServerDisconnected(f"{name} · {tool}: {error}") from None
+    if names is None or tool in names:
+        return
+    close = close_names(tool, names)
+    mean = f"did you mean {' or '.join(close)}? " if close else ""
+    raise UsageError(f"{name} has no tool {tool!r}; {mean}%mcp tools {name} lists them")
+
+
 def tasks(magic, rest: str):
     from .._runtime.tasks import TASKS  # (widgets, not the SDK)
 
@@ -202,22 +247,22 @@ def tasks(magic, rest: str):
                     f"{TASKS.store.path} (the servers were not told).")
     name = words[0] if words else None
     now = time.time()
-    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started),
-             r.shape] for r in TASKS.runs(name)]
-    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.shape, s.where,
+    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started)]
+            for r in TASKS.runs(name)]
+    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.where,
               f"%mcp task {s.connection} {s.task_id}"] for s in TASKS.saved(name)]
     of = f" of {name!r}" if name else ""
     return TasksView(
-        Table(["connection", "tool", "task id", "status", "age", "shape"], runs,
-              code=(1, 2)),
-        Table(["connection", "tool", "task id", "age", "shape", "server", "to attach"], saved,
-              code=(1, 2, 6)),
-        saved_caption=(f"Running on their servers, as {TASKS.store.path} keeps them (an earlier "
+        Table(["connection", "tool", "task id", "status", "age"], runs, code=(1, 2)),
+        Table(["connection", "tool", "task id", "age", "server", "to attach"], saved,
+              code=(1, 2, 5)),
+        saved_caption=("Running on their servers, as this kernel remembers them (an earlier "
                        "kernel's, or detached); connect the same name to the same server, then "
                        "attach with %mcp task NAME ID:"),
-        empty=(f"No tasks{of}: this kernel follows none, and {TASKS.store.path} lists none "
-               "running. A tool the server runs as a task shows its card in the cell that "
-               "called it; Detach leaves it running, to attach to again from here."))
+        empty=(f"No tasks{of}: this kernel follows none, and remembers none running. A tool "
+               "the server runs as a task shows its card in the cell that called it; Detach "
+               "leaves it running, to attach to again from here."),
+        kept_in=f"kept in {TASKS.store.path}")
 
 
 def _run_status(run) -> str:

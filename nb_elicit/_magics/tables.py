@@ -52,13 +52,35 @@ class Text:
         return self.text
 
 
+class HelpView:
+    """``%mcp help``: a table of the subcommands (how to type each, what it does) in notebooks,
+    like the README's; its text (usage lines, the help beside or under them) elsewhere."""
+
+    def __init__(self, headers: list[str], rows: list[list[str]], text: str,
+                 footer: tuple[str, ...]):
+        self.table = Table(headers, rows, code=(0,))
+        self.text, self.footer = scrub(text), [scrub(line) for line in footer]
+
+    def _repr_html_(self) -> str:
+        table = table_html(self.table.headers, self.table.rows, code=self.table.code,
+                           limit=10_000)
+        footer = "".join(f"<p>{html.escape(line)}</p>" for line in self.footer)
+        return table + footer
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 class TasksView:
     """``%mcp tasks``: this kernel's tasks, then the running ones the file of running tasks
-    keeps that this kernel does not follow, under a caption that says how to attach."""
+    keeps that this kernel does not follow, under a caption that says how to attach. Where
+    that file is (``kept_in``) is the caption's title in notebooks (shown on hover)."""
 
-    def __init__(self, runs: Table, saved: Table, saved_caption: str, empty: str):
+    def __init__(self, runs: Table, saved: Table, saved_caption: str, empty: str,
+                 kept_in: str = ""):
         self.runs, self.saved = runs, saved
         self.saved_caption, self.empty = scrub(saved_caption), scrub(empty)
+        self.kept_in = scrub(kept_in)
 
     def _parts(self) -> list[tuple[str, Table]]:
         parts: list[tuple[str, Table]] = []
@@ -69,11 +91,12 @@ class TasksView:
         return parts
 
     def _repr_html_(self) -> str:
+        title = f' title="{html.escape(self.kept_in, quote=True)}"' if self.kept_in else ""
         parts = self._parts()
         if not parts:
-            return f"<p>{html.escape(self.empty)}</p>"
-        return "".join(f"<p>{html.escape(caption)}</p>{table._repr_html_()}"
-                       for caption, table in parts)
+            return f"<p{title}>{html.escape(self.empty)}</p>"
+        return "".join(f"<p{title if table is self.saved else ''}>{html.escape(caption)}</p>"
+                       f"{table._repr_html_()}" for caption, table in parts)
 
     def __repr__(self) -> str:
         parts = self._parts()

@@ -44,6 +44,7 @@ from .._core.errors import (
 from .._core.tasks import TaskShape
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+from .._core.result_check import plainly_valid
 from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
@@ -203,6 +204,14 @@ class ServerSession:
         self._listed = True
         return listed
 
+    async def _output_schema(self, name: str) -> dict | None:
+        """The output schema of the tool ``name`` as the server lists it (listed once if it is
+        not known yet, as the SDK would list it to check a result); None: none, or not listed."""
+        if name not in self._tools:
+            with contextlib.suppress(ServerError):
+                await self.list_tools()
+        return self._tools.get(name, {}).get("outputSchema")
+
     async def listed_tool(self, name: str) -> dict | None:
         """The tool ``name`` as the server lists it, listed once if need be (and again once the
         server said its list changed); only a server with resources can have apps, so no other
@@ -212,6 +221,16 @@ class ServerSession:
             with contextlib.suppress(ServerError):
                 await self.list_tools()
         return self._tools.get(name)
+
+    async def tool_names(self) -> list[str] | None:
+        """The names of the server's tools, as its last listing said (listed once, and again
+        once the server said its list changed); None if it cannot list them."""
+        if not self._listed:
+            try:
+                await self.list_tools()
+            except ServerError:
+                return None
+        return list(self._tools)
 
     def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
         """A task of this server known by its id (attached to again, maybe after a restart)."""
@@ -331,7 +350,7 @@ class ServerSession:
                                                               {"mimeTypes": [APP_MIME]})],
                                         client_tasks=self._client_tasks) as client:
                 self._client = client
-                _results_wait_for_jsonschema(client.session)
+                _results_wait_for_jsonschema(client.session, self._output_schema)
                 info = client.server_info
                 self._about = (client.protocol_version, info.name if info else None,
                                info.version if info else None)
@@ -562,15 +581,21 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
     return contextvars.Context().run(asyncio.create_task, coro, name=name)
 
 
-def _results_wait_for_jsonschema(session) -> None:
+def _results_wait_for_jsonschema(session, output_schema) -> None:
     """The SDK checks a structured tool result with jsonschema, imported on the event loop the
-    first time: a second in which the kernel answers nothing (not even a withdrawn form's close).
-    Such a result waits instead, without blocking, for the import on a thread of its own. A
+    first time: a second or more (``rfc3987-syntax``, which Jupyter installs, builds a grammar
+    as jsonschema imports it) in which the kernel answers nothing, and the cell waits. A result
+    that :func:`~nb_elicit._core.result_check.plainly_valid` finds valid under its tool's output
+    schema (``await output_schema(name)``; a plain return type's ``{"result": ...}``) needs no
+    jsonschema; any other waits, without blocking, for the import on a thread of its own. A
     result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
     check = session.validate_tool_result
 
     async def validate_tool_result(name, result) -> None:
         if result.structured_content is not None:  # (as an output schema requires)
+            schema = await output_schema(name)
+            if schema is not None and plainly_valid(schema, result.structured_content):
+                return
             await asyncio.wrap_future(jsonschema_imported())
         try:
             await check(name, result)

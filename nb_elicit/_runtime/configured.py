@@ -111,11 +111,20 @@ async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServe
         answer = await wait_for_person(RequestContext(name, view), card)
         if answer.action == "accept":
             line = _remember(store, server, env_keys)
+        else:
+            line = _NOT_STARTED.get(answer.action, "{name}: not started.").format(name=name)
     finally:
         _close_card(view, line)
     if answer.action != "accept":
         raise ConnectError(f"connecting {name!r} stopped: its entry in {server.file} was not "
                            "trusted, so nothing was started")
+
+
+#: The line that replaces the trust card when nothing starts: what the person chose.
+_NOT_STARTED = {
+    "decline": "{name}: not started (you chose Don't start); the next connect asks again.",
+    "cancel": "{name}: not started (Not now); the next connect asks again.",
+}
 
 
 def _remember(store: TrustStore, server: ConfiguredServer, env_keys: tuple[str, ...]) -> str:
@@ -126,7 +135,7 @@ def _remember(store: TrustStore, server: ConfiguredServer, env_keys: tuple[str, 
         reason = error.strerror or type(error).__name__
         return (f"{server.name}: started this once; the consent could not be kept in "
                 f"{store.path} ({reason}), so it asks again next time.")
-    return f"{server.name}: trusted {server.file} ({server.key}); asked again if it changes."
+    return f"{server.name}: trusted {server.file}; asked again if it changes."
 
 
 def _close_card(view: CallView, text: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from .._core.auth import AuthConfig
 from .._core.connect_options import ConnectOptions
+from .._core.errors import ServerDisconnected
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._core.masking import remember
 from .._core.secrets import target_secrets
@@ -255,6 +256,16 @@ class Connection:
 
     async def list_tools(self) -> list[dict]:
         return await self.runner.quiet("list_tools", lambda s: s.list_tools())
+
+    async def tool_names(self) -> list[str] | None:
+        """The names of the server's tools (listed once, and again after the server says its
+        list changed); None when the server cannot list them."""
+        # (straight to the session, as an app's look-up: a listing asks nothing of a person)
+        try:
+            return await (await self.sessions.session()).tool_names()
+        except ServerDisconnected:
+            self.sessions.to(State.DISCONNECTED)  # (as a call that found the server gone)
+            raise
 
     async def list_prompts(self) -> list[dict]:
         return await self.runner.quiet("list_prompts", lambda s: s.list_prompts())

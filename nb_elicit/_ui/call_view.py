@@ -345,6 +345,8 @@ class CallView(widgets.VBox):
         widgets made for it would be closed in the same turn, unseen."""
         self._stop_ticking()
         self._result = result
+        if self.progress is not None and not result.is_error:
+            self.progress.done()
         self.notices.say(result_text(self.server, self.what, result))
         if not render:
             return

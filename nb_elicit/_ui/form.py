@@ -119,7 +119,8 @@ class ElicitationForm(PromptWidget):
     def _count_problems(self) -> None:
         """The status line: how many fields still show a problem (empty when none does)."""
         count = sum(1 for c in self.controls.values() if c.error_text is not None)
-        self._set_status(t("fix_fields", n=count, s="s" if count > 1 else "") if count else "")
+        self._set_status(t("fix_fields", n=count, s="s" if count > 1 else "") if count else "",
+                         error=bool(count))
 
     def _fields_and_actions(self) -> list[widgets.Widget]:
         """What the form shows under its header: the fields' widgets, then its buttons."""

@@ -4,10 +4,12 @@ ipywidgets sends the kernel no key events except Enter in a text box, so these t
 by a small script of nb_elicit's own, shown once next to each call's view (it holds no text
 from any server). The rules:
 
-* **Focus.** When a form or URL card appears, its first control gets the keyboard focus,
-  unless the person is typing somewhere else: in another form, or in a cell's editor where
-  they have pressed keys since they last ran a cell (an editor that Shift+Enter just moved
-  to, with nothing typed yet, does not count).
+* **Focus.** When a form appears, its first field gets the keyboard focus, unless the person
+  is typing somewhere else: in another form, or in a cell's editor where they have pressed
+  keys since they last ran a cell (an editor that Shift+Enter just moved to, with nothing
+  typed yet, does not count). Only fields are focused (:data:`FOCUSED`), never a button: a
+  consent card (a web page to open, a sign-in, a download, a server to trust) has no field,
+  so nothing of it takes the focus, and a stray Enter cannot agree.
 * **Escape** dismisses a form or card that is still open (answers ``cancel``), like its ✕
   button, but only when the focus is on the form itself: its own element (click its text or
   background) or one of its buttons. The cancel cannot be undone, so it is conservative: an
@@ -26,7 +28,11 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["escape_rule", "keyboard_script"]
+__all__ = ["FOCUSED", "escape_rule", "keyboard_script"]
+
+#: What the script may focus when a form appears: its fields, never a button (a button that
+#: agrees, such as a consent card's Open, must not be one stray Enter away).
+FOCUSED = "input:not([disabled]), select:not([disabled]), textarea:not([disabled])"
 
 _SCRIPT = """
 (function install(tries) {
@@ -38,8 +44,7 @@ _SCRIPT = """
   if (root.dataset.nbElicitKeys) { return; }
   root.dataset.nbElicitKeys = "1";
   var prompts = ".nb-elicit-form, .nb-elicit-url-card, .nb-elicit-retry-panel";
-  var controls = "input:not([disabled]), select:not([disabled]), textarea:not([disabled]), " +
-                 "button.nb-elicit-open:not([disabled])";
+  var controls = %(focused)s;
   var editors = ".jp-InputArea-editor, .cm-editor, .CodeMirror";
   if (!window.__nbElicitTyping) {  // one listener per page: when did the person last type?
     var typing = window.__nbElicitTyping = {typed: 0, ran: 0};
@@ -110,4 +115,5 @@ def escape_rule() -> str:
 
 def keyboard_script(view_class: str) -> str:
     """The script for the view whose root element has the CSS class ``view_class``."""
-    return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE}
+    return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE,
+                      "focused": json.dumps(FOCUSED)}

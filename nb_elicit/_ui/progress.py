@@ -1,6 +1,7 @@
 """A progress notification as one line: a bar where the total is known, then its text.
 
-The call's view and a task's card both show progress with it. Everything in it is the
+The call's view and a task's card both show progress with it; when the call or task completes,
+:meth:`ProgressLine.done` fills a bar its server left short. Everything else in it is the
 server's: a count that is not a finite number is left out, and the message is shown as
 escaped text, shortened to one line.
 """
@@ -11,6 +12,7 @@ import math
 
 import ipywidgets as widgets
 
+from .._core.i18n import t
 from .._core.tasks import TEXT_LIMIT
 from .._core.text import shorten
 from .html import text_html
@@ -47,6 +49,15 @@ class ProgressLine(widgets.HBox):
         if fraction is not None:
             self.bar.value = fraction
         self.text.value = text_html(shown) if shown else ""
+
+
+    def done(self) -> None:
+        """The call or task completed: a bar that stopped short of its total (a server that
+        reports before each step, never after the last: "1 s left (50%)") shows it full, and
+        its line says so, instead of the last report's words."""
+        if self.bar.layout.display != "none" and self.bar.value < 1.0:
+            self.bar.value = 1.0
+            self.text.value = text_html(t("progress_done"))
 
 
 def _finite(value: object) -> bool:

@@ -249,8 +249,13 @@ class PromptWidget(widgets.VBox):
             button.disabled = True
         self.add_class("nb-elicit-locked")
 
-    def _set_status(self, text: str) -> None:
+    def _set_status(self, text: str, error: bool = False) -> None:
+        """The line under the buttons; ``error``: a problem to fix, in the error colour."""
         self.status_text = text
+        if error:
+            self.status.add_class("nb-elicit-status-error")
+        else:
+            self.status.remove_class("nb-elicit-status-error")
         self._show_status()
 
     def _show_status(self) -> None:
@@ -286,7 +291,7 @@ class PromptWidget(widgets.VBox):
         except Exception as exc:  # noqa: BLE001 - reported on the widget
             with self._lock:
                 if not self.answer.done():
-                    self._set_status(t("handler_failed", error=type(exc).__name__))
+                    self._set_status(t("handler_failed", error=type(exc).__name__), error=True)
             traceback.print_exc()
 
 

@@ -21,12 +21,12 @@ _CSS = """
 .P > .nb-elicit-header { min-width: 0; padding: 4px calc(2.5em + 8px) 0 0; margin: 0;
      font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
-.P .nb-elicit-waited { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0);
+.P .nb-elicit-waited { color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size0);
      margin: 0 0 10px 0; }
 .P .nb-elicit-dismiss { flex: none; width: 2.5em; }
 .P .jupyter-button:disabled { cursor: default; }
 .P.nb-elicit-locked .nb-elicit-dismiss { background: transparent; box-shadow: none;
-     color: var(--jp-ui-font-color3); opacity: 1; }
+     color: var(--jp-content-font-color2); opacity: 1; }
 .P .nb-elicit-hidden { display: none !important; }
 .P > .nb-elicit-field, .P > .nb-elicit-part { position: relative; width: 100%; max-width: 32em;
      box-sizing: border-box; }
@@ -39,7 +39,7 @@ _CSS = """
      color: var(--jp-ui-font-color1); }
 .P .nb-elicit-label { font-weight: 600; font-size: var(--jp-ui-font-size1);
      color: var(--jp-ui-font-color1); }
-.P .nb-elicit-help { color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); }
+.P .nb-elicit-help { color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size1); }
 .P .nb-elicit-label-text { white-space: pre-wrap; }
 .P .nb-elicit-mark { color: var(--jp-error-color1); font-weight: normal; }
 .P .nb-elicit-sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
@@ -48,7 +48,7 @@ _CSS = """
 .P .nb-elicit-label .nb-elicit-error-text, .P .nb-elicit-labelled .nb-elicit-error-text {
      display: block; white-space: pre-wrap; font-weight: normal; margin-top: 2px; }
 .P .nb-elicit-help-text { display: block; white-space: pre-wrap; font-weight: normal;
-     color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size1); margin-top: 2px; }
+     color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size1); margin-top: 2px; }
 .P input, .P select, .P textarea, .P button { font-family: var(--jp-ui-font-family); }
 .P .nb-elicit-labelled > input:not([type=checkbox]):not([type=radio]),
 .P .nb-elicit-labelled > select { flex: 1 1 auto; width: 100%; min-width: 0;
@@ -71,13 +71,14 @@ _CSS = """
 .P .widget-radio-box { padding: 3px 4px; margin: 0 0 0 -4px; overflow: visible; }
 .P .nb-elicit-labelled.widget-radio { overflow: visible; }
 .P .widget-checkbox input:disabled + span,
-.P.nb-elicit-locked .widget-radio-box label { color: var(--jp-ui-font-color3); }
+.P.nb-elicit-locked .widget-radio-box label { color: var(--jp-content-font-color2); }
 .P.nb-elicit-form { flex-flow: row wrap; align-items: flex-start; column-gap: 8px; }
 .P.nb-elicit-form > .jupyter-widgets { flex: 0 0 100%; }
 .P.nb-elicit-form > .nb-elicit-action { flex: 0 0 auto; margin: 2px 0 4px 0; }
 .P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }
 .P .nb-elicit-actions > .jupyter-widgets { margin: 0; }
 .P .nb-elicit-status { margin: 0; }
+.P .nb-elicit-status-error { color: var(--jp-error-color1); }
 """
 
 

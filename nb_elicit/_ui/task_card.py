@@ -42,6 +42,10 @@ __all__ = ["TaskCard", "badge_html"]
 
 #: Characters of the task id shown (a UUID fits).
 ID_LIMIT = 40
+#: Characters of a task's id its card shows in its header line (the whole id is in its details).
+SHORT_ID = 8
+#: Characters of a task's id its details line shows (a longer id, no server's own, is cut).
+WHOLE_ID_LIMIT = 200
 #: Characters of the caller's texts kept (a result summary, the detach hint).
 RESULT_LIMIT = 2000
 HINT_LIMIT = 600
@@ -53,17 +57,23 @@ MAX_SAID = 10
 #: The JupyterLab colour of each status's badge.
 STATUS_COLORS = {"working": "var(--jp-brand-color1)", "input_required": "var(--jp-warn-color1)",
                  "completed": "var(--jp-success-color1)", "failed": "var(--jp-error-color1)",
-                 "cancelled": "var(--jp-ui-font-color2)"}
-_MUTED = "color: var(--jp-ui-font-color2); font-size: var(--jp-ui-font-size0)"
+                 "cancelled": "var(--jp-content-font-color2)"}
+_MUTED = "color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size0)"
 
 
 def badge_html(status: str) -> str:
     """A known status as a badge: ``nb-elicit-task-status nb-elicit-task-<status>``."""
-    color = STATUS_COLORS.get(status, "var(--jp-ui-font-color2)")
+    color = STATUS_COLORS.get(status, "var(--jp-content-font-color2)")
     return (f'<span class="nb-elicit-task-status nb-elicit-task-{_e(status)}" '
             f'style="display: inline-block; padding: 0 6px; border: 1px solid {color}; '
             f'border-radius: 8px; color: {color}; font-weight: 600; white-space: nowrap; '
             f'font-size: var(--jp-ui-font-size0)">{_e(t("task_status_" + status))}</span>')
+
+
+def short_id(task_id: str) -> str:
+    """A task's id as its card shows it: its first :data:`SHORT_ID` characters (one line)."""
+    short = shorten(task_id, ID_LIMIT, one_line=True)
+    return short if len(short) <= SHORT_ID else short[:SHORT_ID] + "…"
 
 
 class TaskCard(widgets.VBox):
@@ -99,8 +109,7 @@ class TaskCard(widgets.VBox):
             f'<div class="nb-elicit-title"><span class="nb-elicit-server" '
             f'style="font-weight: 600">{_e(server)} · {_e(tool)}</span></div>',
             "nb-elicit-task-header")
-        self.id_line = self._html(f'<div style="{_MUTED}">{_e(self._id_text())}</div>',
-                                  "nb-elicit-task-id")
+        self.id_line = self._html(self._id_html(), "nb-elicit-task-id")
         self.badge = self._html("", "nb-elicit-task-badge")
         self.message = self._html("", "nb-elicit-task-message")
         self.elapsed = widgets.HTML(self._elapsed_html(), layout=widgets.Layout(),
@@ -263,6 +272,8 @@ class TaskCard(widgets.VBox):
             self._finished = True
             self.update(state)
             self._stop()
+            if self.progress is not None and (self.timeline.status or state.status) == "completed":
+                self.progress.done()
             self._say(self._end_text(state))
         if result_text:
             self.result_text = shorten(str(result_text), RESULT_LIMIT, at_word=True)
@@ -304,6 +315,20 @@ class TaskCard(widgets.VBox):
         super().close()
 
     # -- the clock --------------------------------------------------------------------------
+
+    def _id_html(self) -> str:
+        """The task's short id (its first :data:`SHORT_ID` characters), then a details line
+        with the whole id (selected whole by a click, to copy) and the protocol's shape of
+        tasks (a protocol word, kept out of the header)."""
+        whole = shorten(str(self.task_id), WHOLE_ID_LIMIT, one_line=True)
+        short = short_id(str(self.task_id))
+        shape = shorten(str(self.shape_label), ID_LIMIT, one_line=True)
+        copy = "user-select: all; font-family: var(--jp-code-font-family)"
+        return (f'<div style="{_MUTED}">{_e(t("task_short_id", id=short))}</div>'
+                f'<details style="{_MUTED}"><summary style="cursor: pointer">'
+                f'{_e(t("task_details"))}</summary>'
+                f'<div>{_e(t("task_whole_id"))} <span style="{copy}">{_e(whole)}</span></div>'
+                f'<div>{_e(t("task_protocol", shape=shape))}</div></details>')
 
     def _id_text(self) -> str:
         return t("task_id_line", id=shorten(str(self.task_id), ID_LIMIT, one_line=True),

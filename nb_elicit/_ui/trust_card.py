@@ -1,20 +1,25 @@
 """The trust card: before a server of a project file first starts, the person sees what it is.
 
-It shows the file (and the file it links to, if it is a link) and key; the command line, where
-it runs, each env key with its value and the env file's keys (stdio), or the URL and each
+It shows the file it comes from (and the file it links to, if it is a link); the command line
+as it will run (its ``${env:...}`` and other variables filled in from this kernel's environment,
+but its inputs, which are asked after Start) with the line as written under it when the two
+differ, where it runs, each env key with its value and the env file's keys (stdio), or the URL
+and each
 header with its value, under the host they go to, and its sign-in: the mode, the hosts it
 talks to, and each secret it reads (by its variable's or file's name) with the host it is sent
 to (HTTP); and the inputs it uses (the ones given before in this kernel are sent again
 without asking, and say so). Values are shown as written:
 ``${env:...}`` and ``${input:...}`` as they are, literal text masked
-(:func:`~nb_elicit._core.secrets.mask_literals`); the command line and the URL as written, but
-for a credential written into them (:func:`~nb_elicit._core.secrets.redact_argv`,
+(:func:`~nb_elicit._core.secrets.mask_literals`); the command line and the URL without a
+credential written into them (:func:`~nb_elicit._core.secrets.redact_argv`,
 :func:`~nb_elicit._core.secrets.redact_url`, their references kept); every invisible character
 as its escape (:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as
 text.
 
 * **Start** answers ``accept``: nb_elicit may start it (and remembers that for this entry).
-* **Cancel** and ✕ answer ``decline`` and ``cancel``: nothing starts.
+* **Don't start** answers ``decline`` (the person said no) and **Not now** ``cancel`` (closed
+  without deciding): nothing starts, nothing is remembered, the next connect asks again. They
+  are the card's only ways to close: it has no ✕.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import ipywidgets as widgets
 
 from .._core.configs import ConfiguredServer
 from .._core.i18n import t
+from .._core.outcome import AnsweredBy
 from .._core.text import visible
 from .._core.trust import Shown, ShownInput, ShownSignIn, shown
 from .html import text_html
@@ -57,8 +63,14 @@ class TrustCard(PromptWidget):
         self.start_button = make_button(trust_text("start"), "nb-elicit-start",
                                         trust_text("start.tip"), style="primary", kit=self.kit)
         self.start_button.on_click(lambda _: self._guarded(self.start))
-        self.decline_button.description = trust_text("cancel")
-        self.decline_button.tooltip = trust_text("cancel.tip")
+        self.decline_button.description = trust_text("decline")
+        self.decline_button.tooltip = trust_text("decline.tip")
+        # (Not now is the ✕'s answer, in words, next to the others: one way to close each)
+        self.dismiss_button.description = trust_text("not_now")
+        self.dismiss_button.tooltip = trust_text("not_now.tip")
+        self.dismiss_button.remove_class("nb-elicit-dismiss")
+        self.dismiss_button.add_class("nb-elicit-not-now")
+        self.dismiss_button.add_class("nb-elicit-action")
         rows = [self._fact(label, value, code) for label, value, code in self.facts()]
         if hides is not None:
             warning = "⚠ " + trust_text("hides", name=hides.name, file=visible(hides.file))
@@ -66,9 +78,14 @@ class TrustCard(PromptWidget):
                 f'<div style="color: var(--jp-warn-color0)">{text_html(warning)}</div>',
                 "nb-elicit-trust-hides"))
         rows.append(self.html(text_html(trust_text("note")), "nb-elicit-help"))
-        actions = self.row([self.start_button, self.decline_button], "nb-elicit-actions")
+        actions = self.row([self.start_button, self.decline_button, self.dismiss_button],
+                           "nb-elicit-actions")
         self.add_class("nb-elicit-trust-card")
         self.body([*rows, actions, self.status])
+
+    def head_children(self) -> list[widgets.Widget]:
+        """Who asks and how long it has waited; no ✕ (Not now is its answer, in words)."""
+        return [self.message_line, self.waited]
 
     def facts(self) -> list[tuple[str, str, bool]]:
         """(label, text, in the code font) for every line the card shows."""
@@ -76,10 +93,11 @@ class TrustCard(PromptWidget):
         facts = [(trust_text("file"), visible(server.file), True)]
         if what.link is not None:
             facts.append((trust_text("link"), trust_text("link_here", target=what.link), True))
-        facts.append((trust_text("key"), visible(server.key), True))
         if what.transport == "stdio":
-            facts += [(trust_text("command"), what.command, True),
-                      (trust_text("cwd"), what.cwd, True),
+            facts.append((trust_text("command"), what.runs or what.command, True))
+            if what.runs and what.runs != what.command:
+                facts.append((trust_text("as_written"), what.command, True))
+            facts += [(trust_text("cwd"), what.cwd, True),
                       (trust_text("env"), _lines(f"{k}={v}" for k, v in what.env), True)]
             if what.env_file is not None:
                 keys = ", ".join(what.env_file_keys or ()) or trust_text("none")
@@ -128,8 +146,10 @@ class TrustCard(PromptWidget):
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):
+            target = (self.shown.runs or self.shown.command if self.shown.transport == "stdio"
+                      else self.shown.target)
             bundle["text/plain"] = (f"[start {self.configured.name!r} of "
-                                    f"{visible(self.configured.file)}? {self.shown.target}]")
+                                    f"{visible(self.configured.file)}? {target}]")
         return bundle
 
     def start(self) -> bool:
@@ -137,7 +157,13 @@ class TrustCard(PromptWidget):
         return self._answer_without_content("accept", status=trust_text("started"))
 
     def decline(self) -> bool:
-        return self._answer_without_content("decline", status=trust_text("cancelled"))
+        """Answer ``decline``: the person said Don't start."""
+        return self._answer_without_content("decline", status=trust_text("declined"))
+
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
+        """Answer ``cancel``: Not now (or an interrupt, no frontend, ... for the person)."""
+        status = trust_text("dismissed") if answered_by is AnsweredBy.PERSON else None
+        return self._answer_without_content("cancel", answered_by, status)
 
     def _buttons(self) -> list[widgets.Button]:
         return [self.start_button, *super()._buttons()]

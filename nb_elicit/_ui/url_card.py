@@ -7,6 +7,9 @@ warnings about look-alike addresses. Nothing is a link until the person consents
   opens in a new tab with ``rel="noopener noreferrer"``. nb_elicit never fetches the URL.
 * **Decline** and **Dismiss** (✕) answer ``decline`` and ``cancel``.
 
+No button takes the keyboard focus when the card appears (see :mod:`.keyboard`): a stray Enter
+does not open the page.
+
 When the server reports the interaction done (``notifications/elicitation/complete``),
 :meth:`UrlConsentCard.mark_complete` says so on the card.
 """

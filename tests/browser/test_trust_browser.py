@@ -37,7 +37,9 @@ def test_the_trust_card_shows_before_anything_starts(lab, tmp_path):
     card = lab.cell(3).locator(".nb-elicit-trust-card")
     card.wait_for()
     expect(card).to_contain_text("Start a server from a project file?")
-    expect(card).to_contain_text("mcpServers.seed")
+    expect(card).not_to_contain_text("mcpServers.seed")  # (where it comes from, in words)
+    expect(card).to_contain_text("${env:NB_ELICIT_PYTHON} -c")  # (as written, under the
+    expect(card).not_to_contain_text("✕")  # command as it runs; one way to close each)
     expect(card).to_contain_text(str(marker))
     expect(card).to_contain_text("SEED_TOKEN=${env:SEED_TOKEN}")
     assert TOKEN not in card.inner_text()
@@ -48,7 +50,7 @@ def test_the_trust_card_shows_before_anything_starts(lab, tmp_path):
     card.locator(".nb-elicit-start").click()
     expect(lab.cell(3)).to_contain_text("Connected 'seed': nb-elicit-demo")
     assert marker.read_text(encoding="utf-8") == "started"
-    expect(lab.cell(3)).to_contain_text("seed: trusted .mcp.json (mcpServers.seed)")
+    expect(lab.cell(3)).to_contain_text("seed: trusted .mcp.json; asked again if it changes.")
     assert lab.cell(3).locator(".nb-elicit-trust-card").count() == 0  # replaced by one line
     assert TOKEN not in lab.cell(3).inner_text()
 
