@@ -93,3 +93,18 @@ def test_closing_a_connection_leaves_none_of_its_tasks_running(views):
     assert during  # (the session, the call, the form's request: all running then)
     assert left == set(), [task.get_name() for task in left]
     assert running == frozenset()
+
+
+def test_closing_from_another_loop_cancels_without_waiting_for_ever():
+    """A terminal IPython runs cells on a loop of its own; %unload_ext closes on a fresh one."""
+    first = asyncio.new_event_loop()
+    background = Background("demo")
+
+    async def start():
+        return background.spawn(asyncio.sleep(3600), "sleeper")
+
+    task = first.run_until_complete(start())
+    asyncio.run(asyncio.wait_for(background.close(), 30))
+    first.run_until_complete(asyncio.sleep(0))
+    assert task.cancelled()
+    first.close()

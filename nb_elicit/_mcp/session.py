@@ -41,10 +41,10 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
+from .._core.result_check import plainly_valid
 from .._core.tasks import TaskShape
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
-from .._core.result_check import plainly_valid
 from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks

@@ -63,11 +63,16 @@ class Background:
         (a task that closes its own owner is not waited for: it is the one waiting)."""
         self.closed = True
         me = asyncio.current_task()
+        here = asyncio.get_running_loop()
         left = [task for task in self._tasks if task is not me]
         for task in left:
             task.cancel()
-        if left:
-            await asyncio.wait(left)
+        # A task of another loop (a terminal IPython runs its cells on a loop of its own, and
+        # an unload closes on a fresh one) ends when its loop next runs: it cannot be awaited
+        # here, where waiting for it would never end.
+        mine = [task for task in left if task.get_loop() is here]
+        if mine:
+            await asyncio.wait(mine)
 
     def __repr__(self) -> str:
         return f"<Background {self.owner!r}: {len(self._tasks)} running>"
