@@ -246,3 +246,21 @@ def test_the_frame_height_stays_within_its_bounds():
     heights = run_bundle("""return [m.clampHeight(10, 800), m.clampHeight(300.2, 800),
         m.clampHeight(5000, 800), m.clampHeight(NaN, 800), m.clampHeight(500, 1)];""")
     assert heights == [40, 301, 800, 40, 40]
+
+
+@pytest.mark.once
+def test_the_frame_takes_the_app_s_whole_height_and_its_box_shows_part_of_it():
+    found = run_bundle("""return [
+        [m.contentHeight(3000), m.contentHeight(10), m.contentHeight(1e9), m.contentHeight(NaN)],
+        [m.visibleHeight(800, 1200), m.visibleHeight(800, 600), m.visibleHeight(800, 0),
+         m.visibleHeight(300, 2000), m.visibleHeight(800, 10)],
+        m.LIMITS.maxContentHeight, m.LIMITS.maxViewportShare];""")
+    content, visible, most, share = found
+    assert content == [3000, 40, 50_000, 40]  # (never cut to the box's height)
+    assert (most, share) == (50_000, 0.8)
+    assert visible == [800, 480, 800, 300, 40]  # (max_height, and 80% of the window)
+
+
+@pytest.mark.once
+def test_the_display_modes_honoured_are_inline_and_fullscreen():
+    assert run_bundle("return m.DISPLAY_MODES;") == ["inline", "fullscreen"]

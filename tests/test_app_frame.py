@@ -13,7 +13,14 @@ import traitlets
 
 from nb_elicit._core.apps import content_security_policy
 from nb_elicit._core.i18n import set_language
-from nb_elicit._ui.app_frame import BUNDLE, HOST_CODE, HOST_SHA, AppFrame, AppRequestError
+from nb_elicit._ui.app_frame import (
+    BUNDLE,
+    HOST_CODE,
+    HOST_SHA,
+    MAX_CONTENT_HEIGHT,
+    AppFrame,
+    AppRequestError,
+)
 
 
 class Recorder:
@@ -120,18 +127,24 @@ def test_the_frame_s_own_texts_are_in_nb_elicit_s_language():
         set_language(None)
     assert english._texts["closed"] == "The app was closed."
     assert chinese._texts["closed"] == "应用已关闭。"
-    assert set(english._texts) == set(chinese._texts) == {"title", "closed", "left_page",
-                                                          "not_started", "elsewhere"}
+    assert set(english._texts) == set(chinese._texts) == {
+        "title", "closed", "left_page", "not_started", "elsewhere", "fullscreen",
+        "fullscreen_asked", "exit_fullscreen"}
+    assert english._texts["exit_fullscreen"] == "Exit full screen (Esc)"
     chinese.close()
     english.close()
 
 
-def test_height_is_clamped_to_the_frame_limits(frame):
+def test_height_is_the_app_s_whole_height_within_the_frame_limits(frame):
+    """`height` is how tall the app is (the frame takes all of it; its box, at most
+    `max_height`, scrolls): never cut to `max_height`."""
     frame.max_height = 300
     frame.height = 5
     assert frame.height == 40
     frame.height = 5000
-    assert frame.height == 300
+    assert frame.height == 5000
+    frame.height = 10**9
+    assert frame.height == MAX_CONTENT_HEIGHT == 50_000
     frame.height = 0
     assert frame.height == 0  # (the app has not said yet)
     frame.max_height = 1

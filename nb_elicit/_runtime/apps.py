@@ -23,7 +23,9 @@ What the app asks is answered here, and only for its own connection:
   its link shows only after **Save** (a linked file is a link, as above);
 - ``ui/message`` and ``ui/update-model-context``: kept on the call's result
   (``result.app_messages``, ``result.model_context``) and shown under the app as plain text;
-- ``ui/request-display-mode``: inline (the only mode a cell has);
+- ``ui/request-display-mode``: taken; the frame's front end answers the app with the mode in
+  effect (inline, or fullscreen once the person clicked the frame's button, which the request
+  lights up), and Python's answer, inline, goes nowhere else;
 - the notification ``notifications/message`` (the app's log): taken, and nothing more;
 - ``ui/notifications/request-teardown``: the app ends;
 - anything else: ``METHOD_NOT_FOUND``.
@@ -472,6 +474,8 @@ async def _update_model_context(app: ShownApp, params: dict) -> dict:
 
 
 async def _display_mode(app: ShownApp, params: dict) -> dict:
+    """Inline, as far as Python knows: the front end, which alone sees the person's click for
+    full screen, answers the app with the mode in effect."""
     return {"mode": "inline"}
 
 

@@ -37,6 +37,12 @@ tells the app of them. A frame made with ``held=True`` (its app asks for permiss
 HTML only after :meth:`AppFrame.release`, which sets `permissions` first: the app never runs
 before the person answered, and an ``allow`` attribute is read only when a frame loads.
 
+The front end also keeps the app's display mode and height: a fullscreen button on the frame
+(lit up when the app asks for ``fullscreen``; the person's click is the consent the browser
+needs), Escape back inline, ``host-context-changed`` with the mode and the container's size
+each time; and a frame as tall as the app (`height`), in a box that shows at most `max_height`
+pixels and 80% of the window and scrolls.
+
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
 than 16 requests waiting at once are answered there with an error and never reach Python.
 
@@ -78,8 +84,12 @@ from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from .loop import running_loop
 
 MIN_HEIGHT = 40
+#: The tallest app the frame takes at its full height (px); the frame's box, at most
+#: `AppFrame.max_height` and 80% of the window tall, scrolls over it.
+MAX_CONTENT_HEIGHT = 50_000
 #: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
-TEXTS = ("title", "closed", "left_page", "not_started", "elsewhere")
+TEXTS = ("title", "closed", "left_page", "not_started", "elsewhere", "fullscreen",
+         "fullscreen_asked", "exit_fullscreen")
 BUNDLE = Path(__file__).parent / "static" / "app_host.js"
 LOADER = Path(__file__).parent / "static" / "app_loader.js"
 _HOST_BYTES = BUNDLE.read_bytes()
@@ -131,8 +141,9 @@ class AppFrame(anywidget.AnyWidget):
     `csp` (from its ``_meta.ui``, checked; `policy` follows it), `tool` (the tool's
     definition, for the app's host context), and then `tool_input`, `tool_result` (a
     ``CallToolResult`` as a plain dict) or `cancelled` (the reason) as the call goes. The front
-    end sets `height` (what the app asked for, clamped to [40, `max_height`]; 0 until it says)
-    and `status` (``"loading"``, ``"ready"``, ``"failed: ..."``, ``"torn down"``).
+    end sets `height` (the app's height as it asked, clamped to [40, 50,000]: the frame is that
+    tall, in a box that shows at most `max_height` pixels and 80% of the window, and scrolls;
+    0 until it says) and `status` (``"loading"``, ``"ready"``, ``"failed: ..."``, ``"torn down"``).
     `host_code_requests` counts the times its front end asked for the host code (at most once
     per page for all frames, unless a load failed).
     """
@@ -201,7 +212,7 @@ class AppFrame(anywidget.AnyWidget):
     @traitlets.validate("height")
     def _valid_height(self, proposal):
         value = int(proposal["value"])
-        return 0 if value <= 0 else min(self.max_height, max(MIN_HEIGHT, value))
+        return 0 if value <= 0 else min(MAX_CONTENT_HEIGHT, max(MIN_HEIGHT, value))
 
     # -- Python to the app -------------------------------------------------------------------
 

@@ -36,6 +36,14 @@
  * all when there are none; the app's host capabilities name them too. Python sends the HTML
  * only once the person answered, so the frames load with their `allow` already set.
  *
+ * Display modes: inline, and fullscreen on the person's click on the frame's button (the
+ * browser's Fullscreen API needs a click, and it is the consent); the app's request for
+ * fullscreen lights the button up and is answered with the mode in effect, as is `pip`.
+ * Escape (the browser leaving fullscreen) brings it back inline; the app hears each change
+ * (`host-context-changed`, with the container's size). Height: the frame is as tall as the
+ * app says (`size-changed`), in a box that shows at most `max_height` pixels and 80% of the
+ * window, and scrolls: the frame never cuts the app.
+ *
  * The app's HTML is not in the widget's state: the view asks Python for it (`{kind: "html"}`)
  * and gets it once; a second view (a reloaded page) is told it is gone and says so.
  *
@@ -57,6 +65,10 @@ export const LIMITS = Object.freeze({
   inFlight: 16,
   /** The smallest height of the frame, in pixels. */
   minHeight: 40,
+  /** The tallest app the frame takes at its full height (its box scrolls), in pixels. */
+  maxContentHeight: 50_000,
+  /** The share of the window's height the frame's box shows at most, inline. */
+  maxViewportShare: 0.8,
   /** How long an app may take to connect before the status says it failed, in ms. */
   startMs: 30_000,
 });
@@ -73,7 +85,8 @@ export const FORWARDED_NOTIFICATIONS = Object.freeze([
 export const SANDBOX = "allow-scripts allow-forms";
 const PROXY_READY = "ui/notifications/sandbox-proxy-ready";
 const PROXY_CLOSED = "ui/notifications/sandbox-closed";
-const DISPLAY_MODES = ["inline"];
+/** The modes nb_elicit honours: inline, and fullscreen once the person clicks for it. */
+export const DISPLAY_MODES = Object.freeze(["inline", "fullscreen"]);
 
 // -- permissions ------------------------------------------------------------------------------
 
@@ -124,6 +137,9 @@ const FALLBACK_TEXTS = {
   left_page: "The app left its page and was closed.",
   not_started: "The app did not start.",
   elsewhere: "This app ran in an earlier page; call the tool again to see it here.",
+  fullscreen: "Full screen",
+  fullscreen_asked: "The app asks for full screen: click to show it so",
+  exit_fullscreen: "Exit full screen (Esc)",
 };
 
 // -- the sandbox proxy (runs inside the outer frame; self-contained) ------------------------
@@ -263,11 +279,24 @@ function pageTheme() {
   return document.body.dataset.jpThemeLight === "false" ? "dark" : "light";
 }
 
-/** The frame's height for what the app asked: within [minHeight, maxHeight]. */
+/** A height within [minHeight, maxHeight]. */
 export function clampHeight(height, maxHeight) {
   const top = Math.max(LIMITS.minHeight, Number(maxHeight) || 0);
   const value = Number.isFinite(height) ? Math.ceil(height) : LIMITS.minHeight;
   return Math.min(top, Math.max(LIMITS.minHeight, value));
+}
+
+/** The frame's height for what the app asked: all of it (up to `maxContentHeight`), so that
+ * the frame never cuts the app; its box shows at most `visibleHeight` and scrolls. */
+export function contentHeight(height) {
+  return clampHeight(height, LIMITS.maxContentHeight);
+}
+
+/** The most the frame's box shows inline: `max_height`, and at most 80% of the window. */
+export function visibleHeight(maxHeight, windowHeight) {
+  const share = Math.floor((Number(windowHeight) || 0) * LIMITS.maxViewportShare);
+  const limit = share > 0 ? Math.min(Number(maxHeight) || 0, share) : maxHeight;
+  return clampHeight(limit, limit);
 }
 
 // -- the widget -------------------------------------------------------------------------------
@@ -276,15 +305,35 @@ export function clampHeight(height, maxHeight) {
 function render({ model, el }) {
   const text = (key) => (model.get("_texts") || {})[key] || FALLBACK_TEXTS[key];
   el.classList.add("nb-elicit-app-frame");
+  el.style.position = "relative";
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", SANDBOX);
   frame.setAttribute("title", text("title"));
   frame.className = "nb-elicit-app-frame-outer";
   frame.style.cssText = "display:block;width:100%;border:0;background:transparent;";
+  // The box shows the frame up to its visible height and scrolls past it: the frame itself is
+  // as tall as the app, so nothing of the app is ever cut.
+  const box = document.createElement("div");
+  box.className = "nb-elicit-app-frame-box";
+  box.style.cssText = "overflow-x:hidden;overflow-y:auto;";
+  box.append(frame);
+  // Full screen only on the person's click (the browser asks for one too): the app's request
+  // lights the button up, and Escape (the browser leaving full screen) goes back inline.
+  const fullButton = document.createElement("button");
+  fullButton.type = "button";
+  fullButton.className = "nb-elicit-app-frame-fullscreen";
+  fullButton.textContent = "\u26f6";
+  fullButton.style.cssText = "position:absolute;top:4px;right:4px;z-index:1;min-width:28px;"
+    + "height:28px;padding:0 6px;border:1px solid var(--jp-border-color1,#bbb);border-radius:4px;"
+    + "background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#333);"
+    + "font-size:16px;line-height:1;cursor:pointer;opacity:0;transition:opacity .15s;";
+  const canFullscreen = typeof el.requestFullscreen === "function"
+    && document.fullscreenEnabled !== false;
+  if (!canFullscreen) fullButton.hidden = true;
   const notice = document.createElement("div");
   notice.className = "nb-elicit-app-frame-notice";
   notice.setAttribute("role", "status");
-  el.append(frame, notice);
+  el.append(box, fullButton, notice);
 
   let html = null;  // (the app's HTML, once Python sent it)
   let bridge = null;
@@ -298,6 +347,9 @@ function render({ model, el }) {
   const gate = new Gate();
   let heightTimer = null;
   let startTimer = null;
+  let mode = "inline";  // (the display mode in effect)
+  let offered = false;  // (the app asked for full screen, and the person has not clicked yet)
+  let appHeight = 0;  // (what the app last asked for)
 
   const status = (value) => {
     if (closed && value !== "torn down") return;
@@ -309,28 +361,64 @@ function render({ model, el }) {
     }
   };
 
+  const visible = () => visibleHeight(model.get("max_height"), window.innerHeight);
+
+  /** The box and the frame for the mode in effect and the app's height. */
+  const layout = () => {
+    if (mode === "fullscreen") {
+      box.style.height = "100%";
+      box.style.maxHeight = "none";
+      frame.style.height = "100%";
+      el.style.background = "var(--jp-layout-color0, #fff)";
+    } else {
+      box.style.height = "";
+      box.style.maxHeight = `${visible()}px`;
+      frame.style.height = `${contentHeight(appHeight || model.get("height") || 150)}px`;
+      el.style.background = "";
+    }
+  };
+
   const setHeight = (height) => {
-    const value = clampHeight(height, model.get("max_height"));
-    frame.style.height = `${value}px`;
-    if (model.get("height") === value || heightTimer) return;
+    appHeight = contentHeight(height);
+    layout();
+    if (model.get("height") === appHeight || heightTimer) return;
     heightTimer = setTimeout(() => {  // (an app that keeps resizing sends one update a tick)
       heightTimer = null;
-      const now = clampHeight(parseFloat(frame.style.height), model.get("max_height"));
-      if (model.get("height") !== now) {
-        model.set("height", now);
+      if (model.get("height") !== appHeight) {
+        model.set("height", appHeight);
         model.save_changes();
       }
     }, 100);
   };
+
+  const showButton = () => {
+    const label = mode === "fullscreen" ? text("exit_fullscreen")
+      : offered ? text("fullscreen_asked") : text("fullscreen");
+    fullButton.title = label;
+    fullButton.setAttribute("aria-label", label);
+    fullButton.setAttribute("aria-pressed", String(mode === "fullscreen"));
+    fullButton.dataset.offered = String(offered);
+    fullButton.style.opacity = offered || mode === "fullscreen" || hovered ? "1" : "0";
+    fullButton.style.outline = offered ? "2px solid var(--jp-brand-color1, #1976d2)" : "";
+  };
+  let hovered = false;
+  const hover = (on) => () => { hovered = on; showButton(); };
+  el.addEventListener("mouseenter", hover(true));
+  el.addEventListener("mouseleave", hover(false));
+  fullButton.addEventListener("focus", hover(true));
+  fullButton.addEventListener("blur", hover(false));
+  showButton();
 
   const hostContext = () => {
     const theme = model.get("theme") || pageTheme();
     const context = {
       theme,
       styles: { variables: styleVariables() },
-      displayMode: "inline",
-      availableDisplayModes: DISPLAY_MODES,
-      containerDimensions: { maxHeight: Math.max(LIMITS.minHeight, model.get("max_height")) },
+      displayMode: mode,
+      availableDisplayModes: canFullscreen ? [...DISPLAY_MODES] : ["inline"],
+      containerDimensions: mode === "fullscreen"
+        ? { height: Math.floor(el.clientHeight) }
+        : { maxHeight: visible() },
       locale: navigator.language,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       userAgent: "nb_elicit",
@@ -423,8 +511,17 @@ function render({ model, el }) {
     made.onmessage = (params, extra) => forward("ui/message", params, extra);
     made.onupdatemodelcontext = (params, extra) => forward("ui/update-model-context", params, extra);
     made.onrequestdisplaymode = async (params, extra) => {
-      await forward("ui/request-display-mode", params, extra);
-      return { mode: "inline" };  // (the only mode a notebook output has)
+      await forward("ui/request-display-mode", params, extra);  // (Python keeps the record)
+      const wanted = params?.mode;
+      if (wanted === "fullscreen" && mode !== "fullscreen" && canFullscreen && !closed) {
+        offered = true;  // (the person's click on the button is the consent)
+        showButton();
+      } else if (wanted === "inline") {
+        offered = false;
+        if (mode === "fullscreen") await leaveFullscreen();
+        showButton();
+      }
+      return { mode };  // (the mode in effect: "pip" is answered with it too)
     };
     made.addEventListener("loggingmessage", (params) => notify("notifications/message", params));
     made.addEventListener("sizechange", ({ height }) => {
@@ -489,17 +586,71 @@ function render({ model, el }) {
 
   const load = () => {
     if (html === null || closed) return;  // (until Python sent the HTML)
-    frame.style.height = `${clampHeight(model.get("height") || 150, model.get("max_height"))}px`;
+    layout();
     const allow = allowAttribute(model.get("permissions"));
     if (allow) frame.setAttribute("allow", allow);
     else frame.removeAttribute("allow");
     frame.srcdoc = proxyDocument(model.get("policy"), text("title"));
   };
 
+  const leaveFullscreen = async () => {
+    if (document.fullscreenElement === el) {
+      try {
+        await document.exitFullscreen();
+      } catch {
+        // (the browser left it already)
+      }
+    }
+    onFullscreenChange();  // (the mode in effect now, whether or not the event came first)
+  };
+
+  function onFullscreenChange() {
+    const now = document.fullscreenElement === el ? "fullscreen" : "inline";
+    if (now === mode) return;
+    mode = now;
+    if (mode === "fullscreen") offered = false;
+    layout();
+    showButton();
+    // (the size the box has once the browser drew it in its new mode)
+    requestAnimationFrame(() => updateContext());
+  }
+  document.addEventListener("fullscreenchange", onFullscreenChange);
+
+  fullButton.addEventListener("click", async () => {
+    if (closed) return;
+    if (document.fullscreenElement === el) {
+      await leaveFullscreen();
+      return;
+    }
+    try {
+      await el.requestFullscreen({ navigationUI: "hide" });
+    } catch {
+      // (the browser refused: the frame stays inline)
+    }
+  });
+  // Escape leaves full screen: the browser's own (wherever the focus is), and this one for a
+  // key that reaches the page first (the focus on the frame's button).
+  el.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || document.fullscreenElement !== el) return;
+    event.preventDefault();
+    event.stopPropagation();
+    leaveFullscreen();
+  });
+  const onWindowResize = () => {
+    if (mode === "inline") layout();
+    updateContext();
+  };
+  window.addEventListener("resize", onWindowResize);
+
   const close = () => {
     if (closed) return;
     closed = true;
     clearTimeout(startTimer);
+    document.removeEventListener("fullscreenchange", onFullscreenChange);
+    window.removeEventListener("resize", onWindowResize);
+    if (document.fullscreenElement === el) document.exitFullscreen().catch(() => {});
+    fullButton.remove();
+    box.remove();
     window.removeEventListener("message", onWindowMessage);
     themeWatch.disconnect();
     sizeWatch.disconnect();
@@ -521,9 +672,9 @@ function render({ model, el }) {
     status("torn down");
   };
 
-  const updateContext = () => {
+  function updateContext() {
     if (bridge && !closed) bridge.setHostContext(hostContext());
-  };
+  }
   const themeWatch = new MutationObserver(updateContext);
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   let lastWidth = 0;
@@ -571,7 +722,7 @@ function render({ model, el }) {
   model.on("change:theme", updateContext);
   model.on("change:tool", updateContext);
   model.on("change:max_height", () => {
-    setHeight(parseFloat(frame.style.height));
+    layout();
     updateContext();
   });
   model.on("change:policy", () => { if (!closed) load(); });
