@@ -102,7 +102,7 @@ def test_the_waiting_line_ticks_with_the_clock(monkeypatch):
         view.finish()
         return shown
 
-    assert "(3 s)" in asyncio.run(scenario())
+    assert "(3 s so far)" in asyncio.run(scenario())
 
 
 def test_a_view_whose_loop_closed_stops_ticking_without_a_fuss():

@@ -72,8 +72,7 @@ def badge_html(status: str) -> str:
 
 def short_id(task_id: str) -> str:
     """A task's id as its card shows it: its first :data:`SHORT_ID` characters (one line)."""
-    short = shorten(task_id, ID_LIMIT, one_line=True)
-    return short if len(short) <= SHORT_ID else short[:SHORT_ID] + "…"
+    return shorten(task_id, SHORT_ID + 1, one_line=True)
 
 
 class TaskCard(widgets.VBox):

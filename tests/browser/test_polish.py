@@ -401,7 +401,7 @@ FORM_LOOK = """form => {
 
 BUTTON_LOOK = """button => {
     const probe = document.createElement('span');
-    probe.style.color = 'var(--jp-ui-font-color3)';
+    probe.style.color = 'var(--jp-content-font-color2)';
     button.parentElement.appendChild(probe);
     const faint = getComputedStyle(probe).color;
     probe.remove();
