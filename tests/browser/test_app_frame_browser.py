@@ -3,7 +3,8 @@
 neither frame may share the notebook's origin; the app gets the tool input, the tool result (or
 the cancel) and the theme, and hears the theme change; its ``tools/call`` reaches the Python
 handler (sync or async) and the answer comes back into it, as does a deliberate error; it
-cannot read the page, the host's cookies or the notebook server; Python closes it.
+cannot read the page, the host's cookies or the notebook server; Python closes it, and a
+second close asks the app for no second teardown.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def test_an_app_is_sandboxed_gets_its_result_and_calls_the_handler(lab, tmp_path
     server = f"http://127.0.0.1:{lab.server.port}"
     html_path = tmp_path / "probe.html"
     html_path.write_text(app_html("probe_app", tmp_path, BODY, server=server), encoding="utf-8")
-    lab.open(frame_cell(html_path), RESULT_CELL, STATE_CELL, "frame.teardown()", STATE_CELL)
+    lab.open(frame_cell(html_path), RESULT_CELL, STATE_CELL,
+             "frame.teardown()\nframe.teardown()", STATE_CELL)
+    console: list[str] = []
+    lab.page.on("console", lambda message: console.append(message.text))
     lab.run(2)
     widget = lab.cell(2).locator(".nb-elicit-test-app")
     outer = widget.locator("iframe.nb-elicit-app-frame-outer")
@@ -107,13 +111,15 @@ def test_an_app_is_sandboxed_gets_its_result_and_calls_the_handler(lab, tmp_path
     assert 40 < height <= 800
     assert outer.evaluate("e => e.style.height") == f"{height}px"
 
-    # Python closes it: the app is asked to tear down, then its frame is gone.
+    # Python closes it (twice): the app is asked to tear down once, then its frame is gone.
     lab.run(5)
     expect(widget.locator("iframe")).to_have_count(0)
     expect(widget).to_contain_text("The app was closed.")
     lab.settle()
     lab.run(6)
     expect(lab.cell(6)).to_contain_text("torn down")
+    assert [line for line in console if line.startswith("probe-app teardown")] == [
+        "probe-app teardown 1"]
 
 
 def test_in_the_dark_theme_an_async_handler_answers_and_a_cancel_arrives(lab_dark, tmp_path):

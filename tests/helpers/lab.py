@@ -214,14 +214,19 @@ class Wire:
     JupyterLab's widget manager keeps one message in flight per widget and sends the next update
     only after the kernel's ``status: idle`` for the previous one. :meth:`settle` waits until
     every widget message the page sent has its idle and the page has been quiet for a moment,
-    so a click that follows cannot overtake the last keystroke.
+    so a click that follows cannot overtake the last keystroke. A message to a widget the kernel
+    has closed gets no handler and so, while a cell runs, no idle; nothing more goes to that
+    widget, and the wait leaves it out.
     """
 
     QUIET = 0.15  # seconds without a new widget message
 
     def __init__(self, page):
         self.page = page
-        self.in_flight: dict[str, float] = {}
+        #: msg_id -> comm_id of each widget message that has no idle yet.
+        self.in_flight: dict[str, str] = {}
+        #: The comms the kernel closed (comm_close on IOPub).
+        self.closed_comms: set[str] = set()
         self.last_sent = 0.0
         #: Every widget message sent, as (msg_id, subshell_id or None).
         self.sent: list[tuple[str, str | None]] = []
@@ -238,7 +243,9 @@ class Wire:
         frame = _ws_frame(payload)
         if frame and frame["header"].get("msg_type") == "comm_msg":
             header = frame["header"]
-            self.in_flight[header["msg_id"]] = time.monotonic()
+            comm_id = frame["content"].get("comm_id")
+            if comm_id not in self.closed_comms:
+                self.in_flight[header["msg_id"]] = comm_id
             self.sent.append((header["msg_id"], header.get("subshell_id")))
             self.last_sent = time.monotonic()
 
@@ -249,6 +256,11 @@ class Wire:
         if (frame and frame["channel"] == "iopub" and frame["header"].get("msg_type") == "status"
                 and frame["content"].get("execution_state") == "idle"):
             self.in_flight.pop((frame["parent_header"] or {}).get("msg_id"), None)
+        if frame and frame["channel"] == "iopub" and frame["header"].get("msg_type") == "comm_close":
+            comm_id = frame["content"].get("comm_id")
+            self.closed_comms.add(comm_id)
+            for msg_id in [m for m, c in self.in_flight.items() if c == comm_id]:
+                del self.in_flight[msg_id]
 
     def wait_kernel(self, timeout: float = TIMEOUT / 1000) -> None:
         deadline = time.monotonic() + timeout

@@ -659,17 +659,23 @@ function render({ model, el }) {
     frame.remove();
   };
 
-  const teardown = async () => {
-    if (closed) return;
-    const current = bridge;
-    try {
-      if (current && ready) await current.teardownResource({}, { timeout: 2000 });
-    } catch {
-      // (an app that does not answer is closed all the same)
-    }
-    close();
-    notice.textContent = text("closed");
-    status("torn down");
+  // Once: an app that asks to close is torn down here and again by the kernel's answer to its
+  // request; the second call waits for the first instead of sending a second teardown.
+  let tearingDown = null;
+  const teardown = () => {
+    if (!tearingDown) tearingDown = (async () => {
+      if (closed) return;
+      const current = bridge;
+      try {
+        if (current && ready) await current.teardownResource({}, { timeout: 2000 });
+      } catch {
+        // (an app that does not answer is closed all the same)
+      }
+      close();
+      notice.textContent = text("closed");
+      status("torn down");
+    })();
+    return tearingDown;
   };
 
   function updateContext() {

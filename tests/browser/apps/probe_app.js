@@ -1,7 +1,8 @@
 // A small MCP App for the browser tests, written with the official app side (`App` of
 // @modelcontextprotocol/ext-apps). It shows what the host sent (tool input, tool result,
 // theme), calls the server's `echo` tool through the host on a click, and says what its sandbox
-// lets it reach: the parent's document, the host's cookies, the notebook server.
+// lets it reach: the parent's document, the host's cookies, the notebook server. It counts the
+// teardowns it is asked for on the console.
 import { App } from "@modelcontextprotocol/ext-apps";
 
 const $ = (id) => document.getElementById(id);
@@ -40,6 +41,13 @@ const app = new App({ name: "probe-app", version: "1.0.0" });
 app.ontoolinput = ({ arguments: args }) => show("input", JSON.stringify(args ?? {}));
 app.ontoolresult = (result) => show("result", result.content?.[0]?.text ?? "(no text)");
 app.ontoolcancelled = ({ reason }) => show("result", `cancelled: ${reason}`);
+// (each teardown the host asks for is counted on the console: a host asks once)
+let teardowns = 0;
+app.onteardown = () => {
+  teardowns += 1;
+  console.log(`probe-app teardown ${teardowns}`);
+  return {};
+};
 app.onhostcontextchanged = (context) => {
   if (context.theme) show("theme", context.theme);
 };
