@@ -16,7 +16,7 @@ import nb_elicit
 from nb_elicit._core import jsonrpc
 from nb_elicit._core.apps import APP_METHODS, NOTIFICATIONS, REQUESTS
 from nb_elicit._core.notices import NoticeKind
-from nb_elicit._core.outcome import AnsweredBy
+from nb_elicit._core.outcome import AnsweredBy, Consent, Refusal
 from nb_elicit._core.tasks import TaskShape
 from nb_elicit._mcp import Era
 from nb_elicit._runtime import apps as runtime_apps
@@ -124,6 +124,40 @@ def _notice_kind_constants(tree: ast.AST):
                         if arg.arg in NOTICE_NAMES)
 
 
+#: Names whose values come from one small vocabulary: how a request nb_elicit cannot show is
+#: answered (Refusal), and what a consent card asks for (Consent).
+NAMED_VOCABULARIES = {"refuse_with": {m.value for m in Refusal},
+                      "consent": {m.value for m in Consent}}
+#: Calls whose last positional argument is a consent.
+CONSENT_CALLS = {"ask_consent", "_consent"}
+
+
+def _named_constants(tree: ast.AST):
+    """(name, node) for each value given to a name of :data:`NAMED_VOCABULARIES`: assigned,
+    compared, passed as a keyword or as a consent call's fifth argument, or a default."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield from ((k.arg, k.value) for k in node.keywords if k.arg in NAMED_VOCABULARIES)
+            if _name(node.func) in CONSENT_CALLS and len(node.args) >= 5:
+                yield "consent", node.args[4]
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults,
+                          strict=True),
+                     *zip(node.kwonlyargs, node.kw_defaults, strict=True)]
+            yield from ((arg.arg, default) for arg, default in pairs
+                        if arg.arg in NAMED_VOCABULARIES)
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for side in sides:
+                if _name(side) in NAMED_VOCABULARIES:
+                    yield from ((_name(side), other) for other in sides if other is not side)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield from ((_name(target), node.value) for target in targets
+                        if _name(target) in NAMED_VOCABULARIES and node.value is not None)
+
+
 def _is_code(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and -32768 <= value <= -32000
 
@@ -138,8 +172,8 @@ def _is_code_literal(node: ast.AST) -> bool:
 def bare_literals(source: str, module: str) -> list[str]:
     """The literals of the vocabularies written outside their homes in ``source`` (the text
     of ``module``, a path under the package): who answered, JSON-RPC codes, task shapes, how
-    a notice reads and which counted notice (a way of answering). Docstrings and comments may
-    name them."""
+    a notice reads and which counted notice (a way of answering), how a refusal is answered and
+    what a consent asks for. Docstrings and comments may name them."""
     tree = ast.parse(source)
     found = []
     if module != HOMES["answered_by"]:
@@ -151,6 +185,9 @@ def bare_literals(source: str, module: str) -> list[str]:
                   for what, node in _notice_kind_constants(tree)
                   if isinstance(node, ast.Constant) and isinstance(node.value, str)
                   and (what == "counted notice" or node.value in NOTICE_KINDS)]
+    found += [f"{name} {node.value!r} (line {node.lineno})"
+              for name, node in _named_constants(tree)
+              if isinstance(node, ast.Constant) and node.value in NAMED_VOCABULARIES[name]]
     for node in ast.walk(tree):
         if module != HOMES["code"] and _is_code_literal(node):
             found.append(f"JSON-RPC code (line {node.lineno})")
@@ -188,6 +225,13 @@ def test_no_bare_literal_of_a_vocabulary(path):
     'Counted("muted", lambda n: str(n))',
     'guard.forget_notice("limited")',
     'guard.count_notice("full", view, text)',
+    'refuse_with = "cancel"',
+    'await ask(context, request, refuse_with="cancel")',
+    'suffix = "_cancel" if refuse_with == "cancel" else ""',
+    'async def ask(context, request, *, refuse_with="error"): pass',
+    'await apps.ask_consent(message, saved.name, make, view, consent="file")',
+    'await apps.ask_consent(message, saved.name, make, view, "permission")',
+    'def ask_consent(self, message, target, make_card, view, consent="url"): pass',
 ])
 def test_the_literal_check_sees_a_bare_literal(snippet):
     assert bare_literals(snippet, "_runtime/x.py")

@@ -15,7 +15,7 @@ from enum import Enum
 from .answer import Answer
 from .notices import NoticeKind
 
-__all__ = ["AnsweredBy", "Counted", "Outcome"]
+__all__ = ["AnsweredBy", "Consent", "Counted", "Outcome", "Refusal"]
 
 
 class AnsweredBy(str, Enum):
@@ -68,6 +68,40 @@ class AnsweredBy(str, Enum):
     DISCONNECTED = "disconnected"
     #: Its connection closed, or nb_elicit was unloaded.
     CLOSED = "closed"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Refusal(str, Enum):
+    """How nb_elicit answers a request it cannot show (or failed to show)."""
+
+    #: A JSON-RPC error to the server (a classic elicitation).
+    ERROR = "error"
+    #: ``cancel``, and the cell says why: where the reply has no place for an error (a question
+    #: asked inside a 2026-07-28 task, or a framework's hook that takes only a result).
+    CANCEL = "cancel"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+class Consent(str, Enum):
+    """What a consent card asks the person to agree to. The value names its lines in the
+    i18n table (``n_<value>_policy``, ``n_<value>_no_policy``)."""
+
+    #: To open a page (a server's URL request, an app's ``ui/open-link``).
+    URL = "url"
+    #: To save a file an app offers (``ui/download-file``).
+    FILE = "file"
+    #: To give an app the permissions its resource asks for.
+    PERMISSION = "permission"
+
+    @property
+    def policy_cannot_give(self) -> AnsweredBy:
+        """Who answered when the respond policy said accept, which only a person may give."""
+        return {Consent.URL: AnsweredBy.POLICY_URL, Consent.FILE: AnsweredBy.POLICY_FILE,
+                Consent.PERMISSION: AnsweredBy.POLICY_PERMISSION}[self]
 
     __str__ = str.__str__
     __format__ = str.__format__

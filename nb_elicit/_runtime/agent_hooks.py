@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.answer import Answer
+from .._core.outcome import Refusal
 from .hooks import ElicitationHook
 
 __all__ = ["ClaudeHookMatcher", "answer_interrupt", "claude_hooks"]
@@ -33,7 +34,7 @@ class _DictHook(ElicitationHook):
     """A hook whose framework hands the request over as a plain dict (no error channel:
     what cannot be shown is answered cancel)."""
 
-    refuse_with = "cancel"
+    refuse_with = Refusal.CANCEL
 
     async def ask_dict(self, request: dict, server: str | None) -> Answer:
         label = server or self.label

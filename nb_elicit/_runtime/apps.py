@@ -70,7 +70,7 @@ from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, SERVER_ERROR
 from .._core.notices import NoticeKind
-from .._core.outcome import Outcome
+from .._core.outcome import Consent, Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._core.url import check_url
@@ -160,13 +160,13 @@ class Apps:
         return await connection.runner.run(view, read(), show=False, quiet=True, keep_view=True)
 
     async def ask_consent(self, message: str, target: str, make_card, view,
-                          kind: str = "url") -> Outcome:
-        """A consent card of an app (``kind`` url: a link; file: a file to save) in ``view``,
+                          consent: Consent = Consent.URL) -> Outcome:
+        """A consent card of an app (to open a link, save a file, grant permissions) in ``view``,
         the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""
         from .asking import ask_consent
 
         context = self.connection.runner.context_in(view)
-        return await ask_consent(context, message, target, make_card, kind)
+        return await ask_consent(context, message, target, make_card, consent)
 
     def set_enabled(self, enabled: bool) -> None:
         """``%mcp apps on|off``: off ends every app shown now, with a line saying so."""
@@ -398,7 +398,7 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
     message = t("app_asks_download", tool=app.log.tool)
     try:
         outcome = await app.apps.ask_consent(message, saved.name, lambda: DownloadCard(
-            message, saved, server=app.connection.name), app.requests_view, kind="file")
+            message, saved, server=app.connection.name), app.requests_view, Consent.FILE)
     finally:
         app.done_asking()
     return _consented(app, outcome, "app_download_saved", "app_download_declined",
@@ -439,7 +439,7 @@ async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
     try:
         outcome = await app.apps.ask_consent(message, permission_names(asked), lambda: (
             PermissionCard(message, asked, server=app.connection.name)), app.requests_view,
-            kind="permission")
+            Consent.PERMISSION)
         answer = outcome.answer
         if answer is not None and answer.action == "accept":
             chosen = (answer.content or {}).get("granted") or ()

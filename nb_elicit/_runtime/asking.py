@@ -26,7 +26,7 @@ from .._core.history import HISTORY
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
 from .._core.notices import NoticeKind
-from .._core.outcome import AnsweredBy, Counted, Outcome
+from .._core.outcome import AnsweredBy, Consent, Counted, Outcome, Refusal
 from .._core.policy import POLICIES, Policy, headless_wait
 from .._core.prefill import as_submitted
 from .._core.recording import TAPE, Mismatch
@@ -107,16 +107,16 @@ class RequestContext:
 
 
 async def ask(context: RequestContext, request: ElicitationRequest, *,
-              refuse_with: str = "error") -> Answer:
+              refuse_with: Refusal = Refusal.ERROR) -> Answer:
     """Answer ``request`` of ``context.server``. A failure of nb_elicit's own ends here too: a
     line in the cell, an error to the server, and no form left open.
 
-    ``refuse_with="cancel"``: a request nb_elicit cannot show (or failed to) is answered
+    ``refuse_with=Refusal.CANCEL``: a request nb_elicit cannot show (or failed to) is answered
     ``cancel`` instead of an error, and the cell says so (a question asked inside a 2026-07-28
     task: its ``tasks/update`` has no place for an error)."""
     server = context.server
     spec = None
-    cancel = refuse_with == "cancel"
+    cancel = refuse_with is Refusal.CANCEL
     suffix = "_cancel" if cancel else ""
     try:
         outcome = _muted(server, context.guard)
@@ -234,23 +234,23 @@ async def _answer_url(context: RequestContext, request: ElicitationRequest) -> O
 
 
 async def _consent(context: RequestContext, message: object, target: str,
-                   make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
-    """A card that asks the person's consent (to open ``target``, a page; or, ``kind="file"``,
-    to save it; ``kind="permission"``, to give an app ``target``, its permissions): the respond
+                   make_card: Callable[[], PromptWidget],
+                   consent: Consent = Consent.URL) -> Outcome:
+    """A card that asks the person's consent (to open ``target``, a page; or, ``Consent.FILE``,
+    to save it; ``Consent.PERMISSION``, to give an app ``target``, its permissions): the respond
     policy never gives it, the rate limit and the backlog hold it."""
     server, guard = context.server, context.guard
     policy = POLICIES.for_connection(server)
     if policy.action in ("decline", "cancel"):
         return Outcome(Answer(policy.action), AnsweredBy.POLICY, notice=t(
-            f"n_{kind}_policy", server=server, source=policy.source, action=policy.action,
+            f"n_{consent.value}_policy", server=server, source=policy.source, action=policy.action,
             url=target))
     if policy.action == "accept":
         # Consent to open a page is a person's to give: no policy gives it for them. Nor does
         # nb_elicit say no for them (decline is the person's word): it answers cancel.
-        by = {"file": AnsweredBy.POLICY_FILE,
-              "permission": AnsweredBy.POLICY_PERMISSION}.get(kind, AnsweredBy.POLICY_URL)
-        return Outcome(Answer("cancel"), by, notice_kind=NoticeKind.WARNING,
-                       notice=t(f"n_{kind}_no_policy", server=server, url=target))
+        return Outcome(Answer("cancel"), consent.policy_cannot_give,
+                       notice_kind=NoticeKind.WARNING,
+                       notice=t(f"n_{consent.value}_no_policy", server=server, url=target))
     limited = _rate_limited(server, guard)
     if limited is not None:
         return limited
@@ -258,7 +258,8 @@ async def _consent(context: RequestContext, message: object, target: str,
 
 
 async def ask_consent(context: RequestContext, message: str, target: str,
-                      make_card: Callable[[], PromptWidget], kind: str = "url") -> Outcome:
+                      make_card: Callable[[], PromptWidget],
+                      consent: Consent = Consent.URL) -> Outcome:
     """A consent card nb_elicit raises for a server's app (``ui/open-link``, a file of
     ``ui/download-file``, the permissions its resource asks for): the way a server's URL
     request goes (mute, the respond policy, the rate limit, the backlog), told and recorded by
@@ -267,7 +268,7 @@ async def ask_consent(context: RequestContext, message: str, target: str,
     try:
         outcome = _muted(context.server, context.guard)
         if outcome is None:
-            outcome = await _consent(context, message, target, make_card, kind)
+            outcome = await _consent(context, message, target, make_card, consent)
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and answered cancel
         outcome = Outcome(Answer("cancel"), AnsweredBy.FAILED, notice_kind=NoticeKind.ERROR,
                           notice=t("n_failed_cancel", server=context.server,

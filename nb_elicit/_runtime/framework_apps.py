@@ -19,7 +19,7 @@ from typing import Any
 
 from .._core.i18n import t
 from .._core.notices import NoticeKind
-from .._core.outcome import Outcome
+from .._core.outcome import Consent, Outcome
 from .._core.text import shorten
 from .._core.types import ToolResult
 from .._mcp.hooks import wire
@@ -133,10 +133,10 @@ class FrameworkApps(Apps):
         return await self.connection.read_resource(uri)
 
     async def ask_consent(self, message: str, target: str, make_card, view,
-                          kind: str = "url") -> Outcome:
+                          consent: Consent = Consent.URL) -> Outcome:
         connection = self.connection
         return await ask_consent(RequestContext(connection.name, view, connection.guard),
-                                 message, target, make_card, kind)
+                                 message, target, make_card, consent)
 
 
 def tool_result(answer: Any) -> ToolResult:

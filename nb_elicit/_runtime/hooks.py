@@ -38,7 +38,7 @@ from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
 from .._core.notices import NoticeKind
-from .._core.outcome import AnsweredBy, Outcome
+from .._core.outcome import AnsweredBy, Outcome, Refusal
 from .._core.text import shorten
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
@@ -93,9 +93,9 @@ class ElicitationHook:
     framework = "mcp"
     #: The public name, for ``repr``.
     public_name = ""
-    #: How a request nb_elicit cannot show is answered: "error" (an ``ErrorData``) or
-    #: "cancel" (a shape with no place for an error).
-    refuse_with = "error"
+    #: How a request nb_elicit cannot show is answered: an ``ErrorData``, or cancel (a shape
+    #: with no place for an error).
+    refuse_with = Refusal.ERROR
 
     def __init__(self, label: str | None = None):
         self.label = label
@@ -193,7 +193,7 @@ class ElicitationCallback(ElicitationHook):
 
     framework = "mcp"
     public_name = "elicitation_callback"
-    refuse_with = "error"
+    refuse_with = Refusal.ERROR
 
     async def __call__(self, context: Any, params: Any = None):
         got = await self.answer(context, params)
@@ -210,7 +210,7 @@ class ElicitationHandler(ElicitationHook):
 
     framework = "fastmcp"
     public_name = "elicitation_handler"
-    refuse_with = "cancel"
+    refuse_with = Refusal.CANCEL
 
     async def __call__(self, message: Any = None, response_type: Any = None, params: Any = None,
                        context: Any = None):
@@ -219,7 +219,8 @@ class ElicitationHandler(ElicitationHook):
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
 
 
-async def _ask_in_cell(server: str, request, refuse_with: str) -> Answer | BaseException:
+async def _ask_in_cell(server: str, request,
+                       refuse_with: Refusal) -> Answer | BaseException:
     """On the kernel's loop, in the running cell's context: a view of its own in that cell,
     and the request answered there as on a connection."""
     view = CallView(server, WHAT, show_waiting=False)
@@ -270,8 +271,8 @@ def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
 
 
 def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseException,
-            refuse_with: str) -> None:
-    suffix = "_cancel" if refuse_with == "cancel" else ""
+            refuse_with: Refusal) -> None:
+    suffix = "_cancel" if refuse_with is Refusal.CANCEL else ""
     if isinstance(error, InvalidRequest):  # (what the framework handed over is no request)
         how, line = AnsweredBy.REFUSED, t("n_refused_request" + suffix, server=server,
                                  detail=shorten(str(error), 200))

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
+from .._core.outcome import Refusal
 from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
@@ -124,7 +125,7 @@ class CallRunner:
         TASKS.begin(run, identity(self.sessions))
 
         async def ask_one(request: ElicitationRequest) -> Answer:
-            return await ask(self.request_context(), request, refuse_with="cancel")
+            return await ask(self.request_context(), request, refuse_with=Refusal.CANCEL)
 
         return await follow(run, ask_one, hint=f"%mcp task {self.name} {remote.task_id}")
 
