@@ -30,7 +30,8 @@ range=$!
 # Stopped (with its kernels and servers) if this script ends first.
 trap 'kill -- "-$range" 2>/dev/null || true' EXIT
 status=0
-.venv/bin/python -m pytest || status=$?
+# (--durations: the slowest tests, where to look when the suite grows slow)
+.venv/bin/python -m pytest --durations=40 || status=$?
 range_status=0
 wait "$range" || range_status=$?
 trap - EXIT
