@@ -497,3 +497,20 @@ def test_the_record_tells_the_task_and_what_was_asked_inside_it_in_order_each_on
     assert page.count("Report on python") == 1
     assert page.index("Which python?") < page.index("asked inside the task") < page.index(
         "Going on with") < page.index("Completed after") < page.index("Report on python")
+
+
+def test_a_question_that_came_before_the_poll_saw_input_required_is_told_after_it():
+    """2025-11-25: the server's question comes as a request of its own, often before the poll
+    that sees the task's input_required; the record tells the status first, then the question."""
+    from nb_elicit._core.notices import NoticeKind
+
+    view = CallView("demo", "research", show_waiting=False)
+    shown = card()
+    view.show_task(shown)
+    shown.update(state("working", "Analysing"))
+    view.notice("the question, answered", NoticeKind.INFO)  # (shown before the poll)
+    shown.update(state("input_required", "Which python?"))
+    shown.update(state("working", "Going on"))
+    plain = transcript_bundle(view.transcript())["text/plain"]
+    assert (plain.index("Analysing") < plain.index("Which python?")
+            < plain.index("the question, answered") < plain.index("Going on")), plain

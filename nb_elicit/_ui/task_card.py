@@ -188,7 +188,12 @@ class TaskCard(widgets.VBox):
         status out of order, which the card shows as a warning (the status is ignored)."""
         self._date(state)
         now, wall = self._ended_at(state)
-        problem = self.timeline.record(state, now=now, wall=wall, mark=self._mark())
+        mark, latest = self._mark(), self.timeline.latest
+        if state.status == "input_required" and latest is not None:
+            # (the status that says the task waits for the questions goes before them, even
+            # when a question came before the poll that saw it: 2025-11-25 asks on its own)
+            mark = min(mark, latest.mark)
+        problem = self.timeline.record(state, now=now, wall=wall, mark=mark)
         if problem is not None:
             self.ignored += 1
             more = " " + t("task_problems_more", n=self.ignored) if self.ignored > 1 else ""
