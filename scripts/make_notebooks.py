@@ -771,7 +771,8 @@ task_id = task.task_id
 """),
     md("""
 `%mcp tasks` lists the tasks this kernel follows or followed, each with its status and age (the
-countdown you left is *detached*), then the running tasks it no longer follows, each with the
+countdown you left is *detached*: nb_elicit asks the server how it is now, and its age counts
+from when the server created it), then the running tasks it no longer follows, each with the
 line that attaches to it again. (From Python: `conn.tasks()`.)
 """),
     code("%mcp tasks"),

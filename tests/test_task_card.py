@@ -262,7 +262,10 @@ def test_the_clock_ticks_on_the_running_loop_and_stops_at_the_end():
     assert shown.elapsed.value == during  # it ticked no more after the end
     assert shown.elapsed.layout.display == "none" and shown.actions.layout.display == "none"
     assert texts(shown.status_line) == "Completed after 1 s."
-    assert texts(shown.result_line) == "3 sources found"
+    # (the result is the call's view's to show, once: the card keeps it, not shows it)
+    assert shown.result_text == "3 sources found"
+    assert "3 sources found" not in repr([c.value for c in shown.children
+                                          if isinstance(c, widgets.HTML)])
 
 
 def test_without_a_running_loop_nothing_ticks():
@@ -298,36 +301,40 @@ def test_how_a_task_ends_is_said_by_its_final_status():
 
 def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
     shown = card()
-    start = shown.started
+    shown.started -= 100  # (the task began 100 s ago)
+    start = shown.timeline.started = shown.started
     shown.timeline.record(state("working", "Gathering sources…"), now=start, wall=0.0)
     shown.timeline.record(state("input_required", HOSTILE), now=start + 2.4, wall=2.0)
     shown.update(state("weird"))  # (ignored: a notice)
     shown.cancel_button.click()
-    shown.timeline.record(state("cancelled"), now=start + 65.0, wall=65.0)
+    shown.timeline.record(state("cancelled"), now=start + 165.0, wall=165.0)
     shown.end(state("cancelled"), result_text="partial: <script>alert(1)</script>")
     lines = shown.transcript_lines()
+    # In the order it happened, each once: the final status and the line that says how the
+    # task ended are one line, with one time; "Cancel sent…" gave way to it; no result (the
+    # call's view tells it).
     assert lines[0] == "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks"
     assert re.fullmatch(r"  \d\d:\d\d:\d\d working · Gathering sources… \(0 s\)", lines[1])
     assert re.fullmatch(r"  \d\d:\d\d:\d\d input_required · <img src=x onerror=alert\(1\)> "
                         r"\(2 s\)", lines[2])
-    assert re.fullmatch(r"  \d\d:\d\d:\d\d cancelled \(1 min 05 s\)", lines[3])
-    assert lines[4] == ("  Warning: The server reported an unknown task status 'weird' after "
+    assert lines[3] == ("  Warning: The server reported an unknown task status 'weird' after "
                         "input_required; it is ignored.")
-    assert lines[5:] == ["Cancel sent…", lines[6], "partial: <script>alert(1)</script>"]
-    assert lines[6].startswith("Cancelled after ")
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d Cancelled after 2 min 45 s\.", lines[4])
+    assert len(lines) == 5 and shown.status_text == "Cancelled after 2 min 45 s."
     view = CallView("demo", "research", show_waiting=False)
     view.show_task(shown)
     page = transcript_bundle(view.transcript())["text/html"]  # what the cell keeps
     assert "<script" not in page and "<img" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;script&gt;" not in page and "Cancel sent" not in page
     assert "onerror=alert(1)&gt;" in page and "jupyter-widgets" not in page
     # what the lines say, the page says as text
     plain = html.unescape(re.sub(r"<[^>]+>", "", page))
-    for text in (lines[0], "Gathering sources… (0 s)", HOSTILE + " (2 s)", "(1 min 05 s)",
-                 lines[4].removeprefix("  Warning: "), *lines[5:]):
+    for text in (lines[0], "Gathering sources… (0 s)", HOSTILE + " (2 s)",
+                 lines[3].removeprefix("  Warning: "), lines[4].strip()):
         assert text in plain
-    assert [line[2:10] for line in lines[1:4]] == re.findall(r"\d\d:\d\d:\d\d", plain)
+    assert [line[2:10] for line in lines[1:3] + lines[4:]] == re.findall(
+        r"\d\d:\d\d:\d\d", plain)
 
 
 def test_a_card_sits_in_a_calls_view():
@@ -409,3 +416,101 @@ def test_while_its_task_card_follows_the_task_the_call_shows_no_clock_of_its_own
     assert before != "none"
     assert during == ("none", True)  # the card's clock alone
     assert after != "none" and "Waiting for demo · research" in line  # then the call's again
+
+
+# -- one clock: the task's age, from when the server created it --------------------------------
+
+
+def stamp(seconds_ago: float) -> str:
+    """A server's createdAt, ``seconds_ago`` seconds ago, as ISO 8601 with "Z"."""
+    import datetime
+
+    when = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(
+        seconds=seconds_ago)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_the_clock_counts_from_when_the_server_created_the_task_not_from_the_card():
+    shown = card()  # (made now: as when a task is attached to again)
+    shown.update(state("working", "6 s left", created_at=stamp(40.2)))
+    assert shown.dated and "running for 40 s" in shown.elapsed.value
+    assert shown.timeline.entry_line(shown.timeline.latest).endswith("(40 s)")
+    # a later createdAt (untrusted, changing) does not move it again
+    shown.update(state("working", "5 s left", created_at=stamp(1)))
+    shown._tick()
+    assert "running for 40 s" in shown.elapsed.value
+    shown.end(state("completed"))
+    assert shown.status_text == "Completed after 40 s."
+
+
+def test_a_task_seen_only_once_it_ended_ran_until_the_server_says_it_ended():
+    created = stamp(40.2)
+    import datetime
+
+    ended = (datetime.datetime.strptime(created, "%Y-%m-%dT%H:%M:%S.%fZ")
+             + datetime.timedelta(seconds=25)).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    shown = card()
+    shown.end(state("completed", created_at=created, last_updated_at=ended))
+    (line,) = shown.timeline.text_lines()
+    assert line == "completed (25 s)" and shown.status_text == "Completed after 25 s."
+
+
+@pytest.mark.parametrize(("created_at", "dated"), [
+    (-60, True),  # (a server clock a minute ahead: created now, 0 s)
+    (-3600, False),  # (an hour in the future: not believed)
+    (400 * 86400, False),  # (more than a year ago: not believed)
+    ("yesterday", False), ("2026-12-05T10:00:00.1234567890Z", False), ("", False),
+])
+def test_a_created_at_that_cannot_be_believed_leaves_the_clock_at_the_card(created_at, dated):
+    if isinstance(created_at, int):  # (seconds ago)
+        created_at = stamp(created_at)
+    shown = card()
+    shown.update(state("working", created_at=created_at))
+    assert shown.dated is dated
+    assert "running for 0 s" in shown.elapsed.value  # never negative, never silly
+    shown.end(state("completed"))
+    assert shown.status_text == "Completed after 0 s."
+
+
+def test_the_record_tells_the_task_and_what_was_asked_inside_it_in_order_each_once():
+    from nb_elicit._core.notices import NoticeKind
+    from nb_elicit._core.types import ToolResult
+
+    view = CallView("demo", "research", show_waiting=False)
+    shown = card()
+    view.show_task(shown)
+    shown.update(state("working", "Gathering sources"))
+    shown.update(state("input_required", "Which python?"))
+    view.notice("asked inside the task, answered", NoticeKind.INFO)  # (an item, mid-task)
+    shown.update(state("working", "Going on with: historical"))
+    shown.end(state("completed", "Going on with: historical"), result_text="Report on python")
+    view.show_result(ToolResult([{"type": "text", "text": "Report on python"}]), render=False)
+    plain = transcript_bundle(view.transcript())["text/plain"].splitlines()
+    said = [re.sub(r"^\s*\d\d:\d\d:\d\d ", "", line).strip() for line in plain]
+    assert said == [
+        "[demo · research]", "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks",
+        "working · Gathering sources (0 s)", "input_required · Which python? (0 s)",
+        "Note: asked inside the task, answered",
+        "working · Going on with: historical (0 s)", "Completed after 0 s.",
+        "Result from demo:", "Report on python"], plain
+    page = transcript_bundle(view.transcript())["text/html"]
+    assert page.count("Report on python") == 1
+    assert page.index("Which python?") < page.index("asked inside the task") < page.index(
+        "Going on with") < page.index("Completed after") < page.index("Report on python")
+
+
+def test_a_question_that_came_before_the_poll_saw_input_required_is_told_after_it():
+    """2025-11-25: the server's question comes as a request of its own, often before the poll
+    that sees the task's input_required; the record tells the status first, then the question."""
+    from nb_elicit._core.notices import NoticeKind
+
+    view = CallView("demo", "research", show_waiting=False)
+    shown = card()
+    view.show_task(shown)
+    shown.update(state("working", "Analysing"))
+    view.notice("the question, answered", NoticeKind.INFO)  # (shown before the poll)
+    shown.update(state("input_required", "Which python?"))
+    shown.update(state("working", "Going on"))
+    plain = transcript_bundle(view.transcript())["text/plain"]
+    assert (plain.index("Analysing") < plain.index("Which python?")
+            < plain.index("the question, answered") < plain.index("Going on")), plain

@@ -100,7 +100,9 @@ def test_cancel_while_a_question_is_open_withdraws_it_and_cancels_at_once(extens
     assert said_at_the_end(form) == (
         "You cancelled its task: this request is withdrawn.",
         "You cancelled its task: this request is withdrawn.", "task cancelled", "task cancelled")
-    assert run.card.ended and "Cancel sent…" in run.card.said
+    # ("Cancel sent…" gave way to the line that says how it ended: one line, not two)
+    assert run.card.ended and list(run.card.said) == [run.card.status_text]
+    assert run.card.status_text.startswith("Cancelled (the server confirmed) after ")
     assert len(PENDING) == 0
 
 

@@ -80,7 +80,7 @@ def test_a_task_started_before_a_restart_is_attached_to_in_the_next_kernel(tmp_p
             assert reply["status"] == "ok", outputs
             transcript = second.wait_for(lambda: second.transcripts(), 10, "the transcript")[-1]
             assert "2 + 40 = 42" in transcript
-            assert "ft · slow_sum" in transcript and "completed" in transcript
+            assert "ft · slow_sum" in transcript and "Completed after" in transcript
             assert f"task {entry['task_id'][:30]}" in transcript  # (its card's timeline)
             assert saved_tasks(task_file) == []  # ended: no longer in the file
 

@@ -5,6 +5,7 @@ shell: the tables from made-up tasks, and attaching again against the FastMCP ta
 import asyncio
 import json
 import os
+import re
 import stat
 import time
 
@@ -88,6 +89,13 @@ def rows(text: str, marker: str) -> list[str]:
     return [line for line in text.splitlines() if marker in line]
 
 
+def seconds_of(row: str) -> int:
+    """The age a row of ``%mcp tasks`` ends with ("12 s", "2 min 05 s"), in seconds."""
+    found = re.search(r"(?:(\d+) min )?(\d+) s\s*$", row)
+    assert found, row
+    return int(found.group(1) or 0) * 60 + int(found.group(2))
+
+
 def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop):
     from nb_elicit._core.tasks import TaskState
 
@@ -98,6 +106,7 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     TASKS.end(done)
     detached = follow(loop, "ft", "task-detached", "slow_sum", age=12)
     detached.detached = True
+    detached.seen_at = time.time() - 30  # (its server last told its state 30 s ago)
     lost = follow(loop, "ev", "task-lost", "research", age=3)
     TASKS.end(lost)  # (ended without a final status: the server dropped it)
     saved("ev", "task-earlier", "simulate-research-query", age=7200)
@@ -110,7 +119,9 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     assert rows(mine, "task-working")[0].split() == [
         "ft", "slow_sum", "task-working", "input_required", "5", "s"]
     assert rows(mine, "task-done")[0].split()[3:7] == ["completed", "2", "min", "10"]
-    assert "working, detached" in rows(mine, "task-detached")[0]
+    # (no server to ask: what was seen last)
+    assert ("detached (last seen working 30 s ago: ft is not connected)"
+            in rows(mine, "task-detached")[0])
     assert "no longer followed (last seen working)" in rows(mine, "task-lost")[0]
     # the file's running tasks this kernel does not follow: the detached one and the earlier
     # kernel's, each with the line that attaches to it
@@ -233,13 +244,27 @@ def test_detach_list_attach_again_and_the_result_shows_in_the_cell(ip, fastmcp_t
     assert "working, detached" in row and "slow_sum" in row
     assert others == ""  # (a stdio server's task is not in the file: it dies with the kernel)
 
+    # The task ends on the server while nobody follows it: %mcp tasks asks its server, and
+    # says what it says now, and the task's true age (from its createdAt).
+    time.sleep(3.2)
+    (row,) = rows(repr(run(ip, "%mcp tasks ft")), task_id)
+    assert row.split()[3] == "completed" and seconds_of(row) >= 3, row
+
     capsys.readouterr()
     assert run(ip, f"%mcp task ft {task_id}") is None
-    assert "2 + 40 = 42" in capsys.readouterr().out  # (no frontend: the view's lines)
+    out = capsys.readouterr().out
+    assert "2 + 40 = 42" in out  # (no frontend: the view's lines)
+    # attached once it had ended: one status, the one the server told (no "working (0 s)"
+    # made up at the attach), and the time it ran, not 0 s
+    statuses = [line for line in out.splitlines() if re.match(r"  \d\d:\d\d:\d\d ", line)]
+    (status,) = statuses
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d Completed after (\d+) s\.", status), out
+    assert int(re.search(r"after (\d+) s", status).group(1)) >= 1, out
     (again,) = TASKS.runs("ft")
     assert again.task_id == task_id and again.status == "completed" and not again.detached
     after = repr(run(ip, "%mcp tasks ft"))
     assert "completed" in rows(after, task_id)[0]
+    assert seconds_of(rows(after, task_id)[0]) >= 3  # (its age, not the attach's)
     assert "Running on their servers" not in after and TASKS.store.entries() == []
 
 
@@ -274,8 +299,8 @@ def test_detach_and_cancel_through_the_magic_end_quietly_with_one_line(ip, fastm
         thread.start()
         return thread
 
-    for button, said in [("detach_button", "goes on as task"),
-                         ("cancel_button", "was cancelled")]:
+    for button, said in [("detach_button", "goes on on the server"),
+                         ("cancel_button", "Cancelled (the server confirmed) after")]:
         presser = click(button)
         capsys.readouterr()
         result = ip.run_cell('%mcp call ft slow_sum {"a": 1, "b": 2, "seconds": 30}')
@@ -285,6 +310,7 @@ def test_detach_and_cancel_through_the_magic_end_quietly_with_one_line(ip, fastm
         shown = capsys.readouterr()
         assert (shown.out + shown.err).count(said) == 1, shown
         assert "Traceback" not in shown.out + shown.err
+        assert "✖" not in shown.out + shown.err and "Cancel sent" not in shown.out, shown
 
 
 def test_no_task_runs_a_2025_tool_whose_task_support_is_optional_inline(ip, tmp_path, capsys):
@@ -360,10 +386,10 @@ def test_tasks_forget_drops_entries_of_the_file(tmp_path, monkeypatch):
         TASKS.store.add(SavedTask(connection=connection, where="http://x/mcp", tool="t",
                                   task_id=task_id,
                                   shape="2025-11-25", started=0.0))
-    said = handlers.tasks(None, "--forget a 1").text
+    said = asyncio.run(handlers.tasks(None, "--forget a 1")).text
     assert "Forgot 1 running task " in said
     assert [s.task_id for s in TASKS.store.entries()] == ["2", "3"]
-    handlers.tasks(None, "--forget a")
+    asyncio.run(handlers.tasks(None, "--forget a"))
     assert [s.task_id for s in TASKS.store.entries()] == ["3"]
-    handlers.tasks(None, "--forget")
+    asyncio.run(handlers.tasks(None, "--forget"))
     assert TASKS.store.entries() == []

@@ -8,12 +8,16 @@ import pytest
 
 from nb_elicit import set_language
 from nb_elicit._core.tasks import (
+    CLOCK_SKEW,
+    MAX_AGE,
     MAX_POLL,
     MIN_POLL,
     STATUSES,
     TERMINAL,
     TaskState,
     TaskTimeline,
+    age_of,
+    parse_instant,
     poll_seconds,
 )
 
@@ -206,3 +210,74 @@ def test_timeline_lines_in_chinese():
     assert timeline.text_lines() == ["进行中 · Gathering (0 秒)", "等待输入 (2 秒)"]
     assert timeline.record(state("weird"), now=3.0) == (
         "服务器在 input_required 之后报告了未知的任务状态 'weird'；已忽略。")
+
+
+# -- when the server created the task (createdAt) ----------------------------------------------
+
+#: 2026-12-05T10:00:00Z, in seconds since the epoch.
+TEN = 1796464800.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2026-12-05T10:00:00Z", TEN),
+    ("2026-12-05T10:00:00z", TEN),
+    ("2026-12-05T10:00:00+00:00", TEN),
+    ("2026-12-05T10:00:00", TEN),  # (no offset: UTC)
+    ("2026-12-05 10:00:00Z", TEN),
+    ("2026-12-05T12:30:00+02:30", TEN),
+    ("2026-12-05T05:00:00-05:00", TEN),
+    ("2026-12-05T05:00:00-0500", TEN),
+    ("2026-12-05T10:00:00.5Z", TEN + 0.5),
+    ("2026-12-05T10:00:00.25Z", TEN + 0.25),
+    ("2026-12-05T10:00:00.123Z", TEN + 0.123),
+    ("2026-12-05T10:00:00.1234Z", TEN + 0.1234),
+    ("2026-12-05T10:00:00.12345Z", TEN + 0.12345),
+    ("2026-12-05T10:00:00.123456+00:00", TEN + 0.123456),
+    ("2026-12-05T10:00:00.1234567Z", TEN + 0.1234567),
+    ("2026-12-05T10:00:00.12345678Z", TEN + 0.12345678),
+    ("2026-12-05T10:00:00.123456789Z", TEN + 0.123456789),
+    ("2026-12-05T10:00:00,5Z", TEN + 0.5),
+])
+def test_created_at_is_read_with_z_offsets_and_fractions_of_1_to_9_digits(text, expected):
+    assert parse_instant(text) == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize("text", [
+    None, 0, 1796464800, "", "   ", "now", "yesterday", "2026-12-05", "10:00:00Z",
+    "2026-12-05T10:00Z", "2026-13-05T10:00:00Z", "2026-02-30T10:00:00Z",
+    "2026-12-05T24:00:00Z", "2026-12-05T10:60:00Z", "2026-12-05T10:00:61Z",
+    "2026-12-05T10:00:00.Z", "2026-12-05T10:00:00.1234567890Z", "2026-12-05T10:00:00+24:00",
+    "2026-12-05T10:00:00+05:99", "2026-12-05T10:00:00 UTC", "2026-12-05T10:00:00Z trailing",
+    "0000-01-01T00:00:00Z",
+    "２０２６-12-05T10:00:00Z", "2026-12-05T10:00:00Z" + "0" * 100, "\x00" * 10_000,
+    ["2026-12-05T10:00:00Z"], b"2026-12-05T10:00:00Z",
+])
+def test_a_created_at_that_is_no_time_is_unknown_and_never_an_error(text):
+    assert parse_instant(text) is None
+    assert age_of(text, now=TEN) is None
+    assert TaskState("t", "working", created_at=text).age(now=TEN) is None
+
+
+def test_an_age_is_never_negative_nor_beyond_belief():
+    assert age_of("2026-12-05T10:00:00Z", now=TEN + 4.5) == pytest.approx(4.5)
+    assert age_of("2026-12-05T10:00:00Z", now=TEN) == 0.0
+    # a server's clock a little ahead of ours: created "now", not in a negative time
+    assert age_of("2026-12-05T10:01:00Z", now=TEN) == 0.0
+    assert age_of("2026-12-05T10:00:00Z", now=TEN - CLOCK_SKEW - 1) is None  # (far ahead)
+    assert age_of("2099-01-01T00:00:00Z", now=TEN) is None
+    # far in the past: not believed either
+    assert age_of("2026-12-05T10:00:00Z", now=TEN + MAX_AGE - 1) == pytest.approx(MAX_AGE - 1)
+    assert age_of("2026-12-05T10:00:00Z", now=TEN + MAX_AGE + 1) is None
+    assert age_of("1970-01-01T00:00:00Z", now=TEN) is None
+    for edge in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):  # (times, absurd)
+        assert parse_instant(edge) is not None and age_of(edge, now=TEN) is None
+
+
+def test_a_timeline_says_how_long_the_task_ran_at_its_final_status():
+    timeline = TaskTimeline(started=100.0)
+    timeline.record(state("working"), now=100.0, wall=0.0)
+    assert timeline.took(now=103.7) == pytest.approx(3.7)  # (still running: until now)
+    timeline.record(state("completed"), now=102.0, wall=2.0)
+    # one duration: the final status's, however late it is asked
+    assert timeline.took(now=109.0) == pytest.approx(2.0)
+    assert timeline.entry_line(timeline.latest).endswith("(2 s)")

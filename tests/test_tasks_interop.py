@@ -105,8 +105,8 @@ def test_everything_research_query_asks_inside_its_task_card_and_reports_the_ans
     assert "**Clarification**: snake" in result.text
     lines = card.transcript_lines()
     statuses = [line.split(" ")[0] for line in lines]
-    assert "input_required" in " ".join(lines)
-    assert "completed" in " ".join(statuses + lines)
+    assert "input_required" in " ".join(lines), lines
+    assert "Completed after" in " ".join(statuses + lines), lines
     assert run.status == "completed"
     assert TASKS.store.entries() == []  # ended: no longer in the file of running tasks
 

@@ -86,13 +86,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_lost": ("the server no longer knows the task {task} ({reason})",
                   "服务器已不再知道任务 {task}（{reason}）"),
     "task_no_answer": ("the server did not answer in time", "服务器未及时回答"),
-    "task_detached_call": ("{tool} goes on as task {task} on the server; {hint} attaches to "
-                           "it again",
-                           "{tool} 作为任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
-    "task_cancelled": ("{tool}: the task {task} was cancelled", "{tool}：任务 {task} 已取消"),
-    "task_failed": ("{tool}: the task {task} failed: {reason}",
-                    "{tool}：任务 {task} 失败：{reason}"),
+    "task_detached_call": ("detached: the task {task} goes on on the server; {hint} attaches "
+                           "to it again",
+                           "已分离：任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
+    "task_cancelled": ("the task {task} was cancelled", "任务 {task} 已取消"),
+    "task_failed": ("the task {task} failed: {reason}", "任务 {task} 失败：{reason}"),
     "task_unknown_tool": ("a task", "一个任务"),
+    "task_not_known": ("this kernel knows no task {task} of {name}",
+                       "此内核不知道 {name} 的任务 {task}"),
     "task_other_server": ("the task {task} runs on {saved}, but {name} is connected to {now}; "
                           "connect {name} to that server to attach to it (%mcp tasks --forget "
                           "{name} {task} drops it)",

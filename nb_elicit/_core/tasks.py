@@ -10,7 +10,9 @@ stored. Pure: no ipywidgets, no mcp.
 from __future__ import annotations
 
 import collections
+import datetime as _dt
 import math
+import re
 import time
 from dataclasses import dataclass
 from enum import Enum
@@ -18,8 +20,8 @@ from enum import Enum
 from .i18n import t
 from .text import duration, shorten
 
-__all__ = ["MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
-           "TaskTimeline", "TimelineEntry", "poll_seconds"]
+__all__ = ["MAX_AGE", "MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
+           "TaskTimeline", "TimelineEntry", "age_of", "parse_instant", "poll_seconds"]
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 #: The statuses after which a task never changes again.
@@ -97,6 +99,66 @@ class TaskState:
         """Whether the task has ended (completed, failed or cancelled)."""
         return self.status in TERMINAL
 
+    def age(self, now: float | None = None) -> float | None:
+        """Seconds since the server created the task (its ``createdAt``), or None when it
+        gave none that can be believed (see :func:`age_of`)."""
+        return age_of(self.created_at, now)
+
+
+#: An ISO 8601 date and time as servers write ``createdAt``: a date, ``T`` (or a space), the
+#: time to the second, a fraction of 1 to 9 digits, and ``Z`` or an offset (none: UTC).
+_INSTANT = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?"
+                      r"(?:([Zz])|([+-])(\d\d):?(\d\d))?", re.ASCII)
+#: Characters of a time stamp read at most (a longer one is no time stamp).
+_INSTANT_LIMIT = 64
+#: Seconds a server's clock may run ahead of ours: a task created "in the future" by up to
+#: this much is taken as created now.
+CLOCK_SKEW = 300.0
+#: Seconds of the oldest age believed (a month): older, the server's time is taken as unknown.
+MAX_AGE = 31 * 24 * 3600.0
+
+
+def parse_instant(text: object) -> float | None:
+    """An ISO 8601 time stamp (``2026-12-05T10:00:00Z``, ``...00.123456789+02:00``) as
+    seconds since the epoch, or None when it is none (anything else, never an error). Read
+    here, not by ``datetime.fromisoformat``, which before Python 3.11 reads neither ``Z`` nor
+    fractions of other than 3 or 6 digits."""
+    if not isinstance(text, str) or len(text) > _INSTANT_LIMIT:
+        return None
+    match = _INSTANT.fullmatch(text.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(part) for part in match.group(1, 2, 3, 4, 5, 6))
+    fraction = match.group(7) or "0"
+    sign, off_hours, off_minutes = match.group(9, 10, 11)
+    try:
+        offset = _dt.timedelta(0)
+        if sign is not None:
+            if int(off_hours) > 23 or int(off_minutes) > 59:
+                return None
+            offset = _dt.timedelta(hours=int(off_hours), minutes=int(off_minutes))
+            if sign == "-":
+                offset = -offset
+        when = _dt.datetime(year, month, day, hour, minute, second,
+                            tzinfo=_dt.timezone(offset))
+        return when.timestamp() + int(fraction) / 10 ** len(fraction)
+    except (ValueError, OverflowError):
+        return None
+
+
+def age_of(created_at: object, now: float | None = None) -> float | None:
+    """Seconds from ``created_at`` (a server's time stamp) to ``now`` (seconds since the
+    epoch; by default the wall clock), never negative: a time a little ahead of ours (up to
+    :data:`CLOCK_SKEW`) is an age of 0. None when the stamp cannot be read, lies further in
+    the future, or is older than :data:`MAX_AGE`: a server's word is not believed blindly."""
+    created = parse_instant(created_at)
+    if created is None:
+        return None
+    age = (time.time() if now is None else now) - created
+    if not math.isfinite(age) or age < -CLOCK_SKEW or age > MAX_AGE:
+        return None
+    return max(0.0, age)
+
 
 def poll_seconds(interval_ms: object) -> tuple[float, str | None]:
     """Seconds to wait between polls for the server's suggested ``interval_ms``, and a note
@@ -140,6 +202,9 @@ class TimelineEntry:
     error: str | None
     at: float
     wall: float
+    #: How many other things (the call's forms and notices) were shown before it: where it
+    #: goes among them in a transcript.
+    mark: int = 0
 
     def detail(self) -> str:
         """The message and the error, as one text ("" when there is neither)."""
@@ -185,9 +250,10 @@ class TaskTimeline:
         return None if latest is None else latest.status
 
     def record(self, state: TaskState, now: float | None = None,
-               wall: float | None = None) -> str | None:
-        """Record ``state`` (``now``: monotonic seconds, ``wall``: the wall clock); None when
-        it was accepted (also when it said nothing new), else the problem, in one line."""
+               wall: float | None = None, mark: int = 0) -> str | None:
+        """Record ``state`` (``now``: monotonic seconds, ``wall``: the wall clock, ``mark``:
+        see :attr:`TimelineEntry.mark`); None when it was accepted (also when it said nothing
+        new), else the problem, in one line."""
         latest = self.latest
         previous = None if latest is None else latest.status
         if state.status not in STATUSES:
@@ -204,7 +270,7 @@ class TaskTimeline:
             return None  # nothing new
         entry = TimelineEntry(state.status, message, error,
                               time.monotonic() if now is None else now,
-                              time.time() if wall is None else wall)
+                              time.time() if wall is None else wall, mark)
         if self._first is None:
             self._first = entry
             if self.started is None:
@@ -220,6 +286,14 @@ class TaskTimeline:
         if self.started is None:
             return 0.0
         return max(0.0, (time.monotonic() if now is None else now) - self.started)
+
+    def took(self, now: float | None = None) -> float:
+        """How long the task ran: to its final status, once it has one (the time that status
+        line shows), else to ``now``."""
+        latest = self.latest
+        if latest is not None and latest.status in TERMINAL:
+            return self.elapsed(latest.at)
+        return self.elapsed(now)
 
     def text_lines(self, clock: bool = False) -> list[str]:
         """One line per entry: "working · Gathering sources… (0 s)", the time since
@@ -237,5 +311,10 @@ class TaskTimeline:
         line = t("task_status_" + entry.status) + (f" · {detail}" if detail else "")
         line += f" ({duration(self.elapsed(entry.at))})"
         if clock:
-            line = f"{time.strftime('%H:%M:%S', time.localtime(entry.wall))} {line}"
+            line = f"{self.clock_time(entry)} {line}"
         return line
+
+    @staticmethod
+    def clock_time(entry: TimelineEntry) -> str:
+        """When ``entry`` was recorded, on the wall clock ("14:02:07")."""
+        return time.strftime("%H:%M:%S", time.localtime(entry.wall))

@@ -74,6 +74,30 @@ class Transcript:
     failure: str | None = None
     #: A call run as a task: each status it went through, with its time, one line each.
     task: tuple[str, ...] = ()
+    #: For each line of :attr:`task`, how many :attr:`items` came before it (none given: the
+    #: task's lines come first): the transcript tells both in the order they happened.
+    task_marks: tuple[int, ...] = ()
+
+    def in_order(self) -> list[tuple[str, Any]]:
+        """The task's lines and the items, in the order they happened: ("task", [lines]) for
+        each run of task lines, ("item", item) for each item."""
+        marks = list(self.task_marks) if len(self.task_marks) == len(self.task) else []
+        marks += [0] * (len(self.task) - len(marks))
+        order: list[tuple[str, Any]] = []
+        pending = list(zip(marks, self.task, strict=True))
+
+        def lines_before(count: float) -> None:
+            run = []
+            while pending and pending[0][0] <= count:
+                run.append(pending.pop(0)[1])
+            if run:
+                order.append(("task", run))
+
+        for index, item in enumerate(self.items):
+            lines_before(index)
+            order.append(("item", item))
+        lines_before(float("inf"))
+        return order
 
 
 class Shown(NamedTuple):
@@ -212,12 +236,12 @@ _URL = "overflow-wrap: anywhere; word-break: normal"
 def _html(transcript: Transcript) -> str:
     parts = [f'<div class="nb-elicit-transcript" style="{_BOX}">',
              f'<div style="{_MUTED}">{_e(transcript.server)} · {_e(transcript.what)}</div>']
-    if transcript.task:
-        parts.append('<div class="nb-elicit-transcript-task" style="margin: 2px 0">'
-                     + "".join(f'<div style="white-space: pre-wrap">{_e(line)}</div>'
-                               for line in transcript.task) + "</div>")
-    for item in transcript.items:
-        if isinstance(item, Asked):
+    for part, item in transcript.in_order():
+        if part == "task":
+            parts.append('<div class="nb-elicit-transcript-task" style="margin: 2px 0">'
+                         + "".join(f'<div style="white-space: pre-wrap">{_e(line)}</div>'
+                                   for line in item) + "</div>")
+        elif isinstance(item, Asked):
             parts.append(_asked_html(item))
         else:
             notice = item if isinstance(item, Notice) else Notice(str(item))
@@ -337,8 +361,11 @@ def _result_html(transcript: Transcript) -> str:
 # -- text ---------------------------------------------------------------------------------------
 
 def _text(transcript: Transcript) -> str:
-    lines = [f"[{transcript.server} · {transcript.what}]", *transcript.task]
-    for item in transcript.items:
+    lines = [f"[{transcript.server} · {transcript.what}]"]
+    for part, item in transcript.in_order():
+        if part == "task":
+            lines.extend(item)
+            continue
         if isinstance(item, Notice):
             lines.append(f"{t('notice_' + item.kind)} {item.text}")
             continue

@@ -128,7 +128,7 @@ COMMANDS: tuple[Subcommand, ...] = (
     Subcommand("tasks", ("%mcp tasks [NAME]", "%mcp tasks --forget [NAME [ID]]"),
                "this kernel's tasks (NAME: only that connection's), and running ones to attach "
                "to again",
-               handlers.tasks, optional_name=True,
+               handlers.tasks, awaited=True, optional_name=True,
                more=("    --forget drops entries from the file of running tasks (their servers "
                      "are not told)",)),
     Subcommand("task", ("%mcp task NAME ID",),

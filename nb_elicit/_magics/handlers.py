@@ -10,6 +10,7 @@ nb_elicit was given.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -235,7 +236,7 @@ async def _check_tool(conn, name: str, tool: str) -> None:
     raise UsageError(f"{name} has no tool {tool!r}; {mean}%mcp tools {name} lists them")
 
 
-def tasks(magic, rest: str):
+async def tasks(magic, rest: str):
     from .._runtime.tasks import TASKS  # (widgets, not the SDK)
 
     words = rest.split()
@@ -246,16 +247,24 @@ def tasks(magic, rest: str):
         return Text(f"Forgot {gone} running task{'' if gone == 1 else 's'} in "
                     f"{TASKS.store.path} (the servers were not told).")
     name = words[0] if words else None
+    listed = TASKS.runs(name)
+    saved = TASKS.saved(name)
+    # The tasks no kernel follows now (detached, an earlier kernel's): their servers are asked
+    # how they are, all at once (a server that cannot be asked: what was seen last).
+    asked = [(r.connection, r.task_id) for r in listed if r.detached and not r.ended]
+    asked += [s.key for s in saved if s.key not in asked]
+    told = dict(zip(asked, await asyncio.gather(*(_ask_task(*key) for key in asked)),
+                    strict=True))
     now = time.time()
-    runs = [[r.connection, r.tool, r.task_id, _run_status(r), duration(now - r.started)]
-            for r in TASKS.runs(name)]
-    saved = [[s.connection, s.tool, s.task_id, duration(now - s.started), s.where,
-              f"%mcp task {s.connection} {s.task_id}"] for s in TASKS.saved(name)]
+    runs = [[r.connection, r.tool, r.task_id, *_run_row(r, told.get((r.connection, r.task_id)),
+                                                         now)] for r in listed]
+    kept = [[s.connection, s.tool, s.task_id, *_saved_row(s, told[s.key], now), s.where,
+             f"%mcp task {s.connection} {s.task_id}"] for s in saved]
     of = f" of {name!r}" if name else ""
     return TasksView(
         Table(["connection", "tool", "task id", "status", "age"], runs, code=(1, 2)),
-        Table(["connection", "tool", "task id", "age", "server", "to attach"], saved,
-              code=(1, 2, 5)),
+        Table(["connection", "tool", "task id", "status", "age", "server", "to attach"], kept,
+              code=(1, 2, 6)),
         saved_caption=("Running on their servers, as this kernel remembers them (an earlier "
                        "kernel's, or detached); connect the same name to the same server, then "
                        "attach with %mcp task NAME ID:"),
@@ -265,15 +274,53 @@ def tasks(magic, rest: str):
         kept_in=f"kept in {TASKS.store.path}")
 
 
-def _run_status(run) -> str:
-    """A task's status as ``%mcp tasks`` shows it: detached, or no longer followed."""
+async def _ask_task(connection: str, task_id: str):
+    """The task's state as its server tells it now, or why it could not be asked (a str)."""
+    from .._core.errors import NbElicitError
+
+    conn = runtime().connections.get(connection)
+    if conn is None or conn.status != "connected":
+        return f"{connection} is not connected"
+    try:
+        return await conn.task_state(task_id)
+    except asyncio.TimeoutError:
+        return "no answer"
+    except NbElicitError as error:
+        return scrub(str(error))
+
+
+def _age(state, started: float, now: float) -> str:
+    """How long ago the task began: the server's ``createdAt`` when it told one that can be
+    believed, else when this kernel first knew of it."""
+    age = state.age(now) if not isinstance(state, str) else None
+    return duration(age if age is not None else max(0.0, now - started))
+
+
+def _run_row(run, told, now: float) -> list[str]:
+    """A task's status and age as ``%mcp tasks`` shows them: what its server says now (a
+    detached one is asked), or what was seen last, and when."""
+    if told is not None and not isinstance(told, str):
+        status = told.status if told.terminal else f"{told.status}, detached"
+        return [status, _age(told, run.started, now)]
+    age = duration(max(0.0, now - run.started))
     if run.terminal:
-        return run.status
+        return [run.status, age]
     if run.ended:
-        return f"no longer followed (last seen {run.status})"
+        return [f"no longer followed (last seen {run.status}{_ago(run.seen_at, now)})", age]
     if run.detached:
-        return f"{run.status}, detached"
-    return run.status
+        why = f": {told}" if told else ""
+        return [f"detached (last seen {run.status}{_ago(run.seen_at, now)}{why})", age]
+    return [run.status, age]
+
+
+def _saved_row(saved, told, now: float) -> list[str]:
+    if not isinstance(told, str):
+        return [told.status, _age(told, saved.started, now)]
+    return [f"not asked: {told}", duration(max(0.0, now - saved.started))]
+
+
+def _ago(seen_at: float | None, now: float) -> str:
+    return "" if seen_at is None else f" {duration(max(0.0, now - seen_at))} ago"
 
 
 async def task(magic, rest: str):

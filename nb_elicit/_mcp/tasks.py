@@ -57,9 +57,13 @@ class RemoteTask:
 
     shape: TaskShape
 
-    def __init__(self, session, task_id: str, tool: str, first: TaskState):
+    def __init__(self, session, task_id: str, tool: str, first: TaskState,
+                 placeholder: bool = False):
         self._session = session
         self.task_id, self.tool, self.first = task_id, tool, first
+        #: Whether ``first`` stands in for a state the server has not told yet (a task known
+        #: by its id only, attached to again): its follower asks the server first.
+        self.placeholder = placeholder
 
     async def get(self) -> TaskState:
         """The task's state now (``tasks/get``)."""
@@ -158,7 +162,8 @@ def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
 
 def attach_legacy(session, tool: str, task_id: str) -> RemoteTask:
     """A 2025-11-25 task known by its id only (attached to again)."""
-    return _LegacyTask(session, task_id, tool, TaskState(task_id=task_id, status="working"))
+    return _LegacyTask(session, task_id, tool, TaskState(task_id=task_id, status="working"),
+                       placeholder=True)
 
 
 def related_task_of(meta: Any) -> str | None:
@@ -245,8 +250,9 @@ class _CancelAnswer(Result):
 class _ExtensionTask(RemoteTask):
     shape = TaskShape.EXTENSION
 
-    def __init__(self, session, task_id: str, tool: str, first: TaskState):
-        super().__init__(session, task_id, tool, first)
+    def __init__(self, session, task_id: str, tool: str, first: TaskState,
+                 placeholder: bool = False):
+        super().__init__(session, task_id, tool, first, placeholder)
         self._last: ExtensionTaskStatus | None = None
 
     async def get(self) -> TaskState:
@@ -303,7 +309,8 @@ class _ExtensionTask(RemoteTask):
 
 def attach_extension(session, tool: str, task_id: str) -> RemoteTask:
     """A 2026-07-28 task known by its id only (attached to again)."""
-    return _ExtensionTask(session, task_id, tool, TaskState(task_id=task_id, status="working"))
+    return _ExtensionTask(session, task_id, tool, TaskState(task_id=task_id, status="working"),
+                          placeholder=True)
 
 
 def _error_text(error: Any) -> str | None:

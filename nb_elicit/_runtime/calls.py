@@ -15,7 +15,13 @@ import contextvars
 import time
 from collections.abc import Awaitable, Callable
 
-from .._core.errors import NbElicitError, ServerDisconnected, ServerError
+from .._core.errors import (
+    NbElicitError,
+    ServerDisconnected,
+    ServerError,
+    TaskCancelled,
+    TaskDetached,
+)
 from .._core.i18n import t
 from .._core.jsonrpc import REQUEST_TIMEOUT
 from .._core.outcome import AnsweredBy
@@ -147,6 +153,12 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         if not keep_view:
             view.show_failure(f"✖ {server} · {view.what}: {error}")
         raise ServerDisconnected(f"{server} · {view.what}: {error}") from None
+    except (TaskCancelled, TaskDetached) as error:
+        # The person's choice (or the server's cancel), which the task's card tells, once, in
+        # plain words, in the transcript too: no failure line.
+        if not keep_view and getattr(view, "task_card", None) is None:
+            view.show_failure(f"✖ {server} · {view.what}: {error}")
+        raise
     except NbElicitError as error:
         if not keep_view:
             view.show_failure(f"✖ {server} · {view.what}: {error}")

@@ -24,6 +24,7 @@ from .._core.errors import ServerDisconnected
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._core.masking import remember
 from .._core.secrets import target_secrets
+from .._core.tasks import TaskState
 from .._core.tokens import forget_server
 from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
@@ -36,7 +37,7 @@ from .pending import PENDING
 from .runner import CallRunner
 from .sessions import SessionPool, State
 from .signin import SignIn
-from .task_attach import attach
+from .task_attach import attach, look_up
 from .tasks import TASKS, TaskRun
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
@@ -249,6 +250,11 @@ class Connection:
         if not isinstance(task_id, str) or not task_id:
             raise TypeError("task_id must be the task's id (a string)")
         return await attach(self.sessions, self.runner, task_id, tool, self.timeout)
+
+    async def task_state(self, task_id: str) -> TaskState:
+        """How a task of this server that this kernel does not follow now (detached, or an
+        earlier kernel's) is, as the server says now (``tasks/get``); nothing is shown."""
+        return await look_up(self.sessions, task_id)
 
     def tasks(self) -> list[TaskRun]:
         """This connection's tasks that this kernel follows or followed."""

@@ -1,21 +1,27 @@
 """Attaching to a task again (:func:`attach`): one this kernel detached, or one the file of
 running tasks keeps (an earlier kernel's), followed in a call of its own, only on the server it
-runs on."""
+runs on; and asking its server how it is now, without following it (:func:`look_up`, for
+``%mcp tasks``)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from .._core.errors import ConnectError, NbElicitError, ServerError
 from .._core.i18n import t
 from .._core.jsonrpc import METHOD_NOT_FOUND
 from .._core.task_store import ServerIdentity
-from .._core.tasks import TaskShape
+from .._core.tasks import TaskShape, TaskState
 from .._core.types import ToolResult
 from .._mcp import Era
 from .runner import CallRunner
 from .sessions import SessionPool
 from .tasks import TASKS, identity
 
-__all__ = ["attach"]
+__all__ = ["LOOK_UP_WAIT", "attach", "look_up"]
+
+#: Seconds ``%mcp tasks`` waits for a server's answer about one task.
+LOOK_UP_WAIT = 5.0
 
 
 async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: str | None,
@@ -51,6 +57,22 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
         raise ServerError(METHOD_NOT_FOUND, t("task_no_tasks", server=name))
 
     return await runner.run(view, work(), show=True, timeout=timeout)
+
+
+async def look_up(sessions: SessionPool, task_id: str) -> TaskState:
+    """The state of a task this kernel detached, or that the file keeps, as its server says
+    now (``tasks/get``, on the session of its shape, only on the server it runs on; within
+    :data:`LOOK_UP_WAIT` seconds). Raises what the request raised (ServerError, ...)."""
+    name = sessions.name
+    known = TASKS.find(name, task_id)
+    was = known if known is not None else TASKS.store.find(name, task_id)
+    if was is None:
+        raise NbElicitError(t("task_not_known", task=task_id, name=name))
+    session = await asyncio.wait_for(sessions.session(Era(TaskShape(was.shape).era)),
+                                     LOOK_UP_WAIT)
+    _same_server(sessions, task_id, was.identity)
+    remote = session.attach(task_id, was.tool, TaskShape(was.shape))
+    return await asyncio.wait_for(remote.get(), LOOK_UP_WAIT)
 
 
 def _same_server(sessions: SessionPool, task_id: str, was: ServerIdentity | None) -> None:

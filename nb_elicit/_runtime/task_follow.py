@@ -58,8 +58,11 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     if remote.shape == TaskShape.V2025:
         # Background work: owned by follow(): cancelled in its finally.
         result_job = asyncio.ensure_future(remote.result(remote.first))
-    _show(run, remote.first)
     try:
+        if getattr(remote, "placeholder", False):
+            await _poll(run)  # (a task attached to again: what the server says, first)
+        else:
+            _show(run, remote.first)
         while True:
             if run.cancel_asked:  # (before a Detach clicked after it)
                 questions = await _withdraw(questions, BY_CANCEL)  # (the form goes first)
@@ -141,7 +144,7 @@ def _show(run: TaskRun, state: TaskState) -> None:
         if run.card is not None:
             run.card.update(state)  # (a warning, once per report)
         return
-    run.state = state
+    run.saw(state)
     if run.card is not None:
         run.card.update(state)
 
@@ -237,7 +240,7 @@ def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
     if run.card is not None:
         run.card.detached(hint)
     TASKS.detach(run)
-    raise TaskDetached(t("task_detached_call", tool=run.tool, task=run.task_id, hint=hint))
+    raise TaskDetached(t("task_detached_call", task=run.task_id, hint=hint))
 
 
 async def _ended_by_result(run: TaskRun, result_job) -> ToolResult:
@@ -254,7 +257,7 @@ async def _ended_by_result(run: TaskRun, result_job) -> ToolResult:
         if run.card is not None:
             run.card.end(state)
         if state.status == "cancelled":
-            raise TaskCancelled(t("task_cancelled", tool=run.tool, task=run.task_id)) from None
+            raise TaskCancelled(t("task_cancelled", task=run.task_id)) from None
         raise error from None
     state = await _last_state(run, default="failed" if result.is_error else "completed")
     TASKS.end(run)
@@ -285,7 +288,7 @@ async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
     if run.card is not None:
         run.card.end(state)
     if state.status == "cancelled":
-        raise TaskCancelled(t("task_cancelled", tool=run.tool, task=run.task_id))
-    raise ServerError(INTERNAL_ERROR, t("task_failed", tool=run.tool, task=run.task_id,
+        raise TaskCancelled(t("task_cancelled", task=run.task_id))
+    raise ServerError(INTERNAL_ERROR, t("task_failed", task=run.task_id,
                                 reason=state.error or state.status_message or "-"))
 

@@ -38,8 +38,13 @@ class TaskRun:
     card: TaskCard | None = None
     #: The call that follows it (its forms show in that call's cell).
     call: object = None
+    #: When the task began (seconds since the epoch): the server's ``createdAt`` once a
+    #: state gave one that can be believed (:attr:`dated`), else when this run was made.
     started: float = field(default_factory=time.time)
     state: TaskState | None = None
+    #: When the server last told its state (seconds since the epoch; None: not yet).
+    seen_at: float | None = None
+    dated: bool = False
     detached: bool = False
     ended: bool = False
     #: Which server it runs on (None: not known).
@@ -54,6 +59,28 @@ class TaskRun:
     cancelling: bool = False
     #: The card's last note on the poll interval (said once).
     poll_note: str | None = None
+
+    def __post_init__(self) -> None:
+        first = getattr(self.remote, "first", None)
+        if isinstance(first, TaskState):
+            self.date(first)
+
+    def date(self, state: TaskState) -> bool:
+        """Take the task's beginning from ``state``'s ``createdAt``, the first time one can be
+        believed; whether it was taken now."""
+        if self.dated:
+            return False
+        age = state.age()
+        if age is None:
+            return False
+        self.started, self.dated = time.time() - age, True
+        return True
+
+    def saw(self, state: TaskState) -> None:
+        """The server told ``state`` now."""
+        self.state, self.seen_at = state, time.time()
+        if self.date(state) and TASKS.find(self.connection, self.task_id) is self:
+            TASKS.begin(self)  # (the file keeps when it began)
 
     @property
     def task_id(self) -> str:
@@ -116,6 +143,8 @@ class FinishedTask:
     started: float
     #: Whether the server reported that final status (else: no longer followed).
     terminal: bool
+    #: When the server last told its state (None: never).
+    seen_at: float | None = None
     ended_at: float = field(default_factory=time.time)
     detached: bool = False
     ended: bool = True
@@ -207,7 +236,7 @@ class Tasks:
             self._finished.append(FinishedTask(
                 connection=run.connection, tool=run.tool, task_id=run.task_id,
                 shape=run.shape, status=run.status, started=run.started,
-                terminal=run.terminal))
+                terminal=run.terminal, seen_at=run.seen_at))
 
 
 #: The one registry of this kernel's tasks.

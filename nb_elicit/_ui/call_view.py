@@ -396,7 +396,8 @@ class CallView(widgets.VBox):
         self._stop_ticking()
         if self.display_handle is not None:
             shown = (self._forms is not None and self._forms.children
-                     or self._result is not None or self._failure is not None)
+                     or self._result is not None or self._failure is not None
+                     or self.task_card is not None)
             self.display_handle.update(_Static(self.transcript() if shown else None))
         if self._apps is None or not self._apps.children:  # (apps live on, in their own
             if self._script_handle is not None:            # output, until app_ended)
@@ -430,18 +431,23 @@ class CallView(widgets.VBox):
 
     def transcript(self) -> Transcript:
         items = []
+        #: How many items the first N forms and notices shown made (for the task's lines).
+        made = [0]
         for child in (self._forms.children if self._forms is not None else ()):
             if hasattr(child, "outcome"):
                 items.append(child.outcome())
             elif isinstance(getattr(child, "notice", None), NoticeEntry):
                 items.append(child.notice.item)
+            made.append(len(items))
         result = None
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
         items.extend(Notice(note, NoticeKind.INFO) for note in self._app_notes)
-        task = tuple(self.task_card.transcript_lines()) if self.task_card is not None else ()
-        return Transcript(self.server, self.what, items, result, self._failure, task)
+        marked = self.task_card.transcript_marked() if self.task_card is not None else []
+        task = tuple(line for _, line in marked)
+        marks = tuple(made[min(shown, len(made) - 1)] for shown, _ in marked)
+        return Transcript(self.server, self.what, items, result, self._failure, task, marks)
 
     def _prompts(self) -> list:
         if self._forms is None:

@@ -13,7 +13,15 @@ asks inside the task, and two buttons:
 
 A status out of order (after a final one, or unknown) is shown as a warning and ignored.
 Everything the server wrote is shown as escaped text. Once the task ends, the card leaves its
-timeline as plain lines and static HTML for the call's transcript.
+timeline as plain lines and static HTML for the call's transcript, in the order things
+happened, each once: every line is marked with how many of the call's forms and notices were
+shown before it (:meth:`TaskCard.transcript_marked`), so that the transcript puts a question
+asked inside the task where it came.
+
+The card has one clock: the task's age, counted from when the server created it (its
+``createdAt``, :meth:`~nb_elicit._core.tasks.TaskState.age`), not from when this kernel began
+to follow it (a task attached to again keeps its age); without a time stamp that can be
+believed, from when the card was made.
 """
 
 from __future__ import annotations
@@ -29,7 +37,14 @@ import ipywidgets as widgets
 
 from .._core.i18n import t
 from .._core.notices import Notice, NoticeKind
-from .._core.tasks import TEXT_LIMIT, TaskState, TaskTimeline
+from .._core.tasks import (
+    MAX_AGE,
+    TERMINAL,
+    TEXT_LIMIT,
+    TaskState,
+    TaskTimeline,
+    parse_instant,
+)
 from .._core.text import duration, shorten
 from .._core.transcript import notice_html
 from .clock import Subscription, subscribe
@@ -82,6 +97,9 @@ class TaskCard(widgets.VBox):
     def __init__(self, server: str, tool: str, task_id: str, shape_label: str):
         self.server, self.tool, self.task_id, self.shape_label = server, tool, task_id, shape_label
         self.started = time.monotonic()
+        #: Whether :attr:`started` is the server's ``createdAt`` (taken once, from the first
+        #: state that has one that can be believed).
+        self.dated = False
         self.timeline = TaskTimeline(started=self.started)
         self.kit = kit = Kit()
         self._lock = threading.Lock()
@@ -103,6 +121,13 @@ class TaskCard(widgets.VBox):
         #: the lines it said before (the latest MAX_SAID).
         self.status_text = ""
         self.said: collections.deque[str] = collections.deque(maxlen=MAX_SAID)
+        #: When each line of :attr:`said` and :attr:`notices` was said (monotonic seconds),
+        #: and how many of the call's forms and notices were shown before it.
+        self._said_when: collections.deque[tuple[float, int]] = collections.deque(
+            maxlen=MAX_SAID)
+        self._notice_when: list[tuple[float, int]] = []
+        #: The last line said stands only until the next one (Cancel sent…).
+        self._passing = False
         self.result_text: str | None = None
         self.header = self._html(
             f'<div class="nb-elicit-title"><span class="nb-elicit-server" '
@@ -132,10 +157,9 @@ class TaskCard(widgets.VBox):
                                     layout=widgets.Layout(),
                                     _dom_classes=("nb-elicit-actions", "nb-elicit-task-actions"))
         self.status_line = self._html(self._status_html(), "nb-elicit-task-outcome")
-        self.result_line = self._html("", "nb-elicit-task-result")
         super().__init__(
             [self.header, self.id_line, state_row, self.notice_line,
-             self.forms, self.actions, self.status_line, self.result_line],
+             self.forms, self.actions, self.status_line],
             layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
                                   padding="2px 0 2px 10px", margin="4px 0"),
             _dom_classes=("nb-elicit-task-card",))
@@ -162,7 +186,14 @@ class TaskCard(widgets.VBox):
     def update(self, state: TaskState) -> str | None:
         """Show ``state`` and record it in the timeline. Returns None, or the problem of a
         status out of order, which the card shows as a warning (the status is ignored)."""
-        problem = self.timeline.record(state)
+        self._date(state)
+        now, wall = self._ended_at(state)
+        mark, latest = self._mark(), self.timeline.latest
+        if state.status == "input_required" and latest is not None:
+            # (the status that says the task waits for the questions goes before them, even
+            # when a question came before the poll that saw it: 2025-11-25 asks on its own)
+            mark = min(mark, latest.mark)
+        problem = self.timeline.record(state, now=now, wall=wall, mark=mark)
         if problem is not None:
             self.ignored += 1
             more = " " + t("task_problems_more", n=self.ignored) if self.ignored > 1 else ""
@@ -175,6 +206,38 @@ class TaskCard(widgets.VBox):
             self.message.value = text_html(detail) if detail else ""
         self._tick_soon()
         return None
+
+    def _date(self, state: TaskState) -> None:
+        """Count the card's clock from the task's creation, once the server says when."""
+        if self.dated:
+            return
+        age = state.age()
+        if age is not None:
+            self.dated = True
+            self.started = time.monotonic() - age
+            self.timeline.started = self.started
+            self._tick()  # (at once: no clock shows the card's own age first)
+
+    def _ended_at(self, state: TaskState) -> tuple[float | None, float | None]:
+        """When a final ``state`` came, on the card's clocks: when the server says it ended
+        (its ``lastUpdatedAt``, from its ``createdAt``), not when it was seen, which may be a
+        poll, or an attach, later; never before the status shown last, nor after now. (None,
+        None): now."""
+        if not state.terminal or not self.dated:
+            return None, None
+        created, updated = parse_instant(state.created_at), parse_instant(state.last_updated_at)
+        if created is None or updated is None or not 0 <= updated - created <= MAX_AGE:
+            return None, None
+        latest, mono, wall = self.timeline.latest, time.monotonic(), time.time()
+        floor = latest.at if latest is not None else self.started
+        at = min(mono, max(floor, self.started + (updated - created)))
+        return at, wall - (mono - at)
+
+    def _mark(self) -> int:
+        """How many of the call's forms and notices are shown now (the call's view puts its
+        box of them in :attr:`forms`)."""
+        shown = self.forms.children
+        return len(shown[0].children) if shown and hasattr(shown[0], "children") else 0
 
     def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress notification: a bar where the total is known, else the count."""
@@ -196,6 +259,7 @@ class TaskCard(widgets.VBox):
         self.notice_count += 1
         if len(self.notices) < MAX_NOTICES:
             self.notices.append(Notice(text, NoticeKind.of(kind)))
+            self._notice_when.append((time.monotonic(), self._mark()))
         self.notice_line.value = notice_html(shown or text, kind)
         self.notice_line.layout.display = None
 
@@ -216,7 +280,7 @@ class TaskCard(widgets.VBox):
                 return
             self._cancelling = True
         self.cancel_button.disabled = True
-        self._say(t("task_cancel_sent"))
+        self._say(t("task_cancel_sent"), passing=True)
         failure = _call_all(self._cancel_callbacks)
         if failure is not None:
             self.cancel_failed(t("task_click_failed", error=failure))
@@ -229,7 +293,7 @@ class TaskCard(widgets.VBox):
             return
         self.update(state)
         if not self.ended:
-            self._say(t("task_cancel_confirmed"))
+            self._say(t("task_cancel_confirmed"), passing=True)
 
     def cancel_failed(self, reason: str) -> None:
         """The cancel did not go through: say why, and offer **Cancel** again."""
@@ -266,7 +330,8 @@ class TaskCard(widgets.VBox):
 
     def end(self, state: TaskState, result_text: str | None = None) -> None:
         """The task ended with ``state`` (or the card stops following it): stop the clock,
-        hide the buttons, say how it ended; ``result_text`` is shown under that."""
+        hide the buttons, say how it ended. ``result_text`` is kept (:attr:`result_text`), not
+        shown: the call's view shows the result, once."""
         if not self._finished:
             self._finished = True
             self.update(state)
@@ -274,13 +339,12 @@ class TaskCard(widgets.VBox):
             if self.progress is not None and (self.timeline.status or state.status) == "completed":
                 self.progress.done()
             self._say(self._end_text(state))
-        if result_text:
+        if result_text:  # (kept, not shown: the call's view shows the result, once)
             self.result_text = shorten(str(result_text), RESULT_LIMIT, at_word=True)
-            self.result_line.value = text_html(self.result_text)
 
     def _end_text(self, state: TaskState) -> str:
         status = self.timeline.status or shorten(str(state.status), 40, one_line=True)
-        took = duration(self.timeline.elapsed())
+        took = duration(self.timeline.took())
         latest = self.timeline.latest
         error = latest.error if latest is not None else state.error
         if status == "completed":
@@ -298,10 +362,17 @@ class TaskCard(widgets.VBox):
         self.actions.layout.display = "none"
         self.elapsed.layout.display = "none"
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str, passing: bool = False) -> None:
+        """Say ``text`` about the task as a whole; a ``passing`` line (Cancel sent…) stands
+        only until the next, which takes its place."""
         self.status_text = text
+        if self._passing and self.said:
+            self.said.pop()
+            self._said_when.pop()
         if not self.said or self.said[-1] != text:
             self.said.append(text)
+            self._said_when.append((time.monotonic(), self._mark()))
+        self._passing = passing
         self.status_line.value = self._status_html()
 
     def _status_html(self) -> str:
@@ -334,7 +405,7 @@ class TaskCard(widgets.VBox):
                  shape=shorten(str(self.shape_label), ID_LIMIT, one_line=True))
 
     def _elapsed_html(self) -> str:
-        text = t("task_running", time=duration(time.monotonic() - self.started))
+        text = t("task_running", time=duration(self.timeline.elapsed()))
         return f'<span style="{_MUTED}">{_e(text)}</span>'
 
     def _tick_soon(self) -> None:
@@ -357,17 +428,46 @@ class TaskCard(widgets.VBox):
     # -- the transcript it leaves -----------------------------------------------------------
 
     def transcript_lines(self) -> list[str]:
-        """The task as plain text: its id, every status with its clock time and the time since
-        the call started, the notices, what the card said (cancel, detach, how it ended), and
-        the result text."""
-        lines = [self._id_text()]
-        lines += ["  " + line for line in self.timeline.text_lines(clock=True)]
-        lines += [f"  {t('notice_' + notice.kind)} {notice.text}" for notice in self.notices]
+        """The task as plain text, in the order things happened (see
+        :meth:`transcript_marked`)."""
+        return [line for _, line in self.transcript_marked()]
+
+    def transcript_marked(self) -> list[tuple[int, str]]:
+        """The task as plain text, each line with how many of the call's forms and notices
+        were shown before it, in the order things happened: its id, every status with its
+        clock time and the task's age then, the notices, and what the card said (cancel,
+        detach, how it ended). A final status and the line that says how the task ended are
+        one line ("14:02:07 Completed after 10 s."). The result is the call's to tell."""
+        said = list(zip(self._said_when, self.said, strict=True))
+        ending = said[-1] if self._finished and said else None
+        events: list[tuple[float, int, str]] = []
+        entries = self.timeline.entries
+        for index, entry in enumerate(entries):
+            last = index == len(entries) - 1
+            if last and ending is not None and entry.status in TERMINAL:
+                (at, mark), text = ending
+                before = entries[index - 1].message if index else None
+                # (the server's message, if it said something new with the final status)
+                detail = (entry.message if entry.message and entry.message != before
+                          and entry.message not in text else "")
+                clock = self.timeline.clock_time(entry)
+                events.append((entry.at, entry.mark,
+                               f"  {clock} {text}" + (f" — {detail}" if detail else "")))
+                said.pop()
+                ending = None
+                continue
+            events.append((entry.at, entry.mark, "  " + self.timeline.entry_line(entry, True)))
+            if index == 0 and self.timeline.omitted:
+                events.append((entry.at, entry.mark,
+                               "  " + t("task_omitted", n=self.timeline.omitted)))
+        for (at, mark), notice in zip(self._notice_when, self.notices, strict=True):
+            events.append((at, mark, f"  {t('notice_' + notice.kind)} {notice.text}"))
+        events += [(at, mark, text) for (at, mark), text in said]
+        events.sort(key=lambda event: (event[1], event[0]))
+        lines = [(0, self._id_text()), *((mark, text) for _, mark, text in events)]
         if self.notice_count > len(self.notices):
-            lines.append("  " + t("task_notices_more", n=self.notice_count - len(self.notices)))
-        lines += list(self.said)
-        if self.result_text:
-            lines.append(self.result_text)
+            more = t("task_notices_more", n=self.notice_count - len(self.notices))
+            lines.append((lines[-1][0], "  " + more))
         return lines
 
 

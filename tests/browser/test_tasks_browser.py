@@ -2,6 +2,11 @@
 a question asked inside it and answered with the mouse, Cancel clicked on the card, and Detach
 clicked, then ``%mcp task`` to follow the task again.
 
+The cell tells one story, once, in the order it happened: Cancel and Detach end without a red
+line; a task detached, left a few seconds and attached to again shows its true age (its clock
+counts from the server's createdAt, not from the attach); the record puts the question where
+it was asked and the result once, at the end.
+
 Each test opens its own notebook (cell 0 loads the extension, cell 1 connects the demo server
 with ``--journal``; the fixtures are in ``conftest.py``), calls a task tool, works the card in
 the browser, and checks what the demo server journaled: the answer it received, or how its
@@ -38,9 +43,22 @@ def status(card, name: str):
 def timeline(transcript) -> list[str]:
     """The task's lines in a call's transcript: its id, each status with its time, what the
     card said, the result."""
-    transcript.locator(".nb-elicit-transcript-task").wait_for(timeout=WAIT)
+    transcript.locator(".nb-elicit-transcript-task").first.wait_for(timeout=WAIT)
     return [line.replace("\xa0", " ").strip() for line in
             transcript.locator(".nb-elicit-transcript-task > div").all_inner_texts()]
+
+
+def no_failure(output) -> None:
+    """The person's choice (Cancel, Detach) is no error: no red line, no ✖, in the cell."""
+    expect(output.locator(".nb-elicit-transcript-failure, .nb-elicit-failure")).to_have_count(0)
+    expect(output).not_to_contain_text("✖")
+
+
+def seconds(text: str) -> int:
+    """The first time in ``text`` ("7 s", "1 min 05 s"), in seconds."""
+    found = re.search(r"(?:(\d+) min )?(\d+) s\b", text)
+    assert found, text
+    return int(found.group(1) or 0) * 60 + int(found.group(2))
 
 
 @pytest.mark.parametrize("lab", SUBSHELLS, indirect=True)
@@ -84,11 +102,20 @@ def test_a_question_inside_a_task_is_answered_in_its_card(lab):
     assert any(re.fullmatch(r"\d\d:\d\d:\d\d working · Going on with: historical \(\d+ s\)",
                             line) for line in lines), lines
     statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
-    assert statuses[-1] == "completed" and "completed" not in statuses[:-1], lines
-    assert any(re.fullmatch(r"Completed after \d+ s\.", line) for line in lines), lines
+    # the final status and how the task ended: one line, one duration
+    assert statuses[-1] == "Completed" and "completed" not in statuses, lines
+    assert re.fullmatch(r"\d\d:\d\d:\d\d Completed after \d+ s\.( — .*)?", lines[-1]), lines
     received = json.dumps({"action": "accept", "content": {"interpretation": "historical"}})
-    expect(transcript.locator(".nb-elicit-transcript-result")).to_contain_text(
-        f"Research report on python: 4 stages done. Clarification received: {received}.")
+    report = f"Research report on python: 4 stages done. Clarification received: {received}."
+    expect(transcript.locator(".nb-elicit-transcript-result")).to_contain_text(report)
+    # In the order it happened, each once: the question and its answer between the status
+    # that asked it and the status after it; the result once, at the end.
+    page = transcript.inner_text().replace("\xa0", " ")
+    assert page.count(report) == 1, page
+    asked = page.index("Submitted.")
+    assert page.index("input_required · " + QUESTION) < asked < page.index(
+        "working · Going on with: historical") < page.index("Completed after") < page.index(
+        report), page
     expect(transcript.locator(".nb-elicit-transcript-status")).to_have_text("Submitted.")
     expect(lab.cell(2).locator(".nb-elicit-task-card, .nb-elicit-form")).to_have_count(0)
     lab.screenshot("completed", of=lab.cell(2))
@@ -115,11 +142,15 @@ def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
     output = lab.cell(2).locator(".jp-OutputArea")
     lines = timeline(output.locator(".nb-elicit-transcript"))
     statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
-    assert statuses[-1] == "cancelled" and set(statuses[:-1]) == {"working"}, lines
-    assert "Cancel sent…" in lines, lines
-    assert any(re.fullmatch(r"Cancelled \(the server confirmed\) after \d+ s\.", line)
-               for line in lines), lines
-    expect(output).to_contain_text("was cancelled")  # the cell's one line
+    assert statuses[-1] == "Cancelled" and set(statuses[:-1]) == {"working"}, lines
+    # said once, in plain words: "Cancel sent…" gave way to the server's answer, and no red
+    # line repeats it
+    assert "Cancel sent…" not in lines, lines
+    assert re.fullmatch(r"\d\d:\d\d:\d\d Cancelled \(the server confirmed\) after \d+ s\."
+                        r"( — .*)?", lines[-1]), lines
+    assert output.inner_text().count("Cancelled (the server confirmed)") == 1
+    no_failure(output)
+    expect(output).not_to_contain_text(re.compile(r"the task \S+ was cancelled"))  # (no error)
     expect(output).not_to_contain_text("Counted down")
     expect(lab.cell(2).locator(".nb-elicit-task-card")).to_have_count(0)
     lab.screenshot("cancelled", of=lab.cell(2))
@@ -130,7 +161,7 @@ def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
 def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_again(lab):
     # The notebook's way: start_tool, then await the call in the same cell.
     lab.open("conn = nb_elicit.connections['demo']\n"
-             "call = conn.start_tool('countdown', {'seconds': 4})\n"
+             "call = conn.start_tool('countdown', {'seconds': 12})\n"
              "try:\n    await call\nexcept nb_elicit.NbElicitError as ended:\n    print(ended)",
              "task_id = call.task.task_id\n%mcp tasks",
              "%mcp task demo {task_id}")
@@ -141,21 +172,42 @@ def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_a
     lab.wait_running(2)
     card.locator(".nb-elicit-task-detach").click()
     lab.wait_done(2)
+    detached_at = time.monotonic()
     output = lab.cell(2).locator(".jp-OutputArea")
-    expect(output).to_contain_text("countdown goes on as task")
+    # (the cell's own print of the exception: the tool is not named twice)
+    expect(output).to_contain_text("detached: the task ")
     lines = timeline(output.locator(".nb-elicit-transcript"))
-    assert any(line.startswith("Detached: the task goes on on the server. %mcp task demo ")
-               for line in lines), lines
+    assert [line for line in lines if line.startswith("Detached: ")] == [
+        line for line in lines if line.startswith(
+            "Detached: the task goes on on the server. %mcp task demo ")], lines
+    assert len([line for line in lines if line.startswith("Detached: ")]) == 1, lines
+    no_failure(output)
     assert lab.answers() == []  # neither cancelled nor finished: it goes on
     lab.screenshot("detached", of=lab.cell(2))
 
+    lab.page.wait_for_timeout(3000)  # (a while away from the task)
     lab.run(3)
-    expect(lab.cell(3).locator(".jp-OutputArea")).to_contain_text("working, detached")
-    lab.run(4)
-    attached = lab.cell(4).locator(".jp-OutputArea")
-    expect(attached.locator(".nb-elicit-transcript-result")).to_contain_text(
-        "Counted down from 4 s: done.", timeout=WAIT)
-    assert lab.wait_journal(1) == [{"tool": "countdown", "event": "finished", "seconds": 4}]
+    listed = lab.cell(3).locator(".jp-OutputArea")
+    expect(listed).to_contain_text("working, detached")  # (its server, asked now)
+    row = listed.locator("tr", has_text="countdown").inner_text()
+    away = time.monotonic() - detached_at
+    assert seconds(row.split("working, detached")[1]) >= int(away), row  # its true age
+    lab.run(4, wait=False)
+    attached = lab.cell(4).locator(".nb-elicit-task-card")
+    attached.wait_for(timeout=WAIT)
+    # the attached card's clock goes on from the task's creation: it does not start again
+    expect(attached.locator(".nb-elicit-task-elapsed")).to_contain_text("running for", timeout=WAIT)
+    assert seconds(attached.locator(".nb-elicit-task-elapsed").inner_text()) >= int(away)
+    done = lab.cell(4).locator(".jp-OutputArea")
+    expect(done.locator(".nb-elicit-transcript-result")).to_contain_text(
+        "Counted down from 12 s: done.", timeout=WAIT)
+    lines = timeline(done.locator(".nb-elicit-transcript"))
+    # no "working (0 s)" made up at the attach: the first status is the server's, at its age
+    first = next(line for line in lines if re.match(r"\d\d:\d\d:\d\d ", line))
+    assert seconds(first.rsplit("(", 1)[1]) >= int(away), lines
+    ended = [line for line in lines if "Completed after" in line]
+    assert len(ended) == 1 and seconds(ended[0].split("after", 1)[1]) >= 11, lines
+    assert lab.wait_journal(1) == [{"tool": "countdown", "event": "finished", "seconds": 12}]
     lab.screenshot("attached", of=lab.cell(4))
 
 
@@ -195,11 +247,10 @@ def test_cancel_with_a_2026_question_open_cancels_on_the_server_and_sends_no_ans
     took = cancel["at"] - clicked
     lab.wait_done(3)
     output = lab.cell(3).locator(".jp-OutputArea")
-    expect(output).to_contain_text("was cancelled")
     lines = timeline(output.locator(".nb-elicit-transcript"))
-    assert "Cancel sent…" in lines, lines
-    assert any(re.fullmatch(r"Cancelled \(the server confirmed\) after \d+ s\.", line)
-               for line in lines), lines
+    assert "Cancel sent…" not in lines, lines  # (it gave way to the server's answer)
+    assert re.search(r"Cancelled \(the server confirmed\) after \d+ s\.", lines[-1]), lines
+    no_failure(output)
     expect(output.locator(".nb-elicit-transcript")).to_contain_text(
         "You cancelled its task: this request is withdrawn.")  # (the person's, not the server's)
     lab.page.wait_for_timeout(1500)  # (an answer sent late would show in the log by now)
