@@ -839,17 +839,18 @@ button; you may call it too).
     md("""
 ## 2. Call the tool
 
-The text result comes first, then a line saying that an app is shown, then the app itself: the
-server's time, and three buttons.
+A line saying that an app is shown comes first, then the text result, then the app itself: the
+server's time, and three buttons. What the app does is told once, as a line of the call's
+output, in the order it happened (after the result).
 
 - **Ask the server** calls `clock_now` through nb_elicit (only tools of this server that are
   meant for apps; nb_elicit refuses any other), shows the new time, and tells nb_elicit what it
-  now shows (its *model context*). A line under the app says what it called.
+  now shows (its *model context*). A line of the call says what it called.
 - **Send message** sends a message (`ui/message`). nb_elicit keeps it on the call's result and
-  shows it under the app, as plain text.
+  shows it as a line of the call, as plain text.
 - **Open link** asks to open https://modelcontextprotocol.io. The same consent card as for a
   server's web page appears under the app; nothing opens before you press **Open**, and then
-  only the link appears, for you to click.
+  only the link appears, for you to click, in the call's output, where the card's answer stays.
 
 The app runs in a frame of its own, sandboxed, without the notebook's origin: it cannot read the
 notebook, its cookies or the Jupyter server, and it reaches no network (the demo's app declares

@@ -169,7 +169,7 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
     # (then the HTML; the teardown is drive()'s closing the connection)
     assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html",
                                                          "html": app.resource.html}]
-    said = "\n".join(line.value for line in app.lines.children)
+    said = "\n".join(entry.text for entry in app.view.notices.entries)
     (entry,) = [e for e in history if e.server == "perms"]
     assert entry.answered_by == AnsweredBy.PERSON
     if press == "allow":

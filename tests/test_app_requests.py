@@ -1,5 +1,6 @@
 """An app's requests as the runtime answers them, without a kernel: a shown app
-(``_runtime/apps.py: ShownApp``) with a stand-in connection."""
+(``_runtime/apps.py: ShownApp``) with a stand-in connection, in a call's view whose one log
+tells what the app did, each event once."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import logging
 import pytest
 
 from nb_elicit._core.apps import AppResource
+from nb_elicit._core.notices import MAX_NOTICES
+from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
-from nb_elicit._runtime.apps import MAX_LINES, Apps, ShownApp
+from nb_elicit._runtime.apps import Apps, ShownApp
 from nb_elicit._runtime.guard import Guard
 from nb_elicit._ui.app_frame import AppFrame
+from nb_elicit._ui.call_view import CallView
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,9 +54,18 @@ class CallingApps(Apps):
 
 
 def shown_app(apps: Apps) -> ShownApp:
+    """The app, shown in a call's view (``app.view``) as ``show_app`` shows it."""
     frame = AppFrame(html="<p>app</p>")
-    return ShownApp(apps, TOOL, AppResource(TOOL["_meta"]["ui"]["resourceUri"], "<p>app</p>"),
-                    frame)
+    app = ShownApp(apps, TOOL, AppResource(TOOL["_meta"]["ui"]["resourceUri"], "<p>app</p>"),
+                   frame)
+    app.view = CallView("apps", "get-time", show_waiting=False)
+    app.shown_line = app.view.show_app(app.box)
+    return app
+
+
+def told(app: ShownApp) -> str:
+    """The call's transcript, as plain text."""
+    return transcript_bundle(app.view.transcript())["text/plain"]
 
 
 def test_an_app_s_calls_share_one_view_that_stays_while_the_app_lives():
@@ -73,13 +86,20 @@ def test_an_app_s_calls_share_one_view_that_stays_while_the_app_lives():
     (view,) = set(apps.views)
     assert view is app.requests_view and not view.frozen and view.comm is not None
     assert app.asks.children == (view,)
-    assert "The app called get-time 3 times; the last: time 3" in app.lines.children[-1].value
-    assert len(app.lines.children) == 1  # (one line for a tool it calls again and again)
+    # (one line for a tool it calls again and again; what it returned went to the app, which
+    # shows it: the line does not say it again)
+    text = told(app)
+    assert text.count("The app called get-time") == 1
+    assert "Note: The app called get-time 3 times." in text.splitlines()
+    assert "time 1" not in text and ": time" not in text
 
 
-def test_an_app_that_asks_to_close_ends_with_a_line():
+def test_an_app_that_asks_to_close_ends_with_a_line_in_the_place_of_the_shown_line():
     async def scenario():
         app = shown_app(CallingApps())
+        app.view.show_result(ToolResult([{"type": "text", "text": "12:00"}]))
+        await app.answer("ui/message", {"role": "user",
+                                        "content": [{"type": "text", "text": "hello"}]})
         sent = []
         app.frame.send = lambda content, buffers=None: sent.append(content)
         direct = await app.answer("ui/notifications/request-teardown", {})
@@ -88,9 +108,19 @@ def test_an_app_that_asks_to_close_ends_with_a_line():
     app, direct, sent = asyncio.run(scenario())
     assert direct == {} and app.ended
     assert sent == [{"kind": "teardown"}]
-    assert [line.value for line in app.lines.children] == [
-        '<div style="white-space: pre-wrap; line-height: normal">'
-        'The app ended: it asked to close.</div>']
+    # The log, in the order things happened: the line that said the app is shown now says why
+    # it ended, in its place; the result; what the app said after it. Each said once.
+    assert told(app).splitlines() == [
+        "[apps · get-time]",
+        "Note: The app ended: it asked to close.",
+        "Result from apps:",
+        "12:00",
+        "Note: The app says: hello",
+    ]
+    assert app.view.apps_line == "The app ended: it asked to close."
+    html = transcript_bundle(app.view.transcript())["text/html"]
+    assert html.count("The app ended") == 1 and "is shown here" not in html
+    assert html.index("Result from apps") < html.index("The app says: hello")
 
 
 @pytest.mark.parametrize(("method", "params"), [
@@ -111,20 +141,20 @@ def test_the_apps_notifications_are_taken_without_a_warning(method, params, capl
         app, direct = asyncio.run(scenario())
     assert direct == {}
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
-    assert app.lines.children == ()  # (nothing said under the app)
+    assert len(app.view.notices.entries) == 1  # (nothing said but that the app is shown)
 
 
-def test_past_the_shown_lines_one_last_line_counts_the_rest():
+def test_past_the_call_s_notices_one_last_line_counts_the_rest():
     async def scenario():
         app = shown_app(CallingApps())
-        for i in range(MAX_LINES + 5):
+        for i in range(MAX_NOTICES + 5):
             await app.answer("ui/message", {"role": "user",
                                             "content": [{"type": "text", "text": f"tick {i}"}]})
         return app
 
     app = asyncio.run(scenario())
-    texts = [line.value for line in app.lines.children]
-    assert len(texts) == MAX_LINES + 1
-    assert f"tick {MAX_LINES - 1}" in texts[-2]
-    assert "… and 5 more from the app" in texts[-1]
-    assert len(app.log.messages) == MAX_LINES + 5  # (all of them kept on the result)
+    texts = [entry.text for entry in app.view.notices.entries]
+    assert len(texts) == MAX_NOTICES + 1
+    assert f"tick {MAX_NOTICES - 2}" in texts[-2]  # (the first line says the app is shown)
+    assert "… and 6 more notices from this call" in texts[-1]
+    assert len(app.log.messages) == MAX_NOTICES + 5  # (all of them kept on the result)

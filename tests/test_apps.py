@@ -10,7 +10,6 @@ consent card.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import logging
 import re
@@ -23,7 +22,8 @@ from helpers.servers import SERVERS, Journal, demo_command, drive
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401 - bound before a frontend is said to be there
 from nb_elicit._core.apps import APP_MIME, MAX_APP_BYTES
-from nb_elicit._core.notices import Notice
+from nb_elicit._core.notices import MAX_NOTICES, Notice
+from nb_elicit._core.transcript import item_html, transcript_bundle
 from nb_elicit._runtime import apps as runtime_apps
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._ui.app_frame import AppRequestError
@@ -60,13 +60,14 @@ class Sent:
 
 
 def lines(app) -> list[str]:
-    """The lines under an app, as HTML."""
-    return [line.value for line in app.lines.children]
+    """The lines of the app's call (its one log: requests and notices, the app's lines among
+    them), as HTML."""
+    return [item_html(item) for item in app.view.transcript().items]
 
 
 def text_of(app) -> str:
-    """The lines under an app, as a person reads them."""
-    return "\n".join(html.unescape(re.sub(r"<[^>]*>", "", line)) for line in lines(app))
+    """The call's transcript, as a person reads it."""
+    return transcript_bundle(app.view.transcript())["text/plain"]
 
 
 async def refused(app, method: str, params: dict) -> AppRequestError:
@@ -96,9 +97,9 @@ def test_the_clock_app_shows_with_its_call_and_gets_the_input_and_the_result(fro
         call = conn.start_tool("clock", {"label": "Kitchen"})
         result = await call
         (app,) = conn.apps.shown
-        return conn, call, result, app
+        return conn, call, result, app, call._view.transcript()
 
-    conn, call, result, app = drive(scenario)
+    conn, call, result, app, transcript = drive(scenario)
     assert app.view is call._view
     assert app.resource.html == APP_FILE.read_text(encoding="utf-8")  # (sent once, by message)
     assert app.frame.csp == {}  # (the demo's app declares no domains: it reaches nothing)
@@ -108,7 +109,7 @@ def test_the_clock_app_shows_with_its_call_and_gets_the_input_and_the_result(fro
     assert app.frame.tool_result["structuredContent"]["time"].endswith(" UTC")
     assert result.text.startswith("Kitchen: ") and "The clock app shows this time" in result.text
     assert result.app is app.log and result.app_messages == [] and result.model_context is None
-    told = [item for item in call._view.transcript().items if isinstance(item, Notice)]
+    told = [item for item in transcript.items if isinstance(item, Notice)]
     assert "An app of demo · clock is shown here" in told[0].text
     # the transcript keeps the text result and that line, and nothing of the app's HTML
     assert call._view.transcript().result["content"] == result.content
@@ -152,7 +153,8 @@ def test_the_app_calls_its_app_only_tool_and_a_line_says_so(frontend, journal):
     assert [e["tool"] for e in journal.entries()] == ["clock_now"] * 3  # (it reached the server)
     # (one line for the tool, counting its calls)
     assert text_of(app).count("The app called clock_now") == 1
-    assert "The app called clock_now 3 times; the last: It is " in text_of(app)
+    assert "Note: The app called clock_now 3 times." in text_of(app).splitlines()
+    assert "It is " not in text_of(app)  # (what it returned went to the app, which shows it)
     assert app.log.calls == ["clock_now"] * 3
     # (one view under the app holds what its calls may ask; none of its own per call)
     assert under_app == [app.requests_view]
@@ -174,7 +176,7 @@ def test_a_form_the_app_s_call_brings_shows_under_the_app(frontend, journal):
     assert under_app
     assert answer["content"][0]["text"] == "Hello, @Ada!"
     assert [(e["tool"], e["action"]) for e in journal.entries()] == [("github_username", "accept")]
-    assert "The app called github_username: Hello, @Ada!" in text_of(app)
+    assert "Note: The app called github_username." in text_of(app).splitlines()
 
 
 def test_a_tool_not_for_apps_is_refused_and_one_for_apps_runs(frontend):
@@ -255,9 +257,12 @@ def test_messages_and_model_context_land_on_the_result_as_escaped_text(frontend,
     assert result.model_context == {"structuredContent": {"n": 2}}  # (the last one)
     shown = "\n".join(lines(app))
     assert "The app says: look &lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in shown
-    assert "The app set its context: state &lt;img" in shown
     assert "<img" not in shown and "<script" not in shown
-    assert '{&quot;structuredContent&quot;: {&quot;n&quot;: 2}}' in shown  # (no text: its JSON)
+    # (the context goes to the result, for the person's code: one line says it was set, and
+    # how often, not what the app already shows)
+    assert shown.count("The app set its context") == 1
+    assert "The app set its context for the model 2 times" in shown
+    assert "state " not in shown
 
 
 def test_the_messages_an_app_may_leave_are_bounded(frontend, journal):
@@ -277,7 +282,8 @@ def test_the_messages_an_app_may_leave_are_bounded(frontend, journal):
     assert len(result.app_messages) == runtime_apps.MAX_MESSAGES
     assert too_many.code == -32000 and too_big.code == -32602
     assert result.model_context is None
-    assert len(app.lines.children) == runtime_apps.MAX_LINES + 1  # (the last one counts)
+    entries = app.view.notices.entries  # (the call's log is bounded; the last line counts)
+    assert len(entries) == MAX_NOTICES + 1 and "more notices" in entries[-1].text
 
 
 def test_the_display_mode_is_inline_and_other_methods_are_unknown(frontend, journal):
@@ -317,7 +323,8 @@ def test_the_app_s_notifications_are_taken_quietly_even_once_it_ended(frontend, 
     app, sent, said = drive(scenario)
     # (the log is not shown; on request-teardown the frame closed itself, and the app ends)
     assert [re.sub(r"<[^>]*>", "", line) for line in said] == [
-        "The app ended: it asked to close."]
+        "Note: The app ended: it asked to close."]  # (in the place of the line that said
+    # the app is shown)
     assert sent.kinds() == ["teardown"]  # (the end's; notifications get no answer)
     assert app.ended
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
@@ -335,19 +342,27 @@ def test_open_link_shows_the_consent_card_and_nothing_happens_before_open(fronte
         card = await person.wait_for_form(unless=asked)
         await asyncio.sleep(0.2)
         before = (asked.done(), card.link.value, text_of(app))
+        under_app = any(card in view.forms.children for view in app.asks.children)
         card.open_button.click()
         answer = await asked
-        under_app = any(card in view.forms.children for view in app.asks.children)
-        return card, before, answer, under_app, app
+        still_under_app = any(card in view.forms.children for view in app.asks.children)
+        said = (text_of(app), "\n".join(lines(app)))
+        return card, before, answer, (under_app, still_under_app), said
 
-    card, before, answer, under_app, app = drive(scenario)
+    card, before, answer, (under_app, still_under_app), said = drive(scenario)
     assert isinstance(card, UrlConsentCard) and under_app
     done, link, shown = before
-    assert not done and "<a " not in link and "opened" not in shown  # (waits for the person)
+    assert not done and "<a " not in link and "agreed" not in shown  # (waits for the person)
     assert card.url.host == "modelcontextprotocol.io"
     assert answer == {}
     assert 'href="https://modelcontextprotocol.io"' in card.link.value  # (now, and only now)
-    assert "You agreed to open https://modelcontextprotocol.io." in text_of(app)
+    # What the person chose is told once: the answered card leaves the app's place, and the
+    # call's log tells it, the link to the page in it.
+    assert not still_under_app
+    text, html_lines = said
+    assert text.count("modelcontextprotocol.io") == 1 and text.count("agreed") == 1
+    assert "You agreed to open the page" in text
+    assert html_lines.count('href="https://modelcontextprotocol.io"') == 1
 
 
 def test_a_link_the_person_does_not_open_is_an_error_result_for_the_app(frontend, journal):
@@ -361,7 +376,12 @@ def test_a_link_the_person_does_not_open_is_an_error_result_for_the_app(frontend
 
     answer, app = drive(scenario)
     assert answer == {"isError": True}
-    assert "You did not open https://modelcontextprotocol.io." in text_of(app)
+    # (a choice, told once and plainly: no warning, no error)
+    told = text_of(app)
+    assert told.count("https://modelcontextprotocol.io") == 1 and "  Declined." in told
+    assert "Warning" not in told and "Error" not in told
+    assert "nb-elicit-notice-text-warning" not in "".join(lines(app))
+    assert not any(isinstance(c, UrlConsentCard) for c in app.requests_view.forms.children)
 
 
 def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(frontend,
@@ -383,13 +403,15 @@ def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(fr
             card.decline_button.click()
         answers = await asyncio.gather(*asked)
         kept = [c for c in view.forms.children if isinstance(c, UrlConsentCard)]
-        return waiting, answers, len(kept)
+        return waiting, answers, len(kept), text_of(app)
 
-    (all_there, backlog), answers, after = drive(scenario)
+    (all_there, backlog), answers, after, told = drive(scenario)
     assert all_there  # (three at once, as for a server's requests; none pushed out)
     assert "5 more requests from demo are waiting" in backlog
     assert answers == [{"isError": True}] * 8
-    assert after == runtime_apps.MAX_ASKS  # (then only the newest answered ones stay)
+    # (answered, each leaves the app's place; the call's log tells each once)
+    assert after == 0
+    assert [told.count(f"https://example.com/{i}") for i in range(8)] == [1] * 8
 
 
 @pytest.mark.parametrize("url", ["javascript:alert(document.cookie)", "data:text/html,<b>x</b>",
@@ -406,7 +428,7 @@ def test_a_link_nb_elicit_refuses_shows_no_card(frontend, journal, url):
     assert error.code == -32602
     assert pending == [] and seen == []  # (no card was ever shown)
     assert "The app asked to open a link that nb_elicit refuses" in text_of(app)
-    assert "<b>" not in lines(app)[0]  # (the refused address is shown as text)
+    assert "<b>" not in "".join(lines(app))  # (the refused address is shown as text)
 
 
 # -- apps that are not shown -------------------------------------------------------------------
@@ -558,7 +580,7 @@ def test_a_flood_of_requests_through_the_frame_keeps_the_loop_answering(frontend
     calls = [m for m in answered if "structuredContent" in m["result"]]
     assert too_many and calls  # (some calls ran; those past the cap were refused at once)
     assert 0 < len(app.log.messages) <= runtime_apps.MAX_MESSAGES
-    assert len(app.lines.children) <= runtime_apps.MAX_LINES + 1
+    assert len(app.view.notices.entries) <= MAX_NOTICES + 1
     assert still == {"mode": "inline"}
 
 

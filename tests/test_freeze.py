@@ -300,9 +300,12 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
     assert not any(is_open(m) for m in models)
     assert all(is_open(m) for m in (view.apps, box, frame))
     # What the app does later goes into the transcript, which is drawn again in its place.
-    view.app_note("The app called get-time: 12:01")
+    view.notice("The app called get-time.", "info")
     latest = view.display_handle.bundles[-1]
-    assert WIDGET not in latest and "The app called get-time: 12:01" in latest["text/plain"]
+    assert WIDGET not in latest and "The app called get-time." in latest["text/plain"]
+    # (after the result, where it came)
+    text = latest["text/plain"]
+    assert text.index("12:00") < text.index("The app called get-time.")
     assert len(view._script_handle.bundles) == 1
 
     # Its connection closes: the app's widgets close, and its output is emptied.

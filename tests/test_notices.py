@@ -61,3 +61,27 @@ def test_a_flood_of_notices_stays_one_counted_line():
     assert len(view.forms.children) == view.notices.limit + 1
     assert "3 more notices" in last.value and last.notice is view.notices.overflow
     assert view.transcript().items[-1] == Notice(overflow_text(3), NoticeKind.INFO)
+
+
+def test_a_live_view_and_its_transcript_tell_one_log_in_time_order_the_result_in_its_place():
+    from nb_elicit._core.transcript import transcript_bundle
+    from nb_elicit._core.types import ToolResult
+
+    view = CallView("demo", "clock", show_waiting=False)
+    view.notice("before the result", NoticeKind.INFO)
+    view.show_result(ToolResult([{"type": "text", "text": "12:00"}]))
+    view.notice("after the result", NoticeKind.INFO)
+    # The live view: the later line under the result, each line once.
+    shown = [line.notice.text for line in view.forms.children]
+    later = [line.notice.text for line in view.later.children]
+    assert shown == ["before the result"] and later == ["after the result"]
+    order = list(view.children)
+    assert order.index(view.result) < order.index(view.later)
+    # The transcript: the same log, in the same order.
+    text = transcript_bundle(view.transcript())["text/plain"].splitlines()
+    assert text == ["[demo · clock]", "Note: before the result", "Result from demo:", "12:00",
+                    "Note: after the result"]
+    html = transcript_bundle(view.transcript())["text/html"]
+    assert (html.index("before the result") < html.index("12:00")
+            < html.index("after the result"))
+    assert html.count("after the result") == 1

@@ -26,8 +26,9 @@ from .secret_fields import secret_fields
 from .text import shorten
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Shown", "Transcript", "block_text",
-           "image_problem", "json_text", "link_html", "notice_html", "redundant_structured",
-           "result_parts", "shown_fields", "shown_value", "transcript_bundle", "words_html"]
+           "image_problem", "item_html", "json_text", "link_html", "notice_html",
+           "redundant_structured", "result_parts", "shown_fields", "shown_value",
+           "transcript_bundle", "words_html"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,10 @@ class Transcript:
     #: For each line of :attr:`task`, how many :attr:`items` came before it (none given: the
     #: task's lines come first): the transcript tells both in the order they happened.
     task_marks: tuple[int, ...] = ()
+    #: Where the result (or the failure) came among ``items``: the items before this index
+    #: came before it, the others after it (an app's lines, once the call has returned).
+    #: None: after every item.
+    result_at: int | None = None
 
     def in_order(self) -> list[tuple[str, Any]]:
         """The task's lines and the items, in the order they happened: ("task", [lines]) for
@@ -98,6 +103,19 @@ class Transcript:
             order.append(("item", item))
         lines_before(float("inf"))
         return order
+
+    def before_and_after(self) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        """:meth:`in_order`'s parts that came before the result, and those that came after
+        it (the task's lines go with the items around them)."""
+        at = len(self.items) if self.result_at is None else self.result_at
+        before: list[tuple[str, Any]] = []
+        after: list[tuple[str, Any]] = []
+        seen = 0
+        for part, item in self.in_order():
+            (before if seen < at or (part == "task" and seen == at) else after).append(
+                (part, item))
+            seen += part == "item"
+        return before, after
 
 
 class Shown(NamedTuple):
@@ -169,7 +187,8 @@ def _date_time(text: str) -> str:
 
 def redundant_structured(content: list[dict], structured: Any) -> bool:
     """Whether a result's structured content only repeats its text: the text block is its
-    JSON, or it is ``{"result": ...}`` around the text (what SDKs make of a plain return)."""
+    JSON, it is ``{"result": ...}`` around the text (what SDKs make of a plain return), or
+    each of its values is a string the text says word for word (a time, once)."""
     if structured is None:
         return True
     texts = [b.get("text", "") for b in content if b.get("type") == "text"]
@@ -180,6 +199,9 @@ def redundant_structured(content: list[dict], structured: Any) -> bool:
     candidates = [structured]
     if isinstance(structured, dict) and set(structured) == {"result"}:
         candidates.append(structured["result"])
+    if (isinstance(structured, dict) and structured
+            and all(isinstance(v, str) and v and v in text for v in structured.values())):
+        return True
     return any(c == text or (parsed is not _NOT_JSON and c == parsed) for c in candidates)
 
 
@@ -236,24 +258,34 @@ _URL = "overflow-wrap: anywhere; word-break: normal"
 def _html(transcript: Transcript) -> str:
     parts = [f'<div class="nb-elicit-transcript" style="{_BOX}">',
              f'<div style="{_MUTED}">{_e(transcript.server)} · {_e(transcript.what)}</div>']
-    for part, item in transcript.in_order():
-        if part == "task":
-            parts.append('<div class="nb-elicit-transcript-task" style="margin: 2px 0">'
-                         + "".join(f'<div style="white-space: pre-wrap">{_e(line)}</div>'
-                                   for line in item) + "</div>")
-        elif isinstance(item, Asked):
-            parts.append(_asked_html(item))
-        else:
-            notice = item if isinstance(item, Notice) else Notice(str(item))
-            parts.append(f'<div class="nb-elicit-transcript-notice">'
-                         f"{notice_html(notice.text, notice.kind)}</div>")
+    before, after = transcript.before_and_after()
+    parts.extend(_part_html(part, item) for part, item in before)
     if transcript.result is not None:
         parts.append(_result_html(transcript))
     if transcript.failure:
         parts.append(f'<div class="nb-elicit-transcript-failure" style="{_ERROR}">'
                      f'{_e(transcript.failure)}</div>')
+    parts.extend(_part_html(part, item) for part, item in after)
     parts.append("</div>")
     return "".join(parts)
+
+
+def _part_html(part: str, item: Any) -> str:
+    """One part of :meth:`Transcript.in_order`: a run of the task's lines, or an item."""
+    if part == "task":
+        return ('<div class="nb-elicit-transcript-task" style="margin: 2px 0">'
+                + "".join(f'<div style="white-space: pre-wrap">{_e(line)}</div>'
+                          for line in item) + "</div>")
+    return item_html(item)
+
+
+def item_html(item: Asked | Notice | str) -> str:
+    """One request or notice of a transcript, as HTML."""
+    if isinstance(item, Asked):
+        return _asked_html(item)
+    notice = item if isinstance(item, Notice) else Notice(str(item))
+    return (f'<div class="nb-elicit-transcript-notice">'
+            f"{notice_html(notice.text, notice.kind)}</div>")
 
 
 def _asked_html(asked: Asked) -> str:
@@ -362,22 +394,9 @@ def _result_html(transcript: Transcript) -> str:
 
 def _text(transcript: Transcript) -> str:
     lines = [f"[{transcript.server} · {transcript.what}]"]
-    for part, item in transcript.in_order():
-        if part == "task":
-            lines.extend(item)
-            continue
-        if isinstance(item, Notice):
-            lines.append(f"{t('notice_' + item.kind)} {item.text}")
-            continue
-        if isinstance(item, str):
-            lines.append(item)
-            continue
-        who = "" if item.answered_by == AnsweredBy.PERSON else f" ({item.answered_by})"
-        lines.append(f"{t('transcript_asked', server=item.server)} {item.message}")
-        if item.url:
-            lines.append(f"  {t('transcript_page')} {item.url}")
-        lines.append(f"  {item.status}{who}")
-        lines.extend(_field_line(field) for field in item.fields)
+    before, after = transcript.before_and_after()
+    for part, item in before:
+        lines.extend(item if part == "task" else _item_lines(item))
     if transcript.result is not None:
         result = transcript.result
         lines.append(t("transcript_error", server=transcript.server, what=transcript.what)
@@ -388,7 +407,23 @@ def _text(transcript: Transcript) -> str:
             lines.append(structured)
     if transcript.failure:
         lines.append(transcript.failure)
+    for part, item in after:
+        lines.extend(item if part == "task" else _item_lines(item))
     return "\n".join(lines)
+
+
+def _item_lines(item: Asked | Notice | str) -> list[str]:
+    if isinstance(item, Notice):
+        return [f"{t('notice_' + item.kind)} {item.text}"]
+    if isinstance(item, str):
+        return [item]
+    who = "" if item.answered_by == AnsweredBy.PERSON else f" ({item.answered_by})"
+    lines = [f"{t('transcript_asked', server=item.server)} {item.message}"]
+    if item.url:
+        lines.append(f"  {t('transcript_page')} {item.url}")
+    lines.append(f"  {item.status}{who}")
+    lines.extend(_field_line(field) for field in item.fields)
+    return lines
 
 
 def _field_line(field: tuple[str, ...]) -> str:

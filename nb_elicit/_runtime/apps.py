@@ -76,7 +76,6 @@ from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.download_card import DownloadCard, SavedFile
-from .._ui.html import text_html
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 
 __all__ = ["AppLog", "Apps"]
@@ -84,8 +83,6 @@ __all__ = ["AppLog", "Apps"]
 #: What an app may keep on the call's result: messages, and the size of its model context.
 MAX_MESSAGES = 100
 MAX_CONTEXT_CHARS = 100_000
-#: How many lines an app's log shows (the rest are counted).
-MAX_LINES = 30
 #: Requests of one app answered at once (as many as the front end lets wait).
 MAX_IN_FLIGHT = 16
 #: The app's forms and cards kept under it once answered (a link card shows its link after
@@ -187,18 +184,17 @@ class ShownApp:
     def __init__(self, apps: Apps, tool: dict, resource: AppResource, frame):
         self.apps, self.tool, self.resource, self.frame = apps, tool, resource, frame
         self.log = AppLog(tool=tool["name"])
-        self.lines = widgets.VBox(_dom_classes=("nb-elicit-app-log",))
         #: Where the view of the app's own requests shows, once one needs it (under the frame).
         self.asks = widgets.VBox(_dom_classes=("nb-elicit-app-asks",))
         self._requests_view = None
-        self.box = widgets.VBox([frame, self.asks, self.lines], _dom_classes=("nb-elicit-app",))
-        self.view = None  # the call's view, where the app is shown
+        self.box = widgets.VBox([frame, self.asks], _dom_classes=("nb-elicit-app",))
+        self.view = None  # the call's view, where the app is shown (and its log: see say)
+        #: The call's line that says the app is shown (it says why it ended, later).
+        self.shown_line = None
         self.ended = False
-        self._shown_lines = 0
-        #: The one line of each tool the app called, and how many times it called it.
-        self._calls_of: dict[str, tuple] = {}
-        #: The last line, once more lines came than are shown: how many more.
-        self._more: widgets.HTML | None = None
+        #: The one line of each tool the app called, and how many times it called it; the
+        #: one line of its model context, and how many times it set it.
+        self._lines_of: dict[object, tuple] = {}
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
         #: The permissions the person granted the app (keys of ``PERMISSIONS``).
@@ -212,36 +208,33 @@ class ShownApp:
     def connection(self):
         return self.apps.connection
 
-    def said_call(self, tool: str, text: str) -> None:
+    def said_call(self, tool: str) -> None:
         """The app called ``tool``: one line per tool, counting the calls (an app that polls
-        keeps one line, not one per poll)."""
-        count = self._calls_of.get(tool, (None, 0))[1] + 1
-        said = (t("app_called", tool=tool, text=text) if count == 1 else
-                t("app_called_again", tool=tool, n=count, text=text))
-        line = self._calls_of.get(tool, (None, 0))[0]
-        if line is None:
-            line = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
-            self.lines.children = (*self.lines.children, line)
-        line.value = text_html(shorten(said, 500, one_line=True))
-        self._calls_of[tool] = (line, count)
-        if self.view is not None:
-            self.view.app_note(shorten(said, 500, one_line=True), key=("call", id(self), tool))
+        keeps one line, not one per poll). What the tool returned went to the app, which shows
+        it: the line does not say it again."""
+        self.say_once(("call", tool), lambda n: (
+            t("app_called", tool=tool) if n == 1 else t("app_called_again", tool=tool, n=n)))
 
-    def say(self, text: str, kind: NoticeKind = NoticeKind.INFO) -> None:
-        """A line under the app (plain text: whatever the app sent is escaped)."""
-        self._shown_lines += 1
-        if self._shown_lines > MAX_LINES:
-            if self._more is None:
-                self._more = widgets.HTML(_dom_classes=("nb-elicit-app-info",))
-                self.lines.children = (*self.lines.children, self._more)
-            self._more.value = text_html(t("app_lines_more", n=self._shown_lines - MAX_LINES))
+    def say_once(self, key: object, text, kind: NoticeKind = NoticeKind.INFO) -> None:
+        """One line for every event of ``key``: ``text(n)`` says the n-th, in the first one's
+        place in the call's log."""
+        entry, count = self._lines_of.get(key, (None, 0))
+        count += 1
+        said = shorten(text(count), 500, one_line=True)
+        if self.view is None:
             return
-        text = shorten(text, 500, one_line=True)
-        line = widgets.HTML(text_html(text),
-                            _dom_classes=(f"nb-elicit-app-{NoticeKind.of(kind).value}",))
-        self.lines.children = (*self.lines.children, line)
+        if entry is None:
+            entry = self.view.notice(said, kind)
+        else:
+            self.view.update_notice(entry, said)
+        self._lines_of[key] = (entry, count)
+
+    def say(self, text: str, kind: NoticeKind = NoticeKind.INFO, asked=None) -> None:
+        """A line of the app in the call's log (plain text: whatever the app sent is escaped),
+        told once, in time order, by the call's view and its transcript; ``asked``: the
+        request it answered, as the transcript tells it."""
         if self.view is not None:
-            self.view.app_note(text)
+            self.view.notice(shorten(text, 500, one_line=True), kind, asked)
 
     def end(self, reason: str) -> None:
         """The app ends: its requests still open are withdrawn, the front end is told, its
@@ -252,7 +245,6 @@ class ShownApp:
         self.ended = True
         with contextlib.suppress(ValueError):
             self.apps.shown.remove(self)
-        self.say(reason)
         if self._permissions_task is not None:
             self._permissions_task.cancel()
         with contextlib.suppress(Exception):
@@ -261,7 +253,7 @@ class ShownApp:
         if self._requests_view is not None:
             self._requests_view.finish()
         if self.view is not None:
-            self.view.app_ended(self.box, reason)
+            self.view.app_ended(self.box, reason, self.shown_line)
 
     def _frame_ended(self, why: str) -> None:
         """The frame's front end ended the app (``torn down``: it closed or left its page;
@@ -332,7 +324,7 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
         raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
     finally:
         app.done_asking()
-    app.said_call(name, shorten(result.text or "", 200, one_line=True))
+    app.said_call(name)
     return _call_tool_result(result)
 
 
@@ -363,21 +355,40 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     from .._ui.url_card import UrlConsentCard
 
     message = t("app_asks_link", tool=app.log.tool)
+    card = _Made(lambda: UrlConsentCard(message, checked, server=app.connection.name))
     try:
-        outcome = await app.apps.ask_consent(message, checked.url, lambda: UrlConsentCard(
-            message, checked, server=app.connection.name), app.requests_view)
+        outcome = await app.apps.ask_consent(message, checked.url, card, app.requests_view)
     finally:
         app.done_asking()
-    return _consented(app, outcome, "app_link_opened", "app_link_declined", url=checked.url)
+    return _consented(app, outcome, card, "app_link_opened", "app_link_declined",
+                      url=checked.url)
 
 
-def _consented(app: ShownApp, outcome: Outcome, yes: str, no: str, **names: str) -> dict:
+class _Made:
+    """A consent card's maker that keeps the card it made."""
+
+    def __init__(self, make):
+        self.make, self.card = make, None
+
+    def __call__(self):
+        self.card = self.make()
+        return self.card
+
+
+def _consented(app: ShownApp, outcome: Outcome, made: _Made, yes: str, no: str,
+               **names: str) -> dict:
     """What the app hears of its consent card: ``{}`` once the person agreed; else
-    ``{"isError": true}``. A line under the app says what the person did (what nb_elicit
-    answered by itself, muted or past the rate limit, is said by the request's own notice)."""
+    ``{"isError": true}``. What the person chose goes to the call's log, once: the card
+    answered leaves the app's view of its requests (the log tells it, with the link to open
+    once they agreed), and the line says it as a plain fact, a note. (What nb_elicit answered
+    by itself, muted or past the rate limit, is said by the request's own notice.)"""
     agreed = outcome.answer is not None and outcome.answer.action == "accept"
     if outcome.by_person:
-        app.say(t(yes if agreed else no, **names))
+        card = made.card
+        asked = card.outcome() if card is not None else None
+        app.say(t(yes if agreed else no, **names), NoticeKind.INFO, asked)
+        if card is not None:
+            app.requests_view.drop([card])
     return {} if agreed else {"isError": True}
 
 
@@ -396,12 +407,13 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
         app.say(t("app_download_refused", error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(INVALID_PARAMS, str(error)) from None
     message = t("app_asks_download", tool=app.log.tool)
+    card = _Made(lambda: DownloadCard(message, saved, server=app.connection.name))
     try:
-        outcome = await app.apps.ask_consent(message, saved.name, lambda: DownloadCard(
-            message, saved, server=app.connection.name), app.requests_view, Consent.FILE)
+        outcome = await app.apps.ask_consent(message, saved.name, card, app.requests_view,
+                                             Consent.FILE)
     finally:
         app.done_asking()
-    return _consented(app, outcome, "app_download_saved", "app_download_declined",
+    return _consented(app, outcome, card, "app_download_saved", "app_download_declined",
                       name=saved.name)
 
 
@@ -469,7 +481,8 @@ async def _update_model_context(app: ShownApp, params: dict) -> dict:
         raise AppRequestError(INVALID_PARAMS, f"the model context is {len(text):,} characters; the "
                                       f"limit is {MAX_CONTEXT_CHARS:,}")
     app.log.model_context = params
-    app.say(t("app_context", text=_content_text(params.get("content")) or text))
+    app.say_once("context", lambda n: t("app_context") if n == 1 else
+                 t("app_context_again", n=n))
     return {}
 
 
@@ -534,7 +547,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     apps.shown.append(app)
     # (the frame's updates, its size and status, come while the call's cell may still run)
     keep_widget_messages_flowing(app.box)
-    view.show_app(app.box)
+    app.shown_line = view.show_app(app.box)
     if resource.permissions:
         app.ask_permissions()
     return app

@@ -17,9 +17,9 @@ import ipywidgets as widgets
 from IPython.display import Javascript, display
 
 from .._core.i18n import t
-from .._core.notices import MAX_NOTICES, Notice, NoticeEntry, NoticeKind, Notices
+from .._core.notices import NoticeEntry, NoticeKind, Notices
 from .._core.text import duration
-from .._core.transcript import Asked, Transcript, notice_html, transcript_bundle
+from .._core.transcript import Asked, Transcript, item_html, notice_html, transcript_bundle
 from .._core.types import ToolResult
 from .clock import Subscription, subscribe
 from .closing import close_soon
@@ -64,6 +64,14 @@ class CallView(widgets.VBox):
         self._ticker: Subscription | None = None
         #: The call's notices, in order, and its plain lines (see :attr:`lines`).
         self.notices = Notices()
+        #: The call's one log, in the order things happened: the requests shown here and the
+        #: notices (entries of :attr:`notices`). The live view and the transcript both tell it.
+        self._told: list = []
+        #: How many of ``_told`` came before the result (or the failure), once there is one:
+        #: what comes later is told after it.
+        self._result_at: int | None = None
+        #: The box of the notices that came after the result, in the live view.
+        self._later: widgets.VBox | None = None
         #: The line that shows each notice.
         self._notice_lines: dict[NoticeEntry, widgets.HTML] = {}
         #: Set by whoever displays the view: where the transcript goes when it is frozen.
@@ -81,10 +89,6 @@ class CallView(widgets.VBox):
         self.task_card = None
         self._apps: widgets.VBox | None = None  # (see :attr:`apps`)
         self._apps_shown = False
-        #: What the apps shown here said and did, one line each (for the transcript), and the
-        #: place of the lines kept one per key.
-        self._app_note_keys: dict[object, int] = {}
-        self._app_notes: list[str] = []
         #: The line in the apps' place once the last of them ended (see :meth:`app_ended`).
         self.apps_line: str | None = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
@@ -145,6 +149,7 @@ class CallView(widgets.VBox):
 
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
+        self._told.append(form)
         self.forms.children = (*self.forms.children, form)
         form.show_waited(*self._timeout())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
@@ -169,75 +174,87 @@ class CallView(widgets.VBox):
 
     def _lay_out(self) -> None:
         """The view's parts, in order: progress, the forms (inside the task's card, when the
-        call runs as one), the waiting line, the backlog line (once there is one), the result."""
+        call runs as one), the waiting line, the backlog line (once there is one), the result,
+        and the notices that came after it."""
         asked = self.task_card if self.task_card is not None else self._forms
         self.children = tuple(part for part in (
-            self.progress, asked, self.status, self._backlog, self._result_box)
+            self.progress, asked, self.status, self._backlog, self._result_box, self._later)
             if part is not None)
 
-    def show_app(self, box: widgets.Widget) -> None:
+    @property
+    def later(self) -> widgets.VBox:
+        """The box of the notices that came after the result (made when first needed)."""
+        if self._later is None:
+            self._later = widgets.VBox(layout=_KIT.plain, _dom_classes=("nb-elicit-later",))
+            self._lay_out()
+        return self._later
+
+    def show_app(self, box: widgets.Widget) -> NoticeEntry:
         """An app of the call's tool, shown under the view, in the view's second output (where
         the keyboard script was: it has run). It never moves: freezing the view replaces the
         view's own output alone, so the app is loaded once and lives on until
         :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
-        draws the new one in the old one's place and hides both when the old one is closed.)"""
-        self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO)
+        draws the new one in the old one's place and hides both when the old one is closed.)
+        Returns the call's line that says the app is shown, which says why it ended, later."""
+        shown = self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO)
         self.apps.children = (*self.apps.children, box)
         if self._apps_shown or self.display_handle is None:
-            return  # (a view never displayed has nowhere to show it)
+            return shown  # (a view never displayed has nowhere to show it)
         self._apps_shown = True
         if self._script_handle is not None:
             self._script_handle.update(_Apps(self.apps))
         else:
             self._script_handle = display(_Apps(self.apps), display_id=True)
+        return shown
 
-    def app_note(self, text: str, key: object = None) -> None:
-        """A line of an app shown here (a call it made, a message): kept for the transcript,
-        and shown in it at once where the view is already frozen. A line with the ``key`` of
-        an earlier one takes its place (an app that polls a tool keeps one line for it)."""
-        if key is not None and key in self._app_note_keys:
-            self._app_notes[self._app_note_keys[key]] = text
-        elif len(self._app_notes) >= MAX_NOTICES:
-            return
-        else:
-            if key is not None:
-                self._app_note_keys[key] = len(self._app_notes)
-            self._app_notes.append(text)
-        if self.frozen and self.display_handle is not None:
-            self.display_handle.update(_Static(self.transcript()))
-
-    def app_ended(self, box: widgets.Widget, reason: str = "") -> None:
-        """An app shown here ended (it asked to, its frame closed, the cap of live apps, a
-        second page, its connection closed, apps turned off): its widgets are closed, and its
-        place becomes the line ``reason`` (`apps_line`), a widget of the apps' output, so that
-        every page that shows the output shows it (a reloaded page too: it has no display
-        ids to be updated by); with no reason, the place is left empty."""
+    def app_ended(self, box: widgets.Widget, reason: str = "",
+                  shown: NoticeEntry | None = None) -> None:
+        """The app in ``box`` ended (its connection closed, apps off, the cap, its own request,
+        its frame gone): ``shown``, the call's line that said it is shown (see
+        :meth:`show_app`), says ``reason`` instead, in its place in the call's log; the app's
+        widgets close. The apps' output of this page is emptied once no app lives in it: the
+        log says why. For the pages that do not hear the update (a reloaded one: it has no
+        display ids), the output's widget keeps one line in the app's place, ``reason``
+        (`apps_line`); with no reason, the place is left empty."""
         self.apps_line = reason or None
+        if shown is not None and reason:
+            self.update_notice(shown, reason)
         line = ()
         if reason:
-            line = (widgets.HTML(notice_html(reason, NoticeKind.INFO),
+            ended = widgets.HTML(notice_html(reason, NoticeKind.INFO),
                                  _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
-                                               "nb-elicit-app-ended")),)
+                                               "nb-elicit-app-ended"))
+            ended.ended = True
+            line = (ended,)
         self.apps.children = tuple(c for child in self.apps.children
                                    for c in ((child,) if child is not box else line))
         close_soon(box)
-        if self.apps.children:
-            return
+        if any(not getattr(child, "ended", False) for child in self.apps.children):
+            return  # (another app lives here)
         if self._apps_shown and self._script_handle is not None:
             self._script_handle.update(_Static(None))
         self._apps_shown = False
-        if self.frozen:
+        if self.frozen and not self.apps.children:
             close_soon(self.apps)
 
     def drop_answered(self, keep: int) -> None:
         """Of the requests answered here, the newest ``keep`` stay and the others leave and
         close (for a view that outlives its requests: the one of an app's requests)."""
         answered = [c for c in self._prompts() if c.answer.done()]
-        gone = {id(c) for c in answered[:max(0, len(answered) - keep)]}
+        self.drop(answered[:max(0, len(answered) - keep)])
+
+    def drop(self, prompts: list) -> None:
+        """The answered requests ``prompts`` leave the view (told elsewhere, or no longer
+        needed) and close."""
+        gone = {id(c) for c in prompts if c.answer.done()}
         if not gone:
             return
         self.forms.children = tuple(c for c in self.forms.children if id(c) not in gone)
-        for prompt in answered:
+        kept = [c for c in self._told if id(c) not in gone]
+        if self._result_at is not None:
+            self._result_at -= sum(1 for c in self._told[:self._result_at] if id(c) in gone)
+        self._told = kept
+        for prompt in prompts:
             if id(prompt) in gone:
                 close_soon(prompt)
 
@@ -291,24 +308,45 @@ class CallView(widgets.VBox):
         :data:`MAX_NOTICES`, the line that counts the rest."""
         entry, new = self.notices.add(text, kind, asked)
         if new:
-            line = widgets.HTML(notice_html(entry.text, entry.kind), _dom_classes=(
+            line = widgets.HTML(self._notice_html(entry), _dom_classes=(
                 f"nb-elicit-notice-{entry.kind}", "nb-elicit-notice"))
             line.notice = entry  # (what the transcript tells of it)
             self._notice_lines[entry] = line
-            self.forms.children = (*self.forms.children, line)
+            self._told.append(entry)
+            if self._result_at is None:
+                self.forms.children = (*self.forms.children, line)
+            elif not self.frozen:  # (told after the result, where it came)
+                self.later.children = (*self.later.children, line)
         else:
             self._draw_soon(entry, self._draw_notice(entry))
+        self._tell_again()
         return entry
 
     def update_notice(self, entry: NoticeEntry, text: str) -> None:
         """Say something new in a notice already shown (a count that grew)."""
         self.notices.update(entry, text)
         self._draw_soon(entry, self._draw_notice(entry))
+        self._tell_again()
+
+    def _tell_again(self) -> None:
+        """A frozen view's transcript is drawn again (something was added to its log: an app's
+        line, long after the call returned)."""
+        if self.frozen and self.display_handle is not None:
+            self.display_handle.update(_Static(self.transcript()))
 
     def _draw_notice(self, entry: NoticeEntry) -> Callable[[], None]:
         def draw() -> None:
-            self._notice_lines[entry].value = notice_html(entry.text, entry.kind)
+            self._notice_lines[entry].value = self._notice_html(entry)
         return draw
+
+    @staticmethod
+    def _notice_html(entry: NoticeEntry) -> str:
+        """A notice's line; one that tells a page the person agreed to open (a card answered
+        elsewhere, which has left) is the request as the transcript tells it, with its link."""
+        asked = entry.asked
+        if isinstance(asked, Asked) and asked.consented_host:
+            return item_html(asked)
+        return notice_html(entry.text, entry.kind)
 
     @property
     def lines(self) -> list[str]:
@@ -345,6 +383,7 @@ class CallView(widgets.VBox):
         widgets made for it would be closed in the same turn, unseen."""
         self._stop_ticking()
         self._result = result
+        self._mark_result()
         if self.progress is not None and not result.is_error:
             self.progress.done()
         self.notices.say(result_text(self.server, self.what, result))
@@ -357,10 +396,15 @@ class CallView(widgets.VBox):
     def show_failure(self, text: str) -> None:
         self._stop_ticking()
         self._failure = text
+        self._mark_result()
         self.notices.say(text)
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.layout.display = None  # (the waiting line may be hidden behind a form)
         self.status.add_class("nb-elicit-failed")
+
+    def _mark_result(self) -> None:
+        if self._result_at is None:
+            self._result_at = len(self._told)
 
     def finish(self) -> None:
         """Stop the clock (a call without a displayed result, such as list_tools)."""
@@ -430,24 +474,17 @@ class CallView(widgets.VBox):
             prompt.answer.add_done_callback(later)
 
     def transcript(self) -> Transcript:
-        items = []
-        #: How many items the first N forms and notices shown made (for the task's lines).
-        made = [0]
-        for child in (self._forms.children if self._forms is not None else ()):
-            if hasattr(child, "outcome"):
-                items.append(child.outcome())
-            elif isinstance(getattr(child, "notice", None), NoticeEntry):
-                items.append(child.notice.item)
-            made.append(len(items))
+        items = [told.item if isinstance(told, NoticeEntry) else told.outcome()
+                 for told in self._told]
         result = None
         if self._result is not None:
             result = {"content": self._result.content, "structured": self._result.structured,
                       "is_error": self._result.is_error}
-        items.extend(Notice(note, NoticeKind.INFO) for note in self._app_notes)
         marked = self.task_card.transcript_marked() if self.task_card is not None else []
         task = tuple(line for _, line in marked)
-        marks = tuple(made[min(shown, len(made) - 1)] for shown, _ in marked)
-        return Transcript(self.server, self.what, items, result, self._failure, task, marks)
+        marks = tuple(min(shown, len(items)) for shown, _ in marked)
+        return Transcript(self.server, self.what, items, result, self._failure, task, marks,
+                          self._result_at)
 
     def _prompts(self) -> list:
         if self._forms is None:

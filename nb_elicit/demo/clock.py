@@ -26,8 +26,9 @@ Journal = Callable[..., Any]
 
 
 def _now() -> dict[str, str]:
+    """The time of day, as the result says it and the app shows it: one time, said once."""
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    return {"time": now.strftime("%H:%M:%S UTC"), "iso": now.isoformat().replace("+00:00", "Z")}
+    return {"time": now.strftime("%H:%M:%S UTC")}
 
 
 def _result(text: str, now: dict[str, str]) -> types.CallToolResult:
@@ -45,14 +46,14 @@ def register(server: MCPServer, journal: Journal) -> None:
         server again, send a message and open a link."""
         now = _now()
         named = f"{label}: " if label else ""
-        return _result(f"{named}{now['time']} on the server ({now['iso']}). The clock app "
-                       "shows this time where widgets show.", now)
+        return _result(f"{named}{now['time']} on the server. The clock app shows this time "
+                       "where widgets show.", now)
 
     @server.tool(meta={"ui": {"visibility": ["app"]}})
     async def clock_now() -> types.CallToolResult:
         """The server's time now; for the clock app (visibility: app only)."""
         now = _now()
-        journal("clock_now", event="called", time=now["iso"])
+        journal("clock_now", event="called", time=now["time"])
         return _result(f"It is {now['time']} on the server.", now)
 
     @server.resource(APP_URI, name="clock_app", title="Demo clock",

@@ -4,7 +4,7 @@
 - the basic example (``server-basic-vanillajs``): ``get-time``'s app shows in the calling
   cell, in frames without ``allow-same-origin``, with the tool's result; its **Get Server Time**
   calls the server through nb_elicit; **Open Link** shows nb_elicit's consent card and nothing
-  opens before **Open**; **Send Message** becomes a plain-text line under the app;
+  opens before **Open**; **Send Message** becomes a plain-text line of the call;
 - three more examples that need no network: the system monitor (it polls a tool only its app
   may call), the cohort heatmap (it loads its data itself, and again for another metric) and the
   budget allocator (sliders, no server calls): each renders, and each interaction works;
@@ -94,8 +94,9 @@ def assert_sandboxed(lab, cell: int) -> None:
 
 
 def app_line(lab, cell: int, text: str):
-    """nb_elicit's plain-text lines under the app in ``cell`` that contain ``text``."""
-    return lab.cell(cell).locator(".nb-elicit-app-log .nb-elicit-app-info", has_text=text)
+    """nb_elicit's lines of the call in ``cell`` (its one log, live or in the transcript)
+    that contain ``text``."""
+    return lab.cell(cell).locator(".nb-elicit-notice-text", has_text=text)
 
 
 def wait_count(locator, at_least: int, timeout: float = 30) -> int:
@@ -151,16 +152,16 @@ def test_the_basic_app_shows_its_result_calls_its_server_asks_before_a_link_and_
     expect(shown).not_to_have_text(first)
     expect(shown).to_have_text(ISO_TIME)
     steps.done("Get Server Time -> a new time in the app")
-    expect(app_line(lab, call, "The app called get-time: " + shown.inner_text())).to_have_count(1)
+    expect(app_line(lab, call, "The app called get-time.")).to_have_count(1)
     # A second call of the app goes through too (each has a view of its own under the app);
     # the app's line for get-time now counts both.
     second = shown.inner_text()
     app.get_by_role("button", name="Get Server Time").click()
     expect(shown).not_to_have_text(second)
-    expect(app_line(lab, call, "The app called get-time 2 times; the last: ")).to_have_count(1)
+    expect(app_line(lab, call, "The app called get-time 2 times.")).to_have_count(1)
     expect(app_line(lab, call, "The app called get-time")).to_have_count(1)
 
-    # Send Message: a plain-text line under the app.
+    # Send Message: a plain-text line of the call.
     app.get_by_role("button", name="Send Message").click()
     expect(app_line(lab, call, "The app says: This is message text.")).to_have_count(1)
 
@@ -183,8 +184,12 @@ def test_the_basic_app_shows_its_result_calls_its_server_asks_before_a_link_and_
 
     # Open: the link shows, and opens in a new tab only when the person clicks it.
     card.get_by_role("button", name="Open").click()
-    expect(app_line(lab, call, f"You agreed to open {LINK}.")).to_have_count(1)
-    link = card.locator(".nb-elicit-url-link-box a")
+    # (the card leaves the app; the call's output tells the request once, with the link)
+    expect(card).to_have_count(0)
+    asked = cell.locator(".nb-elicit-transcript-asked", has_text=LINK)
+    expect(asked).to_have_count(1)
+    expect(asked).to_contain_text("You agreed to open the page")
+    link = asked.locator("a.nb-elicit-url-link")
     expect(link).to_have_attribute("href", LINK)
     assert pages == [] and fetched == []
     with context.expect_page() as opened:
@@ -252,14 +257,14 @@ def test_the_cohort_heatmap_loads_its_data_and_again_for_another_metric(lab):
     expect(app.get_by_text("Cohort Retention Analysis")).to_be_visible()
     # Twelve monthly periods, M0 to M11; the app fetched them itself through nb_elicit.
     expect(app.get_by_text("M11", exact=True)).to_be_visible()
-    expect(app_line(lab, call, "Metric: retention, Period: monthly")).to_have_count(1)
+    expect(app_line(lab, call, "The app called get-cohort-data.")).to_have_count(1)
     steps.done("open, %mcp call -> the heatmap, loaded by the app's own call")
     assert_sandboxed(lab, call)
     lab.screenshot("cohort-heatmap", of=the_app(lab, call))
 
     # Another metric: the app calls get-cohort-data again, with it.
     app.locator("select").first.select_option("revenue")
-    expect(app_line(lab, call, "Metric: revenue, Period: monthly")).to_have_count(1)
+    expect(app_line(lab, call, "The app called get-cohort-data 2 times.")).to_have_count(1)
     expect(app.get_by_text("M11", exact=True)).to_be_visible()
     expect(app.get_by_text("Failed to load data")).to_have_count(0)
     steps.done("metric changed -> the app's call with it")
@@ -327,7 +332,7 @@ def test_the_saved_notebook_holds_the_text_of_the_call_and_none_of_the_app(lab):
     later = shown.inner_text()
     steps.done("open, call, the app's call")
 
-    text = save(lab, later)
+    text = save(lab, "The app called get-time.")
     steps.done("Ctrl+S -> the file holds the app's call")
     saved = nbformat.reads(text, as_version=4)
     outputs = saved.cells[call].outputs
@@ -335,7 +340,8 @@ def test_the_saved_notebook_holds_the_text_of_the_call_and_none_of_the_app(lab):
     # The text result, the line that says an app was shown, and what the app did.
     assert result in plain
     assert "An app of apps · get-time is shown here" in plain
-    assert f"The app called get-time: {later}" in plain
+    assert plain.count("The app called get-time.") == 1  # (what it returned: the app's own)
+    assert later not in plain
     # None of the app: no HTML of it, no script, in any output.
     dumped = json.dumps([o for c in saved.cells for o in c.get("outputs", [])])
     for marker in APP_MARKERS:
@@ -356,7 +362,7 @@ def test_the_saved_notebook_holds_the_text_of_the_call_and_none_of_the_app(lab):
     lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for()
     reopened = lab.cell(call)
     expect(reopened).to_contain_text("An app of apps · get-time is shown here")
-    expect(reopened).to_contain_text(f"The app called get-time: {later}")
+    expect(reopened).to_contain_text("The app called get-time.")
     expect(reopened).to_contain_text(result)
     expect(reopened.locator("iframe")).to_have_count(0)
     steps.done("reload -> the transcript")

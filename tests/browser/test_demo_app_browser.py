@@ -2,7 +2,8 @@
 text result and, under it, the app (the committed ``nb_elicit/demo/static/clock_app.html``,
 written with the official app side). The app shows the result; its buttons call the app-only
 tool ``clock_now`` through nb_elicit, send a message and ask to open a link, which waits for the
-consent card's **Open**; ``%mcp apps demo off`` ends it with a line.
+consent card's **Open**; ``%mcp apps demo off`` ends it with a line. Each thing the app did is
+told once in the cell, as a line of the call after its result.
 """
 
 from __future__ import annotations
@@ -49,13 +50,18 @@ def test_the_clock_app_shows_its_result_calls_its_tool_sends_and_asks_to_open(la
     expect(app.locator("#time")).to_have_text(TIME)
     (called,) = lab.wait_journal(1)
     assert called["tool"] == "clock_now" and called["event"] == "called"
-    expect(cell).to_contain_text("The app called clock_now: It is ")
-    expect(cell).to_contain_text("The app set its context: The clock app shows ")
+    line = cell.locator(".nb-elicit-notice-text")
+    expect(line.filter(has_text="The app called clock_now.")).to_have_count(1)
+    expect(line.filter(has_text="The app set its context for the model")).to_have_count(1)
 
-    # Send message: kept on the result, shown under the app as text.
+    # Send message: kept on the result, shown once, as a line of the call, after its result.
     app.locator("#message").click()
     expect(app.locator("#status")).to_have_text("Message sent.")
-    expect(cell).to_contain_text("The app says: The clock showed ")
+    said = cell.get_by_text("The app says: The clock showed ")
+    expect(said).to_have_count(1)
+    result = cell.get_by_text("Result from demo")
+    expect(result).to_have_count(1)
+    assert result.bounding_box()["y"] < said.bounding_box()["y"]
 
     # Open link: the consent card; nothing happens before Open.
     app.locator("#link").click()
@@ -66,8 +72,11 @@ def test_the_clock_app_shows_its_result_calls_its_tool_sends_and_asks_to_open(la
     expect(app.locator("#status")).to_have_text("Message sent.")  # (still waiting)
     card.locator(".nb-elicit-open").click()
     expect(app.locator("#status")).to_have_text("The host took the link.")
-    expect(card.locator('a[href="https://modelcontextprotocol.io"]')).to_have_count(1)
-    expect(cell).to_contain_text("You agreed to open https://modelcontextprotocol.io.")
+    # (the card leaves the app: the cell tells the request once, with the link to open)
+    expect(card).to_have_count(0)
+    expect(cell.locator('a[href="https://modelcontextprotocol.io"]')).to_have_count(1)
+    expect(cell.get_by_text("You agreed to open the page")).to_have_count(1)
+    expect(cell.get_by_text("The clock showed ")).to_have_count(1)  # (still once)
     lab.screenshot("clock-app", of=cell)
 
     # What the app said is on the Python side.
@@ -80,5 +89,6 @@ def test_the_clock_app_shows_its_result_calls_its_tool_sends_and_asks_to_open(la
     lab.run(4)
     expect(lab.cell(4)).to_contain_text("MCP Apps of 'demo' are off")
     expect(cell.locator("iframe")).to_have_count(0)
-    expect(cell).to_contain_text("The app ended: apps were turned off for 'demo'.")
+    expect(cell.get_by_text("The app ended: apps were turned off for 'demo'.")).to_have_count(1)
+    expect(cell.get_by_text("is shown here")).to_have_count(0)  # (that line says why, now)
     expect(cell).to_contain_text("Kitchen: ")  # (the text result stays)
