@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Set up and launch JupyterLab, rooted at the repository, on notebooks/quickstart.ipynb (the same
-# path as on Binder: lab/tree/notebooks/quickstart.ipynb). Extra arguments go to `jupyter lab`.
+# Set up and launch JupyterLab on notebooks/quickstart.ipynb (the same path as on Binder:
+# lab/tree/notebooks/quickstart.ipynb), in the work folder lab-work/: copies of the example
+# notebooks, made the first time, so that running the demos leaves the checkout unchanged.
+# `--fresh` first replaces the copies; other arguments go to `jupyter lab`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fresh=()
+if [ "${1:-}" = --fresh ]; then
+    fresh=(--fresh)
+    shift
+fi
 bash scripts/setup.sh lab
 venv="${NB_ELICIT_VENV:-.venv}"
-args=(--ServerApp.root_dir="$PWD")
+work="$PWD/lab-work"
+"$venv/bin/python" scripts/lab_workdir.py "$work" ${fresh[@]+"${fresh[@]}"}
+args=(--ServerApp.root_dir="$work")
 # Root is the default user in Docker, Codespaces and many clouds; Jupyter refuses it unless told.
 if [ "$(id -u)" = 0 ]; then
     args+=(--allow-root)
 fi
-echo "Starting JupyterLab on notebooks/quickstart.ipynb (stop it with Ctrl+C)"
-exec "$venv/bin/jupyter" lab "${args[@]}" notebooks/quickstart.ipynb "$@"
+echo "Starting JupyterLab on lab-work/notebooks/quickstart.ipynb (stop it with Ctrl+C)"
+exec "$venv/bin/jupyter" lab "${args[@]}" "$work/notebooks/quickstart.ipynb" "$@"

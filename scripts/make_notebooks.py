@@ -19,9 +19,20 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 #: Where the notebooks are written: the repository's notebooks/ folder.
 HERE = Path(__file__).resolve().parent.parent / "notebooks"
+#: What JupyterLab itself writes for ipykernel's ``python3`` kernel, so that opening a notebook
+#: leaves it unmodified. Only the Python version is left out (a committed file cannot know the
+#: kernel's); ``scripts/lab_workdir.py`` adds it to the copies that ``scripts/lab.sh`` opens.
 METADATA = {
-    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-    "language_info": {"name": "python"},
+    "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                   "name": "python3"},
+    "language_info": {
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "file_extension": ".py",
+        "mimetype": "text/x-python",
+        "name": "python",
+        "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3",
+    },
 }
 
 

@@ -1,6 +1,7 @@
 """``bash scripts/lab.sh`` starts JupyterLab for whoever runs it (root included), rooted at the
-repository, so that the README's path ``lab/tree/notebooks/quickstart.ipynb`` opens the
-quickstart, as it does on Binder.
+work folder ``lab-work/`` (copies of the example notebooks, and a link to the docs), so that the
+README's path ``lab/tree/notebooks/quickstart.ipynb`` opens the quickstart, as it does on Binder,
+and running the demos leaves the checkout's notebooks unchanged.
 
 The script runs as the current user (root in CI, where Jupyter refuses to start without
 ``--allow-root``), with the venv that runs the tests (``NB_ELICIT_VENV``), a free port and
@@ -42,7 +43,7 @@ def _get(port: int, token: str, path: str):
 
 
 @pytest.mark.timeout(300)
-def test_lab_script_starts_jupyterlab_rooted_at_the_repository(tmp_path):
+def test_lab_script_starts_jupyterlab_rooted_at_the_work_folder(tmp_path):
     port, token = _free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JUPYTER", "NB_ELICIT_")) and k != "JPY_SESSION_NAME"}
@@ -74,9 +75,12 @@ def test_lab_script_starts_jupyterlab_rooted_at_the_repository(tmp_path):
                                 f"{log_path.read_text(encoding='utf-8')[-4000:]}")
                 time.sleep(0.2)
         assert "started" in status
-        # Rooted at the repository: the README's local path is the quickstart.
+        # Rooted at the work folder: the README's local path is the copy of the quickstart,
+        # and the notebooks' links to ../docs/ work there too.
         notebook = _get(port, token, "/api/contents/notebooks/quickstart.ipynb?content=0")
         assert notebook["type"] == "notebook"
+        assert (REPO / "lab-work" / "notebooks" / "quickstart.ipynb").exists()
+        assert _get(port, token, "/api/contents/docs/apps.md?content=0")["type"] == "file"
         assert "setup: " in log_path.read_text(encoding="utf-8")  # progress, one line a step
     finally:
         with contextlib.suppress(ProcessLookupError):
