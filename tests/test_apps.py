@@ -365,6 +365,27 @@ def test_open_link_shows_the_consent_card_and_nothing_happens_before_open(fronte
     assert html_lines.count('href="https://modelcontextprotocol.io"') == 1
 
 
+def test_a_file_the_person_saves_keeps_its_card_which_holds_the_link_to_it(frontend, journal):
+    async def scenario(person):
+        conn = await nb_elicit.connect("demo", demo_command(journal))
+        await conn.call_tool("clock")
+        (app,) = conn.apps.shown
+        asked = asyncio.ensure_future(app.answer("ui/download-file", {"contents": [{
+            "type": "resource", "resource": {"uri": "file:///r.csv", "mimeType": "text/csv",
+                                             "text": "1"}}]}))
+        card = await person.wait_for_form(unless=asked)
+        card.save_button.click()
+        answer = await asked
+        kept = any(card in view.forms.children for view in app.asks.children)
+        return card, answer, kept, text_of(app)
+
+    card, answer, kept, text = drive(scenario)
+    assert answer == {}
+    # (the file is only in the card's link: the card stays, the call's log says it once)
+    assert kept and 'download="r.csv"' in card.link.value
+    assert text.count("You agreed") == 1
+
+
 def test_a_link_the_person_does_not_open_is_an_error_result_for_the_app(frontend, journal):
     async def scenario(person):
         person.will("decline")

@@ -376,18 +376,20 @@ class _Made:
 
 
 def _consented(app: ShownApp, outcome: Outcome, made: _Made, yes: str, no: str,
-               **names: str) -> dict:
+               keep_agreed: bool = False, **names: str) -> dict:
     """What the app hears of its consent card: ``{}`` once the person agreed; else
     ``{"isError": true}``. What the person chose goes to the call's log, once: the card
     answered leaves the app's view of its requests (the log tells it, with the link to open
     once they agreed), and the line says it as a plain fact, a note. (What nb_elicit answered
-    by itself, muted or past the rate limit, is said by the request's own notice.)"""
+    by itself, muted or past the rate limit, is said by the request's own notice.)
+    ``keep_agreed``: a card the person agreed to stays (a file's: its link holds the file,
+    which the log cannot)."""
     agreed = outcome.answer is not None and outcome.answer.action == "accept"
     if outcome.by_person:
         card = made.card
         asked = card.outcome() if card is not None else None
         app.say(t(yes if agreed else no, **names), NoticeKind.INFO, asked)
-        if card is not None:
+        if card is not None and not (agreed and keep_agreed):
             app.requests_view.drop([card])
     return {} if agreed else {"isError": True}
 
@@ -414,7 +416,7 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
     finally:
         app.done_asking()
     return _consented(app, outcome, card, "app_download_saved", "app_download_declined",
-                      name=saved.name)
+                      keep_agreed=True, name=saved.name)
 
 
 def _saved_file(item: dict) -> SavedFile:
