@@ -32,6 +32,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from typing import NamedTuple
 
 import ipywidgets as widgets
 
@@ -90,6 +91,15 @@ def short_id(task_id: str) -> str:
     return shorten(task_id, SHORT_ID + 1, one_line=True)
 
 
+class _Told(NamedTuple):
+    """A line of the card (a notice, or what it said), when it came (monotonic seconds), and
+    how many of the call's forms and notices were shown before it."""
+
+    what: object
+    at: float
+    mark: int
+
+
 class TaskCard(widgets.VBox):
     """The task ``task_id`` of ``server`` (the connection name) running ``tool``;
     ``shape_label`` names the protocol's shape of tasks."""
@@ -111,8 +121,9 @@ class TaskCard(widgets.VBox):
         self._ticker: Subscription | None = None
         #: Status reports ignored (out of order), as counted.
         self.ignored = 0
-        #: The card's notices (ignored statuses, notes): the first MAX_NOTICES, and how many.
-        self.notices: list[Notice] = []
+        #: The card's notices (ignored statuses, notes), each when it came: the first
+        #: MAX_NOTICES (:attr:`notices`), and how many.
+        self._noticed: list[_Told] = []
         #: What follows this card's task (the runtime's run, set when it begins): it lives as
         #: long as the card, and no longer.
         self.run: object = None
@@ -120,12 +131,7 @@ class TaskCard(widgets.VBox):
         #: What the card says last about the task as a whole (cancel, detach, its end), and
         #: the lines it said before (the latest MAX_SAID).
         self.status_text = ""
-        self.said: collections.deque[str] = collections.deque(maxlen=MAX_SAID)
-        #: When each line of :attr:`said` and :attr:`notices` was said (monotonic seconds),
-        #: and how many of the call's forms and notices were shown before it.
-        self._said_when: collections.deque[tuple[float, int]] = collections.deque(
-            maxlen=MAX_SAID)
-        self._notice_when: list[tuple[float, int]] = []
+        self._said: collections.deque[_Told] = collections.deque(maxlen=MAX_SAID)
         #: The last line said stands only until the next one (Cancel sent…).
         self._passing = False
         self.result_text: str | None = None
@@ -233,6 +239,19 @@ class TaskCard(widgets.VBox):
         at = min(mono, max(floor, self.started + (updated - created)))
         return at, wall - (mono - at)
 
+    @property
+    def notices(self) -> list[Notice]:
+        """The card's notices kept (the first MAX_NOTICES)."""
+        return [told.what for told in self._noticed]
+
+    @property
+    def said(self) -> list[str]:
+        """The lines the card said about the task as a whole (the latest MAX_SAID)."""
+        return [told.what for told in self._said]
+
+    def _told(self, what) -> _Told:
+        return _Told(what, time.monotonic(), self._mark())
+
     def _mark(self) -> int:
         """How many of the call's forms and notices are shown now (the call's view puts its
         box of them in :attr:`forms`)."""
@@ -257,9 +276,8 @@ class TaskCard(widgets.VBox):
     def _notice(self, text: str, kind: NoticeKind | str, shown: str | None = None) -> None:
         """Show ``text`` (or ``shown``) in the notice line; keep it for the transcript."""
         self.notice_count += 1
-        if len(self.notices) < MAX_NOTICES:
-            self.notices.append(Notice(text, NoticeKind.of(kind)))
-            self._notice_when.append((time.monotonic(), self._mark()))
+        if len(self._noticed) < MAX_NOTICES:
+            self._noticed.append(self._told(Notice(text, NoticeKind.of(kind))))
         self.notice_line.value = notice_html(shown or text, kind)
         self.notice_line.layout.display = None
 
@@ -366,12 +384,10 @@ class TaskCard(widgets.VBox):
         """Say ``text`` about the task as a whole; a ``passing`` line (Cancel sent…) stands
         only until the next, which takes its place."""
         self.status_text = text
-        if self._passing and self.said:
-            self.said.pop()
-            self._said_when.pop()
-        if not self.said or self.said[-1] != text:
-            self.said.append(text)
-            self._said_when.append((time.monotonic(), self._mark()))
+        if self._passing and self._said:
+            self._said.pop()
+        if not self._said or self._said[-1].what != text:
+            self._said.append(self._told(text))
         self._passing = passing
         self.status_line.value = self._status_html()
 
@@ -438,14 +454,14 @@ class TaskCard(widgets.VBox):
         clock time and the task's age then, the notices, and what the card said (cancel,
         detach, how it ended). A final status and the line that says how the task ended are
         one line ("14:02:07 Completed after 10 s."). The result is the call's to tell."""
-        said = list(zip(self._said_when, self.said, strict=True))
+        said = list(self._said)
         ending = said[-1] if self._finished and said else None
         events: list[tuple[float, int, str]] = []
         entries = self.timeline.entries
         for index, entry in enumerate(entries):
             last = index == len(entries) - 1
             if last and ending is not None and entry.status in TERMINAL:
-                (at, mark), text = ending
+                text, at, mark = ending
                 before = entries[index - 1].message if index else None
                 # (the server's message, if it said something new with the final status)
                 detail = (entry.message if entry.message and entry.message != before
@@ -460,13 +476,13 @@ class TaskCard(widgets.VBox):
             if index == 0 and self.timeline.omitted:
                 events.append((entry.at, entry.mark,
                                "  " + t("task_omitted", n=self.timeline.omitted)))
-        for (at, mark), notice in zip(self._notice_when, self.notices, strict=True):
+        for notice, at, mark in self._noticed:
             events.append((at, mark, f"  {t('notice_' + notice.kind)} {notice.text}"))
-        events += [(at, mark, text) for (at, mark), text in said]
+        events += [(at, mark, text) for text, at, mark in said]
         events.sort(key=lambda event: (event[1], event[0]))
         lines = [(0, self._id_text()), *((mark, text) for _, mark, text in events)]
-        if self.notice_count > len(self.notices):
-            more = t("task_notices_more", n=self.notice_count - len(self.notices))
+        if self.notice_count > len(self._noticed):
+            more = t("task_notices_more", n=self.notice_count - len(self._noticed))
             lines.append((lines[-1][0], "  " + more))
         return lines
 
