@@ -670,3 +670,23 @@ def test_the_paint_section_reports_made_up_rounds():
     del measured["journals"]["peer"]["peer-10-2"]
     with pytest.raises(common.BenchError, match="no request peer-10-2"):
         paint.report(Section("paint", paint.TITLE), measured, 3)
+
+
+def test_every_name_the_app_section_wraps_in_the_kernel_exists():
+    # The app section's cell wraps names of nb_elicit's modules; a name moved by a refactor
+    # must fail here, not an hour into a benchmark run.
+    import importlib
+    import re
+
+    aliases = dict((alias, module) for module, alias in
+                   re.findall(r"^import (nb_elicit[\w.]*) as (_bench_\w+)$", app.INSTRUMENT,
+                              re.MULTILINE))
+    assert set(aliases.values()) == {"nb_elicit._runtime.apps", "nb_elicit._runtime.runner"}
+    used = set(re.findall(r"\b(_bench_\w+)((?:\.\w+)+)", app.INSTRUMENT))
+    wrapped = [(alias, path) for alias, path in used if alias in aliases]
+    assert len(wrapped) >= 6
+    for alias, path in wrapped:
+        found = importlib.import_module(aliases[alias])
+        for name in path.strip(".").split("."):
+            assert hasattr(found, name), f"{aliases[alias]}{path} is gone"
+            found = getattr(found, name)

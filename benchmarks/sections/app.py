@@ -38,18 +38,18 @@ TALL = {"width": 1280, "height": 2800}
 
 #: The kernel's side, run in the notebook before the rounds: times (time.time()) around
 #: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
-#: call's result handed to the frame), by the frame's model id; and around the connection's
-#: ``_call_tool``, AppFrame's ``_send_host_code`` (the host code asked for) and its
-#: ``_send_html`` (the app's HTML asked for by the frame's view: sent once, by message, with
-#: the size of that message), where the AppFrame has them. Nothing of nb_elicit changes but
-#: these names, each wrapped.
+#: call's result handed to the frame, as the call runner calls it), by the frame's model id;
+#: and around the call runner's ``_call_tool``, AppFrame's ``_send_host_code`` (the host code
+#: asked for) and its ``_send_html`` (the app's HTML asked for by the frame's view: sent once,
+#: by message, with the size of that message), where the AppFrame has them. Nothing of
+#: nb_elicit changes but these names, each wrapped.
 INSTRUMENT = """\
 import json as _json, time as _time
 import nb_elicit
 import nb_elicit._runtime.apps as _bench_apps
-import nb_elicit._runtime.connection as _bench_conn
+import nb_elicit._runtime.runner as _bench_runner
 _bench_rounds = {}
-_bench_show, _bench_deliver = _bench_apps.show_app, _bench_conn.deliver
+_bench_show, _bench_deliver = _bench_apps.show_app, _bench_runner.deliver
 _bench_size = lambda value: len(_json.dumps(value, ensure_ascii=False).encode())
 
 def _bench_frame(**kwargs):
@@ -112,7 +112,7 @@ def _bench_end(path):
     with open(path, "w", encoding="utf-8") as out:
         _json.dump(list(_bench_rounds.values()), out)
 
-_bench_call = _bench_conn.Connection._call_tool
+_bench_call = _bench_runner.CallRunner._call_tool
 
 async def _bench_call_tool(self, tool, arguments, task=None):
     started = _time.time()
@@ -124,8 +124,8 @@ async def _bench_call_tool(self, tool, arguments, task=None):
             if found["label"] == label and "call_start" not in found:
                 found.update(call_start=started, call_end=_time.time())
 
-_bench_apps.show_app, _bench_conn.deliver = _bench_show_app, _bench_delivered
-_bench_conn.Connection._call_tool = _bench_call_tool
+_bench_apps.show_app, _bench_runner.deliver = _bench_show_app, _bench_delivered
+_bench_runner.CallRunner._call_tool = _bench_call_tool
 _bench_warm = _time.time()
 _bench_hello = await nb_elicit.connections["demo"].call_tool("hello")  # (its first tools/call)
 _bench_warm = _time.time() - _bench_warm
