@@ -98,6 +98,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_unknown_tool": ("a task", "一个任务"),
     "task_not_known": ("this kernel knows no task {task} of {name}",
                        "此内核不知道 {name} 的任务 {task}"),
+    "task_session_not_open": ("{name} has no session of this task's protocol open now; "
+                              "%mcp task {name} {task} attaches to it",
+                              "{name} 现在没有打开此任务所用协议的会话；%mcp task {name} {task} "
+                              "可连上它"),
     "task_other_server": ("the task {task} runs on {saved}, but {name} is connected to {now}; "
                           "connect {name} to that server to attach to it (%mcp tasks --forget "
                           "{name} {task} drops it)",

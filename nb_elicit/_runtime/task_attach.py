@@ -61,15 +61,19 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
 
 async def look_up(sessions: SessionPool, task_id: str) -> TaskState:
     """The state of a task this kernel detached, or that the file keeps, as its server says
-    now (``tasks/get``, on the session of its shape, only on the server it runs on; within
-    :data:`LOOK_UP_WAIT` seconds). Raises what the request raised (ServerError, ...)."""
+    now (``tasks/get``, on the session of its shape if that one is open, only on the server it
+    runs on; within :data:`LOOK_UP_WAIT` seconds). Raises what the request raised
+    (ServerError, ...), or NbElicitError when no session of its shape is open."""
     name = sessions.name
     known = TASKS.find(name, task_id)
     was = known if known is not None else TASKS.store.find(name, task_id)
     if was is None:
         raise NbElicitError(t("task_not_known", task=task_id, name=name))
-    session = await asyncio.wait_for(sessions.session(Era(TaskShape(was.shape).era)),
-                                     LOOK_UP_WAIT)
+    # Only a session open now is asked: opening one (the other era's handshake) may show a
+    # sign-in card, and a listing asks nothing of the person.
+    session = sessions.current(Era(TaskShape(was.shape).era))
+    if session is None or not session.usable:
+        raise NbElicitError(t("task_session_not_open", name=name, task=task_id))
     _same_server(sessions, task_id, was.identity)
     remote = session.attach(task_id, was.tool, TaskShape(was.shape))
     return await asyncio.wait_for(remote.get(), LOOK_UP_WAIT)
