@@ -1,6 +1,7 @@
-"""Keyboard help for a call's view in the browser: focus the first field, and Escape dismisses.
+"""Keyboard help for a call's view in the browser: focus the first field, Escape dismisses, and
+the keyboard goes back to the notebook after the answer.
 
-ipywidgets sends the kernel no key events except Enter in a text box, so these two are done
+ipywidgets sends the kernel no key events except Enter in a text box, so these are done
 by a small script of nb_elicit's own, shown once next to each call's view (it holds no text
 from any server). The rules:
 
@@ -33,7 +34,7 @@ from any server). The rules:
   gives the focus to its panel, which still waits for Retry.
 
 Frontends that do not run scripts in outputs (GitHub, nbconvert without a kernel) simply lack
-both; everything else works by mouse, Tab and Enter.
+them; everything else works by mouse, Tab and Enter.
 """
 
 from __future__ import annotations
