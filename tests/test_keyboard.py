@@ -1,5 +1,7 @@
-"""The keyboard script's Escape rule, run in Node on events as a browser makes them (the real
-browser checks are in tests/browser/test_polish.py)."""
+"""The keyboard script's rules, run in Node on events and elements as a browser makes them:
+when Escape dismisses, and when the focus goes back to the notebook once a form is answered
+(the real browser checks are in tests/browser/test_polish.py and
+tests/browser/test_focus_after_answer.py)."""
 
 import json
 import subprocess
@@ -9,7 +11,7 @@ import pytest
 from helpers.node import node
 
 import nb_elicit
-from nb_elicit._ui.keyboard import FOCUSED, escape_rule, keyboard_script
+from nb_elicit._ui.keyboard import FOCUSED, escape_rule, keyboard_script, return_rule
 
 # `once`: the rule is JavaScript, run here by Node; Python only hands over its text.
 pytestmark = pytest.mark.once
@@ -50,9 +52,70 @@ def test_escape_cancels_only_on_the_form_itself_or_its_buttons_and_nothing_took_
     assert cancels == {"on_the_form", "on_a_button"}
 
 
-def test_the_script_uses_the_rule_and_makes_the_form_focusable():
+RETURNS = """
+function node(parts) {  // an element: connected, shown, enabled unless told otherwise
+  var it = Object.assign({isConnected: true, disabled: false, locked: false, shown: true,
+                          inside: []}, parts || {});
+  it.classList = {contains: function (c) { return c === "nb-elicit-locked" && it.locked; }};
+  it.contains = function (other) { return other === it || it.inside.indexOf(other) >= 0; };
+  it.getClientRects = function () { return it.shown ? [{}] : []; };
+  return it;
+}
+var body = node(), field = node(), submit = node(), editor = node(), other = node();
+var form = node({inside: [field, submit]});
+var locked = node({locked: true, inside: [field, submit]});
+var gone = node({isConnected: false});
+var cases = {
+  nothing_was_focused_in_a_form: focusReturns(null, body, body),
+  typing_in_the_open_form: focusReturns(form, field, body),
+  on_the_form_itself: focusReturns(form, form, body),
+  answered_focus_still_on_it: focusReturns(locked, submit, body),
+  answered_focus_fell_to_the_body: focusReturns(locked, body, body),
+  answered_no_active_element: focusReturns(locked, null, body),
+  answered_while_typing_in_an_editor: focusReturns(locked, editor, body),
+  answered_while_in_another_form: focusReturns(locked, other, body),
+  removed_focus_fell_to_the_body: focusReturns(gone, body, body),
+  removed_while_typing_in_an_editor: focusReturns(gone, editor, body),
+  open_focus_fell_to_the_body: focusReturns(form, body, body),
+};
+var disabled = node({disabled: true}), hidden = node({shown: false});
+cases.open_its_clicked_button_disabled = focusReturns(node({inside: [disabled]}), disabled, body);
+cases.open_its_clicked_button_hidden = focusReturns(node({inside: [hidden]}), hidden, body);
+function cell(name) { return {name: name, classList: {contains: function (c) {
+  return c === "jp-Cell"; }}}; }
+var first = cell("first"), second = cell("second"), third = cell("third");
+var gap = {classList: {contains: function () { return false; }}};
+first.nextElementSibling = gap; gap.nextElementSibling = second;
+second.nextElementSibling = third; third.nextElementSibling = null;
+cases.next_of_first = nextCell(first).name;
+cases.next_of_second = nextCell(second).name;
+cases.next_of_the_last = nextCell(third).name;
+console.log(JSON.stringify(cases));
+"""
+
+
+def test_the_focus_returns_only_from_a_form_that_closed_or_let_it_fall():
+    """Back to the notebook when the form or card the focus was in is answered (locked or
+    gone) or its clicked control was disabled or hidden; never when the person is elsewhere."""
+    out = subprocess.run([node(), "-e", return_rule() + RETURNS], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    cases = json.loads(out)
+    cells = {name: cases.pop(name) for name in ("next_of_first", "next_of_second",
+                                                  "next_of_the_last")}
+    assert {name for name, yes in cases.items() if yes} == {
+        "answered_focus_still_on_it", "answered_focus_fell_to_the_body",
+        "answered_no_active_element", "removed_focus_fell_to_the_body",
+        "open_its_clicked_button_disabled", "open_its_clicked_button_hidden",
+        "open_focus_fell_to_the_body"}
+    # the next cell (past anything that is not a cell); the last cell stays: none is made
+    assert cells == {"next_of_first": "second", "next_of_second": "third",
+                     "next_of_the_last": "third"}
+
+
+def test_the_script_uses_the_rules_and_makes_the_form_focusable():
     script = keyboard_script("nb-elicit-view-x")
     assert escape_rule() in script and "escapeCancels(event, prompt)" in script
+    assert return_rule() in script and "focusReturns(region, document.activeElement" in script
     assert "tabIndex = -1" in script
     subprocess.run([node(), "--check", "-"], input=script, text=True, timeout=60, check=True)
 

@@ -1,6 +1,7 @@
-"""Keyboard help for a call's view in the browser: focus the first field, and Escape dismisses.
+"""Keyboard help for a call's view in the browser: focus the first field, Escape dismisses, and
+the keyboard goes back to the notebook after the answer.
 
-ipywidgets sends the kernel no key events except Enter in a text box, so these two are done
+ipywidgets sends the kernel no key events except Enter in a text box, so these are done
 by a small script of nb_elicit's own, shown once next to each call's view (it holds no text
 from any server). The rules:
 
@@ -19,16 +20,28 @@ from any server). The rules:
   modifier key, and one typed while composing are all left alone (:func:`escape_rule`).
   JupyterLab's own Escape (leave the cell editor) never applies there: a widget in an output
   is not a cell editor. Escape anywhere else is left to JupyterLab.
+* **Back to the notebook.** When a form or card is answered (Submit, Enter in a field,
+  Decline, Dismiss ✕ or Escape; a consent card's Open; a task card's Cancel or Detach), the
+  keyboard goes back to the notebook as after Shift+Enter: command mode, the cell after the
+  call's cell active, so that the next Shift+Enter runs that cell, not the call again. (The
+  click that answered made the call's cell the active one; with the focus left on the page's
+  body, Shift+Enter did nothing.) The script focuses that cell's node, and JupyterLab's
+  notebook, which listens to ``focusin``, makes it the active cell in command mode. This
+  happens only when the focus was in that form or card when it closed, or fell from it to the
+  page's body (the clicked button was disabled, hidden or removed): a person typing elsewhere,
+  in a cell's editor or in another form, keeps their focus (:func:`return_rule`). A call in
+  the last cell selects that cell (no new cell is made). A page of a retry panel, once opened,
+  gives the focus to its panel, which still waits for Retry.
 
 Frontends that do not run scripts in outputs (GitHub, nbconvert without a kernel) simply lack
-both; everything else works by mouse, Tab and Enter.
+them; everything else works by mouse, Tab and Enter.
 """
 
 from __future__ import annotations
 
 import json
 
-__all__ = ["FOCUSED", "escape_rule", "keyboard_script"]
+__all__ = ["FOCUSED", "escape_rule", "keyboard_script", "return_rule"]
 
 #: What the script may focus when a form appears: its fields, never a button (a button that
 #: agrees, such as a consent card's Open, must not be one stray Enter away).
@@ -44,6 +57,7 @@ _SCRIPT = """
   if (root.dataset.nbElicitKeys) { return; }
   root.dataset.nbElicitKeys = "1";
   var prompts = ".nb-elicit-form, .nb-elicit-url-card, .nb-elicit-retry-panel";
+  var regions = ".nb-elicit-prompt, .nb-elicit-task-card";  // what the focus returns from
   var controls = %(focused)s;
   var editors = ".jp-InputArea-editor, .cm-editor, .CodeMirror";
   if (!window.__nbElicitTyping) {  // one listener per page: when did the person last type?
@@ -74,14 +88,62 @@ _SCRIPT = """
     if (!typingElsewhere()) { first.focus(); }
   }
   function scan() {
-    root.querySelectorAll(prompts).forEach(function (prompt) {
-      // focusable (not by Tab): a click on its text or background puts the focus on the form
-      if (!prompt.hasAttribute("tabindex")) { prompt.tabIndex = -1; }
-      focusFirst(prompt);
+    root.querySelectorAll(regions).forEach(function (region) {
+      // focusable (not by Tab): a click on its text or background puts the focus on it
+      if (!region.hasAttribute("tabindex")) { region.tabIndex = -1; }
     });
+    root.querySelectorAll(prompts).forEach(focusFirst);
   }
   new MutationObserver(scan).observe(root, {childList: true, subtree: true});
   scan();
+  %(return_rule)s
+  var cells = ".jp-Notebook .jp-Cell";
+  function classOf(node, prefix) {  // the node's class that starts with prefix, or ""
+    for (var i = 0; i < node.classList.length; i++) {
+      if (node.classList[i].indexOf(prefix) === 0) { return node.classList[i]; }
+    }
+    return "";
+  }
+  if (!window.__nbElicitFocus) {  // one pair of listeners per page: was the focus in a form?
+    var last = window.__nbElicitFocus = {region: null, cell: null, twin: ""};
+    document.addEventListener("focusin", function (event) {
+      var region = event.target.closest ? event.target.closest(regions) : null;
+      if (region && region.classList.contains("nb-elicit-locked")) { region = null; }  // read
+      var cell = region && region.closest(cells);
+      last.region = cell ? region : null;
+      last.cell = cell;
+      // (how to find it again if it is drawn anew: by its own class, or as its view's card)
+      var own = region && classOf(region, "nb-elicit-prompt-");
+      var view = region && region.closest(".nb-elicit-call");
+      last.twin = own ? "." + own : view && classOf(view, "nb-elicit-view-") ?
+        "." + classOf(view, "nb-elicit-view-") + " .nb-elicit-task-card" : "";
+    }, true);
+    document.addEventListener("pointerdown", function (event) {
+      // a click elsewhere, even on something that takes no focus: the person moved on
+      if (last.region && !last.region.contains(event.target)) { last.region = null; }
+    }, true);
+  }
+  function settle() {
+    var last = window.__nbElicitFocus, region = last.region;
+    if (!focusReturns(region, document.activeElement, document.body)) { return; }
+    if (!region.isConnected && last.twin) {
+      var twin = document.querySelector(last.twin);  // drawn anew, still open: not answered
+      if (twin && !twin.classList.contains("nb-elicit-locked")) { last.region = twin; return; }
+    }
+    last.region = null;
+    if (!last.cell || !last.cell.isConnected) { return; }
+    var outer = region.isConnected && region.parentElement &&
+                region.parentElement.closest(".nb-elicit-prompt:not(.nb-elicit-locked)");
+    // JupyterLab's notebook hears the focusin: that cell becomes active, in command mode
+    (outer || nextCell(last.cell)).focus();
+  }
+  var cell = root.closest(cells);
+  if (cell && !cell.dataset.nbElicitSettle) {  // one watcher per cell, for every view in it
+    cell.dataset.nbElicitSettle = "1";
+    new MutationObserver(settle).observe(cell, {
+      childList: true, subtree: true, attributes: true,
+      attributeFilter: ["class", "disabled", "style"]});
+  }
   %(escape_rule)s
   root.addEventListener("keydown", function (event) {
     var prompt = event.target.closest && event.target.closest(prompts);
@@ -107,6 +169,32 @@ _ESCAPE_RULE = """function escapeCancels(event, prompt) {
   }"""
 
 
+#: Whether the focus, last in ``region`` (a form or card, or null), goes back to the notebook
+#: now that the page's focus is on ``active``: not when it is elsewhere (the person moved on),
+#: yes when the region closed (answered: locked, or gone) or the focus fell from it (to the
+#: page's ``body``, or on a control that was disabled or hidden). And which cell that is.
+_RETURN_RULE = """function focusReturns(region, active, body) {
+    if (!region) { return false; }
+    var nowhere = !active || active === body;
+    if (!nowhere && !region.contains(active)) { return false; }
+    if (!region.isConnected || region.classList.contains("nb-elicit-locked")) { return true; }
+    return nowhere || !!active.disabled || !active.getClientRects().length;
+  }
+  function nextCell(cell) {
+    for (var next = cell.nextElementSibling; next; next = next.nextElementSibling) {
+      if (next.classList.contains("jp-Cell")) { return next; }
+    }
+    return cell;
+  }"""
+
+
+def return_rule() -> str:
+    """The script's functions ``focusReturns(region, active, body)``, whether the focus goes
+    back to the notebook, and ``nextCell(cell)``, the cell it goes to (the next one; the
+    call's own when it is the last)."""
+    return _RETURN_RULE
+
+
 def escape_rule() -> str:
     """The script's function ``escapeCancels(event, prompt)``: when Escape cancels a prompt
     (the focus on the prompt itself or on one of its buttons, and nothing else took the key)."""
@@ -116,4 +204,4 @@ def escape_rule() -> str:
 def keyboard_script(view_class: str) -> str:
     """The script for the view whose root element has the CSS class ``view_class``."""
     return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE,
-                      "focused": json.dumps(FOCUSED)}
+                      "return_rule": _RETURN_RULE, "focused": json.dumps(FOCUSED)}

@@ -1,0 +1,205 @@
+"""Where the keyboard goes once a form or card is answered, in a real JupyterLab in Chromium.
+
+The click (or key) that answers makes the call's cell JupyterLab's active cell, and the
+answered form's controls are then disabled or removed: without the keyboard script's rule the
+focus fell to the page's body, where Shift+Enter does nothing, and the next Shift+Enter in the
+cell would run the call again. Now the focus goes back to the notebook as after Shift+Enter:
+command mode, the next cell active, and Shift+Enter runs that cell. A person typing in another
+cell's editor when a form closes keeps the focus there.
+
+One notebook: each call has a cell after it that prints a marker. One kernel for every case.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.once
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # every test then fails in the browser fixture, saying how to install it
+    expect = None
+
+WAIT = 60_000
+
+#: Where the focus is, and what JupyterLab's notebook says: command mode and its active cell.
+STATE = """() => {
+    const notebook = document.querySelector('.jp-Notebook');
+    const cells = [...notebook.querySelectorAll('.jp-Cell')];
+    const active = document.activeElement;
+    return {
+        in_notebook: !!active && active !== document.body && notebook.contains(active),
+        command_mode: notebook.classList.contains('jp-mod-commandMode'),
+        active_cell: cells.findIndex(cell => cell.classList.contains('jp-mod-active')),
+        focused: active ? (active.tagName + '.' + active.className).slice(0, 80) : null,
+    };
+}"""
+
+#: The cells, from cell 2 (cell 0 loads nb_elicit, cell 1 connects the demo server): each
+#: call, then a cell that prints a marker.
+CASES = [
+    ("submit", "%mcp call demo github_username"),
+    ("enter", "%mcp call demo github_username"),
+    ("decline", "%mcp call demo github_username"),
+    ("dismiss", "%mcp call demo github_username"),
+    ("escape", "%mcp call demo github_username"),
+    ("open", '%mcp call demo sign_in {"done_after": 0.5}'),
+    ("url-dismiss", "%mcp call demo sign_in"),
+    ("task-cancel", '%mcp call demo countdown {"seconds": 30}'),
+    ("task-detach", '%mcp call demo countdown {"seconds": 30}'),
+]
+CELLS = [source for name, call in CASES for source in (call, f"print('after {name}')")]
+
+
+def call_cell(name: str) -> int:
+    return 2 + 2 * [case for case, _ in CASES].index(name)
+
+
+def prompt_number(lab, index: int) -> str:
+    return lab.cell(index).locator(".jp-InputArea-prompt").inner_text()
+
+
+def back_in_the_notebook(lab, call: int) -> None:
+    """The call in cell ``call`` was answered: the focus is in the notebook, in command mode,
+    on the next cell; Shift+Enter runs that cell (its marker prints) and not the call again."""
+    expected = {"in_notebook": True, "command_mode": True, "active_cell": call + 1}
+    state = settled_state(lab, expected)
+    assert {key: state[key] for key in expected} == expected, state
+    lab.wait_done(call)
+    state = lab.page.evaluate(STATE)  # the call's end (its view frozen) moves nothing
+    assert {key: state[key] for key in expected} == expected, state
+    ran = prompt_number(lab, call)
+    lab.page.keyboard.press("Shift+Enter")
+    lab.wait_done(call + 1)
+    expect(lab.cell(call + 1).locator(".jp-OutputArea")).to_contain_text(
+        CELLS[call - 2 + 1].split("'")[1])
+    assert prompt_number(lab, call) == ran  # the call did not run again
+    assert lab.page.evaluate(STATE)["active_cell"] == call + 2  # and Shift+Enter moved on
+
+
+def settled_state(lab, expected: dict, within: float = 5.0) -> dict:
+    """The page's :data:`STATE` once it is ``expected``, or after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        state = lab.page.evaluate(STATE)
+        if {key: state[key] for key in expected} == expected or time.monotonic() > deadline:
+            return state
+        lab.page.wait_for_timeout(50)
+
+
+def form_of(lab, call: int, first: str = "name"):
+    """The form of the call in cell ``call``, shown, its first field focused."""
+    form = lab.form(call)
+    expect(form.locator(f".nb-elicit-field-{first} input")).to_be_focused()
+    return form
+
+
+def card_of(lab, call: int, kind: str):
+    card = lab.cell(call).locator(kind)
+    card.wait_for(timeout=WAIT)
+    return card
+
+
+def test_after_each_kind_of_answer_the_keyboard_is_back_on_the_next_cell(lab):
+    lab.open(*CELLS, "scratch = 1", "%mcp call demo withdraw {\"after\": 2}", "print('last')")
+
+    # Submit, clicked
+    call = call_cell("submit")
+    lab.run(call, wait=False)
+    form = form_of(lab, call)
+    lab.page.keyboard.type("ada", delay=10)
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    back_in_the_notebook(lab, call)
+
+    # Enter in a field
+    call = call_cell("enter")
+    lab.run(call, wait=False)
+    form_of(lab, call)
+    lab.page.keyboard.type("ada", delay=10)
+    lab.settle()
+    lab.page.keyboard.press("Enter")
+    back_in_the_notebook(lab, call)
+
+    # Decline and Dismiss (✕), clicked
+    for name, button in (("decline", ".nb-elicit-decline"), ("dismiss", ".nb-elicit-dismiss")):
+        call = call_cell(name)
+        lab.run(call, wait=False)
+        form_of(lab, call).locator(button).click()
+        back_in_the_notebook(lab, call)
+
+    # Escape, with the focus on the form itself
+    call = call_cell("escape")
+    lab.run(call, wait=False)
+    form = form_of(lab, call)
+    form.locator(".nb-elicit-message-text").click()
+    lab.page.keyboard.press("Escape")
+    back_in_the_notebook(lab, call)
+
+    # The web page's consent card: Open, then ✕ on another (nothing of it was focused first)
+    call = call_cell("open")
+    lab.run(call, wait=False)
+    card_of(lab, call, ".nb-elicit-url-card").locator(".nb-elicit-open").click()
+    back_in_the_notebook(lab, call)
+    call = call_cell("url-dismiss")
+    lab.run(call, wait=False)
+    card_of(lab, call, ".nb-elicit-url-card").locator(".nb-elicit-dismiss").click()
+    back_in_the_notebook(lab, call)
+
+    # A task's card: Cancel, then Detach on another
+    for name, button in (("task-cancel", ".nb-elicit-task-cancel"),
+                         ("task-detach", ".nb-elicit-task-detach")):
+        call = call_cell(name)
+        lab.run(call, wait=False)
+        card = card_of(lab, call, ".nb-elicit-task-card")
+        expect(card.locator(".nb-elicit-task-message")).to_contain_text(" s left", timeout=WAIT)
+        card.locator(button).click()
+        back_in_the_notebook(lab, call)
+
+    # Typing in another cell's editor when a form closes (the server withdraws it): the focus
+    # stays in that editor, and what is typed after lands there too.
+    scratch = 2 + len(CELLS)
+    call = scratch + 1
+    lab.run(call, wait=False)
+    form_of(lab, call, "answer")
+    editor = lab.cell(scratch).locator(".jp-InputArea-editor")
+    editor.click()
+    lab.page.keyboard.press("End")
+    lab.page.keyboard.type(" + 1", delay=10)
+    expect(lab.cell(call).locator(".nb-elicit-form.nb-elicit-locked, .nb-elicit-transcript")
+           ).not_to_have_count(0, timeout=WAIT)
+    lab.wait_done(call)
+    lab.page.keyboard.type(" + 2", delay=10)
+    state = lab.page.evaluate(STATE)
+    assert state["active_cell"] == scratch and not state["command_mode"], state
+    assert lab.cell(scratch).locator(".jp-InputArea-editor").evaluate(
+        "e => e.contains(document.activeElement)")
+    expect(editor).to_contain_text("scratch = 1 + 1 + 2")
+    assert lab.journal()[-1]["event"] == "withdrawn"
+
+
+def test_in_notebook_7_too(notebook7):
+    lab = notebook7
+    lab.open("%mcp call demo github_username", "print('after submit')")
+    lab.run(2, wait=False)
+    form = form_of(lab, 2)
+    lab.page.keyboard.type("ada", delay=10)
+    lab.settle()
+    form.locator(".nb-elicit-submit").click()
+    back_in_the_notebook_7(lab)
+
+
+def back_in_the_notebook_7(lab) -> None:
+    expected = {"in_notebook": True, "command_mode": True, "active_cell": 3}
+    state = settled_state(lab, expected)
+    assert {key: state[key] for key in expected} == expected, state
+    lab.wait_done(2)
+    ran = prompt_number(lab, 2)
+    lab.page.keyboard.press("Shift+Enter")
+    expect(lab.cell(3).locator(".jp-OutputArea")).to_contain_text("after submit")
+    assert prompt_number(lab, 2) == ran
+    assert re.fullmatch(r"\[\d+\]:", prompt_number(lab, 3).strip())
