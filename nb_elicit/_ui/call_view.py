@@ -151,7 +151,7 @@ class CallView(widgets.VBox):
         form.on_late_change(self._late_change)
         self._told.append(form)
         self.forms.children = (*self.forms.children, form)
-        form.show_waited(*self._timeout())
+        form.show_waited(*self._timeout(), clock=not self._task_following())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
         with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
             loop = asyncio.get_running_loop()
@@ -168,9 +168,23 @@ class CallView(widgets.VBox):
         """The call runs as a task: its card takes the forms' place, and the questions asked
         inside the task show inside the card."""
         self.task_card = card
-        card.forms.children = (self.forms,)
+        card.show_asked(self)
         self._lay_out()
         self._waiting_again()  # (hides the waiting line: the card has the one clock)
+
+    def told_count(self) -> int:
+        """How many of the call's requests and notices were told before now, and before its
+        result: where a line that comes now goes among them (a task card's, see
+        :meth:`transcript`)."""
+        return len(self._told) if self._result_at is None else self._result_at
+
+    def open_messages(self) -> list[str]:
+        """The messages of the requests shown here that wait for an answer."""
+        return [prompt.message for prompt in self._prompts() if not prompt.answer.done()]
+
+    def _task_following(self) -> bool:
+        """Whether the call's task card follows its task: its clock is the call's one clock."""
+        return self.task_card is not None and self.task_card.following
 
     def _lay_out(self) -> None:
         """The view's parts, in order: progress, the forms (inside the task's card, when the
@@ -507,15 +521,16 @@ class CallView(widgets.VBox):
     def _waiting_again(self) -> None:
         if self.status.value and self._failure is None and self._ticker is not None:
             self._show_waiting()
+        if self.task_card is not None:  # (a question opened or was answered)
+            self.task_card.asked_changed()
 
     def _show_waiting(self) -> None:
         """The waiting line, "Waiting for SERVER · TOOL (12 s)…". While a request of this call
         is open it hides: the open form shows the one timer (how long it has waited, and that
         the timeout is paused), so two clocks never disagree; so does it while the call's task
         card follows its task (the card has the clock). Hidden, it is not redrawn."""
-        task = self.task_card
         hidden = (any(not prompt.answer.done() for prompt in self._prompts())
-                  or (task is not None and not task.ended))
+                  or self._task_following())
         self.status.layout.display = "none" if hidden else None
         if not hidden or not self.status.value:
             self.status.value = self._waiting_text()
@@ -531,9 +546,10 @@ class CallView(widgets.VBox):
         """Once a second, on the kernel's clock: the waiting line and the open forms' timers."""
         if self.status.value and self._failure is None:
             self._show_waiting()
+        clock = not self._task_following()
         for prompt in self._prompts():
             if not prompt.answer.done():
-                prompt.show_waited(*self._timeout())
+                prompt.show_waited(*self._timeout(), clock=clock)
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:
