@@ -209,8 +209,10 @@ class CallView(widgets.VBox):
         view's own output alone, so the app is loaded once and lives on until
         :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
         draws the new one in the old one's place and hides both when the old one is closed.)
-        Returns the call's line that says the app is shown, which says why it ended, later."""
-        shown = self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO)
+        Returns the call's line that says the app is shown, which says why it ended, later
+        (its ``tag`` names it in the transcript: see :meth:`app_ended`)."""
+        shown = self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO,
+                            tag=f"nb-elicit-app-line-{uuid.uuid4().hex[:12]}")
         self.apps.children = (*self.apps.children, box)
         if self._apps_shown or self.display_handle is None:
             return shown  # (a view never displayed has nowhere to show it)
@@ -229,13 +231,17 @@ class CallView(widgets.VBox):
         widgets close. The apps' output of this page is emptied once no app lives in it: the
         log says why. For the pages that do not hear the update (a reloaded one: it has no
         display ids), the output's widget keeps one line in the app's place, ``reason``
-        (`apps_line`); with no reason, the place is left empty."""
+        (`apps_line`), and hides the transcript's line that said the app is shown (by its tag:
+        the transcript there is the one the page had, and would say it still is); with no
+        reason, the place is left empty."""
         self.apps_line = reason or None
         if shown is not None and reason:
             self.update_notice(shown, reason)
         line = ()
         if reason:
-            ended = widgets.HTML(notice_html(reason, NoticeKind.INFO),
+            tag = shown.tag if shown is not None else ""
+            hide = f"<style>.{tag} {{ display: none; }}</style>" if tag else ""
+            ended = widgets.HTML(hide + notice_html(reason, NoticeKind.INFO),
                                  _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
                                                "nb-elicit-app-ended"))
             ended.ended = True
@@ -314,13 +320,13 @@ class CallView(widgets.VBox):
         self.progress.show(progress, total, message)
 
     def notice(self, text: str, kind: NoticeKind | str = NoticeKind.WARNING,
-               asked: Asked | None = None) -> NoticeEntry:
+               asked: Asked | None = None, tag: str = "") -> NoticeEntry:
         """A notice under the call (a refused request, a decline, ...), of ``kind`` info,
         warning or error: a left border in the kind's JupyterLab colour and a word for it.
         ``asked`` is how the transcript tells it, when it answered a request. Returns the
         notice's entry in :attr:`notices`, to be given to :meth:`update_notice`; past
         :data:`MAX_NOTICES`, the line that counts the rest."""
-        entry, new = self.notices.add(text, kind, asked)
+        entry, new = self.notices.add(text, kind, asked, tag)
         if new:
             line = widgets.HTML(self._notice_html(entry), _dom_classes=(
                 f"nb-elicit-notice-{entry.kind}", "nb-elicit-notice"))
