@@ -341,7 +341,7 @@ class TaskCard(widgets.VBox):
     # -- the buttons ----------------------------------------------------------------------
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
-        """Call ``callback()`` when the person clicks **Cancel** (once per click, on the thread
+        """Call ``callback()`` when the person clicks **Cancel task** (once per click, on the thread
         that handles the click: not always the event loop's)."""
         self._cancel_callbacks.append(callback)
 
@@ -371,7 +371,7 @@ class TaskCard(widgets.VBox):
             self._say(t("task_cancel_confirmed"), passing=True)
 
     def cancel_failed(self, reason: str) -> None:
-        """The cancel did not go through: say why, and offer **Cancel** again."""
+        """The cancel did not go through: say why, and offer **Cancel task** again."""
         with self._lock:
             self._cancelling = False
         if not self.ended:
