@@ -46,8 +46,9 @@ class Notice:
 
     text: str
     kind: NoticeKind = NoticeKind.INFO
-    #: A class that names this line in the page (see :attr:`NoticeEntry.tag`), or "".
-    tag: str = ""
+    #: A class that names this line in the page (see :attr:`NoticeEntry.tag`), or "": how it
+    #: is found, not what it says (two notices that say the same are equal).
+    tag: str = field(default="", compare=False)
 
 
 def overflow_text(more: int) -> str:
