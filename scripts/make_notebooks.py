@@ -733,8 +733,8 @@ after 10 seconds, and the research goes on with the technical side.
 `countdown` counts down, saying each second how long is left. Run the next cell and, while it
 counts, click **Cancel task** on its card: nb_elicit asks the server to cancel the task, the
 server stops counting, and the card ends *Cancelled* ("the server confirmed"). Nobody there to
-click? Then the cell clicks Cancel task itself, two seconds in: `task.card.cancel_button.click()` is exactly
-what your click does.
+click? Then the cell clicks Cancel task itself, two seconds in:
+`task.card.cancel_button.click()` is exactly what your click does.
 
 The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
 it (a `ToolCall`); `call.task` is the task the server runs it as, once the server has made one
