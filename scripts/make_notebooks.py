@@ -214,7 +214,7 @@ This closes the connection and stops the demo server.
 - [remote-http.ipynb](remote-http.ipynb): a server reached over HTTP instead of a subprocess.
 - [sign-in.ipynb](sign-in.ipynb): a server that asks you to sign in first.
 - [tasks.ipynb](tasks.ipynb): long calls the server runs as tasks: their card, questions asked
-  inside them, Cancel and Detach.
+  inside them, Cancel task and Detach.
 - [apps.ipynb](apps.ipynb): a tool that comes with its own small interface (an MCP App).
 - [form-gallery.ipynb](form-gallery.ipynb): the forms on their own, without any server.
 """),
@@ -671,11 +671,11 @@ TASK_TOOLS = [
 
 A server can run a slow tool call as an MCP **task**: it answers the call at once with a task,
 works on it in the background, and nb_elicit follows it until it ends. The cell that made the
-call shows a **task card**: who runs what, the task's id, its status as a badge (*working*,
-*input_required*, *completed*, *failed*, *cancelled*) with the server's latest message, how long
-it has run, and two buttons:
+call shows a **task card**: who runs what, with two buttons on the same line, the task's id, its
+status as a badge (*Running*, *Needs your answer*, *Done*, *Failed*, *Cancelled*) with the
+server's latest message, and how long ago it started:
 
-- **Cancel** asks the server to stop the task;
+- **Cancel task** asks the server to stop the task;
 - **Detach** stops following it here; the task goes on on the server, and you can come back to
   it later.
 
@@ -705,8 +705,8 @@ someone_can_click = bool(os.environ.get("JPY_SESSION_NAME"))
 ## 2. A task: watch its card
 
 `research` runs only as a task, in four stages. Run the next cell and watch the card: the badge
-says *working*, the message names each stage as the server reports it, and the clock counts.
-When the task ends, the badge says *completed*, the buttons go away and the report appears under
+says *Running*, the message names each stage as the server reports it, and the clock counts.
+When the task ends, the badge says *Done*, the buttons go away and the report appears under
 the card. Once the call is over, the card leaves a static transcript in the cell: every status
 the task went through, with its time.
 """),
@@ -715,7 +715,8 @@ the task went through, with its time.
 ## 3. A question inside a task
 
 With `"ambiguous": true`, `research` stops halfway to ask which of three readings of the topic
-you mean. The badge turns *input_required* and the question appears **inside the card**: choose
+you mean. The badge turns *Needs your answer* and the question appears **inside the card**, once
+(the card's status line leaves it to the form, and the card's clock is the one clock): choose
 a reading in **Which do you mean?** and press **Submit**. The task goes on with your answer, and
 its report says what the server received, for example
 `Clarification received: {"action": "accept", "content": {"interpretation": "historical"}}`.
@@ -730,10 +731,10 @@ after 10 seconds, and the research goes on with the technical side.
 ## 4. Cancel a task
 
 `countdown` counts down, saying each second how long is left. Run the next cell and, while it
-counts, click **Cancel** on its card: nb_elicit asks the server to cancel the task, the server
-stops counting, and the card ends *cancelled* ("the server confirmed"). Nobody there to click?
-Then the cell clicks Cancel itself, two seconds in: `task.card.cancel_button.click()` is exactly
-what your click does.
+counts, click **Cancel task** on its card: nb_elicit asks the server to cancel the task, the
+server stops counting, and the card ends *Cancelled* ("the server confirmed"). Nobody there to
+click? Then the cell clicks Cancel task itself, two seconds in:
+`task.card.cancel_button.click()` is exactly what your click does.
 
 The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
 it (a `ToolCall`); `call.task` is the task the server runs it as, once the server has made one
@@ -755,7 +756,7 @@ call = conn.start_tool("countdown", {"seconds": 30})
 task = await task_of(call)
 if not someone_can_click:
     await asyncio.sleep(2)
-    task.card.cancel_button.click()  # what a click on Cancel does
+    task.card.cancel_button.click()  # what a click on Cancel task does
 with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
     await call
 print("The countdown task is", task.status)

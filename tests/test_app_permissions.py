@@ -160,9 +160,11 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
         else:
             card.decline_button.click()
         await app._permissions_task
-        return app, card, before, under_app, sent, list(HISTORY.entries)
+        await asyncio.sleep(0.05)
+        left = all(card not in view.forms.children for view in app.asks.children)
+        return app, card, before, under_app, sent, list(HISTORY.entries), left
 
-    app, card, before, under_app, sent, history = drive(scenario)
+    app, card, before, under_app, sent, history, left = drive(scenario)
     assert isinstance(card, PermissionCard) and under_app
     assert list(card.boxes) == ["microphone", "clipboardWrite"]  # (usb: unknown, left out)
     assert before == ([], {}, True)  # (no HTML, nothing granted, while the card waits)
@@ -170,6 +172,8 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
     assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html",
                                                          "html": app.resource.html}]
     said = "\n".join(entry.text for entry in app.view.notices.entries)
+    # (what the person chose is said once: by the call's log; the card answered leaves)
+    assert left
     (entry,) = [e for e in history if e.server == "perms"]
     assert entry.answered_by == AnsweredBy.PERSON
     if press == "allow":

@@ -4,6 +4,7 @@ closed a few per turn of the event loop, every one of them in the end."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import ipywidgets as widgets
 import pytest
@@ -312,6 +313,39 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
     view.app_ended(box)
     assert view._script_handle.bundles[-1] == {"text/plain": ""}
     assert not any(is_open(m) for m in (view.apps, box, frame, frame.layout))
+
+
+def test_a_reloaded_page_that_kept_the_line_saying_the_app_is_shown_has_it_hidden_once_it_ends():
+    """A reloaded page keeps the transcript it had (the kernel's updates of it do not reach
+    it): the line "An app … is shown here" would stay after the app ended. That line is named
+    by a class in the transcript; the app's own output, a widget every page hears, says why
+    the app ended, and hides that line."""
+
+    async def scenario():
+        view = CallView("apps", "get-time", show_waiting=False)
+        view.display_handle, view._script_handle = Handle(), Handle()
+        box = widgets.VBox([widgets.HTML("<p>the app</p>")])
+        shown = view.show_app(box)
+        box_two = widgets.VBox([widgets.HTML("<p>another app</p>")])
+        view.show_app(box_two)  # (a second app keeps the output, and the line, shown)
+        view.show_result(ToolResult([{"type": "text", "text": "12:00"}]))
+        assert view.freeze()
+        kept = view.display_handle.bundles[-1]["text/html"]  # (what a reloaded page has)
+        view.app_ended(box, "The app ended: it asked to close.", shown)
+        await asyncio.sleep(0.05)
+        return shown, kept, view
+
+    shown, kept, view = asyncio.run(scenario())
+    assert re.fullmatch(r"nb-elicit-app-line-[0-9a-f]{12}", shown.tag)
+    line = re.search(r'<div class="([^"]*)"[^>]*>.{0,400}?is shown here', kept)
+    assert line and shown.tag in line.group(1).split(), kept
+    (ended, _live) = view.apps.children
+    assert f"<style>.{shown.tag} {{ display: none; }}</style>" in ended.value
+    assert "The app ended: it asked to close." in ended.value
+    # (a page that hears the updates: the line itself says why, in its place, once)
+    latest = view.display_handle.bundles[-1]["text/plain"]
+    assert "The app ended: it asked to close." in latest
+    assert latest.count("is shown here") == 1  # (the second app's, which lives on)
 
 
 def test_a_frozen_call_without_apps_empties_its_script_output_and_never_made_an_apps_box():

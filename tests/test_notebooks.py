@@ -326,7 +326,7 @@ def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_pa
     tides = code_cell(nb, '"topic": "tides"')
     assert "Research report on tides: 4 stages done." in stdout(tides)
     card = shown(tides)
-    assert "working · Gathering sources (1 of 4)…" in card and "Completed after" in card, card
+    assert "Running · Gathering sources (1 of 4)…" in card and "Completed after" in card, card
 
     python = code_cell(nb, '"topic": "python", "ambiguous": true')
     assert ('"python" can be read three ways. Which do you mean? Answered accept by the respond '
@@ -352,8 +352,8 @@ def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_pa
     assert "Running on their servers" not in listed  # (a stdio server's tasks: not in the file)
     rows = [re.split(r"\s{2,}", line) for line in listed.splitlines()[2:]]
     assert [(row[1], row[3]) for row in rows] == [
-        ("research", "completed"), ("research", "completed"), ("countdown", "cancelled"),
-        ("countdown", "working, detached")], listed
+        ("research", "Done"), ("research", "Done"), ("countdown", "Cancelled"),
+        ("countdown", "Running, detached")], listed
     assert rows[-1][2] == task_id
     attached = code_cell(nb, "%mcp task demo {task_id}")
     assert "Counted down from 10 s: done." in stdout(attached)

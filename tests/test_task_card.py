@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import time
 
 import ipywidgets as widgets
 import pytest
@@ -64,7 +65,7 @@ def test_the_header_names_the_server_and_tool_and_the_task_id_and_shape():
     assert "nb-elicit-task-card" in shown._dom_classes
     assert "nb-elicit-task-forms" in shown.forms._dom_classes
     assert shown.forms in shown.children
-    assert [b.description for b in shown.actions.children] == ["Cancel", "Detach"]
+    assert [b.description for b in shown.actions.children] == ["Cancel task", "Detach"]
 
 
 def test_the_header_shows_a_short_id_and_the_whole_one_and_the_protocol_in_its_details():
@@ -95,7 +96,7 @@ def test_each_update_changes_the_badge_and_the_message():
     assert shown.badge.value == ""
     assert shown.update(state("working", "Gathering sources…")) is None
     assert {"nb-elicit-task-status", "nb-elicit-task-working"} <= classes(shown.badge)
-    assert texts(shown.badge) == "working"
+    assert texts(shown.badge) == "Running"
     assert texts(shown.message) == "Gathering sources…"
     shown.update(state("input_required", "Which region?"))
     assert "nb-elicit-task-input_required" in classes(shown.badge)
@@ -124,12 +125,12 @@ def test_an_out_of_order_status_shows_a_warning_and_is_ignored():
     shown.update(state("completed", "Done"))
     assert shown.notice_line.layout.display == "none"
     problem = shown.update(state("working", "again"))
-    assert problem == ("The server reported working after completed, which is final; it is "
+    assert problem == ("The server reported “Running” after “Done”, which is final; it is "
                        "ignored.")
     assert shown.notice_line.layout.display is None
     assert "Warning:" in texts(shown.notice_line) and problem in texts(shown.notice_line)
     assert "nb-elicit-task-completed" in classes(shown.badge)
-    assert texts(shown.message) == "Done"
+    assert texts(shown.message) == "" and texts(shown.badge) == "Done"  # (its "Done": once)
     assert [e.status for e in shown.timeline.entries] == ["working", "completed"]
     shown.update(state(HOSTILE))
     assert "<img" not in shown.notice_line.value
@@ -257,7 +258,7 @@ def test_the_clock_ticks_on_the_running_loop_and_stops_at_the_end():
         return shown, ticker, clock_task(), before, during
 
     shown, ticker, after, before, during = asyncio.run(scenario())
-    assert "running for 0 s" in before and "running for 1 s" in during
+    assert "started 0 s ago" in before and "started 1 s ago" in during
     assert ticker.cancelled() and after is None and not shown.ticking
     assert shown.elapsed.value == during  # it ticked no more after the end
     assert shown.elapsed.layout.display == "none" and shown.actions.layout.display == "none"
@@ -296,7 +297,7 @@ def test_how_a_task_ends_is_said_by_its_final_status():
     assert ends == {"completed": "Completed after 0 s.", "failed": "Failed after 0 s.",
                     "failed+error": "Failed after 0 s: disk full",
                     "cancelled": "Cancelled after 0 s.",
-                    "working": "Stopped following after 0 s; the last status was working."}
+                    "working": "Stopped following after 0 s; the last status was “Running”."}
 
 
 def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
@@ -307,18 +308,19 @@ def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
     shown.timeline.record(state("input_required", HOSTILE), now=start + 2.4, wall=2.0)
     shown.update(state("weird"))  # (ignored: a notice)
     shown.cancel_button.click()
-    shown.timeline.record(state("cancelled"), now=start + 165.0, wall=165.0)
+    # (165.2, not 165.0: (start + 165.0) - start may come out as 164.99…, "2 min 44 s")
+    shown.timeline.record(state("cancelled"), now=start + 165.2, wall=165.0)
     shown.end(state("cancelled"), result_text="partial: <script>alert(1)</script>")
     lines = shown.transcript_lines()
     # In the order it happened, each once: the final status and the line that says how the
     # task ended are one line, with one time; "Cancel sent…" gave way to it; no result (the
     # call's view tells it).
     assert lines[0] == "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks"
-    assert re.fullmatch(r"  \d\d:\d\d:\d\d working · Gathering sources… \(0 s\)", lines[1])
-    assert re.fullmatch(r"  \d\d:\d\d:\d\d input_required · <img src=x onerror=alert\(1\)> "
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d Running · Gathering sources… \(0 s\)", lines[1])
+    assert re.fullmatch(r"  \d\d:\d\d:\d\d Needs your answer · <img src=x onerror=alert\(1\)> "
                         r"\(2 s\)", lines[2])
     assert lines[3] == ("  Warning: The server reported an unknown task status 'weird' after "
-                        "input_required; it is ignored.")
+                        "“Needs your answer”; it is ignored.")
     assert re.fullmatch(r"  \d\d:\d\d:\d\d Cancelled after 2 min 45 s\.", lines[4])
     assert len(lines) == 5 and shown.status_text == "Cancelled after 2 min 45 s."
     view = CallView("demo", "research", show_waiting=False)
@@ -351,7 +353,7 @@ def test_the_card_in_chinese():
     set_language("zh")
     shown = card()
     shown.update(state("working"))
-    assert [b.description for b in shown.actions.children] == ["取消", "分离"]
+    assert [b.description for b in shown.actions.children] == ["取消任务", "分离"]
     assert texts(shown.badge) == "进行中"
     shown.cancel_button.click()
     assert texts(shown.status_line) == "已发送取消请求…"
@@ -433,12 +435,12 @@ def stamp(seconds_ago: float) -> str:
 def test_the_clock_counts_from_when_the_server_created_the_task_not_from_the_card():
     shown = card()  # (made now: as when a task is attached to again)
     shown.update(state("working", "6 s left", created_at=stamp(40.2)))
-    assert shown.dated and "running for 40 s" in shown.elapsed.value
+    assert shown.dated and "started 40 s ago" in shown.elapsed.value
     assert shown.timeline.entry_line(shown.timeline.latest).endswith("(40 s)")
     # a later createdAt (untrusted, changing) does not move it again
     shown.update(state("working", "5 s left", created_at=stamp(1)))
     shown._tick()
-    assert "running for 40 s" in shown.elapsed.value
+    assert "started 40 s ago" in shown.elapsed.value
     shown.end(state("completed"))
     assert shown.status_text == "Completed after 40 s."
 
@@ -452,7 +454,7 @@ def test_a_task_seen_only_once_it_ended_ran_until_the_server_says_it_ended():
     shown = card()
     shown.end(state("completed", created_at=created, last_updated_at=ended))
     (line,) = shown.timeline.text_lines()
-    assert line == "completed (25 s)" and shown.status_text == "Completed after 25 s."
+    assert line == "Done (25 s)" and shown.status_text == "Completed after 25 s."
 
 
 @pytest.mark.parametrize(("created_at", "dated"), [
@@ -467,7 +469,7 @@ def test_a_created_at_that_cannot_be_believed_leaves_the_clock_at_the_card(creat
     shown = card()
     shown.update(state("working", created_at=created_at))
     assert shown.dated is dated
-    assert "running for 0 s" in shown.elapsed.value  # never negative, never silly
+    assert "started 0 s ago" in shown.elapsed.value  # never negative, never silly
     shown.end(state("completed"))
     assert shown.status_text == "Completed after 0 s."
 
@@ -489,9 +491,9 @@ def test_the_record_tells_the_task_and_what_was_asked_inside_it_in_order_each_on
     said = [re.sub(r"^\s*\d\d:\d\d:\d\d ", "", line).strip() for line in plain]
     assert said == [
         "[demo · research]", "task 3f2a9c1e-0000-4000-8000-00000000c9d1 · 2025-11-25 tasks",
-        "working · Gathering sources (0 s)", "input_required · Which python? (0 s)",
+        "Running · Gathering sources (0 s)", "Needs your answer · Which python? (0 s)",
         "Note: asked inside the task, answered",
-        "working · Going on with: historical (0 s)", "Completed after 0 s.",
+        "Running · Going on with: historical (0 s)", "Completed after 0 s.",
         "Result from demo:", "Report on python"], plain
     page = transcript_bundle(view.transcript())["text/html"]
     assert page.count("Report on python") == 1
@@ -514,3 +516,156 @@ def test_a_question_that_came_before_the_poll_saw_input_required_is_told_after_i
     plain = transcript_bundle(view.transcript())["text/plain"]
     assert (plain.index("Analysing") < plain.index("Which python?")
             < plain.index("the question, answered") < plain.index("Going on")), plain
+
+
+# -- statuses in words ------------------------------------------------------------------------
+
+WORDS = [("working", "Running", "进行中"), ("input_required", "Needs your answer", "等您回答"),
+         ("completed", "Done", "已完成"), ("failed", "Failed", "失败"),
+         ("cancelled", "Cancelled", "已取消")]
+
+
+@pytest.mark.parametrize(("status", "word", "chinese"), WORDS)
+def test_the_badge_says_the_status_in_words_and_the_details_keep_the_protocols_word(
+        status, word, chinese):
+    shown = card()
+    shown.update(state(status))
+    assert texts(shown.badge) == word
+    assert f"nb-elicit-task-{status}" in classes(shown.badge)  # (styles and tests key on it)
+    # the protocol's word, nowhere but in the details line and the badge's tooltip (text)
+    assert f'title="status in the protocol: {status}"' in shown.badge.value
+    head, _, details = shown.id_line.value.partition("<details")
+    assert f"status in the protocol: {status}" in html.unescape(details)
+    if status != word.lower():
+        assert status not in texts(shown.header) + texts(shown.badge) + head
+    assert shown._repr_mimebundle_()["text/plain"].endswith(f", {word}]")
+    set_language("zh")
+    shown = card()
+    shown.update(state(status))
+    assert texts(shown.badge) == chinese
+
+
+def test_an_unknown_status_in_a_badge_is_the_servers_text_as_it_came_escaped():
+    from nb_elicit._ui.task_card import badge_html
+
+    value = badge_html(HOSTILE)
+    assert "<img" not in value and "&lt;img src=x onerror=alert(1)&gt;" in value
+    assert "nb-elicit-task-other" in value and "nb-elicit-task-&lt;" not in value
+    assert html.unescape(re.sub(r"<[^>]+>", "", value)) == HOSTILE
+    assert "nb-elicit-task-paused" not in badge_html("paused")
+    assert re.sub(r"<[^>]+>", "", badge_html("paused")) == "paused"
+
+
+# -- a form inside the card ---------------------------------------------------------------------
+
+CHOICE = {"type": "object", "properties": {"interpretation": {
+    "type": "string", "title": "Interpretation", "enum": ["historical", "language"]}}}
+
+
+def test_a_question_asked_inside_the_card_is_said_once_with_one_clock():
+    """The status line does not repeat the question the form shows; the form shows no clock
+    of its own while the card's ticks; the message comes back once the form is answered."""
+    from nb_elicit._ui.form import ElicitationForm
+
+    async def scenario():
+        view = CallView("demo", "research")
+        shown = card()
+        view.show_task(shown)
+        shown.update(state("input_required", "Which python?"))
+        before = texts(shown.message)
+        form = ElicitationForm("Which python?", CHOICE, server="demo")
+        view.add_form(form)
+        await asyncio.sleep(1.2)  # (one tick of the clock)
+        during = (texts(view).count("Which python?"), texts(shown.message), form.waited.value,
+                  texts(shown.elapsed))
+        other = ElicitationForm("Something else?", CHOICE, server="demo")
+        view.add_form(other)  # (a question the status line does not say: no change)
+        form.decline_button.click()
+        other.decline_button.click()
+        await asyncio.sleep(0.1)
+        after = texts(shown.message)
+        shown.end(state("completed"))
+        view.close()
+        return before, during, after
+
+    before, during, after = asyncio.run(scenario())
+    assert before == "Which python?"
+    count, message, waited, clock = during
+    assert count == 1 and message == ""  # (the form says it: "demo asks: Which python?")
+    assert waited == "" and "waiting" not in waited  # (the card's clock is the one clock)
+    assert clock.startswith("started ")
+    assert after == "Which python?"  # (no form says it now)
+
+
+def test_a_form_inside_the_card_still_says_its_calls_timeout():
+    from nb_elicit._ui.form import ElicitationForm
+
+    class Clock:
+        paused = True
+
+        def time_left(self):
+            return 30.0
+
+    view = CallView("demo", "research", show_waiting=False)
+    view.follow(Clock())
+    shown = card()
+    view.show_task(shown)
+    form = ElicitationForm("Which python?", CHOICE, server="demo")
+    view.add_form(form)
+    assert texts(form.waited) == "timeout paused while you answer"
+    shown.end(state("completed"))  # (no card's clock now: the form's own, as anywhere)
+    form.show_waited(30.0, True, clock=True)
+    assert texts(form.waited).startswith("waiting ")
+
+
+def test_the_tasks_buttons_stand_in_its_header_apart_from_a_forms_buttons():
+    from nb_elicit._ui.form import ElicitationForm
+
+    view = CallView("demo", "research", show_waiting=False)
+    shown = card()
+    view.show_task(shown)
+    form = ElicitationForm("Which python?", CHOICE, server="demo")
+    view.add_form(form)
+    head = shown.children[0]
+    assert list(head.children) == [shown.header, shown.actions]  # (one line: who, then them)
+    assert [b.description for b in shown.actions.children] == ["Cancel task", "Detach"]
+    assert shown.children.index(head) < shown.children.index(shown.forms)
+    assert shown.actions not in shown.children  # (not under the form's Decline)
+    assert form.decline_button.description == "Decline"
+    shown.end(state("completed"))
+    assert shown.actions.layout.display == "none"
+
+
+# -- one start, one count ---------------------------------------------------------------------
+
+def test_the_tasks_start_is_kept_once_and_the_record_reads_it():
+    shown = card()
+    assert shown.timeline.start is shown.start
+    shown.update(state("working", created_at=stamp(40)))
+    assert shown.dated and shown.start.dated
+    assert shown.timeline.started == shown.start.mono == shown.started
+    assert 39 <= time.time() - shown.start.wall <= 42
+    assert "started 40 s ago" in shown.elapsed.value
+
+
+def test_the_card_marks_its_lines_with_the_count_its_call_view_tells():
+    class Asked:
+        """What shows the questions: a count, and no open question."""
+
+        forms = widgets.VBox()
+        told = 7
+
+        def told_count(self):
+            return self.told
+
+        def open_messages(self):
+            return []
+
+    asked = Asked()
+    shown = card()
+    shown.show_asked(asked)
+    shown.update(state("working"))
+    asked.told = 9
+    shown.update(state("completed"))
+    assert [entry.mark for entry in shown.timeline.entries] == [7, 9]
+    assert shown.forms.children == (asked.forms,)

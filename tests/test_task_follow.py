@@ -19,7 +19,7 @@ from nb_elicit._core.errors import ServerError
 from nb_elicit._core.history import HISTORY
 from nb_elicit._core.i18n import set_language
 from nb_elicit._core.task_store import TaskStore
-from nb_elicit._core.tasks import TaskState
+from nb_elicit._core.tasks import TaskStart, TaskState
 from nb_elicit._runtime import task_follow
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._runtime.task_follow import follow
@@ -285,6 +285,9 @@ class Card:
 
     run = None
 
+    def __init__(self):
+        self.start = TaskStart()
+
 
 def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp_path):
     import gc
@@ -329,3 +332,30 @@ def test_a_light_record_is_small():
     tracemalloc.stop()
     size = sum(s.size_diff for s in after.compare_to(before, "filename")) / len(records)
     assert size < 2_000, size  # (a run with its card and view: about 91 kB)
+
+
+def test_a_run_and_its_card_keep_the_tasks_start_once():
+    """The run's start (``%mcp tasks``, the file) is its card's (the clock): when the server
+    says when it created the task, both tell the same age."""
+    import datetime
+
+    from nb_elicit._ui.task_card import TaskCard
+
+    created = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=40))
+
+    async def scenario():
+        card = TaskCard("h", "slow", "t-1", "task")
+        run = TaskRun("h", Remote("t-1"), card=card)
+        shared = run.start is card.start
+        before = run.started
+        state = TaskState("t-1", "working",
+                          created_at=created.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+        run.saw(state)
+        card.update(state)
+        card.close()
+        return shared, before, run, card
+
+    shared, before, run, card = asyncio.run(scenario())
+    assert shared and card.dated
+    assert 39 <= time.time() - run.started <= 42 and abs(before - run.started) >= 39
+    assert "started 40 s ago" in card.elapsed.value

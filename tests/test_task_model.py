@@ -19,6 +19,7 @@ from nb_elicit._core.tasks import (
     age_of,
     parse_instant,
     poll_seconds,
+    status_word,
 )
 
 
@@ -113,17 +114,17 @@ def test_a_timeline_records_each_status_with_its_times_and_message():
     assert timeline.entries[0].wall == 1.0 and timeline.entries[0].at == 100.0
     assert timeline.elapsed(now=110.0) == 10.0
     assert timeline.text_lines() == [
-        "working · Gathering sources… (0 s)",
-        "input_required · Which region? (2 s)",
-        "working (3 s)",
-        "completed · Done (1 min 12 s)",
+        "Running · Gathering sources… (0 s)",
+        "Needs your answer · Which region? (2 s)",
+        "Running (3 s)",
+        "Done (1 min 12 s)"  # (the message "Done" is the word: said once),
     ]
 
 
 def test_times_are_since_the_start_it_was_given():
     timeline = TaskTimeline(started=50.0)
     timeline.record(state("working"), now=53.0)
-    assert timeline.text_lines() == ["working (3 s)"]
+    assert timeline.text_lines() == ["Running (3 s)"]
     assert timeline.elapsed(now=60.0) == 10.0
 
 
@@ -132,7 +133,7 @@ def test_clock_lines_start_with_the_wall_clock_time():
     timeline.record(state("working", "Go"), now=0.0, wall=1_700_000_000.0)
     (line,) = timeline.text_lines(clock=True)
     clock, rest = line.split(" ", 1)
-    assert rest == "working · Go (0 s)"
+    assert rest == "Running · Go (0 s)"
     assert len(clock) == 8 and clock[2] == clock[5] == ":"
 
 
@@ -141,13 +142,13 @@ def test_a_new_message_in_the_same_status_is_recorded_and_a_repeat_is_not():
     timeline.record(state("working", "Step 1"), now=0.0)
     assert timeline.record(state("working", "Step 1"), now=1.0) is None  # nothing new
     assert timeline.record(state("working", "Step 2"), now=2.0) is None
-    assert timeline.text_lines() == ["working · Step 1 (0 s)", "working · Step 2 (2 s)"]
+    assert timeline.text_lines() == ["Running · Step 1 (0 s)", "Running · Step 2 (2 s)"]
 
 
 def test_a_failed_tasks_error_is_in_its_line():
     timeline = TaskTimeline()
     timeline.record(state("failed", "Stopped", error="disk full"), now=0.0)
-    assert timeline.text_lines() == ["failed · Stopped · disk full (0 s)"]
+    assert timeline.text_lines() == ["Failed · Stopped · disk full (0 s)"]
 
 
 @pytest.mark.parametrize("final", sorted(TERMINAL))
@@ -161,8 +162,8 @@ def test_after_a_final_status_only_the_same_one_is_taken(final, after):
         assert problem is None
         assert [e.status for e in timeline.entries] == ["working", final, final]
     else:
-        assert problem == (f"The server reported {after} after {final}, which is final; it is "
-                           "ignored.")
+        assert problem == (f"The server reported “{status_word(after)}” after "
+                           f"“{status_word(final)}”, which is final; it is ignored.")
         assert [e.status for e in timeline.entries] == ["working", final]
     assert timeline.status == final
 
@@ -176,7 +177,7 @@ def test_an_unknown_status_is_not_recorded():
     hostile = "<img src=x onerror=alert(1)>\n" * 1000
     problem = timeline.record(state(hostile), now=2.0)
     assert problem.startswith("The server reported an unknown task status '<img src=x")
-    assert problem.endswith("after working; it is ignored.")
+    assert problem.endswith("after “Running”; it is ignored.")
     assert len(problem) < 150 and "\n" not in problem
     assert [e.status for e in timeline.entries] == ["working"]
 
@@ -190,8 +191,8 @@ def test_a_long_run_keeps_the_first_and_the_latest_entries_and_counts_the_rest()
     assert len(entries) == 5 and timeline.omitted == 16
     assert [e.message for e in entries] == ["step 0", "step 17", "step 18", "step 19", None]
     lines = timeline.text_lines()
-    assert lines[:2] == ["working · step 0 (0 s)", "… 16 more updates not kept"]
-    assert lines[-1] == "completed (20 s)"
+    assert lines[:2] == ["Running · step 0 (0 s)", "… 16 more updates not kept"]
+    assert lines[-1] == "Done (20 s)"
 
 
 def test_the_default_limit_is_fifty_entries():
@@ -207,9 +208,9 @@ def test_timeline_lines_in_chinese():
     timeline = TaskTimeline()
     timeline.record(state("working", "Gathering"), now=0.0)
     timeline.record(state("input_required"), now=2.0)
-    assert timeline.text_lines() == ["进行中 · Gathering (0 秒)", "等待输入 (2 秒)"]
+    assert timeline.text_lines() == ["进行中 · Gathering (0 秒)", "等您回答 (2 秒)"]
     assert timeline.record(state("weird"), now=3.0) == (
-        "服务器在 input_required 之后报告了未知的任务状态 'weird'；已忽略。")
+        "服务器在“等您回答”之后报告了未知的任务状态 'weird'；已忽略。")
 
 
 # -- when the server created the task (createdAt) ----------------------------------------------

@@ -46,6 +46,9 @@ class Notice:
 
     text: str
     kind: NoticeKind = NoticeKind.INFO
+    #: A class that names this line in the page (see :attr:`NoticeEntry.tag`), or "": how it
+    #: is found, not what it says (two notices that say the same are equal).
+    tag: str = field(default="", compare=False)
 
 
 def overflow_text(more: int) -> str:
@@ -62,11 +65,15 @@ class NoticeEntry:
     text: str
     kind: NoticeKind = NoticeKind.INFO
     asked: Any = None
+    #: A class that names this line in the transcript's HTML, so that a live widget of the
+    #: same page can hide it once it no longer holds (a page the kernel's updates of the
+    #: transcript do not reach: a reloaded one); "" for none.
+    tag: str = ""
 
     @property
     def item(self) -> Any:
         """What the transcript tells of it: the request it answered, or the notice."""
-        return self.asked if self.asked is not None else Notice(self.text, self.kind)
+        return self.asked if self.asked is not None else Notice(self.text, self.kind, self.tag)
 
 
 @dataclass
@@ -86,9 +93,9 @@ class Notices:
     _taken: int = 0
 
     def add(self, text: str, kind: NoticeKind | str = NoticeKind.WARNING,
-            asked: Any = None) -> tuple[NoticeEntry, bool]:
-        """Keep a notice; returns its entry and whether it is a new line (False: past the
-        limit, the overflow line, counting one more)."""
+            asked: Any = None, tag: str = "") -> tuple[NoticeEntry, bool]:
+        """Keep a notice (``tag``: see :attr:`NoticeEntry.tag`); returns its entry and whether
+        it is a new line (False: past the limit, the overflow line, counting one more)."""
         self.count += 1
         if self.count > self.limit:
             more = self.count - self.limit
@@ -99,7 +106,7 @@ class Notices:
                 return self.overflow, True
             self.update(self.overflow, overflow_text(more))
             return self.overflow, False
-        entry = NoticeEntry(text, NoticeKind.of(kind), asked)
+        entry = NoticeEntry(text, NoticeKind.of(kind), asked, tag)
         self.entries.append(entry)
         self._said.append(entry)
         return entry, True

@@ -21,13 +21,21 @@ from .i18n import t
 from .text import duration, shorten
 
 __all__ = ["MAX_AGE", "MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
-           "TaskTimeline", "TimelineEntry", "age_of", "parse_instant", "poll_seconds"]
+           "TaskStart", "TaskTimeline", "TimelineEntry", "age_of", "parse_instant",
+           "poll_seconds", "status_word"]
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 #: The statuses after which a task never changes again.
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
+def status_word(status: object) -> str:
+    """A task's status as a person says it ("Needs your answer" for ``input_required``); a
+    status no version of the protocol knows, as the server sent it, shortened to one line
+    (text to be escaped where it is shown, never HTML)."""
+    if status in STATUSES:
+        return t("task_status_" + status)
+    return shorten(str(status), QUOTE_LIMIT, one_line=True)
 
 class TaskShape(str, Enum):
     """The wire shape of a server's tasks, by the protocol that defines it (the value the tasks
@@ -215,22 +223,68 @@ class TimelineEntry:
 MAX_ENTRIES = 50
 
 
+class TaskStart:
+    """When a task began, kept in one place for all that tell its age: its card's clock, the
+    times in its record, ``%mcp tasks`` and the file of running tasks. The server's
+    ``createdAt``, once a state gives one that can be believed (:meth:`date`); until then,
+    when this kernel first knew of the task. On both clocks: :attr:`wall` (seconds since the
+    epoch: for the file, and the next kernel) and :attr:`mono` (:func:`time.monotonic`: for
+    ages, which a change of the wall clock must not change)."""
+
+    def __init__(self, wall: float | None = None):
+        now_wall, now_mono = time.time(), time.monotonic()
+        self.wall = now_wall if wall is None else wall
+        self.mono = now_mono - max(0.0, now_wall - self.wall)
+        #: Whether it is the server's ``createdAt`` (taken once).
+        self.dated = False
+
+    def date(self, state: TaskState) -> bool:
+        """Take the beginning from ``state``'s ``createdAt``, the first time one can be
+        believed (:meth:`TaskState.age`); whether it was taken now."""
+        if self.dated:
+            return False
+        age = state.age()
+        if age is None:
+            return False
+        self.wall, self.mono, self.dated = time.time() - age, time.monotonic() - age, True
+        return True
+
+    def __repr__(self) -> str:
+        return f"<TaskStart wall={self.wall:.3f} dated={self.dated}>"
+
+
 class TaskTimeline:
     """The statuses a task went through, in order, each with its times and message.
 
     A status after a final one, or a status no version of the protocol knows, is not recorded:
     :meth:`record` returns a one-line problem instead. Times are relative to ``started``
-    (monotonic seconds), by default the first entry's time.
+    (monotonic seconds): the task's :class:`TaskStart` when one is given (it is read, not
+    copied), else a time given, else the first entry's time.
     """
 
-    def __init__(self, started: float | None = None, max_entries: int = MAX_ENTRIES):
-        self.started = started
+    def __init__(self, started: float | TaskStart | None = None,
+                 max_entries: int = MAX_ENTRIES):
+        #: The task's beginning, where it is kept (None: :attr:`started` is the timeline's).
+        self.start = started if isinstance(started, TaskStart) else None
+        self._started = None if isinstance(started, TaskStart) else started
         self.max_entries = max(2, max_entries)
         self._first: TimelineEntry | None = None
         self._rest: collections.deque[TimelineEntry] = collections.deque(
             maxlen=self.max_entries - 1)
         #: Entries no longer kept (between the first and the latest ones).
         self.omitted = 0
+
+    @property
+    def started(self) -> float | None:
+        """When the task began (monotonic seconds; None: not yet known)."""
+        return self.start.mono if self.start is not None else self._started
+
+    @started.setter
+    def started(self, value: float) -> None:
+        if self.start is not None:
+            self.start.mono = value
+        else:
+            self._started = value
 
     @property
     def entries(self) -> list[TimelineEntry]:
@@ -260,9 +314,10 @@ class TaskTimeline:
             status = shorten(str(state.status), QUOTE_LIMIT, one_line=True)
             if previous is None:
                 return t("task_unknown_status_first", status=status)
-            return t("task_unknown_status", status=status, previous=previous)
+            return t("task_unknown_status", status=status, previous=status_word(previous))
         if previous in TERMINAL and state.status != previous:
-            return t("task_after_final", status=state.status, previous=previous)
+            return t("task_after_final", status=status_word(state.status),
+                     previous=status_word(previous))
         message = state.status_message or None
         error = state.error or None
         if latest is not None and (latest.status, latest.message, latest.error) == (
@@ -296,8 +351,8 @@ class TaskTimeline:
         return self.elapsed(now)
 
     def text_lines(self, clock: bool = False) -> list[str]:
-        """One line per entry: "working · Gathering sources… (0 s)", the time since
-        ``started``; ``clock`` puts the wall clock time first ("14:02:07 working …")."""
+        """One line per entry: "Running · Gathering sources… (0 s)", the time since
+        ``started``; ``clock`` puts the wall clock time first ("14:02:07 Running …")."""
         lines = []
         for index, entry in enumerate(self.entries):
             lines.append(self.entry_line(entry, clock))
@@ -307,8 +362,10 @@ class TaskTimeline:
 
     def entry_line(self, entry: TimelineEntry, clock: bool = False) -> str:
         """One entry as a line of text (see :meth:`text_lines`)."""
-        detail = entry.detail()
-        line = t("task_status_" + entry.status) + (f" · {detail}" if detail else "")
+        word = status_word(entry.status)
+        message = entry.message if (entry.message or "").casefold() != word.casefold() else None
+        detail = " · ".join(part for part in (message, entry.error) if part)
+        line = word + (f" · {detail}" if detail else "")
         line += f" ({duration(self.elapsed(entry.at))})"
         if clock:
             line = f"{self.clock_time(entry)} {line}"

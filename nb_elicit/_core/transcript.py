@@ -53,12 +53,17 @@ NOTICE_COLORS = {NoticeKind.INFO: "var(--jp-info-color1)",
                  NoticeKind.ERROR: "var(--jp-error-color1)"}
 
 
-def notice_html(text: str, kind: NoticeKind | str) -> str:
+#: What a notice line's ``tag`` may be: a class name of letters, digits and "-".
+_TAG = re.compile(r"[a-z][a-z0-9-]{0,80}")
+
+
+def notice_html(text: str, kind: NoticeKind | str, tag: str = "") -> str:
     """A notice as HTML: a left border in its kind's colour and a word for its kind (no icon),
-    then the escaped text."""
+    then the escaped text; ``tag``, a class that names the line (letters, digits and "-")."""
     kind = NoticeKind.of(kind)
     color = NOTICE_COLORS[kind]
-    return (f'<div class="nb-elicit-notice-text nb-elicit-notice-text-{kind}" '
+    named = f" {tag}" if tag and _TAG.fullmatch(tag) else ""
+    return (f'<div class="nb-elicit-notice-text nb-elicit-notice-text-{kind}{named}" '
             f'data-kind="{kind}" style="border-left: 3px solid {color}; padding: 1px 0 1px 8px; '
             f'margin: 2px 0; white-space: pre-wrap; line-height: normal; '
             f'color: var(--jp-content-font-color1)">'
@@ -285,7 +290,7 @@ def item_html(item: Asked | Notice | str) -> str:
         return _asked_html(item)
     notice = item if isinstance(item, Notice) else Notice(str(item))
     return (f'<div class="nb-elicit-transcript-notice">'
-            f"{notice_html(notice.text, notice.kind)}</div>")
+            f"{notice_html(notice.text, notice.kind, notice.tag)}</div>")
 
 
 def _asked_html(asked: Asked) -> str:

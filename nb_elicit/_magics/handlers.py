@@ -21,6 +21,7 @@ from IPython.core.error import UsageError
 from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, POLICIES, parse_policy
 from .._core.secrets import target_secrets
+from .._core.tasks import status_word
 from .._core.text import duration, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
@@ -297,25 +298,27 @@ def _age(state, started: float, now: float) -> str:
 
 
 def _run_row(run, told, now: float) -> list[str]:
-    """A task's status and age as ``%mcp tasks`` shows them: what its server says now (a
-    detached one is asked), or what was seen last, and when."""
+    """A task's status (in words: "Needs your answer", not the protocol's ``input_required``)
+    and age as ``%mcp tasks`` shows them: what its server says now (a detached one is asked),
+    or what was seen last, and when."""
     if told is not None and not isinstance(told, str):
-        status = told.status if told.terminal else f"{told.status}, detached"
-        return [status, _age(told, run.started, now)]
+        word = status_word(told.status)
+        return [word if told.terminal else f"{word}, detached", _age(told, run.started, now)]
     age = duration(max(0.0, now - run.started))
+    word = status_word(run.status)
     if run.terminal:
-        return [run.status, age]
+        return [word, age]
     if run.ended:
-        return [f"no longer followed (last seen {run.status}{_ago(run.seen_at, now)})", age]
+        return [f"no longer followed (last seen {word}{_ago(run.seen_at, now)})", age]
     if run.detached:
         why = f": {told}" if told else ""
-        return [f"detached (last seen {run.status}{_ago(run.seen_at, now)}{why})", age]
-    return [run.status, age]
+        return [f"detached (last seen {word}{_ago(run.seen_at, now)}{why})", age]
+    return [word, age]
 
 
 def _saved_row(saved, told, now: float) -> list[str]:
     if not isinstance(told, str):
-        return [told.status, _age(told, saved.started, now)]
+        return [status_word(told.status), _age(told, saved.started, now)]
     return [f"not asked: {told}", duration(max(0.0, now - saved.started))]
 
 

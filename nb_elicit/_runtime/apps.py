@@ -450,17 +450,21 @@ async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
     asked = app.resource.permissions
     message = t("app_asks_permissions", tool=app.log.tool)
     granted: tuple[str, ...] = ()
+    card = _Made(lambda: PermissionCard(message, asked, server=app.connection.name))
     try:
-        outcome = await app.apps.ask_consent(message, permission_names(asked), lambda: (
-            PermissionCard(message, asked, server=app.connection.name)), app.requests_view,
-            Consent.PERMISSION)
+        outcome = await app.apps.ask_consent(message, permission_names(asked), card,
+                                             app.requests_view, Consent.PERMISSION)
         answer = outcome.answer
         if answer is not None and answer.action == "accept":
             chosen = (answer.content or {}).get("granted") or ()
             granted = tuple(key for key in asked if key in chosen)
         if outcome.by_person:
+            # (said once: by the call's log, which keeps it; the card answered leaves, as a
+            # link card does)
             app.say(t("app_permissions_granted", names=permission_names(granted)) if granted
                     else t("app_permissions_none"))
+            if card.card is not None:
+                app.requests_view.drop([card.card])
     finally:
         app.done_asking()
         app.granted = granted

@@ -12,8 +12,8 @@ asked inside the task, and returns the tool's result:
   is answered as any form is (person, policy, replay, backlog), then ``tasks/update``.
 
 The follower waits on everything at once: the open questions, the poll timer, the open
-``tasks/result`` and the person's **Cancel** or **Detach**. Polling goes on while a question
-is open, so a task that ends on the server withdraws its form. **Cancel** withdraws the open
+``tasks/result`` and the person's **Cancel task** or **Detach**. Polling goes on while a question
+is open, so a task that ends on the server withdraws its form. **Cancel task** withdraws the open
 questions first, then sends ``tasks/cancel``; from the click on, no ``tasks/update`` is sent
 (unless the cancel failed: the task goes on, and its questions are asked again). **Detach**
 withdraws them too and ends the call but not the task (:data:`~.tasks.TASKS` keeps it).

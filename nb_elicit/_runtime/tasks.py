@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
-from .._core.tasks import TaskShape, TaskState
+from .._core.tasks import TaskShape, TaskStart, TaskState
 from .._core.types import StdioTarget
 from .._ui.task_card import TaskCard
 
@@ -38,13 +38,13 @@ class TaskRun:
     card: TaskCard | None = None
     #: The call that follows it (its forms show in that call's cell).
     call: object = None
-    #: When the task began (seconds since the epoch): the server's ``createdAt`` once a
-    #: state gave one that can be believed (:attr:`dated`), else when this run was made.
-    started: float = field(default_factory=time.time)
+    #: When the task began: the server's ``createdAt`` once a state gave one that can be
+    #: believed, else when this run was made; its card's, when it has one (kept once: the
+    #: card's clock and ``%mcp tasks`` tell the same age).
+    start: TaskStart = field(default_factory=TaskStart)
     state: TaskState | None = None
     #: When the server last told its state (seconds since the epoch; None: not yet).
     seen_at: float | None = None
-    dated: bool = False
     detached: bool = False
     ended: bool = False
     #: Which server it runs on (None: not known).
@@ -61,25 +61,21 @@ class TaskRun:
     poll_note: str | None = None
 
     def __post_init__(self) -> None:
+        if self.card is not None:
+            self.start = self.card.start
         first = getattr(self.remote, "first", None)
         if isinstance(first, TaskState):
-            self.date(first)
+            self.start.date(first)
 
-    def date(self, state: TaskState) -> bool:
-        """Take the task's beginning from ``state``'s ``createdAt``, the first time one can be
-        believed; whether it was taken now."""
-        if self.dated:
-            return False
-        age = state.age()
-        if age is None:
-            return False
-        self.started, self.dated = time.time() - age, True
-        return True
+    @property
+    def started(self) -> float:
+        """When the task began (seconds since the epoch, see :attr:`start`)."""
+        return self.start.wall
 
     def saw(self, state: TaskState) -> None:
         """The server told ``state`` now."""
         self.state, self.seen_at = state, time.time()
-        if self.date(state) and TASKS.find(self.connection, self.task_id) is self:
+        if self.start.date(state) and TASKS.find(self.connection, self.task_id) is self:
             TASKS.begin(self)  # (the file keeps when it began)
 
     @property

@@ -151,7 +151,7 @@ class CallView(widgets.VBox):
         form.on_late_change(self._late_change)
         self._told.append(form)
         self.forms.children = (*self.forms.children, form)
-        form.show_waited(*self._timeout())
+        form.show_waited(*self._timeout(), clock=not self._task_following())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
         with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
             loop = asyncio.get_running_loop()
@@ -168,9 +168,23 @@ class CallView(widgets.VBox):
         """The call runs as a task: its card takes the forms' place, and the questions asked
         inside the task show inside the card."""
         self.task_card = card
-        card.forms.children = (self.forms,)
+        card.show_asked(self)
         self._lay_out()
         self._waiting_again()  # (hides the waiting line: the card has the one clock)
+
+    def told_count(self) -> int:
+        """How many of the call's requests and notices were told before now, and before its
+        result: where a line that comes now goes among them (a task card's, see
+        :meth:`transcript`)."""
+        return len(self._told) if self._result_at is None else self._result_at
+
+    def open_messages(self) -> list[str]:
+        """The messages of the requests shown here that wait for an answer."""
+        return [prompt.message for prompt in self._prompts() if not prompt.answer.done()]
+
+    def _task_following(self) -> bool:
+        """Whether the call's task card follows its task: its clock is the call's one clock."""
+        return self.task_card is not None and self.task_card.following
 
     def _lay_out(self) -> None:
         """The view's parts, in order: progress, the forms (inside the task's card, when the
@@ -195,8 +209,10 @@ class CallView(widgets.VBox):
         view's own output alone, so the app is loaded once and lives on until
         :meth:`app_ended`. (A widget output updated to another widget would not do: JupyterLab
         draws the new one in the old one's place and hides both when the old one is closed.)
-        Returns the call's line that says the app is shown, which says why it ended, later."""
-        shown = self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO)
+        Returns the call's line that says the app is shown, which says why it ended, later
+        (its ``tag`` names it in the transcript: see :meth:`app_ended`)."""
+        shown = self.notice(t("app_shown", server=self.server, what=self.what), NoticeKind.INFO,
+                            tag=f"nb-elicit-app-line-{uuid.uuid4().hex[:12]}")
         self.apps.children = (*self.apps.children, box)
         if self._apps_shown or self.display_handle is None:
             return shown  # (a view never displayed has nowhere to show it)
@@ -215,13 +231,17 @@ class CallView(widgets.VBox):
         widgets close. The apps' output of this page is emptied once no app lives in it: the
         log says why. For the pages that do not hear the update (a reloaded one: it has no
         display ids), the output's widget keeps one line in the app's place, ``reason``
-        (`apps_line`); with no reason, the place is left empty."""
+        (`apps_line`), and hides the transcript's line that said the app is shown (by its tag:
+        the transcript there is the one the page had, and would say it still is); with no
+        reason, the place is left empty."""
         self.apps_line = reason or None
         if shown is not None and reason:
             self.update_notice(shown, reason)
         line = ()
         if reason:
-            ended = widgets.HTML(notice_html(reason, NoticeKind.INFO),
+            tag = shown.tag if shown is not None else ""
+            hide = f"<style>.{tag} {{ display: none; }}</style>" if tag else ""
+            ended = widgets.HTML(hide + notice_html(reason, NoticeKind.INFO),
                                  _dom_classes=("nb-elicit-notice", "nb-elicit-notice-info",
                                                "nb-elicit-app-ended"))
             ended.ended = True
@@ -300,13 +320,13 @@ class CallView(widgets.VBox):
         self.progress.show(progress, total, message)
 
     def notice(self, text: str, kind: NoticeKind | str = NoticeKind.WARNING,
-               asked: Asked | None = None) -> NoticeEntry:
+               asked: Asked | None = None, tag: str = "") -> NoticeEntry:
         """A notice under the call (a refused request, a decline, ...), of ``kind`` info,
         warning or error: a left border in the kind's JupyterLab colour and a word for it.
         ``asked`` is how the transcript tells it, when it answered a request. Returns the
         notice's entry in :attr:`notices`, to be given to :meth:`update_notice`; past
         :data:`MAX_NOTICES`, the line that counts the rest."""
-        entry, new = self.notices.add(text, kind, asked)
+        entry, new = self.notices.add(text, kind, asked, tag)
         if new:
             line = widgets.HTML(self._notice_html(entry), _dom_classes=(
                 f"nb-elicit-notice-{entry.kind}", "nb-elicit-notice"))
@@ -507,15 +527,16 @@ class CallView(widgets.VBox):
     def _waiting_again(self) -> None:
         if self.status.value and self._failure is None and self._ticker is not None:
             self._show_waiting()
+        if self.task_card is not None:  # (a question opened or was answered)
+            self.task_card.asked_changed()
 
     def _show_waiting(self) -> None:
         """The waiting line, "Waiting for SERVER · TOOL (12 s)…". While a request of this call
         is open it hides: the open form shows the one timer (how long it has waited, and that
         the timeout is paused), so two clocks never disagree; so does it while the call's task
         card follows its task (the card has the clock). Hidden, it is not redrawn."""
-        task = self.task_card
         hidden = (any(not prompt.answer.done() for prompt in self._prompts())
-                  or (task is not None and not task.ended))
+                  or self._task_following())
         self.status.layout.display = "none" if hidden else None
         if not hidden or not self.status.value:
             self.status.value = self._waiting_text()
@@ -531,9 +552,10 @@ class CallView(widgets.VBox):
         """Once a second, on the kernel's clock: the waiting line and the open forms' timers."""
         if self.status.value and self._failure is None:
             self._show_waiting()
+        clock = not self._task_following()
         for prompt in self._prompts():
             if not prompt.answer.done():
-                prompt.show_waited(*self._timeout())
+                prompt.show_waited(*self._timeout(), clock=clock)
 
     def _stop_ticking(self) -> None:
         if self._ticker is not None:

@@ -197,14 +197,19 @@ class PromptWidget(widgets.VBox):
         self.answer.add_done_callback(wake)
         return await waiter
 
-    def show_waited(self, left: float | None = None, paused: bool = False) -> None:
+    def show_waited(self, left: float | None = None, paused: bool = False,
+                    clock: bool = True) -> None:
         """How long this request has waited, and, when its call has a timeout, the time left
-        (``left`` seconds) or that the timeout is paused while the person answers."""
-        text = t("waiting", time=duration(time.monotonic() - self.started))
+        (``left`` seconds) or that the timeout is paused while the person answers.
+        ``clock=False``: not how long it has waited (another clock counts already: the card of
+        the task it is asked in), only the timeout, if any."""
+        parts = [t("waiting", time=duration(time.monotonic() - self.started))] if clock else []
         if left is not None:
-            text += " · " + (t("timeout_paused") if paused else
-                             t("left", time=duration(max(0.0, left))))
-        self.waited.value = f'<span class="nb-elicit-waited-text">{html.escape(text)}</span>'
+            parts.append(t("timeout_paused") if paused else
+                         t("left", time=duration(max(0.0, left))))
+        text = " · ".join(parts)
+        self.waited.value = (f'<span class="nb-elicit-waited-text">{html.escape(text)}</span>'
+                             if text else "")
 
     # -- for subclasses -----------------------------------------------------------------------
 

@@ -1,15 +1,21 @@
 """The card of a call that the server runs as a task, shown inside the call's view.
 
-It shows who runs what (``SERVER · TOOL``), the task's id, its status as a badge with the
-server's status message, progress, how long it has run (ticking with the kernel's clock,
-:mod:`nb_elicit._ui.clock`, on the running event loop, never on a thread), the forms the server
-asks inside the task, and two buttons:
+It shows who runs what (``SERVER · TOOL``) with the task's two buttons on the same line, the
+task's id, its status as a badge in words a person uses ("Running", "Needs your answer",
+"Done"; the protocol's word is in the details line) with the server's status message,
+progress, how long ago the task started (ticking with the kernel's clock,
+:mod:`nb_elicit._ui.clock`, on the running event loop, never on a thread), and the forms the
+server asks inside the task. The buttons belong to the task, not to a form, so they stand in
+the header, away from a form's Submit and Decline:
 
-* **Cancel** asks the server to cancel the task (the caller's callback sends it); the card
-  says so, then what the server answered (:meth:`TaskCard.cancel_confirmed`,
+* **Cancel task** asks the server to cancel the task (the caller's callback sends it); the
+  card says so, then what the server answered (:meth:`TaskCard.cancel_confirmed`,
   :meth:`TaskCard.cancel_failed`).
 * **Detach** stops following the task here; it goes on on the server
   (:meth:`TaskCard.detached`).
+
+A question is said once: while a form in the card shows the server's message, the status line
+does not repeat it; and the card's clock is the one clock (a form inside it shows none).
 
 A status out of order (after a final one, or unknown) is shown as a warning and ignored.
 Everything the server wrote is shown as escaped text. Once the task ends, the card leaves its
@@ -40,11 +46,14 @@ from .._core.i18n import t
 from .._core.notices import Notice, NoticeKind
 from .._core.tasks import (
     MAX_AGE,
+    STATUSES,
     TERMINAL,
     TEXT_LIMIT,
+    TaskStart,
     TaskState,
     TaskTimeline,
     parse_instant,
+    status_word,
 )
 from .._core.text import duration, shorten
 from .._core.transcript import notice_html
@@ -78,12 +87,16 @@ _MUTED = "color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size
 
 
 def badge_html(status: str) -> str:
-    """A known status as a badge: ``nb-elicit-task-status nb-elicit-task-<status>``."""
+    """A status as a badge, in words (:func:`~nb_elicit._core.tasks.status_word`; one no
+    protocol knows, as it came, escaped), with the protocol's word as its tooltip; its classes
+    are keyed by the protocol's word: ``nb-elicit-task-status nb-elicit-task-<status>``."""
     color = STATUS_COLORS.get(status, "var(--jp-content-font-color2)")
-    return (f'<span class="nb-elicit-task-status nb-elicit-task-{_e(status)}" '
+    key = status if status in STATUSES else "other"
+    title = t("task_protocol_status", status=shorten(str(status), ID_LIMIT, one_line=True))
+    return (f'<span class="nb-elicit-task-status nb-elicit-task-{key}" title="{_e(title)}" '
             f'style="display: inline-block; padding: 0 6px; border: 1px solid {color}; '
             f'border-radius: 8px; color: {color}; font-weight: 600; white-space: nowrap; '
-            f'font-size: var(--jp-ui-font-size0)">{_e(t("task_status_" + status))}</span>')
+            f'font-size: var(--jp-ui-font-size0)">{_e(status_word(status))}</span>')
 
 
 def short_id(task_id: str) -> str:
@@ -106,11 +119,13 @@ class TaskCard(widgets.VBox):
 
     def __init__(self, server: str, tool: str, task_id: str, shape_label: str):
         self.server, self.tool, self.task_id, self.shape_label = server, tool, task_id, shape_label
-        self.started = time.monotonic()
-        #: Whether :attr:`started` is the server's ``createdAt`` (taken once, from the first
-        #: state that has one that can be believed).
-        self.dated = False
-        self.timeline = TaskTimeline(started=self.started)
+        #: When the task began, kept once: the card's clock, its record's times and the
+        #: runtime's run (``%mcp tasks``, the file) read it.
+        self.start = TaskStart()
+        self.timeline = TaskTimeline(self.start)
+        #: What shows the questions asked inside the task (the call's view, see
+        #: :meth:`show_asked`): it tells how many things it showed, and which questions wait.
+        self._asked_in = None
         self.kit = kit = Kit()
         self._lock = threading.Lock()
         self._cancel_callbacks: list[Callable[[], object]] = []
@@ -139,7 +154,7 @@ class TaskCard(widgets.VBox):
             f'<div class="nb-elicit-title"><span class="nb-elicit-server" '
             f'style="font-weight: 600">{_e(server)} · {_e(tool)}</span></div>',
             "nb-elicit-task-header")
-        self.id_line = self._html(self._id_html(), "nb-elicit-task-id")
+        self.id_line = self._html(self._id_html(None), "nb-elicit-task-id")
         self.badge = self._html("", "nb-elicit-task-badge")
         self.message = self._html("", "nb-elicit-task-message")
         self.elapsed = widgets.HTML(self._elapsed_html(), layout=widgets.Layout(),
@@ -159,13 +174,17 @@ class TaskCard(widgets.VBox):
                                          t("task_detach.tip"), kit=kit)
         self.cancel_button.on_click(lambda _: self._click_cancel())
         self.detach_button.on_click(lambda _: self._click_detach())
+        # (the task's buttons, on the header's line, at its right end: a form's buttons are
+        # under its fields, far from them)
         self.actions = widgets.HBox([self.cancel_button, self.detach_button],
-                                    layout=widgets.Layout(),
-                                    _dom_classes=("nb-elicit-actions", "nb-elicit-task-actions"))
+                                    layout=widgets.Layout(margin="0 0 0 auto", flex="0 0 auto"),
+                                    _dom_classes=("nb-elicit-task-actions",))
+        head = widgets.HBox([self.header, self.actions],
+                            layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
+                            _dom_classes=("nb-elicit-task-head",))
         self.status_line = self._html(self._status_html(), "nb-elicit-task-outcome")
         super().__init__(
-            [self.header, self.id_line, state_row, self.notice_line,
-             self.forms, self.actions, self.status_line],
+            [head, self.id_line, state_row, self.notice_line, self.forms, self.status_line],
             layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
                                   padding="2px 0 2px 10px", margin="4px 0"),
             _dom_classes=("nb-elicit-task-card",))
@@ -178,9 +197,41 @@ class TaskCard(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):
-            status = self.timeline.status or "…"
-            bundle["text/plain"] = f"[{self.server} · {self.tool}: {self._id_text()}, {status}]"
+            status = self.timeline.status
+            word = status_word(status) if status is not None else "…"
+            bundle["text/plain"] = f"[{self.server} · {self.tool}: {self._id_text()}, {word}]"
         return bundle
+
+    @property
+    def started(self) -> float:
+        """When the task began, on the monotonic clock (see :attr:`start`)."""
+        return self.start.mono
+
+    @started.setter
+    def started(self, value: float) -> None:
+        self.start.mono = value
+
+    @property
+    def dated(self) -> bool:
+        """Whether the card's clock counts from the server's ``createdAt``."""
+        return self.start.dated
+
+    def show_asked(self, asked_in) -> None:
+        """The questions asked inside the task show in ``asked_in`` (the call's view): its box
+        goes in :attr:`forms`; it tells how many things it has shown (``told_count()``) and
+        the messages of the questions that wait for an answer (``open_messages()``), and says
+        when those change (:meth:`asked_changed`)."""
+        self._asked_in = asked_in
+        self.forms.children = (asked_in.forms,)
+
+    def asked_changed(self) -> None:
+        """A question opened or was answered: the status line repeats no open question."""
+        self._show_message()
+
+    @property
+    def following(self) -> bool:
+        """Whether the card follows its task now (its clock is the call's one clock)."""
+        return not self.ended
 
     @property
     def ended(self) -> bool:
@@ -192,7 +243,9 @@ class TaskCard(widgets.VBox):
     def update(self, state: TaskState) -> str | None:
         """Show ``state`` and record it in the timeline. Returns None, or the problem of a
         status out of order, which the card shows as a warning (the status is ignored)."""
-        self._date(state)
+        if state.status in STATUSES:
+            self.start.date(state)  # (or its run did: the start is one, see TaskRun)
+        self._tick()  # (at once: no clock shows the card's own age first)
         now, wall = self._ended_at(state)
         mark, latest = self._mark(), self.timeline.latest
         if state.status == "input_required" and latest is not None:
@@ -208,21 +261,26 @@ class TaskCard(widgets.VBox):
         latest = self.timeline.latest
         if latest is not None:
             self.badge.value = badge_html(latest.status)
-            detail = latest.detail()
-            self.message.value = text_html(detail) if detail else ""
+            self.id_line.value = self._id_html(latest.status)
+            self._show_message()
         self._tick_soon()
         return None
 
-    def _date(self, state: TaskState) -> None:
-        """Count the card's clock from the task's creation, once the server says when."""
-        if self.dated:
+    def _show_message(self) -> None:
+        """The server's message and error next to the badge; not the message while a form in
+        the card shows it (the question is said once, by the form)."""
+        latest = self.timeline.latest
+        if latest is None:
             return
-        age = state.age()
-        if age is not None:
-            self.dated = True
-            self.started = time.monotonic() - age
-            self.timeline.started = self.started
-            self._tick()  # (at once: no clock shows the card's own age first)
+        message = latest.message
+        if message and not self.ended and self._asked_in is not None and any(
+                shorten(str(asked), TEXT_LIMIT, one_line=True) == message
+                for asked in self._asked_in.open_messages()):
+            message = None
+        if message and message.casefold() == status_word(latest.status).casefold():
+            message = None  # (a "Done" next to the badge "Done": said once)
+        detail = " · ".join(part for part in (message, latest.error) if part)
+        self.message.value = text_html(detail) if detail else ""
 
     def _ended_at(self, state: TaskState) -> tuple[float | None, float | None]:
         """When a final ``state`` came, on the card's clocks: when the server says it ended
@@ -253,10 +311,9 @@ class TaskCard(widgets.VBox):
         return _Told(what, time.monotonic(), self._mark())
 
     def _mark(self) -> int:
-        """How many of the call's forms and notices are shown now (the call's view puts its
-        box of them in :attr:`forms`)."""
-        shown = self.forms.children
-        return len(shown[0].children) if shown and hasattr(shown[0], "children") else 0
+        """How many of the call's forms and notices were shown before now (what the call's
+        view tells, see :meth:`show_asked`; none before it shows the card)."""
+        return self._asked_in.told_count() if self._asked_in is not None else 0
 
     def show_progress(self, progress: float, total: float | None, message: str | None) -> None:
         """A progress notification: a bar where the total is known, else the count."""
@@ -284,7 +341,7 @@ class TaskCard(widgets.VBox):
     # -- the buttons ----------------------------------------------------------------------
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
-        """Call ``callback()`` when the person clicks **Cancel** (once per click, on the thread
+        """Call ``callback()`` when the person clicks **Cancel task** (once per click, on the thread
         that handles the click: not always the event loop's)."""
         self._cancel_callbacks.append(callback)
 
@@ -314,7 +371,7 @@ class TaskCard(widgets.VBox):
             self._say(t("task_cancel_confirmed"), passing=True)
 
     def cancel_failed(self, reason: str) -> None:
-        """The cancel did not go through: say why, and offer **Cancel** again."""
+        """The cancel did not go through: say why, and offer **Cancel task** again."""
         with self._lock:
             self._cancelling = False
         if not self.ended:
@@ -373,7 +430,7 @@ class TaskCard(widgets.VBox):
         if status == "cancelled":
             return t("task_ended_cancel_confirmed" if self._cancel_confirmed else
                      "task_ended_cancelled", time=took)
-        return t("task_ended_other", time=took, status=status)
+        return t("task_ended_other", time=took, status=status_word(status))
 
     def _stop(self) -> None:
         self._stop_ticking()
@@ -402,19 +459,23 @@ class TaskCard(widgets.VBox):
 
     # -- the clock --------------------------------------------------------------------------
 
-    def _id_html(self) -> str:
+    def _id_html(self, status: str | None) -> str:
         """The task's short id (its first :data:`SHORT_ID` characters), then a details line
-        with the whole id (selected whole by a click, to copy) and the protocol's shape of
-        tasks (a protocol word, kept out of the header)."""
+        with the whole id (selected whole by a click, to copy), the protocol's shape of tasks
+        and ``status`` as the protocol names it (protocol words, kept out of the header and
+        the badge)."""
         whole = shorten(str(self.task_id), WHOLE_ID_LIMIT, one_line=True)
         short = short_id(str(self.task_id))
         shape = shorten(str(self.shape_label), ID_LIMIT, one_line=True)
         copy = "user-select: all; font-family: var(--jp-code-font-family)"
+        word = shorten(str(status), ID_LIMIT, one_line=True)
+        said = ("" if status is None else
+                f'<div>{_e(t("task_protocol_status", status=word))}</div>')
         return (f'<div style="{_MUTED}">{_e(t("task_short_id", id=short))}</div>'
                 f'<details style="{_MUTED}"><summary style="cursor: pointer">'
                 f'{_e(t("task_details"))}</summary>'
                 f'<div>{_e(t("task_whole_id"))} <span style="{copy}">{_e(whole)}</span></div>'
-                f'<div>{_e(t("task_protocol", shape=shape))}</div></details>')
+                f'<div>{_e(t("task_protocol", shape=shape))}</div>{said}</details>')
 
     def _id_text(self) -> str:
         return t("task_id_line", id=shorten(str(self.task_id), ID_LIMIT, one_line=True),

@@ -2,8 +2,10 @@
 a question asked inside it and answered with the mouse, Cancel clicked on the card, and Detach
 clicked, then ``%mcp task`` to follow the task again.
 
-The cell tells one story, once, in the order it happened: Cancel and Detach end without a red
-line; a task detached, left a few seconds and attached to again shows its true age (its clock
+The cell tells one story, once, in the order it happened, with statuses in words ("Needs your
+answer", not ``input_required``): the question is said once, by its form, with the card's one
+clock, and the task's Cancel stands on the card's header line, apart from the form's Decline;
+Cancel and Detach end without a red line; a task detached, left a few seconds and attached to again shows its true age (its clock
 counts from the server's createdAt, not from the attach); the record puts the question where
 it was asked and the result once, at the end.
 
@@ -71,13 +73,34 @@ def test_a_question_inside_a_task_is_answered_in_its_card(lab):
     expect(card.locator(".nb-elicit-task-badge .nb-elicit-task-status")).to_be_visible()
     expect(card.locator(".nb-elicit-task-cancel")).to_be_visible()
     expect(card.locator(".nb-elicit-task-detach")).to_be_visible()
-    expect(card.locator(".nb-elicit-task-elapsed")).to_contain_text("running for")
+    expect(card.locator(".nb-elicit-task-elapsed")).to_contain_text(re.compile(r"started .* ago"))
 
-    # The question shows inside the card, and the badge says the task waits for it.
+    # The question shows inside the card, and the badge says, in words, that the task waits
+    # for it (the protocol's word is in the details line and the badge's tooltip).
     form = card.locator(".nb-elicit-task-forms .nb-elicit-form")
     form.wait_for(timeout=WAIT)
     expect(form).to_contain_text(QUESTION)
-    expect(status(card, "input_required")).to_have_text("input_required", timeout=WAIT)
+    expect(status(card, "input_required")).to_have_text("Needs your answer", timeout=WAIT)
+    expect(status(card, "input_required")).to_have_attribute(
+        "title", "status in the protocol: input_required")
+    details = card.locator(".nb-elicit-task-id details")
+    expect(details).to_contain_text("status in the protocol: input_required", use_inner_text=False)
+    # Said once: the status line leaves the question to the form; one clock, the card's (the
+    # form shows no "waiting N s" of its own); the task's buttons on the card's header line,
+    # above the form and apart from its Decline.
+    expect(card.locator(".nb-elicit-task-message")).not_to_contain_text(QUESTION, timeout=WAIT)
+    assert card.inner_text().replace("\xa0", " ").count(QUESTION) == 1, card.inner_text()
+    expect(form.locator(".nb-elicit-waited")).not_to_contain_text("waiting")
+    cancel = card.locator(".nb-elicit-task-head .nb-elicit-task-cancel")
+    expect(cancel).to_have_text("Cancel task")
+    expect(card.locator(".nb-elicit-task-head .nb-elicit-task-detach")).to_have_text("Detach")
+    decline = form.get_by_role("button", name="Decline")
+    header_box = card.locator(".nb-elicit-task-header").bounding_box()
+    cancel_box, decline_box = cancel.bounding_box(), decline.bounding_box()
+    assert cancel_box["y"] + cancel_box["height"] <= decline_box["y"], (cancel_box, decline_box)
+    assert abs((cancel_box["y"] + cancel_box["height"] / 2)
+               - (header_box["y"] + header_box["height"] / 2)) < header_box["height"], (
+        cancel_box, header_box)  # (on the header's line)
     select = form.locator(".nb-elicit-field-interpretation select")
     # (ipywidgets shows spaces in option labels as no-break spaces; the first is "Choose…")
     labels = [text.replace("\xa0", " ") for text in select.locator("option").all_text_contents()]
@@ -97,13 +120,15 @@ def test_a_question_inside_a_task_is_answered_in_its_card(lab):
     # completed, with the report the server wrote.
     transcript = lab.cell(2).locator(".nb-elicit-transcript")
     lines = timeline(transcript)
-    assert any(re.fullmatch(r"\d\d:\d\d:\d\d input_required · " + re.escape(QUESTION)
+    assert any(re.fullmatch(r"\d\d:\d\d:\d\d Needs your answer · " + re.escape(QUESTION)
                             + r" \(\d+ s\)", line) for line in lines), lines
-    assert any(re.fullmatch(r"\d\d:\d\d:\d\d working · Going on with: historical \(\d+ s\)",
+    assert any(re.fullmatch(r"\d\d:\d\d:\d\d Running · Going on with: historical \(\d+ s\)",
                             line) for line in lines), lines
     statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
-    # the final status and how the task ended: one line, one duration
-    assert statuses[-1] == "Completed" and "completed" not in statuses, lines
+    # the final status and how the task ended: one line, one duration; words, not the
+    # protocol's
+    assert statuses[-1] == "Completed" and "Done" not in statuses, lines
+    assert not {"working", "input_required", "completed"} & set(" ".join(lines).split()), lines
     assert re.fullmatch(r"\d\d:\d\d:\d\d Completed after \d+ s\.( — .*)?", lines[-1]), lines
     received = json.dumps({"action": "accept", "content": {"interpretation": "historical"}})
     report = f"Research report on python: 4 stages done. Clarification received: {received}."
@@ -113,8 +138,8 @@ def test_a_question_inside_a_task_is_answered_in_its_card(lab):
     page = transcript.inner_text().replace("\xa0", " ")
     assert page.count(report) == 1, page
     asked = page.index("Submitted.")
-    assert page.index("input_required · " + QUESTION) < asked < page.index(
-        "working · Going on with: historical") < page.index("Completed after") < page.index(
+    assert page.index("Needs your answer · " + QUESTION) < asked < page.index(
+        "Running · Going on with: historical") < page.index("Completed after") < page.index(
         report), page
     expect(transcript.locator(".nb-elicit-transcript-status")).to_have_text("Submitted.")
     expect(lab.cell(2).locator(".nb-elicit-task-card, .nb-elicit-form")).to_have_count(0)
@@ -128,7 +153,7 @@ def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
     lab.run(2, wait=False)
     card = lab.cell(2).locator(".nb-elicit-task-card")
     card.wait_for(timeout=WAIT)
-    expect(status(card, "working")).to_have_text("working", timeout=WAIT)
+    expect(status(card, "working")).to_have_text("Running", timeout=WAIT)
     expect(card.locator(".nb-elicit-task-message")).to_contain_text(" s left", timeout=WAIT)
     lab.screenshot("counting", of=card)
     clicked = time.monotonic()
@@ -142,7 +167,7 @@ def test_cancel_clicked_on_the_card_stops_the_task_on_the_server(lab):
     output = lab.cell(2).locator(".jp-OutputArea")
     lines = timeline(output.locator(".nb-elicit-transcript"))
     statuses = [line.split()[1] for line in lines if re.match(r"\d\d:\d\d:\d\d ", line)]
-    assert statuses[-1] == "Cancelled" and set(statuses[:-1]) == {"working"}, lines
+    assert statuses[-1] == "Cancelled" and set(statuses[:-1]) == {"Running"}, lines
     # said once, in plain words: "Cancel sent…" gave way to the server's answer, and no red
     # line repeats it
     assert "Cancel sent…" not in lines, lines
@@ -188,21 +213,21 @@ def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_a
     lab.page.wait_for_timeout(3000)  # (a while away from the task)
     lab.run(3)
     listed = lab.cell(3).locator(".jp-OutputArea")
-    expect(listed).to_contain_text("working, detached")  # (its server, asked now)
+    expect(listed).to_contain_text("Running, detached")  # (its server, asked now)
     row = listed.locator("tr", has_text="countdown").inner_text()
     away = time.monotonic() - detached_at
-    assert seconds(row.split("working, detached")[1]) >= int(away), row  # its true age
+    assert seconds(row.split("Running, detached")[1]) >= int(away), row  # its true age
     lab.run(4, wait=False)
     attached = lab.cell(4).locator(".nb-elicit-task-card")
     attached.wait_for(timeout=WAIT)
     # the attached card's clock goes on from the task's creation: it does not start again
-    expect(attached.locator(".nb-elicit-task-elapsed")).to_contain_text("running for", timeout=WAIT)
+    expect(attached.locator(".nb-elicit-task-elapsed")).to_contain_text("started", timeout=WAIT)
     assert seconds(attached.locator(".nb-elicit-task-elapsed").inner_text()) >= int(away)
     done = lab.cell(4).locator(".jp-OutputArea")
     expect(done.locator(".nb-elicit-transcript-result")).to_contain_text(
         "Counted down from 12 s: done.", timeout=WAIT)
     lines = timeline(done.locator(".nb-elicit-transcript"))
-    # no "working (0 s)" made up at the attach: the first status is the server's, at its age
+    # no "Running (0 s)" made up at the attach: the first status is the server's, at its age
     first = next(line for line in lines if re.match(r"\d\d:\d\d:\d\d ", line))
     assert seconds(first.rsplit("(", 1)[1]) >= int(away), lines
     ended = [line for line in lines if "Completed after" in line]
@@ -226,7 +251,7 @@ def test_cancel_with_a_2026_question_open_cancels_on_the_server_and_sends_no_ans
     form = card.locator(".nb-elicit-task-forms .nb-elicit-form")
     form.wait_for(timeout=WAIT)
     expect(form).to_contain_text("Flood #0")
-    expect(status(card, "input_required")).to_have_text("input_required", timeout=WAIT)
+    expect(status(card, "input_required")).to_have_text("Needs your answer", timeout=WAIT)
     form.locator("input").first.fill("Ada")  # (typed, never sent)
     lab.settle()
     lab.screenshot("question-open", of=card)
