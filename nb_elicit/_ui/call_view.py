@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 import uuid
 from collections.abc import Callable
@@ -98,6 +99,9 @@ class CallView(widgets.VBox):
                          _dom_classes=("nb-elicit-call", self.css_class))
         #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
+        #: Where and how to display the view once something shows in it (see
+        #: :meth:`show_when_needed`).
+        self._show_later: tuple[contextvars.Context, bool] | None = None
         if show_waiting:
             self._ticker = subscribe(self._tick)
 
@@ -142,10 +146,29 @@ class CallView(widgets.VBox):
 
     def show(self, keyboard: bool = True) -> None:
         """Display the view in the current cell (and its keyboard script, see _keyboard)."""
+        self._show_later = None
         self.display_handle = display(self, display_id=True)
         if keyboard:
             self._script_handle = display(Javascript(keyboard_script(self.css_class)),
                                           display_id=True)
+
+    def show_when_needed(self, keyboard: bool = True) -> None:
+        """:meth:`show`, in the cell that runs now, but only once something shows in the view (a
+        form, a notice, a failure line). A request that shows nothing (a listing, a request
+        answered without a person) then leaves nothing in its cell: no output that would be
+        replaced by an empty one a moment later (saved as such), and no view the page is still
+        drawing when it is taken away (JupyterLab then logs "Could not add child view to box").
+        """
+        if self.display_handle is None:
+            self._show_later = (contextvars.copy_context(), keyboard)
+
+    def _show_now(self) -> None:
+        """Display the view now if it waits for something to show (see
+        :meth:`show_when_needed`), in the cell it was made in."""
+        later, self._show_later = self._show_later, None
+        if later is not None and self.display_handle is None and not self.frozen:
+            context, keyboard = later
+            context.run(self.show, keyboard)
 
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
@@ -180,6 +203,7 @@ class CallView(widgets.VBox):
         self.children = tuple(part for part in (
             self.progress, asked, self.status, self._backlog, self._result_box, self._later)
             if part is not None)
+        self._show_now()
 
     @property
     def later(self) -> widgets.VBox:
@@ -401,6 +425,7 @@ class CallView(widgets.VBox):
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.layout.display = None  # (the waiting line may be hidden behind a form)
         self.status.add_class("nb-elicit-failed")
+        self._show_now()
 
     def _mark_result(self) -> None:
         if self._result_at is None:
