@@ -483,6 +483,35 @@ def test_a_connections_quiet_request_displays_nothing_until_something_shows(monk
     quiet = calls.view("list_tools", show_waiting=False)
     assert displays.shown == []
     quiet.notice("demo asked something", "info")
-    assert [obj for obj, _ in displays.shown][0] is quiet and len(displays.shown) == 2
+    assert [obj for obj, _ in displays.shown] == [quiet]
     waiting = calls.view("hello", show_waiting=True)  # (a tool call shows its clock at once)
-    assert [obj for obj, _ in displays.shown][2] is waiting
+    assert [obj for obj, _ in displays.shown][1] is waiting
+
+
+def test_the_keyboard_script_comes_with_the_first_form_and_a_call_without_one_leaves_none(
+        monkeypatch):
+    # Every call used to display its keyboard script at once, and empty it when frozen: a
+    # call that showed no form (a task's card, an app's clock) left an empty output saved.
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+
+    async def scenario():
+        plain = CallView("demo", "research", show_waiting=True)
+        plain.show(keyboard=True)
+        plain.show_result(RESULT, render=False)
+        assert plain.freeze()
+        asked = CallView("demo", "contact_info", show_waiting=True)
+        asked.show(keyboard=True)
+        script_before = len(displays.shown)
+        form = ElicitationForm("Who?", CLICK, server="demo")
+        asked.add_form(form)
+        asked.add_form(ElicitationForm("And?", CLICK, server="demo"))
+        return plain, asked, script_before, form
+
+    plain, asked, script_before, form = asyncio.run(scenario())
+    assert plain.script_handle is None
+    assert plain.display_handle.bundles[-1]["text/plain"].startswith("[demo · research]")
+    assert script_before == 2  # (the two views; no script yet)
+    scripts = [obj for obj, _ in displays.shown if not isinstance(obj, CallView)]
+    assert len(scripts) == 1 and "nb-elicit-view-" in scripts[0].data
+    assert asked.script_handle is displays.shown[-1][1]

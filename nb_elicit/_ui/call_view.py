@@ -102,6 +102,10 @@ class CallView(widgets.VBox):
         #: Where and how to display the view once something shows in it (see
         #: :meth:`show_when_needed`).
         self._show_later: tuple[contextvars.Context, bool] | None = None
+        #: Where to display the keyboard script with the first form (see :meth:`show`), and
+        #: its output when the apps took the second one first.
+        self._keyboard_later: contextvars.Context | None = None
+        self._keys_handle = None
         if show_waiting:
             self._ticker = subscribe(self._tick)
 
@@ -145,12 +149,26 @@ class CallView(widgets.VBox):
         return self._apps
 
     def show(self, keyboard: bool = True) -> None:
-        """Display the view in the current cell (and its keyboard script, see _keyboard)."""
+        """Display the view in the current cell; its keyboard script (see :mod:`.keyboard`)
+        follows in the same cell with the first form or card shown in it: a call that shows none
+        leaves no script output, which freezing would only empty."""
         self._show_later = None
         self.display_handle = display(self, display_id=True)
         if keyboard:
-            self._script_handle = display(Javascript(keyboard_script(self.css_class)),
-                                          display_id=True)
+            self._keyboard_later = contextvars.copy_context()
+
+    def _keyboard_now(self) -> None:
+        """Display the keyboard script, once, if :meth:`show` asked for it: in the view's
+        second output, or, when the call's apps hold that one already, in one of its own."""
+        context, self._keyboard_later = self._keyboard_later, None
+        if context is None or self.frozen:
+            return
+        handle = context.run(display, Javascript(keyboard_script(self.css_class)),
+                             display_id=True)
+        if self._script_handle is None:
+            self._script_handle = handle
+        else:
+            self._keys_handle = handle
 
     def show_when_needed(self, keyboard: bool = True) -> None:
         """:meth:`show`, in the cell that runs now, but only once something shows in the view (a
@@ -174,6 +192,7 @@ class CallView(widgets.VBox):
         form.on_late_change(self._late_change)
         self._told.append(form)
         self.forms.children = (*self.forms.children, form)
+        self._keyboard_now()
         form.show_waited(*self._timeout())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
         with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
@@ -473,6 +492,9 @@ class CallView(widgets.VBox):
                 self._script_handle.update(_Static(None))
             if self._apps is not None:
                 close_soon(self._apps)
+        self._keyboard_later = None
+        if self._keys_handle is not None:
+            self._keys_handle.update(_Static(None))
         close_soon(self)
         return True
 
