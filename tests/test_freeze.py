@@ -4,6 +4,7 @@ closed a few per turn of the event loop, every one of them in the end."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import re
 
 import ipywidgets as widgets
@@ -427,3 +428,124 @@ def test_a_call_that_shows_only_its_waiting_line_makes_three_models_and_the_rest
     assert {id(view), id(view.status), id(view.status.layout)} == {id(m) for m in made}
     assert view.forms in with_notice and view.forms not in made
     assert view.result in tree_models(view) and view.result.children
+
+
+# -- a view that shows only once something shows in it ----------------------------------------
+
+class Displays:
+    """``display`` for call_view: every object displayed, and a :class:`Handle` for each."""
+
+    def __init__(self):
+        self.shown: list[tuple[object, Handle]] = []
+
+    def __call__(self, obj, **kwargs):
+        handle = Handle()
+        self.shown.append((obj, handle))
+        return handle
+
+
+def test_a_quiet_view_that_showed_nothing_leaves_no_output_at_all(monkeypatch):
+    # A listing (%mcp tools) used to display its view and keyboard script, then replace both by
+    # empty outputs a moment later: two empty outputs saved with the notebook, and a view the
+    # page was still drawing when it was taken away ("Could not add child view to box").
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+
+    async def scenario():
+        view = CallView("demo", "list_tools", show_waiting=False)
+        view.show_when_needed(keyboard=True)
+        view.finish()
+        assert view.freeze()
+        await asyncio.sleep(0.05)
+        return view
+
+    view = asyncio.run(scenario())
+    assert displays.shown == []
+    assert view.display_handle is None and view.script_handle is None
+    assert not any(is_open(m) for m in (view, view.status))
+
+
+def test_a_quiet_view_shows_once_something_shows_in_it_in_the_cell_it_was_made_in(monkeypatch):
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+    cell = contextvars.ContextVar("cell", default="none")
+    where = []
+
+    def display(obj, **kwargs):
+        where.append(cell.get())
+        return displays(obj, **kwargs)
+
+    monkeypatch.setattr(call_view, "display", display)
+    cell.set("the calling cell")
+    view = CallView("demo", "list_tools", show_waiting=False)
+    view.show_when_needed(keyboard=True)
+    assert displays.shown == []
+
+    def later():  # (a form comes from another task, in another context)
+        cell.set("somewhere else")
+        form = ElicitationForm("Who?", CLICK, server="demo")
+        view.add_form(form)
+        view.notice("demo asked: Who?", "info")
+        return form
+
+    contextvars.Context().run(later)
+    assert [obj for obj, _ in displays.shown][0] is view
+    assert len(displays.shown) == 2  # the view and its keyboard script, once
+    assert where == ["the calling cell"] * 2
+    assert view.display_handle is displays.shown[0][1]
+
+
+def test_a_quiet_view_that_failed_shows_its_failure_line(monkeypatch):
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+    view = CallView("demo", "list_tools", show_waiting=False)
+    view.show_when_needed(keyboard=False)
+    view.show_failure("✖ demo · list_tools: the server is gone")
+    assert [obj for obj, _ in displays.shown] == [view]
+
+
+def test_a_connections_quiet_request_displays_nothing_until_something_shows(monkeypatch):
+    # Where a widget frontend is there (JupyterLab): the view of %mcp tools's list_tools.
+    from nb_elicit._runtime import runner
+    from nb_elicit._runtime.sessions import State
+
+    monkeypatch.setattr(runner, "widget_frontend_attached", lambda: True)
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+    sessions = type("Sessions", (), {"state": State.READY})()
+    calls = runner.CallRunner("demo", sessions, guard=None, apps=None)
+    quiet = calls.view("list_tools", show_waiting=False)
+    assert displays.shown == []
+    quiet.notice("demo asked something", "info")
+    assert [obj for obj, _ in displays.shown] == [quiet]
+    waiting = calls.view("hello", show_waiting=True)  # (a tool call shows its clock at once)
+    assert [obj for obj, _ in displays.shown][1] is waiting
+
+
+def test_the_keyboard_script_comes_with_the_first_form_and_a_call_without_one_leaves_none(
+        monkeypatch):
+    # Every call used to display its keyboard script at once, and empty it when frozen: a
+    # call that showed no form (a task's card, an app's clock) left an empty output saved.
+    displays = Displays()
+    monkeypatch.setattr(call_view, "display", displays)
+
+    async def scenario():
+        plain = CallView("demo", "research", show_waiting=True)
+        plain.show(keyboard=True)
+        plain.show_result(RESULT, render=False)
+        assert plain.freeze()
+        asked = CallView("demo", "contact_info", show_waiting=True)
+        asked.show(keyboard=True)
+        script_before = len(displays.shown)
+        form = ElicitationForm("Who?", CLICK, server="demo")
+        asked.add_form(form)
+        asked.add_form(ElicitationForm("And?", CLICK, server="demo"))
+        return plain, asked, script_before, form
+
+    plain, asked, script_before, form = asyncio.run(scenario())
+    assert plain.script_handle is None
+    assert plain.display_handle.bundles[-1]["text/plain"].startswith("[demo · research]")
+    assert script_before == 2  # (the two views; no script yet)
+    scripts = [obj for obj, _ in displays.shown if not isinstance(obj, CallView)]
+    assert len(scripts) == 1 and "nb-elicit-view-" in scripts[0].data
+    assert asked.script_handle is displays.shown[-1][1]

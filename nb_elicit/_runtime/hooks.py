@@ -225,7 +225,7 @@ async def _ask_in_cell(server: str, request,
     and the request answered there as on a connection."""
     view = CallView(server, WHAT, show_waiting=False)
     if widget_frontend_attached():
-        view.show(keyboard=True)
+        view.show_when_needed(keyboard=True)  # (a request answered by a policy shows nothing)
     context = RequestContext(server, view, guard_for(server))
     try:
         return await ask(context, request, refuse_with=refuse_with)

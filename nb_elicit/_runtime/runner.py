@@ -46,14 +46,16 @@ class CallRunner:
     # -- views and calls ------------------------------------------------------------------
 
     def view(self, what: str, show_waiting: bool) -> CallView:
-        """The view of a new call, shown in the current cell (a quiet one only where a widget
-        frontend is there: nothing shows unless a form may come)."""
+        """The view of a new call, shown in the current cell; one without a waiting line (a
+        quiet request, a request of its own) only once something shows in it, and only where
+        a widget frontend is there."""
         if self.sessions.state is State.CLOSED:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting)
-        if show_waiting or widget_frontend_attached():
-            # (a quiet request shows nothing unless a form may come)
+        if show_waiting:
             view.show(keyboard=widget_frontend_attached())
+        elif widget_frontend_attached():
+            view.show_when_needed(keyboard=True)
         return view
 
     async def run(self, view: CallView, work: Awaitable, **options):

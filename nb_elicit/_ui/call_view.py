@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 import uuid
 from collections.abc import Callable
@@ -98,6 +99,13 @@ class CallView(widgets.VBox):
                          _dom_classes=("nb-elicit-call", self.css_class))
         #: The view's second output: its keyboard script, then its apps (see :meth:`show_app`).
         self._script_handle = None
+        #: Where and how to display the view once something shows in it (see
+        #: :meth:`show_when_needed`).
+        self._show_later: tuple[contextvars.Context, bool] | None = None
+        #: Where to display the keyboard script with the first form (see :meth:`show`), and
+        #: its output when the apps took the second one first.
+        self._keyboard_later: contextvars.Context | None = None
+        self._keys_handle = None
         if show_waiting:
             self._ticker = subscribe(self._tick)
 
@@ -141,16 +149,50 @@ class CallView(widgets.VBox):
         return self._apps
 
     def show(self, keyboard: bool = True) -> None:
-        """Display the view in the current cell (and its keyboard script, see _keyboard)."""
+        """Display the view in the current cell; its keyboard script (see :mod:`.keyboard`)
+        follows in the same cell with the first form or card shown in it: a call that shows none
+        leaves no script output, which freezing would only empty."""
+        self._show_later = None
         self.display_handle = display(self, display_id=True)
         if keyboard:
-            self._script_handle = display(Javascript(keyboard_script(self.css_class)),
-                                          display_id=True)
+            self._keyboard_later = contextvars.copy_context()
+
+    def _keyboard_now(self) -> None:
+        """Display the keyboard script, once, if :meth:`show` asked for it: in the view's
+        second output, or, when the call's apps hold that one already, in one of its own."""
+        context, self._keyboard_later = self._keyboard_later, None
+        if context is None or self.frozen:
+            return
+        handle = context.run(display, Javascript(keyboard_script(self.css_class)),
+                             display_id=True)
+        if self._script_handle is None:
+            self._script_handle = handle
+        else:
+            self._keys_handle = handle
+
+    def show_when_needed(self, keyboard: bool = True) -> None:
+        """:meth:`show`, in the cell that runs now, but only once something shows in the view (a
+        form, a notice, a failure line). A request that shows nothing (a listing, a request
+        answered without a person) then leaves nothing in its cell: no output that would be
+        replaced by an empty one a moment later (saved as such), and no view the page is still
+        drawing when it is taken away (JupyterLab then logs "Could not add child view to box").
+        """
+        if self.display_handle is None:
+            self._show_later = (contextvars.copy_context(), keyboard)
+
+    def _show_now(self) -> None:
+        """Display the view now if it waits for something to show (see
+        :meth:`show_when_needed`), in the cell it was made in."""
+        later, self._show_later = self._show_later, None
+        if later is not None and self.display_handle is None and not self.frozen:
+            context, keyboard = later
+            context.run(self.show, keyboard)
 
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
         self._told.append(form)
         self.forms.children = (*self.forms.children, form)
+        self._keyboard_now()
         form.show_waited(*self._timeout(), clock=not self._task_following())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
         with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
@@ -194,6 +236,7 @@ class CallView(widgets.VBox):
         self.children = tuple(part for part in (
             self.progress, asked, self.status, self._backlog, self._result_box, self._later)
             if part is not None)
+        self._show_now()
 
     @property
     def later(self) -> widgets.VBox:
@@ -421,6 +464,7 @@ class CallView(widgets.VBox):
         self.status.value = text_html(text, "nb-elicit-failure")
         self.status.layout.display = None  # (the waiting line may be hidden behind a form)
         self.status.add_class("nb-elicit-failed")
+        self._show_now()
 
     def _mark_result(self) -> None:
         if self._result_at is None:
@@ -468,6 +512,9 @@ class CallView(widgets.VBox):
                 self._script_handle.update(_Static(None))
             if self._apps is not None:
                 close_soon(self._apps)
+        self._keyboard_later = None
+        if self._keys_handle is not None:
+            self._keys_handle.update(_Static(None))
         close_soon(self)
         return True
 

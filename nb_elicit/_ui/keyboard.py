@@ -8,7 +8,9 @@ from any server). The rules:
 * **Focus.** When a form appears, its first field gets the keyboard focus, unless the person
   is typing somewhere else: in another form, or in a cell's editor where they have pressed
   keys since they last ran a cell (an editor that Shift+Enter just moved to, with nothing
-  typed yet, does not count). Only fields are focused (:data:`FOCUSED`), never a button: a
+  typed yet, does not count). The script comes with a call's first form, so the keys pressed
+  before the page's first form were not seen: then a cell editor with the focus counts as
+  typed in when it holds text. Only fields are focused (:data:`FOCUSED`), never a button: a
   consent card (a web page to open, a sign-in, a download, a server to trust) has no field,
   so nothing of it takes the focus, and a stray Enter cannot agree.
 * **Escape** dismisses a form or card that is still open (answers ``cancel``), like its ✕
@@ -61,11 +63,13 @@ _SCRIPT = """
   var controls = %(focused)s;
   var editors = ".jp-InputArea-editor, .cm-editor, .CodeMirror";
   if (!window.__nbElicitTyping) {  // one listener per page: when did the person last type?
-    var typing = window.__nbElicitTyping = {typed: 0, ran: 0};
+    // (from now on: before, with no keys seen, an editor that holds text counts as typed in)
+    var typing = window.__nbElicitTyping = {typed: 0, ran: 0, seen: false};
     document.addEventListener("keydown", function (event) {
       if (!event.target.closest || !event.target.closest(editors)) { return; }
       var run = event.key === "Enter" && (event.shiftKey || event.ctrlKey || event.altKey);
       typing[run ? "ran" : "typed"] = Date.now();
+      typing.seen = true;
     }, true);
   }
   function typingElsewhere() {
@@ -73,7 +77,12 @@ _SCRIPT = """
     if (!active || active === document.body) { return false; }
     if (active.closest(editors)) {
       // Typing in a cell: keys pressed in an editor since the last time a cell was run.
-      return window.__nbElicitTyping.typed > window.__nbElicitTyping.ran;
+      var keys = window.__nbElicitTyping;
+      if (!keys.seen) {  // (the page's first form came before any key was seen)
+        var editor = active.closest(editors);
+        return !!(editor.textContent || "").trim();
+      }
+      return keys.typed > keys.ran;
     }
     return !!active.closest(prompts) &&
            /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName);

@@ -135,6 +135,7 @@ def _open_notebook(request, server: JupyterServer, browser, viewport: dict | Non
     page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
     page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
     notebook = Notebook(server, page, name, artifacts)
+    notebook.console = console  # (what the page logged so far, for tests that read it)
     return notebook, context, console, log_start
 
 

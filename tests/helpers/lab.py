@@ -292,6 +292,8 @@ class Notebook:
         self.name = f"{name}.ipynb"
         self.journal_path = artifacts / "journal.jsonl"
         self.wire = Wire(page)
+        #: What the page logged, ``[type] text`` a line (the browser tests' fixtures fill it).
+        self.console: list[str] = []
 
     # opening and running
 

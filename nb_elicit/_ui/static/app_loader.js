@@ -52,8 +52,12 @@ async function render(props) {
       notice.textContent = model.get("_texts")?.not_started || "The app did not start.";
       el.classList.add("nb-elicit-app-frame");
       el.append(notice);
-      model.set("status", `failed: ${String(error?.message ?? error).slice(0, 200)}`);
-      model.save_changes();
+      try {
+        model.set("status", `failed: ${String(error?.message ?? error).slice(0, 200)}`);
+        model.save_changes();
+      } catch {
+        // (Python closed the model already: it ended the app, and hears nothing more)
+      }
       return;
     }
   }

@@ -351,14 +351,20 @@ function render({ model, el }) {
   let offered = false;  // (the app asked for full screen, and the person has not clicked yet)
   let appHeight = 0;  // (what the app last asked for)
 
-  const status = (value) => {
-    if (closed && value !== "torn down") return;
+  /** Sync `name` to Python, unless Python closed the model already (it ended the app and
+   * hears nothing more: a sync would throw "Syncing error: no comm channel defined"). */
+  const sync = (name, value) => {
     try {
-      model.set("status", value);
+      model.set(name, value);
       model.save_changes();
     } catch {
-      // (the model is closed already: Python ended the app, and hears nothing more)
+      // (the model is closed already)
     }
+  };
+
+  const status = (value) => {
+    if (closed && value !== "torn down") return;
+    sync("status", value);
   };
 
   const visible = () => visibleHeight(model.get("max_height"), window.innerHeight);
@@ -384,10 +390,7 @@ function render({ model, el }) {
     if (model.get("height") === appHeight || heightTimer) return;
     heightTimer = setTimeout(() => {  // (an app that keeps resizing sends one update a tick)
       heightTimer = null;
-      if (model.get("height") !== appHeight) {
-        model.set("height", appHeight);
-        model.save_changes();
-      }
+      if (!closed && model.get("height") !== appHeight) sync("height", appHeight);
     }, 100);
   };
 
@@ -646,6 +649,8 @@ function render({ model, el }) {
     if (closed) return;
     closed = true;
     clearTimeout(startTimer);
+    clearTimeout(heightTimer);  // (the app's last size goes nowhere: the frame is gone)
+    heightTimer = null;
     document.removeEventListener("fullscreenchange", onFullscreenChange);
     window.removeEventListener("resize", onWindowResize);
     if (document.fullscreenElement === el) document.exitFullscreen().catch(() => {});
