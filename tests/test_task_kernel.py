@@ -86,4 +86,4 @@ def test_a_task_started_before_a_restart_is_attached_to_in_the_next_kernel(tmp_p
 
             reply, outputs = second.run("%mcp tasks ft", timeout=CELL_TIMEOUT)
             after = text_of(outputs)
-            assert "completed" in after and "Running on their servers" not in after
+            assert "Done" in after and "Running on their servers" not in after
