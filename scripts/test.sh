@@ -19,44 +19,28 @@ if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest "$@"
 fi
 
-# The whole suite, as three runs at once (most of a test's time is spent waiting for kernels,
-# servers and the browser, not on a core):
-#   - on this Python, the tests marked `once` (the browser, Binder, the npm suites: they do not
-#     depend on the Python version), its output in a log shown once it is done;
-#   - on this Python, every other test, here;
-#   - the same other tests on the oldest and the newest supported Python
-#     (scripts/test-python-range.sh), at a lower CPU priority (nice), in a log of its own.
+# The whole suite: on this Python, and on the oldest and the newest supported Python
+# (scripts/test-python-range.sh). Most of a test's time is spent waiting for kernels, servers
+# and the browser, so the range run goes on beside this one, at a lower CPU priority (nice),
+# with its output in a log that is shown once this run is done.
 mkdir -p .cache
-once_log="$PWD/.cache/once.log"
 range_log="$PWD/.cache/python-range.log"
-started=$SECONDS
 setsid nice -n 10 bash scripts/test-python-range.sh >"$range_log" 2>&1 &
 range=$!
-# (--durations: the slowest tests, where to look when the suite grows slow; one run keeps
-# pytest's cache, the other does not write it at the same time)
-setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=25 -m once >"$once_log" 2>&1 &
-once=$!
-# Both stopped (with their kernels, servers and browsers) if this script ends first.
-trap 'kill -- "-$range" "-$once" 2>/dev/null || true' EXIT
+# Stopped (with its kernels and servers) if this script ends first.
+trap 'kill -- "-$range" 2>/dev/null || true' EXIT
 status=0
-.venv/bin/python -m pytest --durations=25 -m "not once" || status=$?
-echo "== the other tests on this Python took $((SECONDS - started)) s =="
-once_status=0
-wait "$once" || once_status=$?
-echo "== the tests marked once (browser, Binder, npm suites; its log: $once_log)," \
-     "done after $((SECONDS - started)) s =="
-cat "$once_log"
+# (--durations: the slowest tests, where to look when the suite grows slow)
+.venv/bin/python -m pytest --durations=40 || status=$?
 range_status=0
 wait "$range" || range_status=$?
 trap - EXIT
-echo "== the Python range run (its log: $range_log), done after $((SECONDS - started)) s =="
+echo "== the Python range run (its log: $range_log) =="
 cat "$range_log"
-failed=0
-for run in "this Python, not once:$status" "this Python, once:$once_status" \
-           "the Python range:$range_status"; do
-    if [ "${run##*:}" -ne 0 ]; then
-        echo "the run on ${run%:*} failed (exit ${run##*:})" >&2
-        failed=1
-    fi
-done
-exit "$failed"
+if [ "$range_status" -ne 0 ]; then
+    echo "the Python range run failed (exit $range_status)" >&2
+fi
+if [ "$status" -ne 0 ]; then
+    exit "$status"
+fi
+exit "$range_status"
