@@ -105,7 +105,7 @@ def test_everything_research_query_asks_inside_its_task_card_and_reports_the_ans
     assert "**Clarification**: snake" in result.text
     lines = card.transcript_lines()
     statuses = [line.split(" ")[0] for line in lines]
-    assert "input_required" in " ".join(lines), lines
+    assert "Needs your answer" in " ".join(lines), lines
     assert "Completed after" in " ".join(statuses + lines), lines
     assert run.status == "completed"
     assert TASKS.store.entries() == []  # ended: no longer in the file of running tasks
@@ -197,7 +197,7 @@ def test_fastmcp_task_that_asks_mid_run_receives_the_typed_answer(tasks_server):
     assert form in card.forms.children[0].children  # asked inside the card
     received = json.loads(result.text)
     assert received == {"topic": "otters", "action": "accept", "content": {"answer": "it bites"}}
-    assert "input_required" in " ".join(card.transcript_lines())
+    assert "Needs your answer" in " ".join(card.transcript_lines())
 
 
 def test_fastmcp_cancel_ends_a_task_that_runs_until_cancelled(tasks_server):
