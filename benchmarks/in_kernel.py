@@ -453,9 +453,12 @@ def install_stamps() -> list[str]:
 
     import nb_elicit
 
-    connection = nb_module("nb_elicit._runtime.connection", "nb_elicit._connection")
+    # (the module whose ``ask`` a server's request goes through: the call runner's, or, in
+    # revisions before it, the connection's)
+    asking = nb_module("nb_elicit._runtime.runner", "nb_elicit._runtime.connection",
+                       "nb_elicit._connection")
     view = nb_module("nb_elicit._ui.call_view", "nb_elicit._call_view")
-    hooked = {"ask": hook(connection, "ask", "ask"),
+    hooked = {"ask": hook(asking, "ask", "ask"),
               "build": hook(nb_elicit.ElicitationForm, "__init__", "build"),
               "attach": hook(view.CallView, "add_form", "attach", done=False),
               "click": hook(ipywidgets.Button, "_handle_button_msg", "click")}

@@ -690,3 +690,13 @@ def test_every_name_the_app_section_wraps_in_the_kernel_exists():
         for name in path.strip(".").split("."):
             assert hasattr(found, name), f"{aliases[alias]}{path} is gone"
             found = getattr(found, name)
+
+
+def test_the_latency_breakdown_hooks_every_point_it_stamps():
+    # (in a Python of its own: the hooks wrap nb_elicit's and ipywidgets' names for good)
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import in_kernel; "
+            "print(','.join(in_kernel.install_stamps()))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "ask,build,attach,click"
