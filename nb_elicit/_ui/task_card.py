@@ -207,10 +207,6 @@ class TaskCard(widgets.VBox):
         """When the task began, on the monotonic clock (see :attr:`start`)."""
         return self.start.mono
 
-    @started.setter
-    def started(self, value: float) -> None:
-        self.start.mono = value
-
     @property
     def dated(self) -> bool:
         """Whether the card's clock counts from the server's ``createdAt``."""
