@@ -6,8 +6,6 @@ apps end).
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from nb_elicit._runtime.apps import MAX_LIVE_APPS
@@ -75,14 +73,7 @@ def test_25_clock_calls_leave_at_most_the_cap_of_live_frames_and_a_reload_fetche
 
     # Saved (so that the reloaded page has the outputs), then reloaded with the kernel alive:
     # the page fetches every live widget's state again, and no app HTML with it.
-    path = lab.server.root / lab.name
-    lab.cell(0).locator(".jp-InputArea-prompt").click()  # command mode, the notebook focused
-    lab.page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while f"live {MAX_LIVE_APPS}" not in path.read_text(encoding="utf-8"):
-        assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
-        lab.page.wait_for_timeout(100)
-    assert MARK not in path.read_text(encoding="utf-8")  # (nor does the saved notebook)
+    assert MARK not in lab.save(holding=f"live {MAX_LIVE_APPS}")  # (nor does the saved notebook)
     received.clear()
     lab.page.reload()
     lab.page.locator(".jp-Notebook .jp-Cell").first.wait_for()

@@ -304,20 +304,6 @@ def test_the_budget_allocator_renders_and_its_sliders_move_the_total(lab):
 APP_MARKERS = ("<script", "mcp-app", "get-time-btn", "srcdoc", "Watch activity", "sandbox")
 
 
-def save(lab, holding: str) -> str:
-    """Save the notebook in JupyterLab (Ctrl+S, its command) and read it from disk once the
-    file holds ``holding``."""
-    path = lab.server.root / lab.name
-    lab.cell(0).locator(".jp-InputArea-prompt").click()  # command mode, the notebook focused
-    lab.page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while holding not in (text := path.read_text(encoding="utf-8")):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"JupyterLab did not save the notebook with {holding!r}")
-        lab.page.wait_for_timeout(100)
-    return text
-
-
 def test_the_saved_notebook_holds_the_text_of_the_call_and_none_of_the_app(lab):
     steps = Steps(lab)
     call = FIRST + 1
@@ -332,7 +318,7 @@ def test_the_saved_notebook_holds_the_text_of_the_call_and_none_of_the_app(lab):
     later = shown.inner_text()
     steps.done("open, call, the app's call")
 
-    text = save(lab, "The app called get-time.")
+    text = lab.save("The app called get-time.")
     steps.done("Ctrl+S -> the file holds the app's call")
     saved = nbformat.reads(text, as_version=4)
     outputs = saved.cells[call].outputs

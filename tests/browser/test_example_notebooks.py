@@ -17,7 +17,7 @@ import json
 import secrets
 
 import pytest
-from helpers.lab import REPO
+from helpers.lab import REPO, read_saved
 
 pytestmark = pytest.mark.once
 
@@ -126,7 +126,7 @@ def test_running_the_example_notebooks_logs_no_error_and_saves_no_empty_output(l
         page.wait_for_timeout(1500)  # (what the last cells' ends bring, in the console too)
         page.keyboard.press("Control+s")
         expect(page.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0)
-        saved[name] = json.loads((work / "notebooks" / name).read_text(encoding="utf-8"))
+        saved[name] = json.loads(read_saved(page, work / "notebooks" / name))
         lab.server.shut_down_sessions(f"{lab.stem}/notebooks/{name}")
     errors = console_errors(lab.console)
     # (An app's own output is emptied when the app ends, here by %mcp apps off: a display can

@@ -315,15 +315,7 @@ def test_a_saved_notebook_reopens_with_the_record_not_a_broken_widget(lab):
     form.locator(".nb-elicit-submit").click()
     lab.wait_done(2)
     expect(lab.cell(2).locator(".nb-elicit-transcript")).to_contain_text("Submitted.")
-    lab.page.keyboard.press("Control+s")
-    path = lab.server.root / lab.name
-    lab.page.wait_for_function("() => !document.title.startsWith('*')")
-    outputs = []
-    for _ in range(600):  # the server has the file once the title lost its '*'; at most 30 s
-        outputs = json.loads(path.read_text(encoding="utf-8"))["cells"][2]["outputs"]
-        if outputs:
-            break
-        lab.page.wait_for_timeout(50)
+    outputs = json.loads(lab.save(holding="nb-elicit-transcript"))["cells"][2]["outputs"]
     assert not [o for o in outputs
                 if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert any("nb-elicit-transcript" in "".join(o.get("data", {}).get("text/html", ""))

@@ -62,21 +62,6 @@ def _open(lab, cells: list[str]) -> None:
     lab.wait_kernel_ready()
 
 
-def _save(lab) -> str:
-    """Save the notebook in JupyterLab (Ctrl+S) and read it from disk once it holds the result."""
-    path = lab.server.root / lab.name
-    lab.cell(0).locator(".jp-InputArea-prompt").click()  # command mode, the notebook focused
-    lab.page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while True:
-        text = path.read_text(encoding="utf-8")
-        if "Hello, Ada" in text:
-            return text
-        if time.monotonic() > deadline:
-            raise AssertionError("JupyterLab did not save the notebook with the call's result")
-        lab.page.wait_for_timeout(100)
-
-
 def _strings(value) -> list[str]:
     """Every string in a JSON value."""
     if isinstance(value, str):
@@ -196,7 +181,7 @@ def test_a_tool_call_signs_in_from_the_card_and_finishes_in_its_cell(lab, secure
     lab.screenshot(f"signed-in-{deliver}", of=lab.cell(1))
     tab.close()
 
-    text = _save(lab)
+    text = lab.save(holding="Hello, Ada")
     saved = nbformat.reads(text, as_version=4)
     assert "Hello, Ada" in json.dumps(saved.cells[1].outputs)
 

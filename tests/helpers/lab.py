@@ -280,6 +280,26 @@ class Wire:
             self.page.wait_for_timeout(20)  # lets Playwright deliver websocket events
 
 
+def read_saved(page, path: Path, holding: str = "", timeout: float = 30) -> str:
+    """The text of the notebook at ``path`` once it is whole JSON holding ``holding``.
+
+    The server may still be writing it when the page says it is saved: a read can find the
+    file empty or cut short, so a read that does not parse is tried again."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        if holding in text:
+            try:
+                json.loads(text)
+                return text
+            except json.JSONDecodeError:
+                pass  # (still being written)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"JupyterLab did not save {path.name} holding {holding!r} "
+                                 f"within {timeout:g} s")
+        page.wait_for_timeout(100)
+
+
 class Notebook:
     """One test's notebook, opened in a browser page: run cells, find forms, read the journal."""
 
@@ -402,6 +422,15 @@ class Notebook:
         entries = self.answers()
         assert len(entries) == count, entries
         return entries
+
+    # saving
+
+    def save(self, holding: str = "") -> str:
+        """Save the notebook in JupyterLab (Ctrl+S, in command mode) and read it from disk once
+        the file is whole and holds ``holding``."""
+        self.cell(0).locator(".jp-InputArea-prompt").click()  # command mode, the notebook focused
+        self.page.keyboard.press("Control+s")
+        return read_saved(self.page, self.server.root / self.name, holding)
 
     def screenshot(self, name: str, of=None) -> Path:
         """A PNG of the page, or of the element ``of``, in the test's artifacts."""
