@@ -19,28 +19,46 @@ if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest "$@"
 fi
 
-# The whole suite: on this Python, and on the oldest and the newest supported Python
-# (scripts/test-python-range.sh). Most of a test's time is spent waiting for kernels, servers
-# and the browser, so the range run goes on beside this one, at a lower CPU priority (nice),
-# with its output in a log that is shown once this run is done.
+# The whole suite, as three runs at once. On 2 cores the suite is bound by the CPU, and its
+# two halves on this Python each leave a core idle part of the time (they wait for pages,
+# kernels and servers); run side by side they fill it:
+#   - on this Python, the browser tests (tests/browser), in a log shown once they are done;
+#   - on this Python, every other test, here;
+#   - the tests that depend on the Python version (all but those marked `once`) on the oldest
+#     and the newest supported Python (scripts/test-python-range.sh), at a lower CPU priority
+#     (nice), in a log of its own.
 mkdir -p .cache
+browser_log="$PWD/.cache/browser.log"
 range_log="$PWD/.cache/python-range.log"
+started=$SECONDS
 setsid nice -n 10 bash scripts/test-python-range.sh >"$range_log" 2>&1 &
 range=$!
-# Stopped (with its kernels and servers) if this script ends first.
-trap 'kill -- "-$range" 2>/dev/null || true' EXIT
+# (--durations: the slowest tests, where to look when the suite grows slow; one run keeps
+# pytest's cache, the other does not write it at the same time)
+setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=25 tests/browser \
+    >"$browser_log" 2>&1 &
+browser=$!
+# Both stopped (with their kernels, servers and browsers) if this script ends first.
+trap 'kill -- "-$range" "-$browser" 2>/dev/null || true' EXIT
 status=0
-# (--durations: the slowest tests, where to look when the suite grows slow)
-.venv/bin/python -m pytest --durations=40 || status=$?
+.venv/bin/python -m pytest --durations=25 --ignore=tests/browser || status=$?
+echo "== the other tests on this Python took $((SECONDS - started)) s =="
+browser_status=0
+wait "$browser" || browser_status=$?
+echo "== the browser tests (their log: $browser_log), done after $((SECONDS - started)) s =="
+cat "$browser_log"
 range_status=0
 wait "$range" || range_status=$?
 trap - EXIT
-echo "== the Python range run (its log: $range_log) =="
+echo "== the Python range run (its log: $range_log), done after $((SECONDS - started)) s =="
 cat "$range_log"
-if [ "$range_status" -ne 0 ]; then
-    echo "the Python range run failed (exit $range_status)" >&2
-fi
-if [ "$status" -ne 0 ]; then
-    exit "$status"
-fi
-exit "$range_status"
+failed=0
+for run in "this Python:$status" "this Python, in the browser:$browser_status" \
+           "the Python range:$range_status"; do
+    if [ "${run##*:}" -ne 0 ]; then
+        echo "the run on ${run%:*} failed (exit ${run##*:})" >&2
+        failed=1
+    fi
+done
+echo "== the whole suite took $((SECONDS - started)) s =="
+exit "$failed"

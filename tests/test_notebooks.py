@@ -33,7 +33,10 @@ from helpers.notebooks import (
 )
 from nbformat.v4 import new_code_cell, new_notebook
 
-pytestmark = pytest.mark.blocking_kernel
+# once: the committed notebooks, run end to end; what they say and do is the same on every
+# Python, and the kernel paths they take run on every Python in test_kernel, test_hooks_kernel
+# and test_configs_kernel.
+pytestmark = [pytest.mark.blocking_kernel, pytest.mark.once]
 
 MAKE_NOTEBOOKS = NOTEBOOKS.parent / "scripts" / "make_notebooks.py"
 
@@ -66,7 +69,6 @@ def test_the_form_gallery_runs_top_to_bottom_and_shows_forms():
 
 # `once` (this and the next): the committed notebook files, read as JSON and compared with what
 # scripts/make_notebooks.py writes; no kernel runs, and no Python version changes the files.
-@pytest.mark.once
 def test_notebooks_are_saved_without_outputs():
     for path in NOTEBOOKS.glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
@@ -75,7 +77,6 @@ def test_notebooks_are_saved_without_outputs():
                 assert cell.outputs == [] and cell.execution_count is None, path.name
 
 
-@pytest.mark.once
 def test_the_server_notebooks_are_what_make_notebooks_writes():
     done = subprocess.run([sys.executable, str(MAKE_NOTEBOOKS), "--check"],
                           capture_output=True, text=True, timeout=60)

@@ -16,7 +16,9 @@ from helpers.frontend import Frontend
 from helpers.interop import fastmcp_tasks_command
 from helpers.servers import served
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.blocking_kernel]
+# once: a kernel restarted or killed under a running task (jupyter_client's restart, the
+# task file); attaching to a task runs on every Python in test_task_magics.
+pytestmark = [pytest.mark.timeout(300), pytest.mark.blocking_kernel, pytest.mark.once]
 
 CELL_TIMEOUT = 90
 TOKEN = "SECRET-bearer-4be1d07c"

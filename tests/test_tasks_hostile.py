@@ -21,7 +21,10 @@ from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._runtime.pending import PENDING
 from nb_elicit._runtime.tasks import TASKS
 
-pytestmark = pytest.mark.timeout(120)
+# once: the subject is each server's misbehaviour, one scenario a test, some waiting out real
+# poll intervals (30 s); the follow loop they drive runs on every Python in test_task_follow,
+# test_task_magics and test_demo_tasks.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.once]
 
 BOTH = ["extension", "2025"]
 #: Seconds the event loop may go without a heartbeat: far more than any step here takes.
