@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run the suite on the oldest and the newest supported Python, each in its own venv. Tests marked
-# `once` (browser, Binder, old kernel, lab.sh, the npm conformance and interop suites, the docs,
-# the committed notebook files, the keyboard script in Node: they do not depend on the Python
-# version) are left out. bash scripts/test.sh runs this beside its own run of the whole suite.
+# `once` (browser, Binder, old kernel, lab.sh, the npm conformance and interop suites, the hostile
+# task servers, the notebooks run end to end, the docs, the keyboard script in Node: they do not
+# depend on the Python version; docs/testing.md says why each) are left out. bash scripts/test.sh
+# runs this beside its own runs of the whole suite.
 # Tests marked `blocking_kernel` skip themselves below Python 3.11, where the newest ipykernel is
 # 6.x and cannot serve a cell that waits (see tests/conftest.py).
 #   bash scripts/test-python-range.sh [python3.10 python3.13]
