@@ -303,7 +303,7 @@ def test_how_a_task_ends_is_said_by_its_final_status():
 def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
     shown = card()
     shown.start.mono -= 100  # (the task began 100 s ago)
-    start = shown.timeline.started = shown.started
+    start = shown.started
     shown.timeline.record(state("working", "Gathering sources…"), now=start, wall=0.0)
     shown.timeline.record(state("input_required", HOSTILE), now=start + 2.4, wall=2.0)
     shown.update(state("weird"))  # (ignored: a notice)

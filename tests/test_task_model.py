@@ -14,6 +14,7 @@ from nb_elicit._core.tasks import (
     MIN_POLL,
     STATUSES,
     TERMINAL,
+    TaskStart,
     TaskState,
     TaskTimeline,
     age_of,
@@ -32,6 +33,13 @@ def english():
 
 def state(status: str, message: str | None = None, **values) -> TaskState:
     return TaskState("task-1", status, message, **values)
+
+
+def start_at(mono: float) -> TaskStart:
+    """A task's start at ``mono`` on the monotonic clock (the tests pass their own times)."""
+    start = TaskStart()
+    start.mono = mono
+    return start
 
 
 # -- the state ---------------------------------------------------------------------------------
@@ -122,7 +130,7 @@ def test_a_timeline_records_each_status_with_its_times_and_message():
 
 
 def test_times_are_since_the_start_it_was_given():
-    timeline = TaskTimeline(started=50.0)
+    timeline = TaskTimeline(start_at(50.0))
     timeline.record(state("working"), now=53.0)
     assert timeline.text_lines() == ["Running (3 s)"]
     assert timeline.elapsed(now=60.0) == 10.0
@@ -275,7 +283,7 @@ def test_an_age_is_never_negative_nor_beyond_belief():
 
 
 def test_a_timeline_says_how_long_the_task_ran_at_its_final_status():
-    timeline = TaskTimeline(started=100.0)
+    timeline = TaskTimeline(start_at(100.0))
     timeline.record(state("working"), now=100.0, wall=0.0)
     assert timeline.took(now=103.7) == pytest.approx(3.7)  # (still running: until now)
     timeline.record(state("completed"), now=102.0, wall=2.0)

@@ -259,14 +259,12 @@ class TaskTimeline:
     A status after a final one, or a status no version of the protocol knows, is not recorded:
     :meth:`record` returns a one-line problem instead. Times are relative to ``started``
     (monotonic seconds): the task's :class:`TaskStart` when one is given (it is read, not
-    copied), else a time given, else the first entry's time.
+    copied, and never written here), else the first entry's time.
     """
 
-    def __init__(self, started: float | TaskStart | None = None,
-                 max_entries: int = MAX_ENTRIES):
-        #: The task's beginning, where it is kept (None: :attr:`started` is the timeline's).
-        self.start = started if isinstance(started, TaskStart) else None
-        self._started = None if isinstance(started, TaskStart) else started
+    def __init__(self, start: TaskStart | None = None, max_entries: int = MAX_ENTRIES):
+        #: The task's beginning, where it is kept (None: the first entry's time is the beginning).
+        self.start = start
         self.max_entries = max(2, max_entries)
         self._first: TimelineEntry | None = None
         self._rest: collections.deque[TimelineEntry] = collections.deque(
@@ -277,14 +275,9 @@ class TaskTimeline:
     @property
     def started(self) -> float | None:
         """When the task began (monotonic seconds; None: not yet known)."""
-        return self.start.mono if self.start is not None else self._started
-
-    @started.setter
-    def started(self, value: float) -> None:
         if self.start is not None:
-            self.start.mono = value
-        else:
-            self._started = value
+            return self.start.mono
+        return None if self._first is None else self._first.at
 
     @property
     def entries(self) -> list[TimelineEntry]:
@@ -328,8 +321,6 @@ class TaskTimeline:
                               time.time() if wall is None else wall, mark)
         if self._first is None:
             self._first = entry
-            if self.started is None:
-                self.started = entry.at
             return None
         if len(self._rest) == self._rest.maxlen:
             self.omitted += 1
