@@ -23,6 +23,8 @@ find_python() {
     return 1
 }
 mkdir -p .cache
+# Every Python is run, also after one failed; the script fails if any did.
+failed=()
 for python in "${pythons[@]}"; do
     venv=".cache/venv-$python"
     if [ ! -x "$venv/bin/python" ]; then
@@ -37,5 +39,11 @@ for python in "${pythons[@]}"; do
         exit 1
     fi
     echo "== $("$venv/bin/python" --version) =="
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "not once"
+    started=$SECONDS
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "not once" || failed+=("$python")
+    echo "== $python took $((SECONDS - started)) s =="
 done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "the run failed on: ${failed[*]}" >&2
+    exit 1
+fi
