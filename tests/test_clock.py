@@ -22,7 +22,13 @@ def test_the_clock_starts_with_the_first_subscriber_and_stops_with_the_last(monk
         task = clock_task()
         second = subscribe(lambda: ticks.append("second"))
         same = clock_task() is task
-        await asyncio.sleep(0.035)
+
+        async def two_ticks_each():
+            while ticks.count("first") < 2 or ticks.count("second") < 2:
+                await asyncio.sleep(0.01)
+
+        # (a hang guard, not a timing: a loaded machine ticks late)
+        await asyncio.wait_for(two_ticks_each(), 30)
         first.cancel()
         still = clock_task() is task and not task.done()
         second.cancel()
@@ -97,7 +103,12 @@ def test_the_waiting_line_ticks_with_the_clock(monkeypatch):
     async def scenario():
         view = CallView("demo", "tool")
         view.started -= 3
-        await asyncio.sleep(0.03)
+
+        async def ticked():
+            while "(3 s so far)" not in view.status.value:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(ticked(), 30)  # (a hang guard; a loaded machine ticks late)
         shown = view.status.value
         view.finish()
         return shown
