@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,15 +105,23 @@ def test_only_the_adapter_imports_the_sdk_at_any_depth():
     assert importers and all(i.startswith("_mcp/") for i in importers), importers
 
 
-def test_the_layer_check_sees_an_indented_import(tmp_path):
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch) -> Path:
+    """A copy of the package's sources that this module's checks read instead of the package,
+    for the tests that add probe modules: written into the package itself, they were seen (and
+    removed) by a run of the suite on another Python at the same time."""
+    copy = tmp_path / PACKAGE.name
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", copy)
+    return copy
+
+
+def test_the_layer_check_sees_an_indented_import(package_copy):
     """The ``ast`` walk finds imports inside functions and classes (so the checks above can fail)."""
-    sample = PACKAGE / "_core" / "probe_for_test.py"
+    sample = package_copy / "_core" / "probe_for_test.py"
     sample.write_text("def f():\n    if True:\n        import mcp\n        from .._ui import form\n")
-    try:
-        assert ("mcp", False) in imports(sample)
-        assert ("nb_elicit._ui", False) in imports(sample)
-    finally:
-        sample.unlink()
+    assert ("mcp", False) in imports(sample)
+    assert ("nb_elicit._ui", False) in imports(sample)
 
 
 PURE = [dotted(p) for p in package_modules() if layer(p) == "_core"]
@@ -373,15 +382,12 @@ def test_no_function_imports_a_module_its_module_imports_at_the_top(path):
     assert twice_imported(path) == [], f"{path.relative_to(PACKAGE)} imports again"
 
 
-def test_the_twice_imported_check_sees_a_repeated_import():
-    sample = PACKAGE / "_core" / "probe_twice_for_test.py"
+def test_the_twice_imported_check_sees_a_repeated_import(package_copy):
+    sample = package_copy / "_core" / "probe_twice_for_test.py"
     sample.write_text("from typing import TYPE_CHECKING\nfrom .text import shorten\n"
                       "if TYPE_CHECKING:\n    from . import schema\n"
                       "def f():\n    from .text import duration\n    from . import schema\n")
-    try:
-        assert twice_imported(sample) == ["line 6: nb_elicit._core.text"]
-    finally:
-        sample.unlink()
+    assert twice_imported(sample) == ["line 6: nb_elicit._core.text"]
 
 
 def test_masking_imports_nothing_of_the_package():
@@ -435,17 +441,13 @@ def test_no_import_circles():
     assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == []
 
 
-def test_the_circle_check_sees_a_circle(monkeypatch):
-    first = PACKAGE / "_core" / "probe_a_for_test.py"
-    second = PACKAGE / "_core" / "probe_b_for_test.py"
+def test_the_circle_check_sees_a_circle(package_copy, monkeypatch):
+    first = package_copy / "_core" / "probe_a_for_test.py"
+    second = package_copy / "_core" / "probe_b_for_test.py"
     first.write_text("from . import probe_b_for_test\n")
     second.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n"
                       "else:\n    from .probe_a_for_test import x\n")
-    try:
-        monkeypatch.setattr(sys.modules[__name__], "MODULES",
-                            MODULES | {dotted(first), dotted(second)})
-        assert circles(import_graph(sorted(PACKAGE.rglob("*.py")))) == [
-            ["nb_elicit._core.probe_a_for_test", "nb_elicit._core.probe_b_for_test"]]
-    finally:
-        first.unlink()
-        second.unlink()
+    monkeypatch.setattr(sys.modules[__name__], "MODULES",
+                        MODULES | {dotted(first), dotted(second)})
+    assert circles(import_graph(sorted(package_copy.rglob("*.py")))) == [
+        ["nb_elicit._core.probe_a_for_test", "nb_elicit._core.probe_b_for_test"]]
