@@ -19,16 +19,19 @@ if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest "$@"
 fi
 
-# The whole suite, as three runs at once. On 2 cores the suite is bound by the CPU, and its
-# two halves on this Python each leave a core idle part of the time (they wait for pages,
-# kernels and servers); run side by side they fill it:
+# The whole suite, as four runs at once. Each run leaves most of a core idle much of the time
+# (it waits for pages, kernels and servers: the tests not marked `once` keep 0.75 of a core
+# busy on average); run side by side they fill the 2 cores:
 #   - on this Python, the browser tests (tests/browser), in a log shown once they are done;
+#   - on this Python, the other tests marked `once` (the npm suites, Binder, the notebooks run
+#     end to end...), in a log of their own;
 #   - on this Python, every other test, here;
-#   - the tests that depend on the Python version (all but those marked `once`) on the oldest
+#   - the tests that depend on the Python version (see the script) on the oldest
 #     and the newest supported Python (scripts/test-python-range.sh), at a lower CPU priority
 #     (nice), in a log of its own.
 mkdir -p .cache
 browser_log="$PWD/.cache/browser.log"
+once_log="$PWD/.cache/once.log"
 range_log="$PWD/.cache/python-range.log"
 started=$SECONDS
 setsid nice -n 10 bash scripts/test-python-range.sh >"$range_log" 2>&1 &
@@ -38,11 +41,19 @@ range=$!
 setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=25 tests/browser \
     >"$browser_log" 2>&1 &
 browser=$!
-# Both stopped (with their kernels, servers and browsers) if this script ends first.
-trap 'kill -- "-$range" "-$browser" 2>/dev/null || true' EXIT
+setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m once \
+    --ignore=tests/browser >"$once_log" 2>&1 &
+once=$!
+# All stopped (with their kernels, servers and browsers) if this script ends first.
+trap 'kill -- "-$range" "-$browser" "-$once" 2>/dev/null || true' EXIT
 status=0
-.venv/bin/python -m pytest --durations=25 --ignore=tests/browser || status=$?
+.venv/bin/python -m pytest --durations=25 -m "not once" --ignore=tests/browser || status=$?
 echo "== the other tests on this Python took $((SECONDS - started)) s =="
+once_status=0
+wait "$once" || once_status=$?
+echo "== the tests marked once, but the browser's (their log: $once_log), done after" \
+     "$((SECONDS - started)) s =="
+cat "$once_log"
 browser_status=0
 wait "$browser" || browser_status=$?
 echo "== the browser tests (their log: $browser_log), done after $((SECONDS - started)) s =="
@@ -53,7 +64,8 @@ trap - EXIT
 echo "== the Python range run (its log: $range_log), done after $((SECONDS - started)) s =="
 cat "$range_log"
 failed=0
-for run in "this Python:$status" "this Python, in the browser:$browser_status" \
+for run in "this Python:$status" "this Python, marked once:$once_status" \
+           "this Python, in the browser:$browser_status" \
            "the Python range:$range_status"; do
     if [ "${run##*:}" -ne 0 ]; then
         echo "the run on ${run%:*} failed (exit ${run##*:})" >&2
