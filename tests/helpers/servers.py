@@ -17,8 +17,9 @@ SERVERS = Path(__file__).parent.parent / "servers"
 REPO = Path(__file__).parent.parent.parent
 
 
-def drive(scenario, timeout: float = 60):
-    """Run ``scenario(person)`` on a fresh event loop with a scripted person answering forms."""
+def drive(scenario, timeout: float = 180):
+    """Run ``scenario(person)`` on a fresh event loop with a scripted person answering forms.
+    ``timeout`` is a hang guard: a flood of 200 forms took over 60 s on the niced range run."""
     import nb_elicit
 
     from .person import Person
