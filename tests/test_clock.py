@@ -12,6 +12,16 @@ from nb_elicit._ui.clock import clock_task, subscribe
 from nb_elicit._ui.task_card import TaskCard
 
 
+async def until(condition, timeout: float = 30) -> None:
+    """Wait until ``condition()`` holds; ``timeout`` is a hang guard (a loaded machine ticks
+    late), not a timing."""
+    async def holds():
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(holds(), timeout)
+
+
 def test_the_clock_starts_with_the_first_subscriber_and_stops_with_the_last(monkeypatch):
     monkeypatch.setattr(clock, "TICK", 0.01)
 
@@ -22,13 +32,7 @@ def test_the_clock_starts_with_the_first_subscriber_and_stops_with_the_last(monk
         task = clock_task()
         second = subscribe(lambda: ticks.append("second"))
         same = clock_task() is task
-
-        async def two_ticks_each():
-            while ticks.count("first") < 2 or ticks.count("second") < 2:
-                await asyncio.sleep(0.01)
-
-        # (a hang guard, not a timing: a loaded machine ticks late)
-        await asyncio.wait_for(two_ticks_each(), 30)
+        await until(lambda: ticks.count("first") >= 2 and ticks.count("second") >= 2)
         first.cancel()
         still = clock_task() is task and not task.done()
         second.cancel()
@@ -59,11 +63,7 @@ def test_a_failing_subscriber_is_reported_and_dropped_and_the_others_tick_on(mon
 
         bad = subscribe(fail)
         good = subscribe(lambda: ticks.append(1))
-        async def two_ticks():
-            while len(ticks) < 2:
-                await asyncio.sleep(0.01)
-
-        await asyncio.wait_for(two_ticks(), 30)  # (a hang guard; a loaded machine ticks late)
+        await until(lambda: len(ticks) >= 2)
         dropped = not bad.active
         good.cancel()
         return dropped
@@ -103,12 +103,7 @@ def test_the_waiting_line_ticks_with_the_clock(monkeypatch):
     async def scenario():
         view = CallView("demo", "tool")
         view.started -= 3
-
-        async def ticked():
-            while "(3 s so far)" not in view.status.value:
-                await asyncio.sleep(0.01)
-
-        await asyncio.wait_for(ticked(), 30)  # (a hang guard; a loaded machine ticks late)
+        await until(lambda: "(3 s so far)" in view.status.value)
         shown = view.status.value
         view.finish()
         return shown
