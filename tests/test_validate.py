@@ -121,7 +121,7 @@ def test_a_catastrophic_pattern_returns_without_hanging():
     schema = one({"type": "string", "pattern": "^(a|aa)+$"})
     started = time.monotonic()
     problems = validate_content(schema, {"x": "a" * 40 + "!"})
-    assert time.monotonic() - started < 10  # (a hang guard: the check gives up after its budget)
+    assert time.monotonic() - started < 10  # (a hang guard: it gives up after PATTERN_TIMEOUT)
     assert problems == {"x": "This value could not be checked against the pattern "
                               "^(a|aa)+$ in time."}
 
@@ -130,7 +130,7 @@ def test_the_classic_nested_quantifier_pattern_is_answered():
     schema = one({"type": "string", "pattern": "^(a+)+$"})
     started = time.monotonic()
     problems = validate_content(schema, {"x": "a" * 40 + "!"})
-    assert time.monotonic() - started < 10  # (a hang guard: the check gives up after its budget)
+    assert time.monotonic() - started < 10  # (a hang guard: this one is answered at once)
     assert problems == {"x": "Enter a value that matches the pattern ^(a+)+$."}
 
 
