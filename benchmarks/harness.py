@@ -123,8 +123,9 @@ class Shown:
 
 class BenchFrontend(Frontend):
     """The tests' scripted frontend, plus: which models opened lately, and when each form
-    became shown (an nb_elicit form attached to a container; a floor's prompt displayed in its
-    cell), by kernel send time and frontend receive time."""
+    became shown (an nb_elicit form attached, through its containers, to a model displayed in a
+    cell; a floor's prompt displayed in its cell), by kernel send time and frontend receive
+    time."""
 
     FORM = "nb-elicit-form"
     #: The class of a floor's prompt (bench_prompts.BOX): shown when it is displayed.
@@ -135,7 +136,11 @@ class BenchFrontend(Frontend):
         self.opened: list[str] = []
         self.shown: list[Shown] = []
         self._shown_ids: set[str] = set()
-        self._child_ids: set[str] = set()
+        #: A model's container (the last that listed it among its children), the models
+        #: displayed in a cell, and the forms not yet shown.
+        self._parent: dict[str, str] = {}
+        self._displayed: set[str] = set()
+        self._forms_waiting: set[str] = set()
         #: msg_id of a request -> when the kernel said it was idle after it (header date).
         self.idle_sent: dict[str, float] = {}
         #: IOPub messages received so far, and how many of them were comm_msg (widget updates).
@@ -162,25 +167,41 @@ class BenchFrontend(Frontend):
                     and self.PROMPT in model.dom_classes):
                 self._shown_ids.add(mid)
                 self.shown.append(Shown(mid, header_time(msg), time.time()))
+            if mid is not None:
+                self._displayed.add(mid)
+                self._see_forms_shown(msg)
         if kind not in ("comm_open", "comm_msg"):
             return
         comm_id = msg["content"].get("comm_id")
         if kind == "comm_open":
             self.opened.append(comm_id)
         state = msg["content"].get("data", {}).get("state", {})
-        candidates = []
         if "children" in state:
-            kids = [c.removeprefix("IPY_MODEL_") for c in state["children"] or ()]
-            self._child_ids.update(kids)
-            candidates += kids
-        if "_dom_classes" in state:
-            candidates.append(comm_id)
-        for mid in candidates:
-            model = self.models.get(mid)
-            if (model is not None and mid not in self._shown_ids and mid in self._child_ids
-                    and self.FORM in model.dom_classes):
-                self._shown_ids.add(mid)
-                self.shown.append(Shown(mid, header_time(msg), time.time()))
+            for kid in state["children"] or ():
+                self._parent[kid.removeprefix("IPY_MODEL_")] = comm_id
+        model = self.models.get(comm_id)
+        if ("_dom_classes" in state and model is not None and comm_id not in self._shown_ids
+                and self.FORM in model.dom_classes):
+            self._forms_waiting.add(comm_id)
+        if "children" in state or "_dom_classes" in state:
+            self._see_forms_shown(msg)
+
+    def _see_forms_shown(self, msg: dict) -> None:
+        """The forms that ``msg`` made shown: attached, through their containers, to a model
+        displayed in a cell (a form in a box that is not displayed yet is not shown)."""
+        for mid in [m for m in self._forms_waiting if self._displayed_through(m)]:
+            self._forms_waiting.discard(mid)
+            self._shown_ids.add(mid)
+            self.shown.append(Shown(mid, header_time(msg), time.time()))
+
+    def _displayed_through(self, mid: str | None) -> bool:
+        seen: set[str] = set()
+        while mid is not None and mid not in seen:
+            if mid in self._displayed:
+                return True
+            seen.add(mid)
+            mid = self._parent.get(mid)
+        return False
 
     def forget_closed(self) -> None:
         """Stop waiting for the idle of a message to a model closed since: a bare ipywidgets

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers.project import project_table
@@ -700,3 +701,83 @@ def test_the_latency_breakdown_hooks_every_point_it_stamps():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "ask,build,attach,click"
+
+
+def _scripted_frontend():
+    """The benchmarks' frontend on two unconnected sockets: fed messages by hand."""
+    import zmq
+
+    from benchmarks.harness import BenchFrontend
+
+    context = zmq.Context()
+    sockets = [context.socket(zmq.PAIR) for _ in range(2)]
+    client = SimpleNamespace(iopub_channel=SimpleNamespace(socket=sockets[0]),
+                             shell_channel=SimpleNamespace(socket=sockets[1]))
+
+    def close():
+        for socket in sockets:
+            socket.close(0)
+        context.term()
+
+    return BenchFrontend(None, client), close
+
+
+def _iopub(kind: str, at: int, **content) -> dict:
+    date = f"2026-01-01T00:00:{at:02d}+00:00"
+    return {"header": {"msg_type": kind, "date": date}, "parent_header": {}, "content": content}
+
+
+def _widget(comm_id: str, at: int, **state) -> dict:
+    return _iopub("comm_open", at, comm_id=comm_id, target_name="jupyter.widget",
+                  data={"state": state})
+
+
+def _children(comm_id: str, at: int, *kids: str) -> dict:
+    return _iopub("comm_msg", at, comm_id=comm_id, data={
+        "method": "update", "state": {"children": [f"IPY_MODEL_{k}" for k in kids]}})
+
+
+def _displayed(model_id: str, at: int) -> dict:
+    return _iopub("display_data", at, data={
+        "application/vnd.jupyter.widget-view+json": {"model_id": model_id}})
+
+
+@pytest.mark.parametrize("order", ["view displayed first", "box made with the form",
+                                   "view displayed last"])
+def test_a_form_is_shown_by_the_message_that_joins_it_to_a_displayed_view(order):
+    # The latency's end point: a form in a box that no displayed view holds yet is not shown.
+    frontend, close = _scripted_frontend()
+    try:
+        feed = frontend._on_iopub
+        if order == "view displayed first":  # an empty box in the view, then the form in it
+            messages = [_widget("view", 1, _dom_classes=["nb-elicit-view"]), _displayed("view", 2),
+                        _widget("box", 3), _children("view", 4, "box"),
+                        _widget("form", 5, _dom_classes=["nb-elicit-form"]),
+                        _children("box", 6, "form")]
+            shown_at = 6
+        elif order == "box made with the form":  # the box opens holding it; the view takes it
+            messages = [_widget("view", 1), _displayed("view", 2),
+                        _widget("form", 3, _dom_classes=["nb-elicit-form"]),
+                        _widget("box", 4, children=["IPY_MODEL_form"]),
+                        _children("view", 5, "box")]
+            shown_at = 5
+        else:  # the whole tree first, displayed at the end
+            messages = [_widget("form", 1, _dom_classes=["nb-elicit-form"]),
+                        _widget("box", 2, children=["IPY_MODEL_form"]),
+                        _widget("view", 3, children=["IPY_MODEL_box"]), _displayed("view", 4)]
+            shown_at = 4
+        for message in messages:
+            feed(message)
+            if frontend.shown:
+                break
+        assert [s.form_id for s in frontend.shown] == ["form"]
+        assert frontend.shown[0].kernel_at == _widget_time(shown_at)
+        assert message is messages[-1]  # (not shown before the last message)
+    finally:
+        close()
+
+
+def _widget_time(at: int) -> float:
+    from benchmarks.harness import header_time
+
+    return header_time(_iopub("status", at))
