@@ -127,9 +127,21 @@ class CallView(widgets.VBox):
     def forms(self) -> widgets.VBox:
         """The box of the requests and notices shown here (made when first needed)."""
         if self._forms is None:
-            self._forms = widgets.VBox(layout=_KIT.plain, _dom_classes=("nb-elicit-forms",))
-            self._lay_out()
+            self._make_forms(())
         return self._forms
+
+    def _make_forms(self, children: tuple) -> None:
+        self._forms = widgets.VBox(children, layout=_KIT.plain, _dom_classes=("nb-elicit-forms",))
+        self._lay_out()
+
+    def _add_to_forms(self, child: widgets.Widget) -> None:
+        """``child`` (a request or a notice line) goes last in :attr:`forms`. The first one is
+        made with the box, so that it shows with the box's own messages, not one after them (a
+        form's first paint is one message sooner)."""
+        if self._forms is None:
+            self._make_forms((child,))
+        else:
+            self._forms.children = (*self._forms.children, child)
 
     @property
     def result(self) -> widgets.VBox:
@@ -191,7 +203,7 @@ class CallView(widgets.VBox):
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
         self._told.append(form)
-        self.forms.children = (*self.forms.children, form)
+        self._add_to_forms(form)
         self._keyboard_now()
         form.show_waited(*self._timeout(), clock=not self._task_following())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
@@ -377,7 +389,7 @@ class CallView(widgets.VBox):
             self._notice_lines[entry] = line
             self._told.append(entry)
             if self._result_at is None:
-                self.forms.children = (*self.forms.children, line)
+                self._add_to_forms(line)
             elif not self.frozen:  # (told after the result, where it came)
                 self.later.children = (*self.later.children, line)
         else:
