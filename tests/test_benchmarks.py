@@ -781,3 +781,15 @@ def _widget_time(at: int) -> float:
     from benchmarks.harness import header_time
 
     return header_time(_iopub("status", at))
+
+
+def test_side_by_side_refuses_an_unknown_revision_in_one_line(capsys):
+    from benchmarks import side_by_side
+
+    with pytest.raises(SystemExit) as exited:
+        side_by_side.main(["no-such-revision", "--runs", "1"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].endswith(
+        "could not copy nb_elicit at 'no-such-revision': is it a revision of this repository?")
+    assert "Traceback" not in err
