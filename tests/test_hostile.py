@@ -93,7 +93,7 @@ def test_unsupported_schemas_get_invalid_params_naming_the_path(views, prop, pat
     code, message = error_of(run_case(lambda conn, person: raw(conn, params)))
     assert code == -32602
     assert f"{path}:" in message
-    notice = views[0].forms.children[0]
+    notice = views[0].asked[0]
     assert "cannot show" in notice.value and html.escape(path) in notice.value
 
 
@@ -185,6 +185,9 @@ def _all_text(widget) -> tuple[list[str], list[str]]:
 
 # -- flood, rate limit and mute -----------------------------------------------------------------
 
+# (A hang guard above drive()'s own 180 s, which the module's 120 s would cut short: on the
+# niced range run of a loaded machine the flood took more than 120 s.)
+@pytest.mark.timeout(360)
 def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answers_all(
         views, monkeypatch):
     """Three forms at a time, 100 waiting in order, the rest cancelled with one notice: the
@@ -214,7 +217,7 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
     assert (shown, waiting, most_open) == (3, 100, 3)
     assert line == "100 more requests from hostile are waiting."
     assert counts == {"accept": 103, "cancel": 97}
-    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    notices = [w.value for w in views[0].asked if "nb-elicit-notice" in w._dom_classes]
     assert len(notices) == 1 and "answered cancel to 97 requests" in notices[0]
     assert views[0].backlog_text == ""  # nothing waits any more
     assert growth < 3 * 60  # widgets for 3 forms and one line, not 200 forms
@@ -234,7 +237,7 @@ def test_the_person_can_cancel_every_waiting_request_at_once(views):
         return json.loads((await call).text)
 
     assert run_case(send) == {"cancel": 20}
-    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    notices = [w.value for w in views[0].asked if "nb-elicit-notice" in w._dom_classes]
     assert any("You cancelled 17 requests from hostile" in n for n in notices)
     assert [e.answered_by for e in HISTORY.entries if e.answered_by == "cancelled while waiting"] == [
         "cancelled while waiting"] * 17
@@ -250,7 +253,7 @@ def test_an_optional_rate_limit_answers_cancel_never_decline(views):
 
     counts = run_case(send, rate_limit="60/min burst 5")
     assert counts == {"accept": 5, "cancel": 5}
-    notices = [w.value for w in views[0].forms.children if "nb-elicit-notice" in w._dom_classes]
+    notices = [w.value for w in views[0].asked if "nb-elicit-notice" in w._dom_classes]
     assert len(notices) == 1 and "answered cancel to 5 requests" in notices[0]
 
 
@@ -263,7 +266,7 @@ def test_a_flood_answered_by_a_policy_keeps_the_cell_bounded(views):
             POLICIES.clear()
 
     assert run_case(send, rate_limit="10/min") == {"decline": 200}  # policies are not limited
-    lines = views[0].forms.children
+    lines = views[0].asked
     assert len(lines) == 51
     assert "and 150 more notices" in lines[-1].value
 
@@ -278,7 +281,7 @@ def test_mute_answers_cancel_with_one_counted_notice_until_unmuted(views):
 
     first, second = run_case(send)
     assert first == second == {"result": {"action": "cancel"}}
-    texts = [w.value for v in views[:2] for w in v.forms.children]
+    texts = [w.value for v in views[:2] for w in v.asked]
     assert any("muted" in t and "1 request" in t for t in texts)
     assert [e.answered_by for e in HISTORY.entries[-3:-1]] == ["muted", "muted"]
 
@@ -340,7 +343,7 @@ def test_a_connection_can_refuse_forms_that_ask_for_secrets(views):
                                                        "requestedSchema": SECRET}),
                        secret_forms="refuse")
     assert outcome == {"result": {"action": "decline"}}
-    assert "refuses such forms" in views[0].forms.children[0].value
+    assert "refuses such forms" in views[0].asked[0].value
 
 
 def test_by_default_a_secret_form_shows_with_a_warning_and_the_secret_not_prefilled(views):
