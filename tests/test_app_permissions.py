@@ -153,7 +153,7 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
         card = await person.wait_for_form()
         await asyncio.sleep(0.1)
         before = (list(sent), dict(app.frame.permissions), app.frame.held)
-        under_app = any(card in view.forms.children for view in app.asks.children)
+        under_app = any(card in view.asked for view in app.asks.children)
         if press == "allow":
             card.boxes["clipboardWrite"].value = False
             card.allow_button.click()
@@ -161,7 +161,7 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
             card.decline_button.click()
         await app._permissions_task
         await asyncio.sleep(0.05)
-        left = all(card not in view.forms.children for view in app.asks.children)
+        left = all(card not in view.asked for view in app.asks.children)
         return app, card, before, under_app, sent, list(HISTORY.entries), left
 
     app, card, before, under_app, sent, history, left = drive(scenario)

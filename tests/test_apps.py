@@ -167,7 +167,7 @@ def test_a_form_the_app_s_call_brings_shows_under_the_app(frontend, journal):
         (app,) = conn.apps.shown
         answer = asyncio.ensure_future(app.answer("tools/call", {"name": "github_username"}))
         form = await person.wait_for_form(unless=answer)
-        under_app = any(form in view.forms.children for view in app.asks.children)
+        under_app = any(form in view.asked for view in app.asks.children)
         fill(form, {"name": "Ada"})
         form.submit_button.click()
         return await answer, under_app, app
@@ -342,10 +342,10 @@ def test_open_link_shows_the_consent_card_and_nothing_happens_before_open(fronte
         card = await person.wait_for_form(unless=asked)
         await asyncio.sleep(0.2)
         before = (asked.done(), card.link.value, text_of(app))
-        under_app = any(card in view.forms.children for view in app.asks.children)
+        under_app = any(card in view.asked for view in app.asks.children)
         card.open_button.click()
         answer = await asked
-        still_under_app = any(card in view.forms.children for view in app.asks.children)
+        still_under_app = any(card in view.asked for view in app.asks.children)
         said = (text_of(app), "\n".join(lines(app)))
         return card, before, answer, (under_app, still_under_app), said
 
@@ -376,7 +376,7 @@ def test_a_file_the_person_saves_keeps_its_card_which_holds_the_link_to_it(front
         card = await person.wait_for_form(unless=asked)
         card.save_button.click()
         answer = await asked
-        kept = any(card in view.forms.children for view in app.asks.children)
+        kept = any(card in view.asked for view in app.asks.children)
         return card, answer, kept, text_of(app)
 
     card, answer, kept, text = drive(scenario)
@@ -402,7 +402,7 @@ def test_a_link_the_person_does_not_open_is_an_error_result_for_the_app(frontend
     assert told.count("https://modelcontextprotocol.io") == 1 and "  Declined." in told
     assert "Warning" not in told and "Error" not in told
     assert "nb-elicit-notice-text-warning" not in "".join(lines(app))
-    assert not any(isinstance(c, UrlConsentCard) for c in app.requests_view.forms.children)
+    assert not any(isinstance(c, UrlConsentCard) for c in app.requests_view.asked)
 
 
 def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(frontend,
@@ -417,13 +417,13 @@ def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(fr
         first = [await person.wait_for_form(i + 1) for i in range(3)]
         await asyncio.sleep(0.2)
         view = app.requests_view
-        shown = [c for c in view.forms.children if isinstance(c, UrlConsentCard)]
+        shown = [c for c in view.asked if isinstance(c, UrlConsentCard)]
         waiting = shown == first, view.backlog_text
         for i in range(8):
             card = await person.wait_for_form(i + 1)
             card.decline_button.click()
         answers = await asyncio.gather(*asked)
-        kept = [c for c in view.forms.children if isinstance(c, UrlConsentCard)]
+        kept = [c for c in view.asked if isinstance(c, UrlConsentCard)]
         return waiting, answers, len(kept), text_of(app)
 
     (all_there, backlog), answers, after, told = drive(scenario)

@@ -142,7 +142,7 @@ def test_app_cards_wait_in_the_backlog_and_at_most_three_show_at_once(frontend, 
     assert at_first == 3 and most_open == 3
     assert answers == [{}] * 16  # (each opened by the person, in turn)
     # (of the answered cards, only the newest few stay under the app)
-    cards = [c for c in app.requests_view.forms.children if isinstance(c, UrlConsentCard)]
+    cards = [c for c in app.requests_view.asked if isinstance(c, UrlConsentCard)]
     assert len(cards) <= runtime_apps.MAX_ASKS
 
 

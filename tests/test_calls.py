@@ -122,8 +122,8 @@ def test_a_session_reopened_during_a_call_shows_later_forms_in_the_later_call(sh
     first, second = drive(scenario)
     assert (first, second) == (answered("Ada"), answered("Bob"))
     crashed, first_view, second_view = shown
-    assert [form.message for form in first_view.forms.children] == ["First"]
-    assert [form.message for form in second_view.forms.children] == ["Second"]
+    assert [form.message for form in first_view.asked] == ["First"]
+    assert [form.message for form in second_view.asked] == ["Second"]
     assert "Second" in second_view.display_handle.transcript
     assert "Second" not in first_view.display_handle.transcript
 
@@ -145,8 +145,8 @@ def test_two_background_calls_on_one_connection_each_show_their_own_form(http_ho
     assert results == [answered("One"), answered("Two")]
     one, two = shown
     assert (one.what, two.what) == ("ask", "ask")
-    assert [form.message for form in one.forms.children] == ["One"]
-    assert [form.message for form in two.forms.children] == ["Two"]
+    assert [form.message for form in one.asked] == ["One"]
+    assert [form.message for form in two.asked] == ["Two"]
 
 
 @pytest.mark.parametrize("python", ["3.11+", "3.10"])
@@ -231,4 +231,4 @@ def test_a_quiet_request_in_flight_never_takes_the_form(request, transport, show
     assert result == answered("Ada")
     assert read["contents"][0]["text"] == "read slowly"
     asked = next(view for view in shown if view.what == "ask_later")
-    assert list(asked.forms.children) == [form]
+    assert list(asked.asked) == [form]

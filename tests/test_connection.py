@@ -58,7 +58,7 @@ def test_a_form_shows_in_the_calls_view_and_the_result_replaces_the_waiting_line
     result = drive(scenario)
     assert result.text == "Hello, @octocat!"
     (view,) = views
-    (form,) = view.forms.children
+    (form,) = view.asked
     assert form.answer.result() == Answer("accept", {"name": "octocat"})
     assert "Submitted." in form.status.value
     assert view.status.layout.display == "none"
@@ -123,7 +123,7 @@ def test_two_elicitations_in_one_call_appear_in_order(journal, views):
 
     drive(scenario)
     (view,) = views
-    first, second = view.forms.children
+    first, second = view.asked
     assert first.message == "Step 1 of 2: what should we call you?"
     assert second.message == "Step 2 of 2: create an account for Ada?"
     assert [e["content"] for e in journal.entries()] == [{"name": "Ada"}, {"confirm": True}]
@@ -138,7 +138,7 @@ def test_a_withdrawn_request_closes_its_form_with_a_reason(journal, views):
 
     result = drive(scenario)
     assert result.text == "The question was withdrawn."
-    (form,) = views[0].forms.children
+    (form,) = views[0].asked
     assert form.answer.cancelled()
     assert "demo withdrew this request." in form.status.value
     assert form.submit_button.disabled
@@ -158,7 +158,7 @@ def test_a_server_that_exits_mid_form_locks_the_form_and_raises_a_clear_error(vi
     error, status, after = drive(scenario)
     assert "sdk2 · ask_then_exit" in str(error) and "went away" in str(error)
     assert status == "disconnected"
-    (form,) = views[0].forms.children
+    (form,) = views[0].asked
     assert "sdk2 disconnected." in form.status.value and form.submit_button.disabled
     assert "went away" in views[0].status.value
     assert after == "accept:Ada:1"
@@ -175,7 +175,7 @@ def test_an_unsupported_schema_is_answered_with_invalid_params(journal, views):
     assert result.structured is None
     assert '"code": -32602' in result.text
     assert "properties.address: nested objects are not supported" in result.text
-    (notice,) = views[0].forms.children
+    (notice,) = views[0].asked
     assert "nb-elicit-notice-error" in notice._dom_classes
     assert "cannot show" in notice.value and "properties.address" in notice.value
 
@@ -193,7 +193,7 @@ def test_a_bug_in_nb_elicit_is_an_internal_error_shown_once(journal, views, monk
 
     result = drive(scenario)
     assert '"code": -32603' in result.text and "boom" in result.text
-    notices = [w for w in views[0].forms.children if "nb-elicit-notice-error" in w._dom_classes]
+    notices = [w for w in views[0].asked if "nb-elicit-notice-error" in w._dom_classes]
     assert len(notices) == 1 and "RuntimeError('boom')" in html.unescape(notices[0].value)
 
 
@@ -221,7 +221,7 @@ def test_a_failure_while_a_form_is_open_closes_it_and_tells_the_cell_and_the_ser
     assert error.code == -32603 and "OverflowError" in error.message
     assert [e["error"]["code"] for e in journal.entries()] == [-32603]
     (view,) = views
-    form, *notices = view.forms.children
+    form, *notices = view.asked
     assert "nb_elicit failed while showing this request" in html.unescape(form.status.value)
     assert form.submit_button.disabled
     errors = [w for w in notices if "nb-elicit-notice-error" in w._dom_classes]
@@ -332,7 +332,7 @@ def test_an_sdk1_server_with_optional_fields_gets_only_what_was_entered(sdk1_pyt
     both, name_only = drive(scenario, timeout=90)
     assert both == "accept:{'name': 'Ada', 'age': 36, 'nickname': None}"
     assert name_only == "accept:{'name': 'Bob', 'age': None, 'nickname': None}"
-    second_form = views[1].forms.children[0]
+    second_form = views[1].asked[0]
     assert second_form.answer.result().content == {"name": "Bob"}  # no nulls were sent
 
 
@@ -351,7 +351,7 @@ def test_awkward_property_names_render_are_found_by_their_hooks_and_are_answered
         return await conn.call_tool("custom_form", {"message": "m", "requested_schema": schema})
 
     drive(scenario)
-    (form,) = views[0].forms.children
+    (form,) = views[0].asked
     for name, control in form.controls.items():
         hooks = [c for c in control.widget._dom_classes if c.startswith("nb-elicit-field-")]
         assert hooks == [field_class(name)] and property_of_class(hooks[0]) == name

@@ -227,7 +227,7 @@ def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(mo
         for count in range(1, 101):  # a hundred requests wait, a hundred more are cancelled
             view.show_backlog("bench", count, lambda: None)
             guard.count_notice(AnsweredBy.BACKLOG_FULL, view, lambda n: f"cancelled {n} requests")
-        line, (notice,) = view._backlog.children[0], view.forms.children
+        line, (notice,) = view._backlog.children[0], view.asked
         values = {"line": [], "notice": []}
         line.observe(lambda change: values["line"].append(change["new"]), "value")
         notice.observe(lambda change: values["notice"].append(change["new"]), "value")
@@ -255,7 +255,7 @@ def test_a_view_frozen_before_its_counts_were_drawn_draws_them_first(monkeypatch
         guard = Guard()
         for _ in range(3):
             guard.count_notice(AnsweredBy.BACKLOG_FULL, view, lambda n: f"cancelled {n} requests")
-        (notice,) = view.forms.children
+        (notice,) = view.asked
         before = notice.value
         view.freeze()
         return before, notice.value, view.display_handle.bundles
@@ -434,7 +434,8 @@ def test_a_call_that_shows_only_its_waiting_line_makes_three_models_and_the_rest
     view, made, with_notice = asyncio.run(scenario())
     assert sorted(type(m).__name__ for m in made) == ["CallView", "HTML", "Layout"]
     assert {id(view), id(view.status), id(view.status.layout)} == {id(m) for m in made}
-    assert view.forms in with_notice and view.forms not in made
+    (line,) = view.asked  # (the notice sits in the view itself: no box is made for it)
+    assert line in with_notice and line not in made
     assert view.result in tree_models(view) and view.result.children
 
 

@@ -246,7 +246,7 @@ COLORS = {"info": "--jp-info-color1", "warning": "--jp-warn-color1",
 def test_a_notice_is_rendered_with_its_kinds_colour_a_left_border_and_a_word(kind):
     view = CallView("demo", "tool", show_waiting=False)
     entry = view.notice("Something happened: detail", kind)
-    (line,) = view.forms.children
+    (line,) = view.asked
     assert line.notice is entry and (entry.text, entry.kind) == ("Something happened: detail", kind)
     assert f"nb-elicit-notice-{kind}" in line._dom_classes
     assert f"border-left: 3px solid var({COLORS[kind]})" in line.value
@@ -266,7 +266,7 @@ def test_a_counted_notice_keeps_its_kind_when_its_count_grows():
     guard = Guard()
     guard.count_notice("x", view, lambda n: f"{n} requests", "info")
     guard.count_notice("x", view, lambda n: f"{n} requests", "info")
-    (line,) = view.forms.children
+    (line,) = view.asked
     assert "2 requests" in line.value and "--jp-info-color1" in line.value
     assert view.lines == ["2 requests"]
 
@@ -274,7 +274,7 @@ def test_a_counted_notice_keeps_its_kind_when_its_count_grows():
 def test_notice_text_is_escaped():
     view = CallView("demo", "tool", show_waiting=False)
     view.notice("<img src=x onerror=alert(1)>", "error")
-    (line,) = view.forms.children
+    (line,) = view.asked
     assert "<img" not in line.value and "&lt;img" in line.value
 
 
@@ -295,7 +295,7 @@ def test_a_refused_form_is_an_error_notice_in_one_sentence(schema, kind, phrase,
             await asking.ask(asking.RequestContext("demo", view, Guard()), request)
 
     asyncio.run(run())
-    (line,) = view.forms.children
+    (line,) = view.asked
     assert f"nb-elicit-notice-{kind}" in line._dom_classes
     (text,) = view.lines
     assert text.startswith(phrase), text
@@ -401,6 +401,8 @@ def test_the_demo_tools_descriptions_read_as_sentences_and_its_answers_in_plain_
 def test_the_calls_waiting_line_is_under_its_forms_so_nothing_moves_above_a_form():
     view = CallView("demo", "sign_in", show_waiting=False)
     view.show_backlog("demo", 2, lambda: None)
-    forms, result = view.forms, view.result  # (the boxes are made when first needed)
+    view.notice("asked first", "info")
+    (asked,) = view.asked  # (what is asked sits in the view itself, above the waiting line)
+    result = view.result  # (made when first needed)
     children = list(view.children)
-    assert children.index(forms) < children.index(view.status) < children.index(result)
+    assert children.index(asked) < children.index(view.status) < children.index(result)

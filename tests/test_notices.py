@@ -45,7 +45,7 @@ def test_the_view_draws_the_model_and_its_transcript_tells_it():
     view.notice("demo asked: Who? Submitted.", NoticeKind.INFO, asked=asked)
     counted = view.notice("1 declined", NoticeKind.WARNING)
     view.update_notice(counted, "2 declined")
-    lines = view.forms.children
+    lines = view.asked
     assert [line.notice for line in lines] == view.notices.entries
     assert "2 declined" in lines[2].value and "nb-elicit-notice-warning" in lines[2]._dom_classes
     assert view.transcript().items == [Notice("a request was refused", NoticeKind.ERROR), asked,
@@ -57,8 +57,8 @@ def test_a_flood_of_notices_stays_one_counted_line():
     view = CallView("demo", "tool", show_waiting=False)
     for i in range(view.notices.limit + 3):
         view.notice(f"notice {i}", "info")
-    *_, last = view.forms.children
-    assert len(view.forms.children) == view.notices.limit + 1
+    *_, last = view.asked
+    assert len(view.asked) == view.notices.limit + 1
     assert "3 more notices" in last.value and last.notice is view.notices.overflow
     assert view.transcript().items[-1] == Notice(overflow_text(3), NoticeKind.INFO)
 
@@ -72,7 +72,7 @@ def test_a_live_view_and_its_transcript_tell_one_log_in_time_order_the_result_in
     view.show_result(ToolResult([{"type": "text", "text": "12:00"}]))
     view.notice("after the result", NoticeKind.INFO)
     # The live view: the later line under the result, each line once.
-    shown = [line.notice.text for line in view.forms.children]
+    shown = [line.notice.text for line in view.asked]
     later = [line.notice.text for line in view.later.children]
     assert shown == ["before the result"] and later == ["after the result"]
     order = list(view.children)

@@ -136,7 +136,7 @@ def test_record_then_replay_without_a_person(tmp_path, views):
         ("accept", CONTACT), ("decline", None)]
     assert [(e["action"], e["content"]) for e in first.entries()] == [
         ("accept", CONTACT), ("decline", None)]
-    notices = [w.value for v in views[2:] for w in v.forms.children]
+    notices = [w.value for v in views[2:] for w in v.asked]
     assert any("from the recording answers.json" in n for n in notices)
 
 
@@ -155,7 +155,7 @@ def test_a_changed_schema_falls_back_to_the_policy_and_says_so(tmp_path, views):
         return json.loads(result.text)
 
     assert drive(scenario) == {"action": "decline", "content": None}
-    texts = [w.value for w in views[0].forms.children]
+    texts = [w.value for w in views[0].asked]
     assert any("changed since answers.json was recorded" in t for t in texts)
     assert any("Answered decline by the respond policy" in t for t in texts)
 
@@ -175,4 +175,4 @@ def test_an_answer_missing_its_secret_falls_back(tmp_path, views):
         return json.loads(result.text)
 
     assert drive(scenario) == {"action": "cancel", "content": None}
-    assert any("does not fit the form" in w.value for w in views[0].forms.children)
+    assert any("does not fit the form" in w.value for w in views[0].asked)

@@ -342,7 +342,7 @@ def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
 def test_a_card_sits_in_a_calls_view():
     view = CallView("demo", "research", show_waiting=False)
     shown = card()
-    view.forms.children = (shown,)
+    view._set_asked((shown,))
     shown.update(state("working"))
     shown.end(state("completed"))
     assert view.transcript().items == []  # (the view tells no card as a request)
@@ -388,7 +388,7 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
         view.show_task(card)
         view.show_backlog("demo", 3, lambda: None)
         children = view.children
-        inside = view.forms in card.forms.children
+        inside = view.asked_box in card.forms.children
         close_tree(view)  # (none of its models is left open for the next test)
         return children, view, inside
 
@@ -652,7 +652,7 @@ def test_the_card_marks_its_lines_with_the_count_its_call_view_tells():
     class Asked:
         """What shows the questions: a count, and no open question."""
 
-        forms = widgets.VBox()
+        asked_box = widgets.VBox()
         told = 7
 
         def told_count(self):
@@ -668,4 +668,4 @@ def test_the_card_marks_its_lines_with_the_count_its_call_view_tells():
     asked.told = 9
     shown.update(state("completed"))
     assert [entry.mark for entry in shown.timeline.entries] == [7, 9]
-    assert shown.forms.children == (asked.forms,)
+    assert shown.forms.children == (asked.asked_box,)

@@ -315,8 +315,8 @@ def test_a_question_about_an_unknown_task_shows_in_the_newest_calls_cell(legacy)
         await started(running)
         asking = conn.start_tool("ask_unrelated", {"task_id": "no-such-task"})
         form = await person.wait_for_form(unless=asking)
-        in_asking = form in asking._view.forms.children
-        in_task = form in running._view.forms.children
+        in_asking = form in asking._view.asked
+        in_task = form in running._view.asked
         return await asking, await running, in_asking, in_task
 
     answer, done, in_asking, in_task = hostile(scenario)

@@ -126,7 +126,7 @@ def test_a_url_request_is_answered_from_the_card(views, action):
             "url", {"url": "https://auth.example.com/x"})).text)
 
     assert drive(scenario) == {"result": {"action": action}}
-    (card,) = [w for w in views[0].forms.children if isinstance(w, UrlConsentCard)]
+    (card,) = [w for w in views[0].asked if isinstance(w, UrlConsentCard)]
     assert ("noopener" in card.link.value) == (action == "accept")
 
 
@@ -139,7 +139,7 @@ def test_a_url_request_with_a_forbidden_url_gets_an_error_and_shows_no_card(view
 
     outcome = drive(scenario)
     assert outcome["error"]["code"] == -32602 and "https" in outcome["error"]["message"]
-    assert not [w for w in views[0].forms.children if isinstance(w, UrlConsentCard)]
+    assert not [w for w in views[0].asked if isinstance(w, UrlConsentCard)]
 
 
 def test_the_complete_notification_marks_the_card_and_unknown_ids_are_ignored(views):
@@ -153,7 +153,7 @@ def test_the_complete_notification_marks_the_card_and_unknown_ids_are_ignored(vi
         return json.loads(result.text)
 
     assert drive(scenario) == {"result": {"action": "accept"}}
-    (card,) = [w for w in views[0].forms.children if isinstance(w, UrlConsentCard)]
+    (card,) = [w for w in views[0].asked if isinstance(w, UrlConsentCard)]
     assert card.completed and "reports this is done" in card.status.value
 
 
@@ -168,7 +168,7 @@ def test_a_completion_after_the_call_ended_goes_into_that_calls_transcript(views
         await asyncio.sleep(0.3)
 
     drive(scenario)
-    (card,) = [w for w in views[0].forms.children if isinstance(w, UrlConsentCard)]
+    (card,) = [w for w in views[0].asked if isinstance(w, UrlConsentCard)]
     assert card.completed
     assert "nb-elicit-url-done" not in card._dom_classes  # its widgets were already closed
     (asked,) = [item for item in views[0].transcript().items if not isinstance(item, str)]
@@ -220,7 +220,7 @@ def test_input_required_url_requests_of_2026_get_the_card_too(views):
         return (await conn.call_tool("url_input_required")).text
 
     assert drive(scenario) == "url:accept"
-    cards = [w for v in views for w in v.forms.children if isinstance(w, UrlConsentCard)]
+    cards = [w for v in views for w in v.asked if isinstance(w, UrlConsentCard)]
     assert [c.url.host for c in cards] == ["pay.example.com"]
 
 
@@ -235,7 +235,7 @@ def test_a_respond_policy_never_consents_to_a_page(views):
             POLICIES.clear()
 
     assert drive(scenario) == {"result": {"action": "cancel"}}  # never decline for the person
-    assert "never consents" in views[0].forms.children[0].value
+    assert "never consents" in views[0].asked[0].value
 
 
 def test_a_url_request_on_a_protocol_without_url_mode_gets_invalid_params():

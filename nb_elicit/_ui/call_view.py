@@ -56,7 +56,10 @@ class CallView(widgets.VBox):
         # when something is first shown in them.)
         #: The progress line, once the server reports progress.
         self.progress: ProgressLine | None = None
-        self._forms: widgets.VBox | None = None
+        #: The requests and notice lines shown here, in order (see :attr:`asked`).
+        self._asked: tuple[widgets.Widget, ...] = ()
+        #: The box that holds them once a task card shows them (see :attr:`asked_box`).
+        self._asked_box: widgets.VBox | None = None
         self.status = widgets.HTML(self._waiting_text() if show_waiting else "",
                                    style=_KIT.style(widgets.HTML),
                                    _dom_classes=("nb-elicit-call-status",))
@@ -124,24 +127,28 @@ class CallView(widgets.VBox):
         return bundle
 
     @property
-    def forms(self) -> widgets.VBox:
-        """The box of the requests and notices shown here (made when first needed)."""
-        if self._forms is None:
-            self._make_forms(())
-        return self._forms
+    def asked(self) -> tuple[widgets.Widget, ...]:
+        """The requests and notice lines shown here, in order. They sit in the view itself, so
+        that a form shows with one message (the view's children); a task card shows them in
+        :attr:`asked_box`."""
+        return self._asked
 
-    def _make_forms(self, children: tuple) -> None:
-        self._forms = widgets.VBox(children, layout=_KIT.plain, _dom_classes=("nb-elicit-forms",))
-        self._lay_out()
+    @property
+    def asked_box(self) -> widgets.VBox:
+        """A box of :attr:`asked`, for a task card to show them in (made when first asked
+        for; from then on they are shown there, not in the view itself)."""
+        if self._asked_box is None:
+            self._asked_box = widgets.VBox(self._asked, layout=_KIT.plain,
+                                           _dom_classes=("nb-elicit-asked",))
+            self._lay_out()
+        return self._asked_box
 
-    def _add_to_forms(self, child: widgets.Widget) -> None:
-        """``child`` (a request or a notice line) goes last in :attr:`forms`. The first one is
-        made with the box, so that it shows with the box's own messages, not one after them (a
-        form's first paint is one message sooner)."""
-        if self._forms is None:
-            self._make_forms((child,))
+    def _set_asked(self, asked: tuple[widgets.Widget, ...]) -> None:
+        self._asked = asked
+        if self._asked_box is not None:
+            self._asked_box.children = asked
         else:
-            self._forms.children = (*self._forms.children, child)
+            self._lay_out()
 
     @property
     def result(self) -> widgets.VBox:
@@ -203,7 +210,7 @@ class CallView(widgets.VBox):
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
         self._told.append(form)
-        self._add_to_forms(form)
+        self._set_asked((*self._asked, form))
         self._keyboard_now()
         form.show_waited(*self._timeout(), clock=not self._task_following())
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
@@ -244,9 +251,12 @@ class CallView(widgets.VBox):
         """The view's parts, in order: progress, the forms (inside the task's card, when the
         call runs as one), the waiting line, the backlog line (once there is one), the result,
         and the notices that came after it."""
-        asked = self.task_card if self.task_card is not None else self._forms
+        if self.task_card is not None:
+            asked = (self.task_card,)
+        else:
+            asked = (self._asked_box,) if self._asked_box is not None else self._asked
         self.children = tuple(part for part in (
-            self.progress, asked, self.status, self._backlog, self._result_box, self._later)
+            self.progress, *asked, self.status, self._backlog, self._result_box, self._later)
             if part is not None)
         self._show_now()
 
@@ -324,7 +334,7 @@ class CallView(widgets.VBox):
         gone = {id(c) for c in prompts if c.answer.done()}
         if not gone:
             return
-        self.forms.children = tuple(c for c in self.forms.children if id(c) not in gone)
+        self._set_asked(tuple(c for c in self._asked if id(c) not in gone))
         kept = [c for c in self._told if id(c) not in gone]
         if self._result_at is not None:
             self._result_at -= sum(1 for c in self._told[:self._result_at] if id(c) in gone)
@@ -389,7 +399,7 @@ class CallView(widgets.VBox):
             self._notice_lines[entry] = line
             self._told.append(entry)
             if self._result_at is None:
-                self._add_to_forms(line)
+                self._set_asked((*self._asked, line))
             elif not self.frozen:  # (told after the result, where it came)
                 self.later.children = (*self.later.children, line)
         else:
@@ -515,7 +525,7 @@ class CallView(widgets.VBox):
         self.frozen = True
         self._stop_ticking()
         if self.display_handle is not None:
-            shown = (self._forms is not None and self._forms.children
+            shown = (self._asked
                      or self._result is not None or self._failure is not None
                      or self.task_card is not None)
             self.display_handle.update(_Static(self.transcript() if shown else None))
@@ -566,9 +576,7 @@ class CallView(widgets.VBox):
                           self._result_at)
 
     def _prompts(self) -> list:
-        if self._forms is None:
-            return []
-        return [c for c in self._forms.children if hasattr(c, "answer")]
+        return [c for c in self._asked if hasattr(c, "answer")]
 
     def _open_prompts(self) -> bool:
         return any(not prompt.answer.done() for prompt in self._prompts())

@@ -218,7 +218,7 @@ class TaskCard(widgets.VBox):
         the messages of the questions that wait for an answer (``open_messages()``), and says
         when those change (:meth:`asked_changed`)."""
         self._asked_in = asked_in
-        self.forms.children = (asked_in.forms,)
+        self.forms.children = (asked_in.asked_box,)
 
     def asked_changed(self) -> None:
         """A question opened or was answered: the status line repeats no open question."""
