@@ -17,6 +17,7 @@ import subprocess
 import time
 
 import pytest
+from helpers.fill import fill
 from helpers.interop import everything_command, fastmcp_tasks_command
 from helpers.servers import Journal, demo_command, drive, free_port, served
 
@@ -87,10 +88,17 @@ def raw_result(text: str) -> dict:
 
 def test_everything_research_query_asks_inside_its_task_card_and_reports_the_answer(everything):
     async def scenario(person):
-        person.will("accept", {"interpretation": "snake"})
         conn = await everything("everything")
         call = conn.start_tool("simulate-research-query", {"topic": "python", "ambiguous": True})
         form = await person.wait_for_form(unless=call)
+        # The person answers once the card has seen the task wait for them (a poll of the
+        # task's status); an answer given at once can land before any poll sees it.
+        for _ in range(3000):  # (30 s at most)
+            if call.task is not None and call.task.status == "input_required":
+                break
+            await asyncio.sleep(0.01)
+        fill(form, {"interpretation": "snake"})
+        form.submit_button.click()
         card = call._view.task_card
         result = await call
         return result, form, card, call.task
