@@ -433,12 +433,14 @@ def test_the_profile_counts_cpu_per_round_and_leaves_out_idle_time():
 
 
 def test_the_event_loop_callbacks_over_the_limit_are_named_by_what_they_ran():
+    # (The limit is far from both: on a loaded machine a 1 ms callback can be kept off the
+    # CPU for more than 10 ms, and its wall time is what is measured.)
     async def slow_step():
-        _spin(0.03)
+        _spin(0.3)
         await asyncio.sleep(0)
 
     async def main():
-        in_kernel.callbacks_start(10.0)
+        in_kernel.callbacks_start(100.0)
         try:
             await asyncio.get_running_loop().create_task(slow_step())
             asyncio.get_running_loop().call_soon(_spin, 0.001)
@@ -454,7 +456,7 @@ def test_the_event_loop_callbacks_over_the_limit_are_named_by_what_they_ran():
     names = [row[0] for row in result["by_name"]]
     assert names == ["task test_the_event_loop_callbacks_over_the_limit_are_named_by_what_they_"
                      "ran.<locals>.slow_step"], names
-    assert result["longest"][0][0] >= 25
+    assert result["longest"][0][0] >= 250
 
 
 def test_profile_and_callback_tables_from_made_up_numbers():
