@@ -63,13 +63,16 @@ def task_file(tmp_path, monkeypatch):
     return tmp_path / "tasks.json"
 
 
-async def task_of(call, timeout: float = 10):
-    """The task a call runs as, once the server said so (and its first state is known)."""
+async def task_of(call, timeout: float = 10, status: str | None = None):
+    """The task a call runs as, once the server said so (and its first state is known), or,
+    given a ``status``, once a poll has seen the task in it."""
     for _ in range(int(timeout / 0.01)):
-        if call.task is not None and call.task.state is not None:
-            return call.task
+        task = call.task
+        if task is not None and task.state is not None and status in (None, task.status):
+            return task
         await asyncio.sleep(0.01)
-    raise AssertionError(f"the call ran as no task within {timeout} s")
+    seen = f" in status {status!r}" if status else ""
+    raise AssertionError(f"the call ran as no task{seen} within {timeout} s")
 
 
 async def marked(marker, timeout: float = 30) -> None:
@@ -93,10 +96,7 @@ def test_everything_research_query_asks_inside_its_task_card_and_reports_the_ans
         form = await person.wait_for_form(unless=call)
         # The person answers once the card has seen the task wait for them (a poll of the
         # task's status); an answer given at once can land before any poll sees it.
-        for _ in range(3000):  # (30 s at most)
-            if call.task is not None and call.task.status == "input_required":
-                break
-            await asyncio.sleep(0.01)
+        await task_of(call, timeout=30, status="input_required")
         fill(form, {"interpretation": "snake"})
         form.submit_button.click()
         card = call._view.task_card
