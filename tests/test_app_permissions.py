@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 
 import pytest
 from helpers.servers import SERVERS, drive
@@ -97,6 +98,49 @@ def test_a_frame_released_before_it_asked_sends_its_html_when_asked():
     frame.release()
     assert sent == [] and frame.permissions == {}
     frame._handle_custom_msg({"kind": "html"}, [])
+    assert sent == [{"kind": "html", "html": "<p>app</p>"}]
+
+
+class _Interleaved(AppFrame):
+    """A held frame whose front end's ask for the HTML (on a thread of its own, as when comms run
+    on subshells) is caught between reading `held` and noting that it asked: `release` (the
+    kernel's loop) runs there, or waits for it (up to a generous hang guard)."""
+
+    def __init__(self, *args, **kwargs):
+        self.asker: threading.Thread | None = None
+        self.asker_read_held = threading.Event()
+        self.released = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def held(self) -> bool:
+        value = self._held
+        if threading.current_thread() is self.asker and not self.asker_read_held.is_set():
+            self.asker_read_held.set()
+            self.released.wait(5)  # (a frame that serialises both never lets release finish here)
+        return value
+
+    @held.setter
+    def held(self, value: bool) -> None:
+        self._held = value
+
+
+def test_the_html_of_a_held_frame_is_sent_when_release_and_the_ask_cross():
+    frame = _Interleaved(html="<p>app</p>", held=True)
+    sent = sent_by(frame)
+    frame.asker = threading.Thread(target=frame._handle_custom_msg, args=({"kind": "html"}, []))
+    frame.asker.start()
+    assert frame.asker_read_held.wait(30)
+
+    def release():
+        frame.release(["microphone"])
+        frame.released.set()
+
+    releasing = threading.Thread(target=release)
+    releasing.start()
+    releasing.join(30)
+    frame.asker.join(30)
+    assert not releasing.is_alive() and not frame.asker.is_alive()
     assert sent == [{"kind": "html", "html": "<p>app</p>"}]
 
 

@@ -65,6 +65,7 @@ import hashlib
 import inspect
 import json
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,9 @@ class AppFrame(anywidget.AnyWidget):
         #: The HTML waits for :meth:`release` (the person has yet to answer for permissions).
         self.held = bool(held)
         self._html_asked = False
+        #: Guards `held`, `_html_asked` and `_html`: :meth:`release` runs on the kernel's loop
+        #: and the ask for the HTML on the thread of its message (a subshell's).
+        self._html_lock = threading.RLock()
         self._on_end: Callable[[str], None] | None = None
         self._handler: Handler | None = None
         self._loop = running_loop()
@@ -233,12 +237,13 @@ class AppFrame(anywidget.AnyWidget):
         """The person answered for the app's permissions: its frame gets ``granted`` (keys of
         :data:`~nb_elicit._core.apps.PERMISSIONS`; none by default), then its HTML, if its
         front end has asked for it already (else when it asks). Once only."""
-        if not self.held:
-            return
-        self.permissions = granted_permissions(list(granted))
-        self.held = False
-        if self._html_asked:
-            self._send_html()
+        with self._html_lock:  # (the front end's ask may come on a subshell's thread)
+            if not self.held:
+                return
+            self.permissions = granted_permissions(list(granted))
+            self.held = False
+            if self._html_asked:
+                self._send_html_now()  # (asked once only: never "gone" here)
 
     def send_tool_input_partial(self, arguments: dict) -> None:
         """Partial tool arguments while they stream in (dropped once the whole input is sent)."""
@@ -282,20 +287,27 @@ class AppFrame(anywidget.AnyWidget):
     def _send_html(self) -> None:
         """The app's HTML, to the first front end that asks; any later one hears it is gone
         (and the app ends: it runs in one page)."""
+        with self._html_lock:
+            gone = self._send_html_now()
+        if gone:
+            self._ended("shown again")
+
+    def _send_html_now(self) -> bool:
+        """:meth:`_send_html` under `_html_lock`: whether the frame is held and whether its front
+        end asked are read and changed in one step with :meth:`release`. True when the HTML was
+        asked for again (it is gone, and the app ends)."""
         if self.held:  # (sent by release, once the person answered)
-            if self._html_asked:
-                self._html, self._html_asked = None, False
-                self.send({"kind": "html", "gone": True})
-                self._ended("shown again")
-                return
-            self._html_asked = True
-            return
-        html, self._html = self._html, None
-        if html is not None:
-            self.send({"kind": "html", "html": html})
-            return
+            if not self._html_asked:
+                self._html_asked = True
+                return False
+            self._html, self._html_asked = None, False
+        else:
+            html, self._html = self._html, None
+            if html is not None:
+                self.send({"kind": "html", "html": html})
+                return False
         self.send({"kind": "html", "gone": True})
-        self._ended("shown again")
+        return True
 
     def _ended(self, why: str) -> None:
         """Tell :meth:`on_end`'s callback, on the frame's loop (a message may come on another
