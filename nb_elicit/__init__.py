@@ -12,9 +12,11 @@ the cell that made the call, and answers with exactly what the person entered.
 
 from ._core.answer import Answer
 from ._core.errors import (
+    ArgumentTypeError,
     BlockingNotSupported,
     ConfigError,
     ConnectError,
+    InvalidArgument,
     InvalidRequest,
     NbElicitError,
     SchemaError,
@@ -78,6 +80,7 @@ def __dir__():
 
 __all__ = [
     "Answer",
+    "ArgumentTypeError",
     "BlockingNotSupported",
     "BooleanField",
     "ChoiceField",
@@ -87,6 +90,7 @@ __all__ = [
     "ElicitationForm",
     "Field",
     "FormSpec",
+    "InvalidArgument",
     "InvalidRequest",
     "MultiChoiceField",
     "NbElicitError",

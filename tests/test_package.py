@@ -6,8 +6,9 @@ import nb_elicit
 
 def test_public_names():
     assert sorted(nb_elicit.__all__) == [
-        "Answer", "BlockingNotSupported", "BooleanField", "ChoiceField", "ConfigError",
-        "ConnectError", "Connection", "ElicitationForm", "Field", "FormSpec", "InvalidRequest",
+        "Answer", "ArgumentTypeError", "BlockingNotSupported", "BooleanField", "ChoiceField",
+        "ConfigError", "ConnectError", "Connection", "ElicitationForm", "Field", "FormSpec",
+        "InvalidArgument", "InvalidRequest",
         "MultiChoiceField", "NbElicitError", "NumberField", "Option", "RateLimit", "SchemaError",
         "ServerDisconnected", "ServerError", "SignInError", "TaskCancelled", "TaskDetached",
         "TextField", "ToolCall", "ToolResult",

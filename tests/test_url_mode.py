@@ -26,6 +26,7 @@ HOSTILE = hostile_command()
     ("http://localhost:8000/cb", "localhost"),
     ("http://127.0.0.1/cb", "127.0.0.1"),
     ("http://[::1]:9000/", "::1"),
+    ("http://127.0.0.2/", "127.0.0.2"),  # (this machine: 127.0.0.0/8)
     ("HTTPS://EXAMPLE.COM/", "example.com"),
 ])
 def test_https_and_local_http_are_allowed(url, host):
@@ -42,8 +43,8 @@ def test_https_and_local_http_are_allowed(url, host):
     ("vbscript:msgbox", "must be https (got vbscript:)"),
     ("//example.com/x", "must be https (got a relative URL)"),
     ("/relative/path", "must be https (got a relative URL)"),
-    ("http://example.com/login", "http is allowed only for localhost"),
-    ("http://127.0.0.2/", "http is allowed only for localhost"),
+    ("http://example.com/login", "http only to this machine"),
+    ("http://128.0.0.1/", "http only to this machine"),
     ("https:///nohost", "has no host"),
     ("https://exa mple.com/", "spaces or control characters"),
     ("https://example.com/\u202egnp.exe", "spaces or control characters"),

@@ -18,6 +18,11 @@
 Secrets are never held here: ``client_secret_env``, ``private_key_env`` and ``id_token_env``
 name the environment variables that hold them (``private_key_file`` an owner-only file), read
 only when a token is requested, and remembered as secrets then (masked wherever text shows).
+Every address a secret or token goes to (``issuer``, ``idp_token_endpoint``) is https, or http to
+this machine only: the one rule of :func:`~.url.https_or_loopback`, which the sign-in card's
+address and every request of a sign-in (``_mcp/auth.py``) follow too. A wrong setting is a
+:class:`~.errors.ConfigError` (a ValueError), an unknown one an
+:class:`~.errors.ArgumentTypeError` (a TypeError), one line each.
 Pure: no ipywidgets, no mcp.
 """
 
@@ -32,9 +37,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .errors import SignInError
+from .errors import ArgumentTypeError, ConfigError, SignInError
 from .masking import remember
 from .text import shorten
+from .url import LOOPBACK, check_address
 
 __all__ = ["AUTH_MODES", "ENV_NAME", "HEADLESS_MODES", "SIGNING_ALGORITHMS", "STEPS", "AuthConfig",
            "challenge_param", "is_bearer", "parse_auth", "sign_in_error"]
@@ -73,6 +79,8 @@ STEPS = {
     "timeout": "nobody finished signing in in time",
     "callback": "the sign-in page could not reach the notebook",
     "config": "the sign-in settings are incomplete or wrong",
+    "https": "nb_elicit sends sign-in secrets and tokens over https only, http only to this "
+             f"machine ({LOOPBACK})",
 }
 
 
@@ -120,50 +128,52 @@ class AuthConfig:
 
     def __post_init__(self):
         if self.mode not in AUTH_MODES:
-            raise ValueError(f"auth must be one of {', '.join(AUTH_MODES)}, not {self.mode!r}")
+            raise ConfigError(f"auth must be one of {', '.join(AUTH_MODES)}, not {self.mode!r}")
         if self.store not in STORES:
-            raise ValueError(f"the token store is disk or memory, not {self.store!r}")
+            raise ConfigError(f"the token store is disk or memory, not {self.store!r}")
         if self.token_auth is not None and self.token_auth not in TOKEN_AUTH_METHODS:
-            raise ValueError(f"token_auth is one of {', '.join(TOKEN_AUTH_METHODS)}")
+            raise ConfigError(f"token_auth is one of {', '.join(TOKEN_AUTH_METHODS)}")
         if self.mode == "client_credentials" and not (self.client_id and self.client_secret_env):
-            raise ValueError("auth='client_credentials' needs client_id and client_secret_env "
-                             "(the name of the environment variable that holds the secret)")
+            raise ConfigError("auth='client_credentials' needs client_id and client_secret_env "
+                              "(the name of the environment variable that holds the secret)")
         if self.client_secret_env is not None and not self.client_id:
-            raise ValueError("client_secret_env needs a client_id")
+            raise ConfigError("client_secret_env needs a client_id")
         for name in ("client_secret_env", "private_key_env", "id_token_env",
                      "idp_client_secret_env"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, str) and ENV_NAME.match(value)):
-                raise ValueError(f"{name} takes the NAME of an environment variable (like "
-                                 "MY_VAR), never the value itself")
+                raise ConfigError(f"{name} takes the NAME of an environment variable (like "
+                                  "MY_VAR), never the value itself")
         self._check_private_key_jwt()
         self._check_identity_assertion()
+        if self.issuer is not None:
+            check_address(self.issuer, "issuer", secrets=True)
         if self.client_metadata_url is not None:
-            parts = urlsplit(self.client_metadata_url)
+            parts = urlsplit(check_address(self.client_metadata_url, "client_metadata_url"))
             if parts.scheme != "https" or parts.path in ("", "/"):
-                raise ValueError("client_metadata_url must be an https URL with a path, like "
-                                 "https://example.org/client-metadata.json")
+                raise ConfigError("client_metadata_url must be an https URL with a path, like "
+                                  "https://example.org/client-metadata.json")
         if not self.timeout > 0:
-            raise ValueError("the sign-in timeout must be above 0 seconds")
+            raise ConfigError("the sign-in timeout must be above 0 seconds")
 
     def _check_private_key_jwt(self) -> None:
         key_options = ("private_key_env", "private_key_file", "signing_algorithm")
         if self.mode != "private_key_jwt":
             given = [name for name in key_options if getattr(self, name) is not None]
             if given:
-                raise ValueError(f"{given[0]} is for auth='private_key_jwt'")
+                raise ConfigError(f"{given[0]} is for auth='private_key_jwt'")
             return
         if not self.client_id:
-            raise ValueError("auth='private_key_jwt' needs client_id")
+            raise ConfigError("auth='private_key_jwt' needs client_id")
         if (self.private_key_env is None) == (self.private_key_file is None):
-            raise ValueError("auth='private_key_jwt' needs one of private_key_env (the name of "
-                             "the environment variable that holds the PEM key) or "
-                             "private_key_file (an owner-only file)")
+            raise ConfigError("auth='private_key_jwt' needs one of private_key_env (the name of "
+                              "the environment variable that holds the PEM key) or "
+                              "private_key_file (an owner-only file)")
         if self.client_secret_env is not None:
-            raise ValueError("auth='private_key_jwt' signs with a key, not a secret: leave out "
-                             "client_secret_env")
+            raise ConfigError("auth='private_key_jwt' signs with a key, not a secret: leave out "
+                              "client_secret_env")
         if self.signing_algorithm is not None and self.signing_algorithm not in SIGNING_ALGORITHMS:
-            raise ValueError(f"signing_algorithm is one of {', '.join(SIGNING_ALGORITHMS)}")
+            raise ConfigError(f"signing_algorithm is one of {', '.join(SIGNING_ALGORITHMS)}")
 
     def _check_identity_assertion(self) -> None:
         idp_options = ("id_token_env", "id_token", "idp_token_endpoint", "idp_client_id",
@@ -171,27 +181,25 @@ class AuthConfig:
         if self.mode != "identity_assertion":
             given = [name for name in idp_options if getattr(self, name) is not None]
             if given:
-                raise ValueError(f"{given[0]} is for auth='identity_assertion'")
+                raise ConfigError(f"{given[0]} is for auth='identity_assertion'")
             return
         needed = [name for name in ("client_id", "client_secret_env", "issuer",
                                     "idp_token_endpoint", "idp_client_id")
                   if not getattr(self, name)]
         if needed:
-            raise ValueError(f"auth='identity_assertion' needs {', '.join(needed)} (see "
-                             "docs/sign-in.md)")
+            raise ConfigError(f"auth='identity_assertion' needs {', '.join(needed)} (see "
+                              "docs/sign-in.md)")
         if (self.id_token_env is None) == (self.id_token is None):
-            raise ValueError("auth='identity_assertion' needs one of id_token_env (the name of "
-                             "the environment variable that holds the ID token) or id_token (a "
-                             "function that returns one)")
+            raise ConfigError("auth='identity_assertion' needs one of id_token_env (the name of "
+                              "the environment variable that holds the ID token) or id_token (a "
+                              "function that returns one)")
         if self.id_token is not None and not callable(self.id_token):
-            raise ValueError("id_token is a function that returns the ID token (never the token "
-                             "itself: give its variable's name as id_token_env)")
-        for name in ("issuer", "idp_token_endpoint"):
-            if urlsplit(getattr(self, name)).scheme not in ("http", "https"):
-                raise ValueError(f"{name} must be an http(s) URL")
+            raise ConfigError("id_token is a function that returns the ID token (never the token "
+                              "itself: give its variable's name as id_token_env)")
+        check_address(self.idp_token_endpoint, "idp_token_endpoint", secrets=True)
         if self.token_auth == "none":
-            raise ValueError("auth='identity_assertion' is for confidential clients: token_auth "
-                             "is client_secret_basic or client_secret_post")
+            raise ConfigError("auth='identity_assertion' is for confidential clients: token_auth "
+                              "is client_secret_basic or client_secret_post")
 
     @property
     def enabled(self) -> bool:
@@ -294,13 +302,14 @@ def parse_auth(auth: object = None, **options) -> AuthConfig:
     if auth is None:
         auth = "oauth" if options.get("client_id") else "auto"
     if not isinstance(auth, str):
-        raise TypeError(f"auth must be one of {', '.join(map(repr, AUTH_MODES))}, a dict or an "
-                        "AuthConfig")
+        raise ArgumentTypeError(f"auth must be one of {', '.join(map(repr, AUTH_MODES))}, a "
+                                "dict or an AuthConfig")
     if "token_store" in options:  # (connect's and the magic's name for it)
         options["store"] = options.pop("token_store")
     unknown = set(options) - {f for f in AuthConfig.__dataclass_fields__ if f != "extra"}
     if unknown:
-        raise TypeError(f"unknown sign-in option {sorted(unknown)[0]!r} (see docs/sign-in.md)")
+        raise ArgumentTypeError(f"unknown sign-in option {sorted(unknown)[0]!r} (see "
+                                "docs/sign-in.md)")
     return AuthConfig(auth, **options)
 
 

@@ -44,8 +44,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from .auth import AUTH_MODES, parse_auth
-from .errors import ConfigError
+from .errors import ArgumentTypeError, ConfigError
 from .filecheck import check, key_path, read_json, warn_unknown
+from .url import check_address
 
 __all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
            "command_as_run", "configured_servers", "expand", "find_server", "input_env_name",
@@ -316,7 +317,7 @@ def _check_auth(entry: ServerEntry, where: str) -> None:
                     "privateKeyFile, idTokenEnv)")
         try:
             parse_auth(settings.options())
-        except (ValueError, TypeError) as error:
+        except (ConfigError, ArgumentTypeError) as error:
             text = re.sub(r"\bauth='", "mode '", str(error))
             for name, info in AuthEntry.model_fields.items():  # (the file's names for them)
                 text = re.sub(rf"\b{name}\b", str(info.alias or name), text)
@@ -473,7 +474,8 @@ def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
                    *(done[(*base, "args", i)] for i in range(len(entry.args))))
         return Resolved("stdio", command, env, cwd)
     headers = {key: done[(*base, "headers", key)] for key in entry.headers}
-    return Resolved(server.transport, url=done[(*base, "url")], headers=headers)
+    url = check_address(done[(*base, "url")], f"{server.file}: {key_path((*base, 'url'))}")
+    return Resolved(server.transport, url=url, headers=headers)
 
 
 class _InputsAsWritten(dict):

@@ -5,7 +5,11 @@ checked, its default, its allowed values, and its flag (``--`` and the name with
 the help ``%mcp connect`` shows. :class:`ConnectOptions` is one checked set of them:
 ``connect()`` builds it from its keywords, ``%mcp connect`` from its flags. A wrong option is a
 one-line error that names it the way it was given (``secret_forms`` or ``--secret-forms``): a
-:class:`~.errors.ConfigError` (a ValueError) for a wrong value, a TypeError for a wrong type.
+:class:`~.errors.ConfigError` (a ValueError) for a wrong value, an
+:class:`~.errors.ArgumentTypeError` (a TypeError) for a wrong type. An address (``url``,
+``sse``, the sign-in options' URLs) is checked here, where it enters
+(:func:`~.url.check_address`): a malformed one is refused before anything starts, and one that
+sign-in secrets go to must be https (http only to this machine).
 
 The sign-in options are :class:`~.auth.AuthConfig`'s fields; their allowed values are the ones
 it defines. Pure: no ipywidgets, no mcp.
@@ -19,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .auth import AUTH_MODES, ENV_NAME, STORES, AuthConfig, parse_auth
-from .errors import ConfigError
+from .errors import ArgumentTypeError, ConfigError, InvalidArgument
 from .limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .protection import SECRET_FORM_RULES
+from .url import check_address
 
 __all__ = ["OPTIONS", "SIGN_IN", "TRANSPORTS", "ConnectOptions", "Option", "option"]
 
@@ -53,6 +58,9 @@ class Option:
     names_a_variable: bool = False
     #: It is a sign-in option (an :class:`AuthConfig` field, or ``auth``).
     sign_in: bool = False
+    #: Its value is an address: ``"reached"`` (nb_elicit connects there), ``"secrets"``
+    #: (sign-in secrets or tokens are sent there: https, or http to this machine), or "".
+    address: str = ""
 
     @property
     def flag(self) -> str:
@@ -81,8 +89,10 @@ OPTIONS: tuple[Option, ...] = (
            only_for=("stdio",), repeated=True),
     Option("cwd", str, metavar="DIR", help="the server's working directory (stdio)",
            only_for=("stdio",)),
-    Option("url", str, metavar="URL", help="reach the server over HTTP instead"),
-    Option("sse", str, metavar="URL", help="reach the server over HTTP+SSE (the older transport)"),
+    Option("url", str, metavar="URL", help="reach the server over HTTP instead",
+           address="reached"),
+    Option("sse", str, metavar="URL", help="reach the server over HTTP+SSE (the older transport)",
+           address="reached"),
     Option("config", str, metavar="PATH",
            help="the config file to find NAME in (no command, URL)"),
     Option("trust", bool, False, only_for=("config",),
@@ -103,18 +113,20 @@ OPTIONS: tuple[Option, ...] = (
              "private_key_jwt: an owner-only file (chmod 600) that holds the PEM private key"),
     _sign_in("signing_algorithm", "ALG", "private_key_jwt: RS256 (default), ES256..."),
     _sign_in("issuer", "URL",
-             "the MCP server's authorization server (identity_assertion needs it)"),
+             "the MCP server's authorization server (identity_assertion needs it)",
+             address="secrets"),
     _sign_in("id_token_env", "VAR",
              "identity_assertion: the environment variable that holds the IdP's ID token",
              names_a_variable=True),
     _sign_in("idp_token_endpoint", "URL",
-             "identity_assertion: the identity provider's token endpoint"),
+             "identity_assertion: the identity provider's token endpoint", address="secrets"),
     _sign_in("idp_client_id", "ID", "identity_assertion: the client ID at the IdP"),
     _sign_in("idp_client_secret_env", "VAR",
              "identity_assertion: the variable that holds the IdP client's secret, if any",
              names_a_variable=True),
     _sign_in("client_metadata_url", "URL",
-             "an https URL to use as the client ID (Client ID Metadata Document)"),
+             "an https URL to use as the client ID (Client ID Metadata Document)",
+             address="reached"),
     _sign_in("token_store", "|".join(STORES), "where sign-in tokens are kept", choices=STORES),
     Option("rate_limit", (RateLimit, type(None)), DEFAULT_RATE_LIMIT, metavar="RATE",
            help="how often the server may ask"),
@@ -176,8 +188,10 @@ class ConnectOptions:
                 raise ConfigError("command must be a non-empty list, like "
                                   "[sys.executable, 'server.py']")
             self._set("command", tuple(str(word) for word in self.command))
-        elif given and not isinstance(self.url or self.sse, str):
-            raise TypeError("url must be a string, like 'http://127.0.0.1:8000/mcp'")
+        else:
+            for name in ("url", "sse"):
+                if getattr(self, name) is not None:
+                    check_address(getattr(self, name), _BY_NAME[name].spelled(self.as_flags))
         self._set("env", self._strings("env"))
         self._set("headers", self._strings("headers"))
         if self.cwd is not None:
@@ -185,7 +199,7 @@ class ConnectOptions:
         if isinstance(self.rate_limit, str):
             try:
                 self._set("rate_limit", parse_rate_limit(self.rate_limit))
-            except ValueError as error:
+            except InvalidArgument as error:
                 raise ConfigError(str(error)) from None
         self._check_choice("secret_forms", self.secret_forms)
         timeout = self.timeout
@@ -203,6 +217,9 @@ class ConnectOptions:
                 raise ConfigError(f"{known.spelled(self.as_flags)} takes the NAME of an "
                                   "environment variable that holds the secret, never the "
                                   "secret itself")
+            if known.address:
+                check_address(value, known.spelled(self.as_flags),
+                              secrets=known.address == "secrets")
         self._set("apps", bool(self.apps))
         if self.transport != "config":
             self.auth_config()  # (checked now; a configured server's once its entry is read)
@@ -238,11 +255,12 @@ class ConnectOptions:
                               f"{value!r}")
 
     def _strings(self, name: str) -> dict[str, str]:
-        """``env`` or ``headers`` as a new dict of strings; TypeError if it is not one."""
+        """``env`` or ``headers`` as a new dict of strings; ArgumentTypeError if it is not
+        one."""
         mapping = getattr(self, name)
         if mapping is None:
             return {}
         if not hasattr(mapping, "items") or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
-            raise TypeError(f"{name} must be a dict of strings to strings")
+            raise ArgumentTypeError(f"{name} must be a dict of strings to strings")
         return dict(mapping)

@@ -8,7 +8,10 @@ The tree::
     ├── ConnectError              a server could not be started or reached
     │   └── SignInError           ... signing in to it failed (the step is named)
     ├── ConfigError               a file nb_elicit reads, or a connect option, is wrong
+    ├── InvalidArgument           a value nb_elicit cannot take (a policy, a language, ...)
+    ├── ArgumentTypeError         an argument of the wrong type, or an unknown keyword
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
+    ├── UnreadableFile            a file nb_elicit keeps is there but unreadable: left as it is
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
     ├── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
@@ -29,9 +32,11 @@ from .masking import scrub
 from .text import shorten
 
 __all__ = [
+    "ArgumentTypeError",
     "BlockingNotSupported",
     "ConfigError",
     "ConnectError",
+    "InvalidArgument",
     "InvalidRequest",
     "NbElicitError",
     "SchemaError",
@@ -40,6 +45,7 @@ __all__ = [
     "SignInError",
     "TaskCancelled",
     "TaskDetached",
+    "UnreadableFile",
     "UrlElicitationRequired",
 ]
 
@@ -85,7 +91,19 @@ class ConnectError(NbElicitError):
 class ConfigError(NbElicitError, ValueError):
     """A file nb_elicit reads (a server config, an answers file) is wrong, or a server is not in
     any config; one line that names the file, the key path and what was expected. Also a
-    connect option with a wrong value (``secret_forms="sometimes"``), named as it was given."""
+    connect option with a wrong value (``secret_forms="sometimes"``, a malformed ``url``, an
+    http sign-in address), named as it was given."""
+
+
+class InvalidArgument(NbElicitError, ValueError):
+    """A value nb_elicit was given that it cannot take: an unknown respond policy or language,
+    a rate limit it cannot read, a connection it does not know. One line that says what it
+    takes. (A ValueError, as these were before they had a type of their own.)"""
+
+
+class ArgumentTypeError(NbElicitError, TypeError):
+    """An argument of the wrong type (``url=8000``), or a keyword nb_elicit does not take (an
+    unknown sign-in option); one line that names it. (A TypeError too.)"""
 
 
 class SignInError(ConnectError):
@@ -99,6 +117,18 @@ class SignInError(ConnectError):
 
 class ServerDisconnected(NbElicitError):
     """The server went away while nb_elicit was talking to it."""
+
+
+class UnreadableFile(NbElicitError, OSError):
+    """A file nb_elicit keeps (the running tasks, the trust consents) is there but cannot be
+    read (not JSON, not of its shape): it is left as it is, and the change is not kept. One
+    line naming the file; ``strerror`` says what is wrong with it. An OSError too, as a file
+    that cannot be written: who keeps a change says so in the same way."""
+
+    def __init__(self, path: object, reason: str):
+        super().__init__(f"{path}: {reason}; it is left as it is")
+        self.path = str(path)
+        self.strerror = f"{reason}; it is left as it is"
 
 
 class ServerError(NbElicitError):

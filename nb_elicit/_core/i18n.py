@@ -555,7 +555,9 @@ def set_language(lang: str | None) -> str:
         if lang in ("auto", ""):
             lang = None
         elif lang not in LANGUAGES:
-            raise ValueError(f"unknown language {lang!r}: use en, zh or auto")
+            from .errors import InvalidArgument  # (errors import this module, through text)
+
+            raise InvalidArgument(f"unknown language {lang!r}: use en, zh or auto")
     _chosen = lang
     return language()
 

@@ -13,6 +13,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from .errors import InvalidArgument
+
 __all__ = [
     "DEFAULT_RATE_LIMIT",
     "MAX_CHOICES",
@@ -83,16 +85,16 @@ def parse_rate_limit(text: str) -> RateLimit | None:
         return None
     match = _RATE.match(text)
     if not match:
-        raise ValueError(f"unreadable rate limit {text!r}: write it like 10/min, 2/s burst 4, "
-                         "or off")
+        raise InvalidArgument(f"unreadable rate limit {text!r}: write it like 10/min, 2/s burst "
+                              "4, or off")
     count, unit, burst = float(match[1]), match[2].lower(), match[3]
     if count <= 0:
-        raise ValueError("a rate limit needs a count above 0 (or write off)")
+        raise InvalidArgument("a rate limit needs a count above 0 (or write off)")
     per_minute = count * 60 / _SECONDS[unit]
     default_burst = max(1, min(int(count), RateLimit().burst))
     burst_count = int(burst) if burst is not None else default_burst
     if burst_count < 1:
-        raise ValueError("burst must be at least 1")
+        raise InvalidArgument("burst must be at least 1")
     return RateLimit(per_minute, burst_count)
 
 

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InvalidArgument
 from .masking import remember
 from .secrets import masked, secret_values
 
@@ -58,18 +59,18 @@ def parse_policy(text: str, source: str = "") -> Policy:
     if action.startswith("accept") and action != "accept":  # "accept:{...}" or "accept{...}"
         action, rest = "accept", action[len("accept"):].lstrip(":") + rest
     if action not in ACTIONS:
-        raise ValueError(f"unknown policy {action!r}: use one of {', '.join(ACTIONS)}")
+        raise InvalidArgument(f"unknown policy {action!r}: use one of {', '.join(ACTIONS)}")
     if action != "accept":
         if rest.strip():
-            raise ValueError(f"{action} takes no content (only accept does)")
+            raise InvalidArgument(f"{action} takes no content (only accept does)")
         return Policy(action, None, source)
     try:
         content = json.loads(rest) if rest.strip() else None
     except json.JSONDecodeError as error:
-        raise ValueError(f"accept needs a JSON object, like accept {{\"name\": \"Ada\"}}: "
-                         f"{error.msg} at column {error.colno}") from None
+        raise InvalidArgument('accept needs a JSON object, like accept {"name": "Ada"}: '
+                              f"{error.msg} at column {error.colno}") from None
     if not isinstance(content, dict):
-        raise ValueError('accept needs a JSON object, like accept {"name": "Ada"}')
+        raise InvalidArgument('accept needs a JSON object, like accept {"name": "Ada"}')
     remember(secret_values(content))
     return Policy("accept", content, source)
 

@@ -1,9 +1,17 @@
-"""Which URLs a server may ask the person to open (URL-mode elicitation), and what to warn about.
+"""URLs: which a server may ask the person to open, and what to warn about; which nb_elicit
+may send a secret to; and an address checked where it enters.
 
-Only ``https`` is allowed, plus ``http`` to this machine (``localhost``, ``127.0.0.1``,
-``::1``) for development servers. Every other scheme (``javascript:``, ``data:``, ``file:``,
-...) is refused. nb_elicit never fetches a URL; it only shows it, and links to it once the
-person consents.
+One rule (:func:`https_or_loopback`) for every URL the person is asked to open (URL-mode
+elicitation, the sign-in card) and every URL a sign-in secret or token is sent to (token
+endpoints, issuers, the identity provider's token endpoint): ``https``, or ``http`` to this
+machine only (``localhost``, 127.0.0.0/8, ``::1``), for development servers. Every other scheme
+(``javascript:``, ``data:``, ``file:``, ...) is refused. nb_elicit never fetches a URL it shows;
+it links to it once the person consents.
+
+:func:`check_address` checks an address nb_elicit is given (``connect(url=...)``, a config
+file's ``url``, the sign-in options' URLs): a malformed one (a port that is not one, unmatched
+IPv6 brackets, no host, another scheme) is one :class:`~.errors.ConfigError` line naming the
+option as it was given.
 
 Pure: no ipywidgets, no mcp.
 """
@@ -15,13 +23,71 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .errors import InvalidRequest
+from .errors import ArgumentTypeError, ConfigError, InvalidRequest
 from .i18n import t
 from .limits import MAX_URL
+from .secrets import redact_url
+from .text import shorten, visible
 
-__all__ = ["CheckedUrl", "check_url"]
+__all__ = ["CheckedUrl", "check_address", "check_url", "https_or_loopback", "is_loopback"]
 
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+#: This machine, as the one rule says it (what :func:`https_or_loopback` allows http to).
+LOOPBACK = "localhost, 127.0.0.0/8 or ::1"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (as :func:`~urllib.parse.urlsplit` gives it: no brackets) is this
+    machine: ``localhost``, an address of 127.0.0.0/8, or ``::1``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def https_or_loopback(scheme: str, host: str) -> bool:
+    """The one rule for a URL the person opens or a secret is sent to: https, or http to this
+    machine only."""
+    scheme = scheme.lower()
+    return scheme == "https" or (scheme == "http" and is_loopback(host))
+
+
+def check_address(url: object, option: str, *, secrets: bool = False) -> str:
+    """``url``, an address nb_elicit was given as ``option`` (``url``, ``--url``, a config
+    file's key), if it is one: an http(s) URL with a host and a valid port; else one
+    :class:`~.errors.ConfigError` line naming ``option``. ``secrets``: sign-in secrets or tokens
+    are sent there, so it must also be https, or http to this machine."""
+    if not isinstance(url, str):
+        raise ArgumentTypeError(f"{option} must be a string, like 'https://example.org/mcp'")
+    shown = visible(shorten(redact_url(url), 120, one_line=True))
+    if not url.strip():
+        raise ConfigError(f"{option} is empty; give an address, like https://example.org/mcp")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") or c.isspace() for c in url):
+        raise ConfigError(f"{option} has spaces or control characters in it: {shown}")
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # (unmatched brackets, or no IP address inside them)
+        raise ConfigError(f"{option} is not a valid URL: its host in [brackets] is not an IPv6 "
+                          f"address: {shown}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ConfigError(f"{option} must be an http:// or https:// URL, like "
+                          f"https://example.org/mcp: {shown}")
+    try:
+        port = parts.port
+    except ValueError:  # (not a number, or above 65535)
+        port = -1
+    if port is not None and not 0 < port <= 65535:
+        raise ConfigError(f"{option} is not a valid URL: its port is not a number from 1 to "
+                          f"65535: {shown}")
+    host = parts.hostname or ""
+    if not host:
+        raise ConfigError(f"{option} has no host: {shown}")
+    if secrets and not https_or_loopback(scheme, host):
+        raise ConfigError(f"{option} must be https: nb_elicit sends sign-in secrets and tokens "
+                          f"there (http only to this machine: {LOOPBACK}): {shown}")
+    return url
 
 
 @dataclass(frozen=True)
@@ -54,8 +120,8 @@ def check_url(url: object) -> CheckedUrl:
                              "kind of link")
     if not host:
         raise InvalidRequest("the url has no host")
-    if scheme == "http" and host not in LOCAL_HOSTS:
-        raise InvalidRequest(f"the url must be https (http is allowed only for localhost, "
+    if not https_or_loopback(scheme, host):
+        raise InvalidRequest(f"the url must be https (http only to this machine: {LOOPBACK}; "
                              f"got http://{host})")
     return CheckedUrl(url, host, tuple(_warnings(parts, host)))
 
@@ -69,7 +135,7 @@ def _warnings(parts, host: str) -> list[str]:
         warnings.append(t("warn_punycode", host=host))
     elif not host.isascii():
         warnings.append(t("warn_unicode", host=host))
-    if _is_ip(host) and host not in LOCAL_HOSTS:
+    if _is_ip(host) and not is_loopback(host):
         warnings.append(t("warn_ip", host=host))
     return warnings
 

@@ -4,7 +4,10 @@ Every subcommand runs inside :func:`map_exceptions` (in the style of httpx's
 ``map_exceptions``): an exception whose class (or a base of it) is in :data:`TOLD` becomes one
 :class:`UsageError` line, which IPython shows without a traceback; the most specific entry wins.
 Any further lines of its text (a server's last words on stderr) are printed above it. Every
-other exception is a bug in nb_elicit, and keeps its traceback.
+other exception is a bug in nb_elicit, and keeps its traceback: a person's mistake is told
+because nb_elicit raised one of its own types for it (a wrong argument is an
+:class:`~nb_elicit.ConfigError`, ``InvalidArgument`` or ``ArgumentTypeError``, which are also
+ValueErrors or TypeErrors), never by where a ValueError came from.
 
 Whatever is told goes through :func:`~nb_elicit._core.masking.scrub` first: no secret nb_elicit
 was given reaches the cell.
@@ -13,9 +16,7 @@ was given reaches the cell.
 from __future__ import annotations
 
 import contextlib
-import linecache
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from IPython.core.error import UsageError
 
@@ -24,36 +25,14 @@ from .._core.masking import scrub
 
 __all__ = ["TOLD", "map_exceptions", "told"]
 
-#: The package whose own ``raise`` statements are mistakes told to the person.
-_PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def _on_purpose(error: BaseException) -> str | None:
-    """The text of a ValueError or TypeError that nb_elicit raised on purpose about an argument
-    (the innermost frame is a ``raise`` statement in nb_elicit's own code, so its message was
-    written for the person); None for any other, which is a bug."""
-    tb = error.__traceback__
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    filename = tb.tb_frame.f_code.co_filename
-    try:
-        ours = Path(filename).resolve().is_relative_to(_PACKAGE)
-    except (OSError, ValueError):
-        ours = False
-    if not ours or not linecache.getline(filename, tb.tb_lineno).lstrip().startswith("raise "):
-        return None
-    return str(error)
-
-
 #: How each exception a subcommand may let out is told: its class -> its text (None: not told,
 #: the traceback shows).
 TOLD: dict[type[BaseException], Callable[[BaseException], str | None]] = {
     UsageError: str,  # the magic's own: already one line that says what to type
-    NbElicitError: str,  # every error nb_elicit raises on purpose (connect, a server gone, ...)
-    ValueError: _on_purpose,  # a bad argument, said by the API (never a bug's ValueError)
-    TypeError: _on_purpose,
+    # Every error nb_elicit raises on purpose: a connect that failed, a server gone, a wrong
+    # argument (ConfigError, InvalidArgument, ArgumentTypeError), ... Any other ValueError or
+    # TypeError is a bug's.
+    NbElicitError: str,
 }
 
 

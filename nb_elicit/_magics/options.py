@@ -16,6 +16,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from .._core.connect_options import OPTIONS, SIGN_IN, ConnectOptions
+from .._core.errors import NbElicitError
 
 _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 
@@ -97,7 +98,7 @@ def parse_connect(rest: str) -> ConnectOptions:
             name, command, flags.url, flags.sse, flags.config, headers, env, flags.cwd,
             rate_limit=flags.rate_limit, secret_forms=flags.secret_forms or "warn",
             auth=flags.auth, trust=flags.trust, apps=flags.apps, sign_in=sign_in, as_flags=True)
-    except (ValueError, TypeError) as error:  # (a ConfigError, or the sign-in settings')
+    except NbElicitError as error:  # (a ConfigError, or the sign-in settings')
         raise UsageError(str(error)) from None
 
 
@@ -107,7 +108,7 @@ def rate_limit(text: str):
 
     try:
         return parse_rate_limit(text)
-    except ValueError as error:
+    except NbElicitError as error:
         raise UsageError(str(error)) from None
 
 

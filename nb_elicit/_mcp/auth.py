@@ -4,6 +4,11 @@ A :class:`SigningClient` is a session's HTTP client: the SDK's provider as its `
 sign-in that fails turned into one line (:class:`~nb_elicit.SignInError`) that the session
 raises for the request that met it. It knows the session only as a :class:`SigningSession`,
 and the connection's sign-in only as a :class:`SignInFlow`.
+
+Every request a sign-in makes (discovery, registration, token, refresh) and every request that
+carries its token goes over https, or http to this machine only (:class:`_HttpsOnly`, the one
+rule of :func:`~nb_elicit._core.url.https_or_loopback`): an authorization server whose metadata
+names a plain-http token endpoint elsewhere gets no secret; the sign-in ends in one line.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from mcp_types import INTERNAL_ERROR
 
 from .._core.auth import challenge_param, is_bearer, sign_in_error
 from .._core.errors import SignInError
+from .._core.secrets import redact_url
+from .._core.url import https_or_loopback
 
 if TYPE_CHECKING:
     from .._core.auth import AuthConfig
@@ -227,7 +234,34 @@ class _Restoring:
                 context.auth_server_url = state["auth_server_url"]
 
 
-class _SignInProvider(_Restoring, OAuthClientProvider):
+class _HttpsOnly:
+    """Mixed into every provider: each request of the sign-in, and the request it adds a token
+    to, goes over https or to this machine; any other is never sent (one line instead)."""
+
+    #: The connection's name, for the error line (given by :func:`oauth_provider`).
+    _nb_name: str
+
+    async def _auth_flow(self, request: httpx2.Request):
+        flow = super()._auth_flow(request)  # type: ignore[misc]
+        given = request.headers.get("authorization")
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is not request or outgoing.headers.get("authorization") != given:
+                    self._nb_check(outgoing.url)
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    def _nb_check(self, url: httpx2.URL) -> None:
+        if not https_or_loopback(url.scheme, url.host):
+            raise sign_in_error(self._nb_name, "https", redact_url(str(url)))
+
+
+class _SignInProvider(_HttpsOnly, _Restoring, OAuthClientProvider):
     pass
 
 
@@ -238,7 +272,16 @@ def _headless_provider(kind: str) -> type:
 
     base = (client_credentials.ClientCredentialsOAuthProvider if kind == "secret"
             else client_credentials.PrivateKeyJWTOAuthProvider)
-    return type(f"_{kind.title()}Provider", (_Restoring, base), {"__module__": __name__})
+    return type(f"_{kind.title()}Provider", (_HttpsOnly, _Restoring, base),
+                {"__module__": __name__})
+
+
+@functools.cache
+def _identity_provider_class() -> type:
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    return type("_IdentityProvider", (_HttpsOnly, IdentityAssertionOAuthProvider),
+                {"__module__": __name__})
 
 
 def _assertion(auth) -> Any:
@@ -265,8 +308,6 @@ def _assertion(auth) -> Any:
 def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
     """SEP-990: the SDK's jwt-bearer provider at the configured issuer; the ID-JAG it asks for
     comes from the token exchange at the identity provider."""
-    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
-
     from .token_exchange import exchange_id_token
 
     config = auth.config
@@ -274,10 +315,12 @@ def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
     async def id_jag(audience: str, resource: str) -> str:
         return await exchange_id_token(auth.name, config, audience, resource)
 
-    return IdentityAssertionOAuthProvider(
+    provider = _identity_provider_class()(
         server_url, storage, str(config.client_id), str(auth.secret()), str(config.issuer),
         id_jag, scope=config.scope,
         token_endpoint_auth_method=config.token_auth or "client_secret_basic")
+    provider._nb_name = auth.name
+    return provider
 
 
 def oauth_provider(server_url: str, auth: SignInFlow | None) -> httpx2.Auth | None:
@@ -318,5 +361,6 @@ def oauth_provider(server_url: str, auth: SignInFlow | None) -> httpx2.Auth | No
         provider = _SignInProvider(server_url, metadata, storage, redirect, callback,
                                    client_metadata_url=config.metadata_url)
     provider._nb_storage = storage
+    provider._nb_name = auth.name
     storage.context = provider.context
     return provider

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._core.auth import AuthConfig
 from .._core.connect_options import ConnectOptions
-from .._core.errors import ServerDisconnected
+from .._core.errors import InvalidArgument, ServerDisconnected
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .._core.masking import remember
 from .._core.secrets import target_secrets
@@ -128,8 +128,8 @@ async def logout(name: str) -> bool:
     if name.startswith(("http://", "https://")):
         return forget_server(name)
     known = ", ".join(connections) or "none"
-    raise ValueError(f"no connection named {name!r} (connections: {known}); give its name or "
-                     "the server's URL")
+    raise InvalidArgument(f"no connection named {name!r} (connections: {known}); give its name "
+                          "or the server's URL")
 
 
 
