@@ -210,6 +210,16 @@ def test_logging_out_of_an_unknown_connection_is_nb_elicits_own_error():
     assert isinstance(caught.value, NbElicitError)
 
 
+def test_logging_out_of_a_malformed_server_url_is_one_line(ip, capsys):
+    """``%mcp logout URL`` takes a server's URL too: a malformed one is checked where it
+    enters, not met by the token store's ``urlsplit().port``."""
+    result = ip.run_cell("%mcp logout http://127.0.0.1:99999/mcp")
+    assert isinstance(result.error_in_exec, UsageError), repr(result.error_in_exec)
+    assert "port" in str(result.error_in_exec)
+    shown = capsys.readouterr()
+    assert "Traceback" not in shown.out + shown.err
+
+
 # -- on the wire: the sign-in sends nothing to a plain-http address -----------------------------
 
 class _Metadata:

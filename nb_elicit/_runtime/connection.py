@@ -26,6 +26,7 @@ from .._core.masking import remember
 from .._core.secrets import target_secrets
 from .._core.tasks import TaskState
 from .._core.tokens import forget_server
+from .._core.url import check_address
 from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
 from .background import Background
@@ -126,7 +127,7 @@ async def logout(name: str) -> bool:
     if name in connections:
         return await connections[name].logout()
     if name.startswith(("http://", "https://")):
-        return forget_server(name)
+        return forget_server(check_address(name, "the server's URL"))
     known = ", ".join(connections) or "none"
     raise InvalidArgument(f"no connection named {name!r} (connections: {known}); give its name "
                           "or the server's URL")
