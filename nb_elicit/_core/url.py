@@ -67,9 +67,11 @@ def check_address(url: object, option: str, *, secrets: bool = False) -> str:
         raise ConfigError(f"{option} has spaces or control characters in it: {shown}")
     try:
         parts = urlsplit(url)
-    except ValueError:  # (unmatched brackets, or no IP address inside them)
-        raise ConfigError(f"{option} is not a valid URL: its host in [brackets] is not an IPv6 "
-                          f"address: {shown}") from None
+    except ValueError:  # (unmatched brackets, no IP address inside them, or a look-alike of
+        # a delimiter that NFKC turns into one)
+        what = ("its host in [brackets] is not an IPv6 address" if "[" in url or "]" in url
+                else "its host has characters that stand for a delimiter (/ ? # @ :)")
+        raise ConfigError(f"{option} is not a valid URL: {what}: {shown}") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
         raise ConfigError(f"{option} must be an http:// or https:// URL, like "
