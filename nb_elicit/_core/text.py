@@ -7,7 +7,7 @@ import unicodedata
 
 from .i18n import t
 
-__all__ = ["duration", "shorten", "visible"]
+__all__ = ["duration", "is_invisible", "shorten", "visible"]
 
 
 def shorten(text: str, limit: int | None, *, at_word: bool = False,
@@ -45,11 +45,18 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
-def visible(text: str) -> str:
+def is_invisible(char: str) -> bool:
+    """Whether the character ``char`` shows as nothing, or as a space it is not (see
+    :data:`_INVISIBLE`); a plain space is visible."""
+    return char != " " and (unicodedata.category(char) in _INVISIBLE or char in _BLANK_LETTERS)
+
+
+def visible(text: str, lines: bool = False) -> str:
     """``text`` with each invisible character (see :data:`_INVISIBLE`) written as its escape
     (``\\n``, ``\\t``, ``\\x1b``, ``\\u202e``), so that nothing shown can hide, reorder
-    or fake what is around it. Every other character, a plain space included, stays."""
+    or fake what is around it. Every other character, a plain space included, stays;
+    ``lines``: a newline stays too (a message shown on several lines)."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(ascii(c)[1:-1] if c != " " and (
-        unicodedata.category(c) in _INVISIBLE or c in _BLANK_LETTERS) else c for c in text)
+    return "".join(ascii(c)[1:-1] if is_invisible(c) and not (lines and c == "\n") else c
+                   for c in text)

@@ -71,7 +71,7 @@ from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, SERVER_ERROR
 from .._core.notices import NoticeKind
 from .._core.outcome import Consent, Outcome
-from .._core.text import shorten
+from .._core.text import shorten, visible
 from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
@@ -220,7 +220,7 @@ class ShownApp:
         place in the call's log."""
         entry, count = self._lines_of.get(key, (None, 0))
         count += 1
-        said = shorten(text(count), 500, one_line=True)
+        said = visible(shorten(text(count), 500, one_line=True))
         if self.view is None:
             return
         if entry is None:
@@ -230,11 +230,12 @@ class ShownApp:
         self._lines_of[key] = (entry, count)
 
     def say(self, text: str, kind: NoticeKind = NoticeKind.INFO, asked=None) -> None:
-        """A line of the app in the call's log (plain text: whatever the app sent is escaped),
-        told once, in time order, by the call's view and its transcript; ``asked``: the
-        request it answered, as the transcript tells it."""
+        """A line of the app in the call's log (plain text: whatever the app sent is escaped,
+        and its invisible characters written as escapes), told once, in time order, by the
+        call's view and its transcript; ``asked``: the request it answered, as the transcript
+        tells it."""
         if self.view is not None:
-            self.view.notice(shorten(text, 500, one_line=True), kind, asked)
+            self.view.notice(visible(shorten(text, 500, one_line=True)), kind, asked)
 
     def end(self, reason: str) -> None:
         """The app ends: its requests still open are withdrawn, the front end is told, its

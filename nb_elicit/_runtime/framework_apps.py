@@ -20,7 +20,7 @@ from typing import Any
 from .._core.i18n import t
 from .._core.notices import NoticeKind
 from .._core.outcome import Consent, Outcome
-from .._core.text import shorten
+from .._core.text import shorten, visible
 from .._core.types import ToolResult
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
@@ -198,5 +198,5 @@ def _server_name(via: Any) -> str | None:
         info = getattr(holder, "server_info", None) if holder is not None else None
         name = getattr(info, "name", None)
         if isinstance(name, str) and name.strip():
-            return shorten(name, 60, one_line=True)
+            return visible(shorten(name, 60, one_line=True))  # (the server's own text)
     return None

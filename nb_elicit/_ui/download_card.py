@@ -16,7 +16,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
-from .._core.text import shorten
+from .._core.text import is_invisible, shorten, visible
 from .prompt import PromptWidget, make_button
 
 __all__ = ["DownloadCard", "SavedFile"]
@@ -26,11 +26,17 @@ _MIME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}/[A-Za-z0-9][A-Za-z0-
 
 
 class SavedFile:
-    """A file an app sent (its name as shown, its media type and its bytes)."""
+    """A file an app sent: the name it is saved as (``name``: its invisible characters, bidi
+    controls among them, each an ``_``, so that ``invoice<U+202E>fdp.exe`` is saved as
+    ``invoice_fdp.exe``), that name as the app sent it, to show (``shown``: its invisible
+    characters as escapes, :func:`~nb_elicit._core.text.visible`), its media type and its
+    bytes."""
 
     def __init__(self, name: str, mime: str, data: bytes):
-        self.name = shorten(name.replace("/", "_").replace("\\", "_"), 120, one_line=True)
-        self.name = self.name or "download"
+        sent = shorten(name.replace("/", "_").replace("\\", "_"), 120, one_line=True)
+        sent = sent.strip() or "download"
+        self.name = "".join("_" if is_invisible(c) else c for c in sent)
+        self.shown = visible(sent)
         self.mime = mime if _MIME.match(mime or "") else "application/octet-stream"
         self.data = data
 
@@ -50,9 +56,9 @@ class DownloadCard(PromptWidget):
         self.save_button = make_button(t("download_save"), "nb-elicit-save",
                                        t("download_save.tip"), style="primary", kit=self.kit)
         self.save_button.on_click(lambda _: self._guarded(self.consent))
+        kind = t("download_about", mime=visible(file.mime), size=_size(file))
         about = self.html(f'<div style="font-size: 1.2em; font-weight: bold">'
-                          f'{html.escape(file.name)}</div><div>'
-                          f'{html.escape(t("download_about", mime=file.mime, size=_size(file)))}'
+                          f'{html.escape(file.shown)}</div><div>{html.escape(kind)}'
                           f"</div>", "nb-elicit-download-file")
         self.link = widgets.HTML(layout=widgets.Layout(display="none"),
                                  _dom_classes=("nb-elicit-download-link",))

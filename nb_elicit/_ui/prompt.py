@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from .._core.answer import Answer
 from .._core.i18n import t
 from .._core.outcome import AnsweredBy
-from .._core.text import duration
+from .._core.text import duration, visible
 from .._core.transcript import Asked
 from .html import text_html
 from .kit import Kit, synced_keys
@@ -70,7 +70,8 @@ class PromptWidget(widgets.VBox):
             f"<style>{stylesheet(self.css_class)}</style>"
             f'<div class="nb-elicit-title" style="white-space: pre-wrap">'
             f'<span class="nb-elicit-server">{html.escape(asks)}</span> '
-            f'<span class="nb-elicit-message-text">{html.escape(message)}</span></div>',
+            f'<span class="nb-elicit-message-text">{html.escape(visible(message, lines=True))}'
+            f"</span></div>",
             "nb-elicit-header", "nb-elicit-message")
         self.started = time.monotonic()
         self.waited = self.html("", "nb-elicit-waited")

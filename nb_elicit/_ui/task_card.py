@@ -55,7 +55,7 @@ from .._core.tasks import (
     parse_instant,
     status_word,
 )
-from .._core.text import duration, shorten
+from .._core.text import duration, shorten, visible
 from .._core.transcript import notice_html
 from .clock import Subscription, subscribe
 from .html import text_html
@@ -276,7 +276,7 @@ class TaskCard(widgets.VBox):
         if message and message.casefold() == status_word(latest.status).casefold():
             message = None  # (a "Done" next to the badge "Done": said once)
         detail = " · ".join(part for part in (message, latest.error) if part)
-        self.message.value = text_html(detail) if detail else ""
+        self.message.value = text_html(visible(detail)) if detail else ""
 
     def _ended_at(self, state: TaskState) -> tuple[float | None, float | None]:
         """When a final ``state`` came, on the card's clocks: when the server says it ended
@@ -446,7 +446,7 @@ class TaskCard(widgets.VBox):
 
     def _status_html(self) -> str:
         # role="status": announced politely when it changes (cancel sent, ended, ...)
-        inner = text_html(self.status_text) if self.status_text else ""
+        inner = text_html(visible(self.status_text, lines=True)) if self.status_text else ""
         return f'<div role="status" aria-live="polite">{inner}</div>'
 
     def close(self) -> None:
@@ -558,4 +558,6 @@ def _call_all(callbacks: list[Callable[[], object]]) -> str | None:
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value))
+    """``value`` as escaped text, its invisible characters as escapes (a server's id, status,
+    tool or message: see :func:`~nb_elicit._core.text.visible`)."""
+    return html.escape(visible(str(value)))
