@@ -22,6 +22,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "app_shown": ("An app of {server} · {what} is shown here (live while the kernel runs).",
                   "此处显示 {server} · {what} 的应用（内核运行期间可交互）。"),
     "app_refused": ("The tool's app is not shown: {error}", "未显示该工具的应用：{error}"),
+    "framework_session_failed": ("{server}: the framework's session failed ({error})",
+                                 "{server}：框架的会话失败（{error}）"),
     "app_ended_closed": ("The app ended: the connection {server!r} was closed.",
                          "应用已结束：连接 {server!r} 已关闭。"),
     "app_ended_off": ("The app ended: apps were turned off for {server!r}.",

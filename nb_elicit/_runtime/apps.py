@@ -177,6 +177,10 @@ class Apps:
         for app in list(self.shown):
             app.end(t("app_ended_closed", server=self.connection.name))
 
+    def ended(self, app: ShownApp) -> None:
+        """``app`` ended (it has left :attr:`shown`). A connection's apps live as long as the
+        connection; a framework session's are let go with its last app."""
+
 
 class ShownApp:
     """One app shown in a cell: its frame, its log, and the answers to its requests."""
@@ -246,6 +250,7 @@ class ShownApp:
         self.ended = True
         with contextlib.suppress(ValueError):
             self.apps.shown.remove(self)
+        self.apps.ended(self)
         if self._permissions_task is not None:
             self._permissions_task.cancel()
         with contextlib.suppress(Exception):
@@ -311,7 +316,10 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     if not isinstance(name, str) or not isinstance(arguments, dict):
         raise AppRequestError(INVALID_PARAMS,
                               "tools/call needs a tool name and an arguments object")
-    tool = await app.apps.listed_tool(name)
+    try:
+        tool = await app.apps.listed_tool(name)
+    except NbElicitError as error:  # (the listing failed: one line, as the call's would)
+        raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
     if tool is None:
         raise AppRequestError(INVALID_PARAMS, f"{app.connection.name} has no tool {name!r}")
     if "app" not in visibility(tool):
@@ -344,6 +352,8 @@ async def _resources_read(app: ShownApp, params: dict) -> dict:
         return await app.apps.read_for_app(uri, app.requests_view)
     except ServerError as error:
         raise AppRequestError(error.code, error.message) from None
+    except NbElicitError as error:  # (its server gone, its session failed: one line)
+        raise AppRequestError(INTERNAL_ERROR, str(error)) from None
 
 
 async def _open_link(app: ShownApp, params: dict) -> dict:

@@ -15,13 +15,17 @@ FastMCP ``Client``, or the SDK's ``Client``/``ClientSession`` (ADK's and others'
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
+from .._core.errors import NbElicitError
 from .._core.i18n import t
 from .._core.notices import NoticeKind
 from .._core.outcome import Consent, Outcome
 from .._core.text import shorten, visible
 from .._core.types import ToolResult
+from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
 from .apps import Apps, deliver
@@ -78,35 +82,56 @@ def app_record(app: Any, tool: str | None = None) -> AppRecord:
 
 class FrameworkSession:
     """The requests an app makes (its tools, its resources), sent through a framework's
-    session ``via``; what :class:`~.apps.Apps` calls a connection."""
+    session ``via``; what :class:`~.apps.Apps` calls a connection. Whatever the framework's
+    session raises leaves as one line (:meth:`answering`)."""
 
     def __init__(self, name: str, via: Any):
         self.name = name
         self.via = via
         self.guard = guard_for(name)
 
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        """Inside: a failure of the framework's session leaves as nb_elicit's exception, one
+        line (an SDK's error as the error table says, :func:`~.._mcp.errors.map_request_errors`;
+        anything else as :class:`NbElicitError` naming the session and the failure), never
+        with the framework's traceback; a cancel goes through as it is."""
+        try:
+            with map_request_errors():
+                yield
+        except NbElicitError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any framework's failure, as one line
+            said = shorten(str(error), 300, one_line=True)
+            kind = type(error).__name__
+            raise NbElicitError(t("framework_session_failed", server=self.name,
+                                  error=f"{kind}: {said}" if said else kind)) from None
+
     async def read_resource(self, uri: str) -> dict:
         via = self.via
-        if hasattr(via, "read_resource_for_app"):  # pydantic-ai's MCPToolset
-            return await via.read_resource_for_app(uri)
-        if hasattr(via, "read_resource_mcp"):  # FastMCP's Client
-            return wire(await via.read_resource_mcp(uri))
-        return wire(await via.read_resource(uri))  # the SDK's Client or ClientSession
+        with self.answering():
+            if hasattr(via, "read_resource_for_app"):  # pydantic-ai's MCPToolset
+                return await via.read_resource_for_app(uri)
+            if hasattr(via, "read_resource_mcp"):  # FastMCP's Client
+                return wire(await via.read_resource_mcp(uri))
+            return wire(await via.read_resource(uri))  # the SDK's Client or ClientSession
 
     async def call_tool(self, name: str, arguments: dict) -> ToolResult:
         via = self.via
-        if hasattr(via, "call_tool_for_app"):
-            answer = await via.call_tool_for_app(name, arguments)
-        elif hasattr(via, "call_tool_mcp"):
-            answer = wire(await via.call_tool_mcp(name, arguments))
-        else:
-            answer = wire(await via.call_tool(name, arguments))
+        with self.answering():
+            if hasattr(via, "call_tool_for_app"):
+                answer = await via.call_tool_for_app(name, arguments)
+            elif hasattr(via, "call_tool_mcp"):
+                answer = wire(await via.call_tool_mcp(name, arguments))
+            else:
+                answer = wire(await via.call_tool(name, arguments))
         return tool_result(answer)
 
     async def list_tools(self) -> list[dict]:
         via = self.via
         client = getattr(via, "client", None) if hasattr(via, "call_tool_for_app") else via
-        listed = await client.list_tools()
+        with self.answering():
+            listed = await client.list_tools()
         return wire(getattr(listed, "tools", listed))
 
 
@@ -138,6 +163,12 @@ class FrameworkApps(Apps):
         return await ask_consent(RequestContext(connection.name, view, connection.guard),
                                  message, target, make_card, consent)
 
+    def ended(self, app) -> None:
+        """An app of this session ended: once none lives, the session is let go, with the
+        resources read through it."""
+        if not self.shown:
+            _forget(self)
+
 
 def tool_result(answer: Any) -> ToolResult:
     """A ``CallToolResult`` in the wire's shape as a :class:`ToolResult`."""
@@ -150,8 +181,26 @@ def tool_result(answer: Any) -> ToolResult:
                       is_error=bool(answer.get("isError")))
 
 
-#: One FrameworkApps per session object, so that its resources are read once.
-_APPS: dict[int, FrameworkApps] = {}
+#: The apps of each framework session one of whose apps lives (its resources read once
+#: meanwhile), found by the session object itself: a session is let go, and the HTML read
+#: through it, when its last app ends (or none could be shown), so that nothing here outlives
+#: the apps on screen.
+_LIVE: list[FrameworkApps] = []
+
+
+def _apps_of(via: Any, name: str) -> FrameworkApps:
+    """The apps of the session ``via``: those of its apps still living, or new ones."""
+    for apps in _LIVE:
+        if apps.connection.via is via:
+            return apps
+    apps = FrameworkApps(FrameworkSession(name, via))
+    _LIVE.append(apps)
+    return apps
+
+
+def _forget(apps: FrameworkApps) -> None:
+    with contextlib.suppress(ValueError):
+        _LIVE.remove(apps)
 
 
 async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str | None = None):
@@ -174,15 +223,16 @@ async def _show(record: AppRecord, via: Any, name: str):
         return None
     view = CallView(name, record.tool, show_waiting=False)
     view.show(keyboard=False)
-    apps = _APPS.get(id(via))
-    if apps is None or apps.connection.via is not via:
-        apps = _APPS[id(via)] = FrameworkApps(FrameworkSession(name, via))
+    apps = _apps_of(via, name)
     try:
         shown = await show_in_view(apps, record.listing(), view, record.arguments)
     except Exception as error:  # noqa: BLE001 - the session failed to read it: one line
         view.notice(t("app_refused", error=shorten(str(error) or repr(error), 300)),
                     NoticeKind.WARNING)
         shown = None
+    finally:
+        if not apps.shown:  # (none shown: nothing to keep the session for)
+            _forget(apps)
     result = tool_result(record.result) if record.result is not None else None
     if shown is not None and result is not None:
         deliver(shown, result)
