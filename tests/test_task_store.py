@@ -237,3 +237,48 @@ def test_a_stdio_servers_task_is_never_written(task_file, tmp_path):
     running, written = drive(scenario, timeout=90)
     assert len(running) == 1
     assert not written
+
+
+# -- what it cannot read, it keeps ------------------------------------------------------------
+
+
+def test_rows_it_cannot_read_are_written_back_as_they_were(task_file):
+    from nb_elicit._core.task_store import SavedTask
+
+    good = {"connection": "c", "where": URL, "tool": "t", "task_id": "good",
+            "shape": "2025-11-25", "started": 1.0}
+    comma = {**good, "task_id": "hand-edited", "started": "1,5"}  # (a stray comma)
+    newer = {**good, "task_id": "newer", "lease": {"until": 99}}  # (a later row shape)
+    odd = ["not", "a", "row"]
+    task_file.write_text(json.dumps({"version": 2, "owner": "another kernel",
+                                     "tasks": [good, comma, newer, odd]}), encoding="utf-8")
+    TASKS.store.add(SavedTask(connection="c", where=URL, tool="t", task_id="new",
+                              shape="2025-11-25", started=2.0))
+    TASKS.store.follow(TASKS.store.find("c", "newer"), "host:1:2")
+    written = json.loads(task_file.read_text(encoding="utf-8"))
+    rows = {json.dumps(row, sort_keys=True) for row in written["tasks"]}
+    assert json.dumps(comma, sort_keys=True) in rows and json.dumps(odd) in rows
+    (kept,) = [r for r in written["tasks"] if isinstance(r, dict) and r["task_id"] == "newer"]
+    assert kept["lease"] == {"until": 99} and kept["kernel"] == "host:1:2"
+    assert {r["task_id"] for r in written["tasks"] if isinstance(r, dict)} == {
+        "good", "hand-edited", "newer", "new"}
+    assert written["owner"] == "another kernel"
+    assert TASKS.store.forget("c", "good") == 1
+    assert len(json.loads(task_file.read_text(encoding="utf-8"))["tasks"]) == 4
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"tasks": {"a": 1}}'])
+def test_a_file_it_cannot_parse_is_never_overwritten_and_said_in_one_line(task_file, text):
+    from nb_elicit._core.errors import NbElicitError
+    from nb_elicit._core.task_store import SavedTask
+
+    task_file.write_text(text, encoding="utf-8")
+    task = SavedTask(connection="c", where=URL, tool="t", task_id="new", shape="2025-11-25",
+                     started=2.0)
+    with pytest.raises(NbElicitError) as raised:
+        TASKS.store.add(task)
+    assert str(task_file) in str(raised.value) and "\n" not in str(raised.value)
+    assert isinstance(raised.value, OSError)  # (as a file that cannot be written)
+    with pytest.warns(UserWarning, match="left as it is"):
+        assert TASKS.store.entries() == []
+    assert task_file.read_text(encoding="utf-8") == text

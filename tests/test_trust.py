@@ -137,15 +137,32 @@ def test_kernels_saying_start_at_once_lose_none_of_each_others_consents(world, t
                               f"{len(kept - expected)} forgotten ones back")
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[]", '{"files": []}', '{"files": {"x": 1}}'])
-def test_a_broken_store_trusts_nothing(world, text):
+@pytest.mark.parametrize("text", ["", '{"files": {"x": 1}}', '{"files": {"y": {"k": [1]}}}'])
+def test_a_store_it_cannot_read_all_of_trusts_nothing_and_keeps_what_it_cannot_read(world, text):
     world("repo/.mcp.json", github())
     server = find_server("github")
     trust_file().parent.mkdir(parents=True)
     trust_file().write_text(text, encoding="utf-8")
     assert not TrustStore().trusts(server)
-    TrustStore().remember(server)  # and it is written anew
+    TrustStore().remember(server)  # and the consent is added to it
     assert TrustStore().trusts(server)
+    kept = json.loads(text)["files"] if text else {}
+    files = json.loads(trust_file().read_text(encoding="utf-8"))["files"]
+    assert {f: files[f] for f in kept} == kept  # (entries it cannot read, as they were)
+
+
+@pytest.mark.parametrize("text", ["not json", "[]", '{"files": []}'])
+def test_a_store_that_is_no_consents_file_trusts_nothing_and_is_never_overwritten(world, text):
+    world("repo/.mcp.json", github())
+    server = find_server("github")
+    trust_file().parent.mkdir(parents=True)
+    trust_file().write_text(text, encoding="utf-8")
+    assert not TrustStore().trusts(server)
+    with pytest.raises(OSError) as raised:  # (as a file that cannot be written: one line)
+        TrustStore().remember(server)
+    assert str(trust_file()) in str(raised.value) and "\n" not in str(raised.value)
+    assert raised.value.strerror and "left as it is" in str(raised.value)
+    assert trust_file().read_text(encoding="utf-8") == text
 
 
 # -- whose file ------------------------------------------------------------------------------

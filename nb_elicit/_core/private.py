@@ -1,5 +1,7 @@
 """Owner-only files: the folder 0700, the file 0600, written atomically, and changed under a
-lock that holds across threads and processes (:func:`locked`)."""
+lock that holds across threads and processes (:func:`locked`); read by :func:`read_json_object`,
+which never lets a file it could not read be taken for an empty one (a store that writes back
+what it read would wipe it)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,43 @@ try:
 except ImportError:  # (Windows: the thread lock only)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["locked", "write_json_owner_only"]
+__all__ = ["StoreWarning", "locked", "read_json_object", "write_json_owner_only"]
 
 #: Threads of this process take turns here first; ``_HELD.paths``: the locks this thread holds.
 _THREADS = threading.RLock()
 _HELD = threading.local()
+
+
+class StoreWarning(UserWarning):
+    """A file nb_elicit keeps could not be read (:class:`~.errors.UnreadableFile`): nothing of
+    it is shown, and it is left as it is."""
+
+
+def read_json_object(path: Path) -> dict | None:
+    """The JSON object in ``path``; None where there is none yet (no file, or an empty one).
+    :class:`~.errors.UnreadableFile` (one line) when it is there but cannot be read, is not
+    JSON or not an object: a store then writes nothing over it."""
+    from .errors import UnreadableFile
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = (error.strerror if isinstance(error, OSError) and error.strerror
+                  else type(error).__name__)
+        raise UnreadableFile(path, f"cannot be read ({reason})") from None
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        where = (f" at line {error.lineno}, column {error.colno}"
+                 if isinstance(error, json.JSONDecodeError) else "")
+        raise UnreadableFile(path, f"not JSON{where}") from None
+    if not isinstance(data, dict):
+        raise UnreadableFile(path, "not a JSON object")
+    return data
 
 
 def write_json_owner_only(path: Path, data: object) -> None:

@@ -10,20 +10,25 @@ following it). An entry goes when its task ends; a detached task, or one whose k
 stays until it is attached to and ends, or ``%mcp tasks --forget`` drops it.
 
 Every change reads, changes and writes the file under :func:`~.private.locked`, a lock that
-holds across processes: two kernels never lose each other's entries.
+holds across processes: two kernels never lose each other's entries. What the file holds that
+this version cannot read (a row edited by hand, a later version's row, its keys, the file's
+other keys) is written back as it was; a file that is not a JSON object of that shape (not JSON
+at all) is never written over: a change then fails in one line
+(:class:`~.errors.UnreadableFile`, an OSError), and the list is empty, with a warning.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import socket
 import time
-from dataclasses import asdict, dataclass, field, replace
+import warnings
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from .private import locked, write_json_owner_only
+from .errors import UnreadableFile
+from .private import StoreWarning, locked, read_json_object, write_json_owner_only
 from .secrets import redact_url
 from .tasks import TaskShape
 
@@ -33,6 +38,8 @@ __all__ = ["SavedTask", "ServerIdentity", "TaskStore", "kernel_alive", "tasks_fi
 #: Entries kept at most (the oldest go first): a server that made thousands of tasks must not
 #: grow the file without end.
 KEEP = 200
+#: The file's version this one writes (a file of a later version keeps its own).
+VERSION = 2
 #: Where a server that outlives its kernel is: a URL.
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -114,6 +121,14 @@ class SavedTask:
     server: str | None = None
     #: The kernel that follows it now (:func:`this_kernel`), or None.
     kernel: str | None = None
+    #: The keys of its row this version does not know (a later one's), written back as they
+    #: were.
+    unknown: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def row(self) -> dict:
+        """The entry as the file keeps it."""
+        known = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "unknown"}
+        return {**self.unknown, **known}
 
     @property
     def key(self) -> tuple[str, str]:
@@ -143,75 +158,119 @@ class TaskStore:
         return f"<nb_elicit TaskStore {self.path}>"
 
     def entries(self) -> list[SavedTask]:
+        """The entries it can read; none, with a warning (:class:`~.private.StoreWarning`),
+        when the file cannot be read at all."""
         path = self.path
         if not path.parent.is_dir():
             return []
         with locked(path):
-            return self._read()
+            try:
+                return self._read()
+            except UnreadableFile as error:
+                warnings.warn(str(error), StoreWarning, stacklevel=2)
+                return []
 
     def add(self, task: SavedTask) -> None:
         with locked(self.path):
-            kept = [t for t in self._read() if t.key != task.key]
-            self._write([*kept, task][-KEEP:])
+            file = self._load()
+            kept = [t for t in file.entries if t.key != task.key]
+            self._write(file, [*kept, task][-KEEP:])
 
     def remove(self, task: SavedTask) -> None:
         """Drop the entry of ``task`` (its connection and id), only if it is of the same
         server: an entry another server's task left under that name stays."""
         with locked(self.path):
-            entries = self._read()
-            kept = [t for t in entries
+            file = self._load()
+            kept = [t for t in file.entries
                     if not (t.key == task.key and t.identity.matches(task.identity))]
-            if len(kept) != len(entries):
-                self._write(kept)
+            if len(kept) != len(file.entries):
+                self._write(file, kept)
 
     def follow(self, task: SavedTask, kernel: str | None) -> None:
         """Say which kernel follows ``task`` now (None: none), if the file has it."""
         with locked(self.path):
-            entries = self._read()
+            file = self._load()
             changed = [replace(t, kernel=kernel) if t.key == task.key
-                       and t.identity.matches(task.identity) else t for t in entries]
-            if changed != entries:
-                self._write(changed)
+                       and t.identity.matches(task.identity) else t for t in file.entries]
+            if changed != file.entries:
+                self._write(file, changed)
 
     def forget(self, connection: str | None = None, task_id: str | None = None) -> int:
         """Forget entries (of one connection, or one task; every entry when both are None);
-        how many went."""
+        how many went. (Rows it cannot read are not its to forget: they stay.)"""
         with locked(self.path):
-            entries = self._read()
-            kept = [t for t in entries if not (connection in (None, t.connection)
-                                               and task_id in (None, t.task_id))]
-            if len(kept) != len(entries):
-                self._write(kept)
-            return len(entries) - len(kept)
+            file = self._load()
+            kept = [t for t in file.entries if not (connection in (None, t.connection)
+                                                    and task_id in (None, t.task_id))]
+            if len(kept) != len(file.entries):
+                self._write(file, kept)
+            return len(file.entries) - len(kept)
 
     def find(self, connection: str, task_id: str) -> SavedTask | None:
         return next((t for t in self.entries() if t.key == (connection, task_id)), None)
 
     def _read(self) -> list[SavedTask]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-        rows = data.get("tasks") if isinstance(data, dict) else None
-        entries = []
-        for row in rows if isinstance(rows, list) else []:
-            try:
-                where = str(row["where"])
-                if not _URL.match(where):
-                    continue  # (a stdio server's, from an older file: it died with its kernel)
-                entries.append(SavedTask(
-                    connection=str(row["connection"]),
-                    where=redact_url(where),  # (an older file's may hold a token)
-                    tool=str(row["tool"]), task_id=str(row["task_id"]),
-                    shape=TaskShape(str(row["shape"])), started=float(row["started"]),
-                    server=_text_or_none(row.get("server")),
-                    kernel=_text_or_none(row.get("kernel"))))
-            except (KeyError, TypeError, ValueError, AttributeError):
-                continue  # (a damaged row is left out, not fatal)
-        return entries
+        return self._load().entries
 
-    def _write(self, entries: list[SavedTask]) -> None:
-        write_json_owner_only(self.path, {"version": 2, "tasks": [asdict(t) for t in entries]})
+    def _load(self) -> _File:
+        """The file as read: its entries, its rows this version cannot read and the rest of
+        it. :class:`~.errors.UnreadableFile` when it is no JSON object with a list of rows."""
+        document = read_json_object(self.path) or {}
+        rows = document.get("tasks", [])
+        if not isinstance(rows, list):
+            raise UnreadableFile(self.path, '"tasks" is not a list')
+        entries, unread = [], []
+        for row in rows:
+            entry = _entry(row)
+            if entry is _GONE:
+                continue  # (a stdio server's, from an older file: it died with its kernel)
+            if entry is None:
+                unread.append(row)  # (a damaged row, or a later version's: kept as it is)
+            else:
+                entries.append(entry)
+        return _File(document, entries, unread)
+
+    def _write(self, file: _File, entries: list[SavedTask]) -> None:
+        version = file.document.get("version")
+        later = isinstance(version, int) and not isinstance(version, bool) and version > VERSION
+        write_json_owner_only(self.path, {
+            **file.document, "version": version if later else VERSION,
+            "tasks": [*file.unread, *(t.row() for t in entries)]})
+
+
+@dataclass
+class _File:
+    """The file of running tasks as read (see :meth:`TaskStore._load`)."""
+
+    document: dict
+    entries: list[SavedTask]
+    #: The rows it could not read, written back as they were.
+    unread: list
+
+
+#: A row left out on purpose (a stdio server's task, from an older file).
+_GONE = object()
+_FIELDS = ("connection", "where", "tool", "task_id", "shape", "started", "server", "kernel")
+
+
+def _entry(row: object) -> SavedTask | object | None:
+    """A row of the file as an entry; None if this version cannot read it; :data:`_GONE` for a
+    stdio server's."""
+    if not isinstance(row, dict):
+        return None
+    try:
+        where = str(row["where"])
+        if not _URL.match(where):
+            return _GONE
+        return SavedTask(
+            connection=str(row["connection"]),
+            where=redact_url(where),  # (an older file's may hold a token)
+            tool=str(row["tool"]), task_id=str(row["task_id"]),
+            shape=TaskShape(str(row["shape"])), started=float(row["started"]),
+            server=_text_or_none(row.get("server")), kernel=_text_or_none(row.get("kernel")),
+            unknown={k: v for k, v in row.items() if k not in _FIELDS})
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _text_or_none(value: object) -> str | None:

@@ -33,10 +33,10 @@ from urllib.parse import urlsplit
 
 from .auth import HEADLESS_MODES, parse_auth
 from .configs import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
-from .errors import ConfigError
+from .errors import ConfigError, UnreadableFile
 from .filecheck import ConfigWarning
 from .masking import MASK
-from .private import locked, write_json_owner_only
+from .private import locked, read_json_object, write_json_owner_only
 from .secrets import mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
@@ -132,24 +132,30 @@ class TrustStore:
     def __repr__(self) -> str:
         return f"<nb_elicit TrustStore {self.path}>"
 
-    def _read(self) -> dict[str, dict[str, str]]:
+    def _read(self) -> dict[str, dict]:
+        """The consents by file (as read: what this version cannot read stays as it is); none
+        when the file cannot be read (every project server asks again)."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}  # (none, or unreadable: every project server asks again)
-        files = data.get("files") if isinstance(data, dict) else None
-        if not isinstance(files, dict):
+            return self._load()[1]
+        except UnreadableFile:
             return {}
-        return {str(file): {str(k): str(v) for k, v in keys.items()}
-                for file, keys in files.items() if isinstance(keys, dict)}
+
+    def _load(self) -> tuple[dict, dict[str, dict]]:
+        """The file as read, and its consents by file. :class:`~.errors.UnreadableFile` when
+        it is no JSON object with an object of files: nothing is written over it then."""
+        document = read_json_object(self.path) or {}
+        files = document.get("files", {})
+        if not isinstance(files, dict):
+            raise UnreadableFile(self.path, '"files" is not an object')
+        return document, files
 
     def trusts(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> bool:
         """Whether the person said Start to this very entry of this file, in this workspace,
         with these inputs and the env file keys ``env_keys``."""
         keys = self._read_locked().get(_file_key(server), {})
-        return keys.get(server.key) == entry_hash(server, env_keys)
+        return isinstance(keys, dict) and keys.get(server.key) == entry_hash(server, env_keys)
 
-    def _read_locked(self) -> dict[str, dict[str, str]]:
+    def _read_locked(self) -> dict[str, dict]:
         """The consents, read under the lock; where its lock file cannot be made (no folder
         yet, or one not writable) read as they are: the file is only ever replaced whole, in
         one step, so a read never sees half a write."""
@@ -163,24 +169,32 @@ class TrustStore:
 
     def remember(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> None:
         """Keep the consent to this entry (replacing one given to an earlier version of it).
-        OSError when the file cannot be written (the caller says so in one line)."""
+        OSError when the file cannot be written, or read (:class:`~.errors.UnreadableFile`:
+        it is left as it is); the caller says so in one line."""
         with locked(self.path):
-            files = self._read()
-            files.setdefault(_file_key(server), {})[server.key] = entry_hash(server, env_keys)
-            self._write({"version": 2, "files": files})
+            document, files = self._load()
+            keys = files.get(_file_key(server))
+            keys = dict(keys) if isinstance(keys, dict) else {}
+            keys[server.key] = entry_hash(server, env_keys)
+            self._write(document, {**files, _file_key(server): keys})
 
     def forget(self, server: ConfiguredServer | None = None) -> None:
         """Forget the consent to ``server`` (every consent when None)."""
         with locked(self.path):
+            document, files = self._load()
             if server is None:
-                files: dict[str, dict[str, str]] = {}
-            else:
-                files = self._read()
-                files.get(_file_key(server), {}).pop(server.key, None)
-            self._write({"version": 2, "files": {f: k for f, k in files.items() if k}})
+                files = {}
+            elif isinstance(files.get(_file_key(server)), dict):
+                keys = {k: v for k, v in files[_file_key(server)].items() if k != server.key}
+                files = {**files, _file_key(server): keys}
+            self._write(document, {f: k for f, k in files.items() if k != {}})
 
-    def _write(self, data: dict) -> None:
-        write_json_owner_only(self.path, data)
+    def _write(self, document: dict, files: dict) -> None:
+        """The consents ``files``, and the rest of the file as it was read."""
+        version = document.get("version")
+        later = isinstance(version, int) and not isinstance(version, bool) and version > 2
+        write_json_owner_only(self.path, {**document, "version": version if later else 2,
+                                          "files": files})
 
 
 #: A word shown as it is; any other is quoted as a shell would need it (``${VAR}`` stays plain:

@@ -13,11 +13,13 @@ the last :data:`FINISHED_KEPT` (:class:`FinishedTask`). Following one to its end
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
+import warnings
 from collections import deque
 from dataclasses import dataclass, field
 
+from .._core.errors import UnreadableFile
+from .._core.private import StoreWarning
 from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
 from .._core.tasks import TaskShape, TaskStart, TaskState
 from .._core.types import StdioTarget
@@ -193,8 +195,7 @@ class Tasks:
             run.card.run = run  # (``ToolCall.task``: as long as the card lives, not longer)
         saved = run.saved()
         if saved is not None:
-            with contextlib.suppress(OSError):
-                self.store.add(saved)
+            _change_file(self.store.add, saved)
 
     def end(self, run: TaskRun) -> None:
         """The task is over (a final status, or its server no longer knows it): the run leaves
@@ -202,8 +203,7 @@ class Tasks:
         self._finish(run)
         saved = run.saved()
         if saved is not None:
-            with contextlib.suppress(OSError):
-                self.store.remove(saved)
+            _change_file(self.store.remove, saved)
 
     def stop(self, run: TaskRun) -> None:
         """This kernel follows the task no more, though it may run on (an error of the
@@ -221,8 +221,7 @@ class Tasks:
     def _unfollow(self, run: TaskRun) -> None:
         saved = run.saved()
         if saved is not None:
-            with contextlib.suppress(OSError):
-                self.store.follow(saved, None)
+            _change_file(self.store.follow, saved, None)
 
     def _finish(self, run: TaskRun) -> None:
         run.ended = True
@@ -233,6 +232,18 @@ class Tasks:
                 connection=run.connection, tool=run.tool, task_id=run.task_id,
                 shape=run.shape, status=run.status, started=run.started,
                 terminal=run.terminal, seen_at=run.seen_at))
+
+
+def _change_file(change, *args) -> None:
+    """Change the file of running tasks: one that cannot be written is passed over (the task
+    runs on, unsaved); one that cannot be read is said in one line, a warning, and left as it
+    is."""
+    try:
+        change(*args)
+    except UnreadableFile as error:
+        warnings.warn(str(error), StoreWarning, stacklevel=3)
+    except OSError:
+        pass
 
 
 #: The one registry of this kernel's tasks.
