@@ -12,7 +12,6 @@ The tree::
     ├── ArgumentTypeError         an argument of the wrong type, or an unknown keyword
     ├── ServerDisconnected        the server went away (exited, crashed, closed the stream)
     ├── UnreadableFile            a file nb_elicit keeps is there but unreadable: left as it is
-    ├── UnreadableFile            a file nb_elicit keeps is there but unreadable: left as it is
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
     ├── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
@@ -46,7 +45,6 @@ __all__ = [
     "SignInError",
     "TaskCancelled",
     "TaskDetached",
-    "UnreadableFile",
     "UnreadableFile",
     "UrlElicitationRequired",
 ]
@@ -119,18 +117,6 @@ class SignInError(ConnectError):
 
 class ServerDisconnected(NbElicitError):
     """The server went away while nb_elicit was talking to it."""
-
-
-class UnreadableFile(NbElicitError, OSError):
-    """A file nb_elicit keeps (the running tasks, the trust consents) is there but cannot be
-    read (not JSON, not of its shape): it is left as it is, and the change is not kept. One
-    line naming the file; ``strerror`` says what is wrong with it. An OSError too, as a file
-    that cannot be written: who keeps a change says so in the same way."""
-
-    def __init__(self, path: object, reason: str):
-        super().__init__(f"{path}: {reason}; it is left as it is")
-        self.path = str(path)
-        self.strerror = f"{reason}; it is left as it is"
 
 
 class UnreadableFile(NbElicitError, OSError):
