@@ -160,7 +160,7 @@ def test_a_form_closed_with_its_connection_is_in_the_history_once(views):
 
     form = drive(scenario)
     assert "The connection was closed." in html.unescape(form.status.value)
-    assert entries_for("Still there?") == [("none", "closed")]
+    assert entries_for("Still there?") == [("cancel", "closed")]
 
 
 # -- a connection exists from its first moment ---------------------------------------------------

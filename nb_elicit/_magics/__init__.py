@@ -141,7 +141,7 @@ def unload(ip) -> None:
         return
     from .._runtime.pending import PENDING
 
-    PENDING.abandon("nb_elicit was unloaded.")
+    PENDING.close("nb_elicit was unloaded.")
     closing = [conn.close() for conn in list(connection_module.connections.values())]
     connection_module.connections.clear()
     if not closing:

@@ -106,8 +106,11 @@ class Call:
 async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
                    show: bool, interruptible: bool = True, timeout: float | None = None,
                    quiet: bool = False, on_disconnect: Callable[[], None] = lambda: None,
-                   keep_view: bool = False):
+                   keep_view: bool = False, owner: object):
     """Run ``work`` as a call of ``server`` shown in ``view``; return its result.
+
+    ``owner`` owns the forms of ``server`` (its guard, see :mod:`.pending`): they end when the
+    server goes away.
 
     ``timeout`` ends the call once it has run that long with none of its forms open; a
     ``quiet`` call (a listing, a read) owns no form but one the SDK says it asked.
@@ -148,7 +151,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         raise
     except ServerDisconnected as error:
         on_disconnect()
-        PENDING.abandon(t("disconnected", server=server), server,
+        PENDING.abandon(t("disconnected", server=server), owner,
                         answered_by=AnsweredBy.DISCONNECTED)
         if not keep_view:
             view.show_failure(f"✖ {server} · {view.what}: {error}")

@@ -301,7 +301,7 @@ class Connection:
         its background work (a call still running) ends."""
         if not self.sessions.to(State.CLOSED):
             return
-        PENDING.abandon("The connection was closed.", self.name)
+        PENDING.close("The connection was closed.", self.guard)
         self.apps.close()
         if connections.get(self.name) is self:
             del connections[self.name]

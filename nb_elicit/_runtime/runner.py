@@ -60,7 +60,7 @@ class CallRunner:
 
     async def run(self, view: CallView, work: Awaitable, **options):
         """``work`` as a call of this connection (see :func:`run_call` for the ``options``)."""
-        return await run_call(self.name, view, work, self._calls,
+        return await run_call(self.name, view, work, self._calls, owner=self.guard,
                               on_disconnect=self._mark_disconnected, **options)
 
     async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):

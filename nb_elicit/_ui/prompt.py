@@ -110,11 +110,12 @@ class PromptWidget(widgets.VBox):
         """Answer ``decline``: the person explicitly said no."""
         return self._answer_without_content("decline")
 
-    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON,
+                status: str | None = None) -> bool:
         """Answer ``cancel``: the person closed the request without choosing, or
-        ``answered_by`` (an interrupt, no frontend, ...) answered for them. False if it was
-        already answered."""
-        return self._answer_without_content("cancel", answered_by)
+        ``answered_by`` (an interrupt, no frontend, its connection closed, ...) answered for
+        them; ``status`` says why, instead of "Dismissed.". False if it was already answered."""
+        return self._answer_without_content("cancel", answered_by, status)
 
     def on_late_change(self, listener: Callable[[], bool]) -> None:
         """Call ``listener()`` when this request changes after its answer (a URL page reported

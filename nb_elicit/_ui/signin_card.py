@@ -100,8 +100,9 @@ class SignInCard(PromptWidget):
     def decline(self) -> bool:
         return self._stop() if self._consented else super().decline()
 
-    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
-        return self._stop() if self._consented else super().dismiss(answered_by)
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON,
+                status: str | None = None) -> bool:
+        return self._stop() if self._consented else super().dismiss(answered_by, status)
 
     def paste(self) -> bool:
         """Finish from the pasted address (whether it was taken)."""

@@ -160,9 +160,11 @@ class TrustCard(PromptWidget):
         """Answer ``decline``: the person said Don't start."""
         return self._answer_without_content("decline", status=trust_text("declined"))
 
-    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON) -> bool:
+    def dismiss(self, answered_by: AnsweredBy = AnsweredBy.PERSON,
+                status: str | None = None) -> bool:
         """Answer ``cancel``: Not now (or an interrupt, no frontend, ... for the person)."""
-        status = trust_text("dismissed") if answered_by is AnsweredBy.PERSON else None
+        if answered_by is AnsweredBy.PERSON:
+            status = trust_text("dismissed")
         return self._answer_without_content("cancel", answered_by, status)
 
     def _buttons(self) -> list[widgets.Button]:
