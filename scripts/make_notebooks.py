@@ -991,8 +991,10 @@ print(result.output)
     md("""
 ## 3. The SDK's own client
 
-The same with `mcp.Client` and `nb_elicit.elicitation_callback`. Without a label, requests go
-by the name the server gives itself (here `nb-elicit-demo`).
+The same with `mcp.Client` and `nb_elicit.elicitation_callback`. Without a label, the form
+shows the name the server gives itself as its claim (here `"nb-elicit-demo" (named by the
+server)`): it selects no policy, recording or mute set for a name, so a server cannot borrow
+one of yours.
 """),
     code("""
 import os

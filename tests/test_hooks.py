@@ -102,7 +102,7 @@ def test_labels_tell_servers_apart_for_policies_mute_and_history(journal):
     assert forms == 1  # (only the unlabelled one reached the person)
     assert [(e.server, e.action, e.answered_by) for e in HISTORY.entries] == [
         ("github", "decline", "policy"), ("quiet", "cancel", "muted"),
-        ("nb-elicit-demo", "accept", "person")]
+        ('"nb-elicit-demo" (named by the server)', "accept", "person")]
     assert repr(quiet) == "<nb_elicit.elicitation_callback.named('quiet')>"
 
 
@@ -203,7 +203,7 @@ def test_answer_interrupt_returns_langgraphs_resume_value():
     assert drive(scenario) == {"responses": {"party": {"action": "accept",
                                                        "content": {"people": 3}},
                                              "ok": {"action": "decline"}}}
-    assert {e.server for e in HISTORY.entries} == {"book"}
+    assert {e.server for e in HISTORY.entries} == {'"book" (named by the server)'}
     with pytest.raises(ValueError, match="mcp_elicitation"):
         asyncio.run(nb_elicit.answer_interrupt({"type": "other"}))
 

@@ -113,7 +113,7 @@ def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
     # Told apart by the server's own name, in the history.
     _, outputs = fe.run("from nb_elicit._core.history import HISTORY\n"
                         "print(HISTORY.as_text())", timeout=10)
-    assert "nb-elicit-demo · elicitation  accept (person)" in "".join(
+    assert '"nb-elicit-demo" (named by the server) · elicitation  accept (person)' in "".join(
         o.get("text", "") for o in outputs)
 
 

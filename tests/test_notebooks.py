@@ -432,5 +432,6 @@ def test_agents_runs_headless_and_the_policy_answers_each_framework():
     assert json.loads(printed[printed.index("{"):]) == {"action": "accept", "content": ADA}
     history = result(code_cell(nb, "%mcp history"))
     assert history.count("  demo · elicitation") == 2, history  # (labelled .named("demo"))
-    assert history.count("  nb-elicit-demo · elicitation") == 1, history  # (the server's name)
+    assert history.count('  "nb-elicit-demo" (named by the server) · elicitation') == 1, \
+        history  # (the server's name, as its claim)
     assert history.count("accept (policy)") == 3, history

@@ -537,6 +537,12 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "instead.",
                          "{server} 请求：{message}\n内核正阻塞在 {sync} 中，无法回答任何表单，"
                          "因此 nb_elicit 回答了“取消”；请改用 {instead}。"),
+    "n_kernel_blocked_more": ("Further requests of {server} while the kernel is blocked are "
+                              "answered the same way (%mcp history lists each).",
+                              "内核阻塞期间 {server} 的后续请求也照此回答"
+                              "（%mcp history 列出每一个）。"),
+    # who asks through an unlabelled hook: the name the server gives itself, a claim
+    "self_named": ('"{name}" (named by the server)', "“{name}”（服务器自称）"),
     "n_page_refused": ("{server} listed a page nb_elicit will not show: {problem}",
                        "{server} 列出了 nb_elicit 不会显示的网页：{problem}"),
     # how a request ended when nb_elicit itself failed (the runtime's boundary)

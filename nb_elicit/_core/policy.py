@@ -93,8 +93,15 @@ class Policies:
         self.per_connection.clear()
 
     def for_connection(self, name: str) -> Policy:
+        """The policy set for the connection (or hook label) ``name``, else
+        :meth:`for_anyone`."""
         if name in self.per_connection:
             return self.per_connection[name]
+        return self.for_anyone()
+
+    def for_anyone(self) -> Policy:
+        """The policy for every connection: set for all, else ``$NB_ELICIT_RESPOND``, else
+        ask. It alone answers a request whose name is a server's claim."""
         if self.everywhere is not None:
             return self.everywhere
         env = os.environ.get(ENV_RESPOND, "").strip()

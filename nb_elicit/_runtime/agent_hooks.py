@@ -20,7 +20,8 @@ from typing import Any
 
 from .._core.answer import Answer
 from .._core.outcome import Refusal
-from .hooks import ElicitationHook
+from .._core.text import shorten
+from .hooks import LABEL_LIMIT, ElicitationHook
 
 __all__ = ["ClaudeHookMatcher", "answer_interrupt", "claude_hooks"]
 
@@ -36,11 +37,24 @@ class _DictHook(ElicitationHook):
 
     refuse_with = Refusal.CANCEL
 
-    async def ask_dict(self, request: dict, server: str | None) -> Answer:
-        label = server or self.label
-        hook = self.named(label) if label else self
-        got = await hook.answer(None, request)
+    async def ask_dict(self, request: dict, server: str | None = None,
+                       claim: str | None = None) -> Answer:
+        """Answer ``request``: under this hook's label, else ``server`` (a name the person
+        chose, as a label), else as the server ``claim`` (a name the person did not choose).
+        Never raises but the framework's own cancellation: a failure is ``cancel``, told in
+        the cell."""
+        label = self.label or _name(server)
+        hook = type(self)(label) if label != self.label else self
+        got = await hook.answer(None, request, claim=_name(claim))
         return got if isinstance(got, Answer) else Answer("cancel")
+
+
+def _name(value: Any) -> str | None:
+    """``value`` as a name: a string with something but white space in it, one line, cut to
+    :data:`~.hooks.LABEL_LIMIT` characters; else None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return shorten(value.strip(), LABEL_LIMIT, one_line=True)
 
 
 class _ClaudeHook(_DictHook):
@@ -50,8 +64,8 @@ class _ClaudeHook(_DictHook):
     async def __call__(self, input_data: Any = None, tool_use_id: Any = None,
                        context: Any = None) -> dict:
         data = input_data if isinstance(input_data, dict) else {}
-        server = data.get("mcp_server_name")
-        answer = await self.ask_dict(data, server if isinstance(server, str) else None)
+        # (the key of the person's mcp_servers option, which the CLI names: a label)
+        answer = await self.ask_dict(data, data.get("mcp_server_name"))
         output: dict[str, Any] = {"hookEventName": "Elicitation", "action": answer.action}
         if answer.action == "accept" and answer.content is not None:
             output["content"] = dict(answer.content)
@@ -88,8 +102,9 @@ async def answer_interrupt(interrupt: Any, server: str | None = None) -> dict:
     """Show the forms of LangGraph's ``mcp_elicitation`` interrupt (an ``Interrupt`` or its
     ``value``) and return the value to resume with: ``{"responses": {key: {"action": ...,
     "content": ...}}}``. Its requests are answered at once where they can be (a respond
-    policy, a recording) and shown together otherwise; ``server`` labels them (default: the
-    interrupt's tool name)."""
+    policy, a recording) and shown together otherwise; ``server`` labels them (without it,
+    they show the interrupt's tool name as the server's claim, which selects no policy,
+    recording or replay set for a name)."""
     payload = getattr(interrupt, "value", interrupt)
     if not isinstance(payload, dict) or payload.get("type") != "mcp_elicitation":
         raise ValueError("answer_interrupt takes LangGraph's mcp_elicitation interrupt (its "
@@ -97,12 +112,12 @@ async def answer_interrupt(interrupt: Any, server: str | None = None) -> dict:
     requests = payload.get("requests")
     if not isinstance(requests, list):
         raise ValueError("the interrupt has no list of requests")
+    # (the tool's name is the server's: a claim, never the key to a name the person chose)
     tool = payload.get("tool_name")
-    label = server or (tool if isinstance(tool, str) and tool.strip() else None)
     keyed = [(str(r.get("key", i)), r) for i, r in enumerate(requests) if isinstance(r, dict)]
 
     async def one(request: dict) -> dict:
-        return (await _INTERRUPT.ask_dict(request, label)).to_result()
+        return (await _INTERRUPT.ask_dict(request, server, claim=tool)).to_result()
 
     answers = await asyncio.gather(*(one(r) for _, r in keyed[:MAX_INTERRUPT_REQUESTS]))
     responses = dict(zip([k for k, _ in keyed[:MAX_INTERRUPT_REQUESTS]], answers, strict=True))

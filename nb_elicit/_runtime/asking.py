@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 from .._core.answer import Answer
 from .._core.errors import InvalidRequest, SchemaError
@@ -35,7 +36,7 @@ from .._core.secret_fields import secret_fields
 from .._core.text import shorten
 from .._core.transcript import Asked, shown_fields
 from .._core.types import ElicitationRequest
-from .._core.url import check_url
+from .._core.url import CheckedUrl, check_url
 from .._core.validate import validate_spec
 from .._ui.call_view import CallView
 from .._ui.form import ElicitationForm
@@ -47,8 +48,8 @@ from .guard import Guard
 from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
-__all__ = ["RequestContext", "ask", "ask_consent", "check_message", "how_gone",
-           "wait_for_person", "write_outcome"]
+__all__ = ["RequestContext", "Ruled", "ask", "ask_consent", "by_rules", "check_message",
+           "how_gone", "outcome_line", "wait_for_person", "write_outcome"]
 
 MODES = ("form", "url")
 
@@ -66,13 +67,24 @@ class RequestContext:
     answers. The first is the call whose cell shows the request (an interrupt there dismisses
     it)."""
 
-    def __init__(self, server: str, view: CallView, guard: Guard | None = None,
-                 gone: Callable[[], bool] = lambda: False, calls: Sequence[Call] = ()):
+    def __init__(self, server: str, view: CallView | None, guard: Guard | None = None,
+                 gone: Callable[[], bool] = lambda: False, calls: Sequence[Call] = (), *,
+                 named: bool = True, what: str | None = None,
+                 say: Callable[[str], None] | None = None):
         self.server = server
         self.view = view
+        #: The guard of the connection or hook the request came through: its rules, and the
+        #: owner of its forms (:mod:`.pending`, by identity).
         self.guard = guard if guard is not None else Guard(server=server)
         self.gone = gone
         self.calls = tuple(calls)
+        #: Whether ``server`` is a name the person chose (a connection's, a hook's label):
+        #: only such a name selects a respond policy, a recording's entries and replay. A name
+        #: a server gives itself is a claim, and selects none of them.
+        self.named = named
+        self._what = what
+        #: Where a request with no view tells its outcome (a line in the cell).
+        self.say = say
 
     @property
     def call(self) -> Call | None:
@@ -82,7 +94,15 @@ class RequestContext:
     @property
     def what(self) -> str:
         """What the server was doing when it asked, as the view names it."""
+        if self._what is not None or self.view is None:
+            return self._what or ""
         return self.view.what
+
+    @property
+    def policy(self) -> Policy:
+        """The respond policy that answers this request: the one set for its name, where the
+        person chose the name; else the one for every connection."""
+        return POLICIES.for_connection(self.server) if self.named else POLICIES.for_anyone()
 
     @contextlib.contextmanager
     def asking(self) -> Iterator[None]:
@@ -98,35 +118,51 @@ class RequestContext:
     def write_outcome(self, message: object, outcome: Outcome, spec: FormSpec | None = None,
                       schema: object = None, in_cell: bool = True) -> None:
         """Record ``outcome`` (see :func:`write_outcome`); ``in_cell=False`` when the prompt
-        already says it, so the cell gets no line of its own."""
+        already says it, so the cell gets no line of its own. With no view, the line goes to
+        ``say``, once per way of answering while the same way repeats (a burst of muted or
+        unseen requests is one line; each is in the history)."""
         write_outcome(self.server, message, self.view if in_cell else None, self.guard,
-                      outcome, spec=spec, schema=schema, tool=self.what)
+                      outcome, spec=spec, schema=schema, tool=self.what, recorded=self.named)
+        if self.view is None and in_cell and self.say is not None:
+            line = outcome_line(self.server, message, outcome, self.guard)
+            if line:
+                self.say(line)
 
     def __repr__(self) -> str:
         return f"<RequestContext {self.server} · {self.what}: {len(self.calls)} call(s)>"
 
 
 async def ask(context: RequestContext, request: ElicitationRequest, *,
-              refuse_with: Refusal = Refusal.ERROR) -> Answer:
+              refuse_with: Refusal = Refusal.ERROR,
+              unseen: Callable[[], Outcome] | None = None) -> Answer:
     """Answer ``request`` of ``context.server``. A failure of nb_elicit's own ends here too: a
     line in the cell, an error to the server, and no form left open.
 
     ``refuse_with=Refusal.CANCEL``: a request nb_elicit cannot show (or failed to) is answered
     ``cancel`` instead of an error, and the cell says so (a question asked inside a 2026-07-28
-    task: its ``tasks/update`` has no place for an error)."""
+    task: its ``tasks/update`` has no place for an error).
+
+    The rules answer first, needing neither a frontend nor the kernel's loop: mute, the
+    checks, the secret-form rule, replay and the respond policy. ``unseen``: no person can be
+    shown the request (the kernel's thread is held), so what the rules leave is answered by
+    ``unseen()`` instead of the rate limit, the backlog and the person."""
     server = context.server
     spec = None
     cancel = refuse_with is Refusal.CANCEL
     suffix = "_cancel" if cancel else ""
     try:
-        outcome = _muted(server, context.guard)
+        ruled = by_rules(context, request)
+        spec, outcome = ruled.spec, ruled.outcome
         if outcome is None:
-            check_message(request)
-            if request.mode == "url":
-                outcome = await _answer_url(context, request)
+            if unseen is not None:
+                outcome = unseen()
+            elif request.mode == "url":
+                outcome = await _url_by_person(context, request, ruled.url)
             else:
-                spec = parse_schema(request.requested_schema)
-                outcome = await _answer_form(context, request, spec)
+                outcome = await _form_by_person(context, request, spec)
+            outcome = outcome.noting(*ruled.notes)
+        if outcome.answered_by is not AnsweredBy.KERNEL_BLOCKED:
+            context.guard.forget_notice(AnsweredBy.KERNEL_BLOCKED)  # (a later burst: told anew)
     except (SchemaError, InvalidRequest) as error:
         key = "n_refused_form" if isinstance(error, SchemaError) else "n_refused_request"
         detail = str(error).removeprefix("unsupported requestedSchema: ")
@@ -146,10 +182,11 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
 
 def write_outcome(server: str, message: object, view: CallView | None, guard: Guard | None,
                   outcome: Outcome, spec: FormSpec | None = None, schema: object = None,
-                  tool: str | None = None) -> None:
+                  tool: str | None = None, recorded: bool = True) -> None:
     """The one place an outcome is told: the cell's notice, the history, the recording.
 
-    ``tool`` is what the server was doing when it asked; by default, the view's call."""
+    ``tool`` is what the server was doing when it asked; by default, the view's call.
+    ``recorded=False``: the name is a server's claim, which the recording does not key."""
     if tool is None:
         tool = view.what if view is not None else ""
     if view is not None:
@@ -170,10 +207,26 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
     HISTORY.add(server, _text(message), outcome.action, content, outcome.answered_by, schema,
                 tool)
     recorder = TAPE.recorder
-    if (recorder is not None and outcome.by_person and outcome.answer is not None
+    if (recorded and recorder is not None and outcome.by_person and outcome.answer is not None
             and schema is not None and view is not None):
-        recorder.add(server, view.what, schema, _text(message, limit=None),
+        recorder.add(server, tool, schema, _text(message, limit=None),
                      outcome.answer.action, content)
+
+
+
+def outcome_line(server: str, message: object, outcome: Outcome, guard: Guard) -> str:
+    """The line a cell shows for ``outcome`` where no view shows it ("" for a burst's
+    repeat: a counted outcome's line shows once until another way of answering comes)."""
+    lines = list(outcome.notes)
+    if outcome.counted is not None:
+        if guard.count_unseen(outcome.answered_by) == 1:
+            lines.append(outcome.counted.text(1))
+    elif outcome.status is not None:
+        lines.append(f"{t('transcript_asked', server=server)} {_text(message)} "
+                     f"{outcome.status}")
+    elif outcome.notice is not None:
+        lines.append(outcome.notice)
+    return "\n".join(f"nb_elicit: {line}" for line in lines)
 
 
 def check_message(request: ElicitationRequest) -> None:
@@ -190,6 +243,32 @@ def check_message(request: ElicitationRequest) -> None:
 
 # -- each way of answering returns an Outcome ------------------------------------------------------
 
+class Ruled(NamedTuple):
+    """What the rules made of a request before any person: its form (``spec``) or its page
+    (``url``), the outcome when a rule answered it, and lines for the cell (why a recording
+    did not answer)."""
+
+    outcome: Outcome | None
+    spec: FormSpec | None = None
+    url: CheckedUrl | None = None
+    notes: tuple[str, ...] = ()
+
+
+def by_rules(context: RequestContext, request: ElicitationRequest) -> Ruled:
+    """Answer ``request`` by the rules, if they answer it: mute, the checks (SchemaError,
+    InvalidRequest), the secret-form rule, replay, the respond policy. Needs neither a
+    frontend nor the kernel's loop."""
+    outcome = _muted(context.server, context.guard)
+    if outcome is not None:
+        return Ruled(outcome)
+    check_message(request)
+    if request.mode == "url":
+        url = check_url(request.url)
+        return Ruled(_consent_by_rules(context, url.url), url=url)
+    spec = parse_schema(request.requested_schema)
+    return _form_by_rules(context, request, spec)
+
+
 def _muted(server: str, guard: Guard) -> Outcome | None:
     if not guard.muted:
         guard.forget_notice(AnsweredBy.MUTED)
@@ -198,49 +277,52 @@ def _muted(server: str, guard: Guard) -> Outcome | None:
         "n_muted", server=server, requests=_requests(n))))
 
 
-async def _answer_form(context: RequestContext, request: ElicitationRequest,
-                       spec: FormSpec) -> Outcome:
+def _form_by_rules(context: RequestContext, request: ElicitationRequest,
+                   spec: FormSpec) -> Ruled:
     server, guard = context.server, context.guard
     secrets = secret_fields(spec)
     if secrets and guard.secret_forms == "refuse":
-        return Outcome(Answer("decline"), AnsweredBy.REFUSED_SECRETS,
-                       notice_kind=NoticeKind.WARNING, notice=t(
-                           "n_secrets_refused", server=server, fields=", ".join(secrets)))
-    replayed = _from_recording(server, request, spec, context.view)
+        return Ruled(Outcome(Answer("decline"), AnsweredBy.REFUSED_SECRETS,
+                             notice_kind=NoticeKind.WARNING, notice=t(
+                                 "n_secrets_refused", server=server, fields=", ".join(secrets))),
+                     spec)
+    replayed = _from_recording(context, request, spec) if context.named else None
     if isinstance(replayed, Outcome):
-        return replayed
+        return Ruled(replayed, spec)
     notes = (replayed,) if replayed else ()
-    policy = POLICIES.for_connection(server)
+    policy = context.policy
     if policy.action != "ask":
-        return _by_policy(server, request.message, policy, spec).noting(*notes)
-    limited = _rate_limited(server, guard)
+        return Ruled(_by_policy(server, request.message, policy, spec).noting(*notes), spec)
+    return Ruled(None, spec, notes=notes)
+
+
+async def _form_by_person(context: RequestContext, request: ElicitationRequest,
+                          spec: FormSpec) -> Outcome:
+    limited = _rate_limited(context.server, context.guard)
     if limited is not None:
-        return limited.noting(*notes)
-    outcome = await _by_person(context, request.message, lambda: ElicitationForm(
-        request.message, request.requested_schema, server=server))
-    return outcome.noting(*notes)
+        return limited
+    return await _by_person(context, request.message, lambda: ElicitationForm(
+        request.message, request.requested_schema, server=context.server))
 
 
-async def _answer_url(context: RequestContext, request: ElicitationRequest) -> Outcome:
-    url = check_url(request.url)
-
+async def _url_by_person(context: RequestContext, request: ElicitationRequest,
+                         url: CheckedUrl) -> Outcome:
     def card() -> UrlConsentCard:
         made = UrlConsentCard(request.message, url, server=context.server,
                               elicitation_id=request.elicitation_id)
         context.guard.remember_card(request.elicitation_id, made)
         return made
 
-    return await _consent(context, request.message, url.url, card)
+    return await _consent_by_person(context, request.message, card)
 
 
-async def _consent(context: RequestContext, message: object, target: str,
-                   make_card: Callable[[], PromptWidget],
-                   consent: Consent = Consent.URL) -> Outcome:
-    """A card that asks the person's consent (to open ``target``, a page; or, ``Consent.FILE``,
-    to save it; ``Consent.PERMISSION``, to give an app ``target``, its permissions): the respond
-    policy never gives it, the rate limit and the backlog hold it."""
-    server, guard = context.server, context.guard
-    policy = POLICIES.for_connection(server)
+def _consent_by_rules(context: RequestContext, target: str,
+                      consent: Consent = Consent.URL) -> Outcome | None:
+    """The respond policy's part in a consent card (to open ``target``, a page; or,
+    ``Consent.FILE``, to save it; ``Consent.PERMISSION``, to give an app ``target``, its
+    permissions): it may say no, never yes."""
+    server = context.server
+    policy = context.policy
     if policy.action in ("decline", "cancel"):
         return Outcome(Answer(policy.action), AnsweredBy.POLICY, notice=t(
             f"n_{consent.value}_policy", server=server, source=policy.source, action=policy.action,
@@ -251,7 +333,13 @@ async def _consent(context: RequestContext, message: object, target: str,
         return Outcome(Answer("cancel"), consent.policy_cannot_give,
                        notice_kind=NoticeKind.WARNING,
                        notice=t(f"n_{consent.value}_no_policy", server=server, url=target))
-    limited = _rate_limited(server, guard)
+    return None
+
+
+async def _consent_by_person(context: RequestContext, message: object,
+                             make_card: Callable[[], PromptWidget]) -> Outcome:
+    """A consent card for the person: the rate limit and the backlog hold it."""
+    limited = _rate_limited(context.server, context.guard)
     if limited is not None:
         return limited
     return await _by_person(context, message, make_card)
@@ -268,7 +356,9 @@ async def ask_consent(context: RequestContext, message: str, target: str,
     try:
         outcome = _muted(context.server, context.guard)
         if outcome is None:
-            outcome = await _consent(context, message, target, make_card, consent)
+            outcome = _consent_by_rules(context, target, consent)
+        if outcome is None:
+            outcome = await _consent_by_person(context, message, make_card)
     except Exception as error:  # noqa: BLE001 - a bug of ours: told, and answered cancel
         outcome = Outcome(Answer("cancel"), AnsweredBy.FAILED, notice_kind=NoticeKind.ERROR,
                           notice=t("n_failed_cancel", server=context.server,
@@ -277,26 +367,27 @@ async def ask_consent(context: RequestContext, message: str, target: str,
     return outcome
 
 
-def _from_recording(server: str, request: ElicitationRequest, spec: FormSpec,
-                    view: CallView) -> Outcome | str | None:
+def _from_recording(context: RequestContext, request: ElicitationRequest,
+                    spec: FormSpec) -> Outcome | str | None:
     """The recorded answer to this request, if ``%mcp replay`` has one that fits; else why
     not (a line for the cell), or None when there is nothing to replay."""
     replayer = TAPE.replayer
     if replayer is None:
         return None
-    found = replayer.find(server, view.what, request.requested_schema)
+    server, what = context.server, context.what
+    found = replayer.find(server, what, request.requested_schema)
     name = replayer.path.name
     if found is None:
         return None
     if isinstance(found, Mismatch):
-        return t("n_replay_changed", server=server, what=view.what, name=name,
+        return t("n_replay_changed", server=server, what=what, name=name,
                  then=found.recorded, now=found.asked)
     content = None
     if found.action == "accept":
         content = as_submitted(spec, found.content or {})
         detail = _misfit(spec, content)
         if detail:
-            return t("n_replay_misfit", server=server, what=view.what, name=name,
+            return t("n_replay_misfit", server=server, what=what, name=name,
                      detail=detail)
     return Outcome(Answer(found.action, content), AnsweredBy.REPLAY,
                    status=t("n_replayed", action=found.action, name=name))
@@ -379,7 +470,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
             if not widget_frontend_attached():
                 # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), prompt.dismiss, AnsweredBy.NO_FRONTEND)
-            with PENDING.track(prompt, context.server, context.call):
+            with PENDING.track(prompt, context.guard, context.call):
                 return await prompt.wait()
         except asyncio.CancelledError as error:
             # The request is gone: no answer can reach the server any more, so the prompt

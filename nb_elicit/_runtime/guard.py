@@ -89,6 +89,15 @@ class Guard:
             line = view.notice(text(count), notice_kind)
         self._notices[answered_by] = (view, line, count)
 
+    def count_unseen(self, answered_by: AnsweredBy) -> int:
+        """Count one more request answered ``answered_by`` where no view shows it (a line
+        printed in the cell, see ``asking.outcome_line``): how many so far, 1 for the first,
+        until :meth:`forget_notice` starts anew."""
+        shown = self._notices.get(answered_by)
+        count = shown[2] + 1 if shown is not None and shown[0] is None else 1
+        self._notices[answered_by] = (None, None, count)
+        return count
+
     def forget_notice(self, answered_by: AnsweredBy) -> None:
         self._notices.pop(answered_by, None)
 

@@ -9,27 +9,40 @@ Each name is the parameter it plugs into: :data:`elicitation_callback` has the S
 pydantic-ai, ``langchain.mcp``). Either answers through :func:`~.asking.ask`, the same way as
 nb_elicit's own connections: mute, checks, the secret-form rule, the recording, the respond
 policy, the rate limit, the backlog, then the person, with :func:`~.asking.write_outcome`
-recording each outcome. Requests are told apart by a label (``.named("github")``), else by
-the name the server gave itself, else by the framework's name; each label has one
-:class:`~.guard.Guard` (its backlog, rate limit and mute).
+recording each outcome.
+
+Who asks: a label the person chose (``.named("github")``) is a name like a connection's: the
+form shows it, and the respond policy, recording, replay, mute and rate limit set for that name
+apply (one :class:`~.guard.Guard` per label). An unlabelled hook's request goes by the
+framework's session it came through: one guard per session (held weakly), so no two servers
+share a backlog, a mute or a rate limit. The name that server gives itself (``serverInfo.name``)
+is only a claim: the form shows it as such, escaped (``"github" (named by the server)``), and
+it selects no policy, recording or replay entry set for a name; only the policy for every
+connection answers it (see :class:`Asker`).
 
 Where the form shows: in the cell the kernel runs now (:func:`~.kernel_compat.running_cell`),
 not in the cell whose context the framework's session task inherited (the cell that entered
 ``async with``). Which thread: a hook called on another thread or loop (strands, ADK's
 ``Runner.run``) hops to the kernel's loop, where widget messages are handled. When the
-kernel's own thread is blocked in a synchronous call, no form could be answered: the hook
-answers ``cancel`` at once, and the cell says which async call to use instead. Nothing is
+kernel's own thread is blocked in a synchronous call, the rules still answer on the hook's own
+thread (mute, the respond policy, replay); what only a person could answer is answered
+``cancel``, and the cell says, once per burst, which async call to use instead. Nothing is
 ever raised into the framework: a failure is an ``ErrorData`` (SDK shape) or ``cancel``
-(FastMCP shape, which has no place for an error), with one line in the cell.
+(FastMCP shape, which has no place for an error), with one line in the cell; a form nb_elicit
+closes by itself (unload, a cap) is answered ``cancel``. Only the framework's own cancellation
+of the request goes on as a cancellation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import sys
 import threading
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from .._core.answer import Answer
@@ -38,11 +51,11 @@ from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
 from .._core.notices import NoticeKind
-from .._core.outcome import AnsweredBy, Outcome, Refusal
-from .._core.text import shorten
+from .._core.outcome import AnsweredBy, Counted, Outcome, Refusal
+from .._core.text import shorten, visible
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
-from .asking import RequestContext, ask, write_outcome
+from .asking import RequestContext, ask, outcome_line
 from .calls import print_for_headless
 from .guard import Guard
 from .kernel_compat import (
@@ -53,8 +66,8 @@ from .kernel_compat import (
     widget_frontend_attached,
 )
 
-__all__ = ["ElicitationCallback", "ElicitationHandler", "ElicitationHook", "elicitation_callback",
-           "elicitation_handler", "guard_for", "labels"]
+__all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHook",
+           "elicitation_callback", "elicitation_handler", "guard_for", "labels"]
 
 #: What a hook's request is, where a connection's would name its tool (the framework does
 #: not say which tool asked): the transcript's "SERVER · WHAT", the history's tool, the
@@ -66,13 +79,16 @@ LOOP_PROBE = 1.0
 #: Characters of a label.
 LABEL_LIMIT = 60
 
-#: One guard per label (server name): its backlog, rate limit and mute.
+#: One guard per label (a name the person chose): its backlog, rate limit and mute.
 _GUARDS: dict[str, Guard] = {}
+#: One guard per framework session of unlabelled hooks, for as long as the session lives:
+#: by the session's identity (sessions need not be hashable), each with a weak reference.
+_SESSION_GUARDS: dict[int, tuple[weakref.ref, Guard]] = {}
 _GUARDS_LOCK = threading.Lock()
 
 
 def labels() -> list[str]:
-    """The labels (server names) hooks have asked for or been named with so far."""
+    """The labels hooks have been named with so far (names the person chose)."""
     with _GUARDS_LOCK:
         return list(_GUARDS)
 
@@ -83,6 +99,50 @@ def guard_for(server: str) -> Guard:
         guard = _GUARDS.get(server)
         if guard is None:
             guard = _GUARDS[server] = Guard(server=server)
+        return guard
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asks, as a hook can tell: ``server``, what the form, the cell and the history show;
+    ``guard``, whose rules and backlog hold the request and who owns its form; ``named``,
+    whether ``server`` is a name the person chose (a label), which alone selects the respond
+    policy, recording and replay set for a name."""
+
+    server: str
+    guard: Guard
+    named: bool
+
+    @classmethod
+    def labelled(cls, label: str) -> Asker:
+        return cls(label, guard_for(label), True)
+
+    @classmethod
+    def unlabelled(cls, session: Any, claim: str | None, framework: str) -> Asker:
+        """A request of an unlabelled hook, through ``session`` (the framework's MCP session,
+        None where it hands over none): the server's ``claim`` shown as a claim, else the
+        framework's name."""
+        shown = t("self_named", name=visible(claim)) if claim else framework
+        return cls(shown, _session_guard(session, shown), False)
+
+
+def _session_guard(session: Any, shown: str) -> Guard:
+    """The guard of the requests that come through ``session``: one per session while it
+    lives; a fresh one where the session cannot be held weakly (or there is none)."""
+    if session is None:
+        return Guard(server=shown)
+    key = id(session)
+    with _GUARDS_LOCK:
+        held = _SESSION_GUARDS.get(key)
+        if held is not None and held[0]() is session:
+            return held[1]
+        try:
+            # (forgotten when the session goes: its id may then be another's)
+            ref = weakref.ref(session, lambda _, key=key: _SESSION_GUARDS.pop(key, None))
+        except TypeError:  # (not weakly referable)
+            return Guard(server=shown)
+        guard = Guard(server=shown)
+        _SESSION_GUARDS[key] = (ref, guard)
         return guard
 
 
@@ -120,9 +180,18 @@ class ElicitationHook:
 
     @property
     def guard(self) -> Guard | None:
-        """The guard of this hook's label (None for an unlabelled hook: each server has its
-        own, by the name it gives itself)."""
+        """The guard of this hook's label (None for an unlabelled hook: each framework
+        session has its own)."""
         return guard_for(self.label) if self.label is not None else None
+
+    def asker(self, context: Any, claim: str | None = None) -> Asker:
+        """Who asks in a request that came with ``context`` (the framework's: its ``session``
+        is the MCP session): this hook's label, else the server's claim (``claim``, or the
+        name the session's server gave itself)."""
+        if self.label is not None:
+            return Asker.labelled(self.label)
+        return Asker.unlabelled(getattr(context, "session", None),
+                                claim or server_name_of(context), self.framework)
 
     def mute(self) -> None:
         """Answer every further request of this label with cancel, until :meth:`unmute`."""
@@ -156,33 +225,38 @@ class ElicitationHook:
 
     # -- answering ------------------------------------------------------------------------
 
-    async def answer(self, context: Any, params: Any) -> Answer | BaseException:
+    async def answer(self, context: Any, params: Any,
+                     claim: str | None = None) -> Answer | BaseException:
         """The person's (or the policy's, ...) answer to one request, or why there is none
         (an exception, which the shape turns into an ``ErrorData`` or ``cancel``); every
-        failure has told the cell. Cancellation (the server withdrew the request) goes on."""
-        server, message = self.framework, None
+        failure has told the cell. Only the framework's own cancellation of this request
+        (its server withdrew it) goes on as a cancellation: a form nb_elicit ended by itself
+        is answered ``cancel``. ``claim``: the name the framework says the server has, where
+        its context does not tell."""
+        asker, message = Asker(self.framework, Guard(server=self.framework), False), None
         cell = contextvars.copy_context()
         try:
-            server = self.label or server_name_of(context) or self.framework
+            asker = self.asker(context, claim)
             cell = in_running_cell()
             request = plain_request(params, context)
             message = request.message
             here = asyncio.get_running_loop()
             loop = kernel_loop()
             if loop is None or loop is here:
-                # Background work: a task only to run in the cell's context; awaited here.
-                return await cell.run(here.create_task, _ask_in_cell(
-                    server, request, self.refuse_with))
-            if threading.current_thread() is threading.main_thread() \
+                # Background work: a task only to run in the cell's context; awaited here,
+                # and cancelled with this wait.
+                asked = cell.run(here.create_task, _ask_in_cell(asker, request, self.refuse_with))
+            elif threading.current_thread() is threading.main_thread() \
                     or not await _loop_takes_calls(loop):
-                return _blocked(cell, server, request.message)
-            future = asyncio.run_coroutine_threadsafe(
-                _in_context(cell, _ask_in_cell(server, request, self.refuse_with)), loop)
-            return await asyncio.wrap_future(future)
+                return await _ask_unseen(cell, asker, request, self.refuse_with)
+            else:
+                asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+                    _in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
+            return await _outcome_of(asked)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - told in the cell, never raised
-            _failed(cell, server, message, error, self.refuse_with)
+            _failed(cell, asker, message, error, self.refuse_with)
             return error
 
 
@@ -219,14 +293,31 @@ class ElicitationHandler(ElicitationHook):
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
 
 
-async def _ask_in_cell(server: str, request,
+async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException:
+    """What ``asked`` (the request's answering, as a task or a future of the kernel's loop)
+    came to. Cancelling this wait (the framework withdrew the request) cancels ``asked`` and
+    goes on as a cancellation; ``asked`` cancelled by anything else (nb_elicit's own end of
+    it) is answered ``cancel``, never raised into the framework's session."""
+    try:
+        await asyncio.wait({asked})
+    except asyncio.CancelledError:
+        asked.cancel()
+        with contextlib.suppress(asyncio.CancelledError):  # (its request ends first, if it can)
+            await asyncio.wait({asked})
+        raise
+    if asked.cancelled():
+        return Answer("cancel")
+    return asked.result()
+
+
+async def _ask_in_cell(asker: Asker, request,
                        refuse_with: Refusal) -> Answer | BaseException:
     """On the kernel's loop, in the running cell's context: a view of its own in that cell,
     and the request answered there as on a connection."""
-    view = CallView(server, WHAT, show_waiting=False)
+    view = CallView(asker.server, WHAT, show_waiting=False)
     if widget_frontend_attached():
         view.show_when_needed(keyboard=True)  # (a request answered by a policy shows nothing)
-    context = RequestContext(server, view, guard_for(server))
+    context = RequestContext(asker.server, view, asker.guard, named=asker.named)
     try:
         return await ask(context, request, refuse_with=refuse_with)
     except asyncio.CancelledError:
@@ -237,6 +328,32 @@ async def _ask_in_cell(server: str, request,
         view.finish()
         print_for_headless(view)
         view.freeze_when_answered()
+
+
+async def _ask_unseen(cell: contextvars.Context, asker: Asker, request,
+                      refuse_with: Refusal) -> Answer | BaseException:
+    """The kernel's thread is held by a synchronous call, so no form could be answered: the
+    rules answer on this thread (mute, checks, replay, the respond policy), and what only a
+    person could answer is answered ``cancel``; the cell says which call to use instead,
+    once per burst."""
+    def say(line: str) -> None:
+        cell.run(print, line, file=sys.stderr, flush=True)
+
+    def blocked() -> Outcome:
+        call = blocking_call(kernel_thread_stack())
+        return Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
+                       notice_kind=NoticeKind.WARNING, counted=Counted(lambda n: " ".join((t(
+                           "n_kernel_blocked", server=asker.server,
+                           message=shorten(request.message, 200), sync=call.sync,
+                           instead=call.instead), t("n_kernel_blocked_more",
+                                                    server=asker.server)))))
+
+    context = RequestContext(asker.server, None, asker.guard, named=asker.named, what=WHAT,
+                             say=say)
+    try:
+        return await ask(context, request, refuse_with=refuse_with, unseen=blocked)
+    except Exception as error:  # noqa: BLE001 - ask has told the cell (and the history)
+        return error
 
 
 async def _in_context(context: contextvars.Context, work):
@@ -260,18 +377,9 @@ async def _loop_takes_calls(loop: asyncio.AbstractEventLoop) -> bool:
     return True
 
 
-def _blocked(cell: contextvars.Context, server: str, message: str) -> Answer:
-    """The kernel's thread is held by a synchronous call: cancel, and say what to use."""
-    call = blocking_call(kernel_thread_stack())
-    line = t("n_kernel_blocked", server=server, message=shorten(message, 200),
-             sync=call.sync, instead=call.instead)
-    _tell(cell, server, message, Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
-                                         notice_kind=NoticeKind.WARNING, notice=line))
-    return Answer("cancel")
-
-
-def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseException,
+def _failed(cell: contextvars.Context, asker: Asker, message: Any, error: BaseException,
             refuse_with: Refusal) -> None:
+    server = asker.server
     suffix = "_cancel" if refuse_with is Refusal.CANCEL else ""
     if isinstance(error, InvalidRequest):  # (what the framework handed over is no request)
         how, line = AnsweredBy.REFUSED, t("n_refused_request" + suffix, server=server,
@@ -279,15 +387,12 @@ def _failed(cell: contextvars.Context, server: str, message: Any, error: BaseExc
     else:
         how, line = AnsweredBy.FAILED, t("n_failed" + suffix, server=server,
                                 error=shorten(repr(error), 200))
-    _tell(cell, server, message, Outcome(Answer("cancel") if suffix else None, how,
-                                         notice_kind=NoticeKind.ERROR, notice=line))
-
-
-def _tell(cell: contextvars.Context, server: str, message: Any, outcome: Outcome) -> None:
-    """An outcome that no view shows: recorded (history), and its line printed in the cell."""
-    write_outcome(server, message if message is not None else "", None, None, outcome,
-                  tool=WHAT)
-    cell.run(print, f"nb_elicit: {outcome.notice}", file=sys.stderr, flush=True)
+    outcome = Outcome(Answer("cancel") if suffix else None, how,
+                      notice_kind=NoticeKind.ERROR, notice=line)
+    context = RequestContext(server, None, asker.guard, named=asker.named, what=WHAT)
+    context.write_outcome(message if message is not None else "", outcome)
+    cell.run(print, outcome_line(server, message, outcome, asker.guard), file=sys.stderr,
+             flush=True)
 
 
 #: The SDK's shape, unlabelled (requests go by the server's own name).

@@ -19,7 +19,8 @@ import mcp_types as types
 from mcp import MCPError, UrlElicitationRequiredError
 from mcp.server.mcpserver import Context, MCPServer
 
-NAME = '<img src=x onerror="alert(1)"><b>hostile</b>'
+#: The name it gives itself (``HOSTILE_NAME`` sets another: a server may claim any name).
+NAME = os.environ.get("HOSTILE_NAME", '<img src=x onerror="alert(1)"><b>hostile</b>')
 server = MCPServer(NAME, version="6.6.6")
 
 #: Elicitation ids whose out-of-band interaction finished (see ``finish_page``).
