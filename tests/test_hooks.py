@@ -248,7 +248,8 @@ def test_show_app_routes_an_adk_shaped_widget_through_the_sdks_client(journal, m
     assert "UTC" in called["content"][0]["text"]
     assert [e["tool"] for e in journal.entries()] == ["clock_now"]
     (view,) = views
-    assert view.server == "nb-elicit-demo"  # (the server's own name, from the session)
+    # (the server's own name, from the session: its claim)
+    assert view.server == '"nb-elicit-demo" (named by the server)'
     with pytest.raises(ValueError, match="provider is 'a2ui'"):
         asyncio.run(nb_elicit.show_app(SimpleNamespace(provider="a2ui", payload={}), None))
 

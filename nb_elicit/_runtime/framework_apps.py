@@ -23,7 +23,7 @@ from .._core.errors import NbElicitError
 from .._core.i18n import t
 from .._core.notices import NoticeKind
 from .._core.outcome import Consent, Outcome
-from .._core.text import shorten, visible
+from .._core.text import shorten
 from .._core.types import ToolResult
 from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
@@ -31,7 +31,7 @@ from .._ui.call_view import CallView
 from .apps import Apps, deliver
 from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
-from .hooks import guard_for
+from .hooks import Asker
 from .kernel_compat import in_running_cell, widget_frontend_attached
 
 __all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
@@ -85,10 +85,12 @@ class FrameworkSession:
     session ``via``; what :class:`~.apps.Apps` calls a connection. Whatever the framework's
     session raises leaves as one line (:meth:`answering`)."""
 
-    def __init__(self, name: str, via: Any):
-        self.name = name
+    def __init__(self, asker: Asker, via: Any):
+        #: Who asks: the label the person gave (``server=``), else the server's claim.
+        self.asker = asker
+        self.name = asker.server
         self.via = via
-        self.guard = guard_for(name)
+        self.guard = asker.guard
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -160,7 +162,9 @@ class FrameworkApps(Apps):
     async def ask_consent(self, message: str, target: str, make_card, view,
                           consent: Consent = Consent.URL) -> Outcome:
         connection = self.connection
-        return await ask_consent(RequestContext(connection.name, view, connection.guard),
+        asker = connection.asker
+        return await ask_consent(RequestContext(asker.server, view, asker.guard,
+                                                named=asker.named),
                                  message, target, make_card, consent)
 
     def ended(self, app) -> None:
@@ -188,12 +192,12 @@ def tool_result(answer: Any) -> ToolResult:
 _LIVE: list[FrameworkApps] = []
 
 
-def _apps_of(via: Any, name: str) -> FrameworkApps:
+def _apps_of(via: Any, asker: Asker) -> FrameworkApps:
     """The apps of the session ``via``: those of its apps still living, or new ones."""
     for apps in _LIVE:
         if apps.connection.via is via:
             return apps
-    apps = FrameworkApps(FrameworkSession(name, via))
+    apps = FrameworkApps(FrameworkSession(asker, via))
     _LIVE.append(apps)
     return apps
 
@@ -207,23 +211,26 @@ async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str |
     """Show the MCP App of a framework's tool call in the running cell; the app's requests go
     through ``via``, the framework's session (pydantic-ai's ``MCPToolset``, a FastMCP
     ``Client``, the SDK's ``Client`` or ``ClientSession``). ``server`` labels it (default: the
-    session's server name). Returns the shown app, or None where it cannot show (no widget
+    session's server name, shown as the server's claim, which selects no policy set for a
+    name). Returns the shown app, or None where it cannot show (no widget
     frontend; an app refused: the cell says why in one line)."""
     record = app_record(app, tool)
-    name = server or _server_name(via) or "app"
+    # (a name the person gives labels it; the server's own name is only its claim)
+    asker = Asker.labelled(server) if server else Asker.unlabelled(via, _server_name(via), "app")
     cell = in_running_cell()
     # Background work: a task only to run in the cell's context; awaited here.
-    return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, name))
+    return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, asker))
 
 
-async def _show(record: AppRecord, via: Any, name: str):
+async def _show(record: AppRecord, via: Any, asker: Asker):
     """In the running cell's context: the view, the app under it, its result."""
+    name = asker.server
     if not widget_frontend_attached():
         print(t("app_not_shown_headless", server=name, tool=record.tool))
         return None
     view = CallView(name, record.tool, show_waiting=False)
     view.show(keyboard=False)
-    apps = _apps_of(via, name)
+    apps = _apps_of(via, asker)
     try:
         shown = await show_in_view(apps, record.listing(), view, record.arguments)
     except Exception as error:  # noqa: BLE001 - the session failed to read it: one line
@@ -248,5 +255,5 @@ def _server_name(via: Any) -> str | None:
         info = getattr(holder, "server_info", None) if holder is not None else None
         name = getattr(info, "name", None)
         if isinstance(name, str) and name.strip():
-            return visible(shorten(name, 60, one_line=True))  # (the server's own text)
+            return shorten(name, 60, one_line=True)  # (a claim: Asker shows it escaped)
     return None
