@@ -287,3 +287,25 @@ def test_the_frameworks_own_cancellation_still_goes_on_as_a_cancellation():
 
     form = asyncio.run(main())
     assert form.answered_by == "withdrawn"
+
+
+def test_a_request_nb_elicit_ends_by_itself_is_cancel_with_a_line_not_a_cancellation(capsys):
+    """Whatever of nb_elicit's own ends the answering of a hook's request (here: its task on
+    the kernel's loop cancelled, as a loop that shuts down does) is answered cancel with one
+    line; the framework's session never sees a cancellation it did not make."""
+    async def main():
+        params = types.ElicitRequestFormParams(message=FORM["message"],
+                                               requested_schema=FORM["requestedSchema"])
+        asked = asyncio.ensure_future(nb_elicit.elicitation_callback.named("ours")(None, params))
+        for _ in range(500):
+            if PENDING.forms():
+                break
+            await asyncio.sleep(0.01)
+        (inner,) = [task for task in asyncio.all_tasks()
+                    if task.get_coro().__name__ == "_ask_in_cell"]
+        inner.cancel()
+        return await asked
+
+    got = asyncio.run(main())
+    assert isinstance(got, types.ElicitResult) and got.action == "cancel"
+    assert "nb_elicit ended a request from ours by itself" in capsys.readouterr().err

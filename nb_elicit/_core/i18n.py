@@ -458,6 +458,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "n_failed_cancel": ("nb_elicit failed while showing a request from {server}, so it answered "
                         "cancel: {error}",
                         "nb_elicit 在显示来自 {server} 的请求时出错，因此回答了“取消”：{error}"),
+    "n_ended_cancel": ("nb_elicit ended a request from {server} by itself, so it answered "
+                       "cancel.",
+                       "nb_elicit 自行结束了来自 {server} 的请求，因此回答了“取消”。"),
     "n_request_one": ("1 request", "1 个请求"),
     "n_requests": ("{n} requests", "{n} 个请求"),
     "n_muted": ("{server} is muted, so nb_elicit answered cancel to {requests}; to see its "

@@ -55,7 +55,7 @@ from .._core.outcome import AnsweredBy, Counted, Outcome, Refusal
 from .._core.text import shorten, visible
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
-from .asking import RequestContext, ask, outcome_line
+from .asking import RequestContext, ask
 from .calls import print_for_headless
 from .guard import Guard
 from .kernel_compat import (
@@ -252,7 +252,13 @@ class ElicitationHook:
             else:
                 asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
                     _in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
-            return await _outcome_of(asked)
+            got = await _outcome_of(asked)
+            if got is None:  # (nb_elicit ended it by itself: cancel, and the cell says so)
+                _tell(cell, asker, message, Outcome(
+                    Answer("cancel"), AnsweredBy.CLOSED, notice_kind=NoticeKind.WARNING,
+                    notice=t("n_ended_cancel", server=asker.server)))
+                return Answer("cancel")
+            return got
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - told in the cell, never raised
@@ -293,11 +299,11 @@ class ElicitationHandler(ElicitationHook):
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
 
 
-async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException:
+async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException | None:
     """What ``asked`` (the request's answering, as a task or a future of the kernel's loop)
     came to. Cancelling this wait (the framework withdrew the request) cancels ``asked`` and
-    goes on as a cancellation; ``asked`` cancelled by anything else (nb_elicit's own end of
-    it) is answered ``cancel``, never raised into the framework's session."""
+    goes on as a cancellation; None where ``asked`` was cancelled by anything else
+    (nb_elicit's own end of it), which is never raised into the framework's session."""
     try:
         await asyncio.wait({asked})
     except asyncio.CancelledError:
@@ -306,7 +312,7 @@ async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException:
             await asyncio.wait({asked})
         raise
     if asked.cancelled():
-        return Answer("cancel")
+        return None
     return asked.result()
 
 
@@ -336,9 +342,6 @@ async def _ask_unseen(cell: contextvars.Context, asker: Asker, request,
     rules answer on this thread (mute, checks, replay, the respond policy), and what only a
     person could answer is answered ``cancel``; the cell says which call to use instead,
     once per burst."""
-    def say(line: str) -> None:
-        cell.run(print, line, file=sys.stderr, flush=True)
-
     def blocked() -> Outcome:
         call = blocking_call(kernel_thread_stack())
         return Outcome(Answer("cancel"), AnsweredBy.KERNEL_BLOCKED,
@@ -349,7 +352,7 @@ async def _ask_unseen(cell: contextvars.Context, asker: Asker, request,
                                                     server=asker.server)))))
 
     context = RequestContext(asker.server, None, asker.guard, named=asker.named, what=WHAT,
-                             say=say)
+                             say=_printer(cell))
     try:
         return await ask(context, request, refuse_with=refuse_with, unseen=blocked)
     except Exception as error:  # noqa: BLE001 - ask has told the cell (and the history)
@@ -387,12 +390,20 @@ def _failed(cell: contextvars.Context, asker: Asker, message: Any, error: BaseEx
     else:
         how, line = AnsweredBy.FAILED, t("n_failed" + suffix, server=server,
                                 error=shorten(repr(error), 200))
-    outcome = Outcome(Answer("cancel") if suffix else None, how,
-                      notice_kind=NoticeKind.ERROR, notice=line)
-    context = RequestContext(server, None, asker.guard, named=asker.named, what=WHAT)
+    _tell(cell, asker, message, Outcome(Answer("cancel") if suffix else None, how,
+                                        notice_kind=NoticeKind.ERROR, notice=line))
+
+
+def _tell(cell: contextvars.Context, asker: Asker, message: Any, outcome: Outcome) -> None:
+    """An outcome that no view shows: recorded (history), and its line printed in the cell."""
+    context = RequestContext(asker.server, None, asker.guard, named=asker.named, what=WHAT,
+                             say=_printer(cell))
     context.write_outcome(message if message is not None else "", outcome)
-    cell.run(print, outcome_line(server, message, outcome, asker.guard), file=sys.stderr,
-             flush=True)
+
+
+def _printer(cell: contextvars.Context):
+    """Print a line in ``cell`` (its stderr: the running cell's, where the form would be)."""
+    return lambda line: cell.run(print, line, file=sys.stderr, flush=True)
 
 
 #: The SDK's shape, unlabelled (requests go by the server's own name).
