@@ -27,6 +27,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def ip():
+    """IPython's test shell with nb_elicit loaded (unloaded after the test)."""
+    from IPython.testing import globalipapp
+
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "nb_elicit")
+    yield shell
+    shell.run_line_magic("unload_ext", "nb_elicit")
+
+
+@pytest.fixture
 def contact_schema() -> dict:
     """The seed's structured request: name and email required, age >= 18."""
     return {

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from helpers.servers import LocalHttp, QuietHandler
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 
 import nb_elicit
 from nb_elicit._core.errors import ConfigError, InvalidRequest, NbElicitError, SignInError
@@ -160,15 +158,6 @@ def test_a_config_files_malformed_url_is_one_line_naming_file_and_key(tmp_path):
 
 # -- the magic: one line, no traceback ------------------------------------------------------------
 
-@pytest.fixture
-def ip():
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "nb_elicit")
-    yield shell
-    shell.run_line_magic("unload_ext", "nb_elicit")
-
-
 @pytest.mark.parametrize(("flag", "url", "problem"), [
     ("--url", "http://127.0.0.1:99999/mcp", "port"),
     ("--url", "http://[::1/mcp", "IPv6"),
@@ -222,7 +211,7 @@ def test_logging_out_of_a_malformed_server_url_is_one_line(ip, capsys):
 
 # -- on the wire: the sign-in sends nothing to a plain-http address -----------------------------
 
-class _Metadata:
+class _Metadata(LocalHttp):
     """A server on 127.0.0.1 that asks for sign-in (401) and whose authorization server's
     metadata, served here too, names ``token_endpoint``; it records every request."""
 
@@ -230,7 +219,7 @@ class _Metadata:
         self.requests: list[tuple[str, str, str]] = []
         scripted = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _answer(self, status: int, body: dict | None = None, **headers) -> None:
                 data = json.dumps(body or {}).encode()
                 self.send_response(status)
@@ -263,19 +252,7 @@ class _Metadata:
 
             do_GET = do_POST = _any  # noqa: N815 - http.server's names
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self):
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 SECRET = "the-client-secret-SECRET-77"

@@ -7,16 +7,14 @@ client against real servers, a scripted person answering."""
 
 import asyncio
 import json
-import os
-import sys
 import threading
 import types as pytypes
 
 import mcp_types as types
 import pytest
 from helpers.fill import fill
-from helpers.servers import SERVERS, demo_command, drive
-from mcp import Client, StdioServerParameters
+from helpers.servers import demo_command, drive, hostile_command, stdio_params
+from mcp import Client
 
 import nb_elicit
 from nb_elicit._core.history import HISTORY
@@ -28,15 +26,9 @@ KEY_FORM = {"type": "object", "properties": {"api_key": {"type": "string"}},
             "required": ["api_key"]}
 
 
-def sdk_target(command):
-    first, *args = command
-    return StdioServerParameters(command=first, args=args)
-
-
-def claiming(name: str) -> StdioServerParameters:
+def claiming(name: str):
     """The hostile test server, calling itself ``name``."""
-    return StdioServerParameters(command=sys.executable, args=[str(SERVERS / "hostile_server.py")],
-                                 env={**os.environ, "HOSTILE_NAME": name})
+    return stdio_params(hostile_command(), HOSTILE_NAME=name)
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +55,7 @@ def test_closing_a_connection_leaves_the_form_of_a_hook_with_the_same_label_wait
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
         hook = nb_elicit.elicitation_callback.named("demo")
-        async with Client(sdk_target(demo_command(journal)), mode="legacy",
+        async with Client(stdio_params(demo_command(journal)), mode="legacy",
                           elicitation_callback=hook) as client:
             call = asyncio.ensure_future(client.call_tool("github_username"))
             form = await person.wait_for_form(unless=call)
@@ -88,7 +80,7 @@ def test_unloading_answers_a_hooks_form_cancel_and_its_session_goes_on(journal):
     from nb_elicit._magics import unload
 
     async def scenario(person):
-        async with Client(sdk_target(demo_command(journal)), mode="legacy",
+        async with Client(stdio_params(demo_command(journal)), mode="legacy",
                           elicitation_callback=nb_elicit.elicitation_callback) as client:
             call = asyncio.ensure_future(client.call_tool("github_username"))
             form = await person.wait_for_form(unless=call)

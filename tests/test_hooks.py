@@ -10,8 +10,8 @@ import fastmcp
 import mcp_types as types
 import pytest
 from fastmcp.client.transports import StdioTransport
-from helpers.servers import demo_command, drive
-from mcp import Client, StdioServerParameters
+from helpers.servers import demo_command, drive, stdio_params
+from mcp import Client
 
 import nb_elicit
 from nb_elicit._core.frameworks import UNKNOWN, blocking_call
@@ -21,8 +21,7 @@ NESTED = {"type": "object", "properties": {"address": {"type": "object", "proper
 
 
 def sdk_target(journal):
-    command, *args = demo_command(journal)
-    return StdioServerParameters(command=command, args=args)
+    return stdio_params(demo_command(journal))
 
 
 def fastmcp_target(journal, tmp_path):

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 
 import nb_elicit
 from nb_elicit._magics import _complete
@@ -20,15 +19,6 @@ pytestmark = pytest.mark.timeout(120)
 
 NEEDS_NAME = [command.name for command in COMMANDS if command.needs_name]
 NO_NAME = [command.name for command in COMMANDS if not command.needs_name]
-
-
-@pytest.fixture
-def ip():
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "nb_elicit")
-    yield shell
-    shell.run_line_magic("unload_ext", "nb_elicit")
 
 
 def run(ip, cell: str):

@@ -15,8 +15,6 @@ import asyncio
 import json
 import logging
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 import nbformat
@@ -24,7 +22,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from helpers.notebooks import kernel_env
-from helpers.servers import served
+from helpers.servers import LocalHttp, QuietHandler, served
 from IPython.core.error import UsageError
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -206,14 +204,14 @@ def test_an_id_token_comes_from_its_variable_or_a_function_plain_or_async(monkey
 
 # -- on the wire: the demo's authorization server and a scripted identity provider -------------
 
-class _IdentityProvider:
+class _IdentityProvider(LocalHttp):
     """A token endpoint on 127.0.0.1 that records each request and gives ``answer``."""
 
     def __init__(self, answer: tuple[int, dict]):
         self.requests: list[dict] = []
         provider = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
                 provider.requests.append({"form": {k: v[0] for k, v in parse_qs(body).items()},
@@ -226,19 +224,8 @@ class _IdentityProvider:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/token"
-
-    def __enter__(self):
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = f"{self.base}/token"
 
 
 @pytest.fixture

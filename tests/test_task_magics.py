@@ -13,7 +13,6 @@ import pytest
 from helpers.interop import fastmcp_tasks_command
 from helpers.servers import Journal, demo_command, drive, served
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 
 import nb_elicit
 from nb_elicit._core.task_store import SavedTask, ServerIdentity
@@ -23,15 +22,6 @@ from nb_elicit._runtime.tasks import TASKS, TaskRun
 pytestmark = pytest.mark.timeout(300)
 
 EXTENSION = "io.modelcontextprotocol/tasks"
-
-
-@pytest.fixture
-def ip():
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "nb_elicit")
-    yield shell
-    shell.run_line_magic("unload_ext", "nb_elicit")
 
 
 @pytest.fixture(autouse=True)

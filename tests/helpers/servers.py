@@ -7,10 +7,13 @@ import asyncio
 import contextlib
 import fcntl
 import json
+import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 SERVERS = Path(__file__).parent.parent / "servers"
@@ -53,6 +56,16 @@ class Journal:
 def demo_command(journal: Journal) -> list[str]:
     """The demo server over stdio, writing its journal."""
     return [sys.executable, "-m", "nb_elicit.demo", "--journal", str(journal.path)]
+
+
+def stdio_params(command: list[str], **env: str):
+    """The SDK's parameters to start ``command`` over stdio, with ``env`` added to this
+    process's environment."""
+    from mcp import StdioServerParameters
+
+    first, *args = command
+    return StdioServerParameters(command=first, args=args,
+                                 env={**os.environ, **env} if env else None)
 
 
 def hostile_command() -> list[str]:
@@ -143,3 +156,27 @@ def cached_venv(name: str, *installs: list[str]) -> str:
                                check=True, timeout=600)
             marker.write_text(wanted)
     return str(python)
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing (http.server logs each request to stderr)."""
+
+    def log_message(self, *args):
+        pass
+
+
+class LocalHttp:
+    """An ``http.server`` of ``handler`` on 127.0.0.1 (a free port, ``base``), served on a
+    thread while inside ``with``."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]):
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
