@@ -201,16 +201,19 @@ def test_the_callback_hops_from_another_thread_and_loop(fe, journal):
     assert answers(journal) == [("accept", {"name": "octocat"})]
 
 
+#: A synchronous cell: the kernel's thread waits in join() for a session on a thread.
+BLOCKED = ("import concurrent.futures\nloop = asyncio.new_event_loop()\n"
+           "done = concurrent.futures.Future()\n"
+           "class Done:\n"
+           "    def call_soon_threadsafe(self, f, *a): f(*a)\n"
+           "thread = threading.Thread(target=in_a_thread_of_its_own, "
+           "args=('github_username', done, Done()))\nthread.start(); thread.join(60)\n"
+           "print(done.result()[0])")
+
+
 def test_a_kernel_blocked_in_a_synchronous_call_answers_cancel_at_once(fe, journal):
     opened(fe, THREAD.format(args=demo_args(journal)))
-    reply, outputs = fe.run(  # a synchronous cell: the kernel's thread waits in join()
-        "import concurrent.futures\nloop = asyncio.new_event_loop()\n"
-        "done = concurrent.futures.Future()\n"
-        "class Done:\n"
-        "    def call_soon_threadsafe(self, f, *a): f(*a)\n"
-        "thread = threading.Thread(target=in_a_thread_of_its_own, "
-        "args=('github_username', done, Done()))\nthread.start(); thread.join(60)\n"
-        "print(done.result()[0])", timeout=CELL_TIMEOUT)
+    reply, outputs = fe.run(BLOCKED, timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
     printed = "".join(o.get("text", "") for o in outputs)
     assert "No username: you chose cancel." in printed
@@ -219,6 +222,20 @@ def test_a_kernel_blocked_in_a_synchronous_call_answers_cancel_at_once(fe, journ
     assert not fe.find("nb-elicit-form")
     # (had it waited for a person, join(60) would have ended first, and the cell failed)
     assert answers(journal) == [("cancel", None)]
+
+
+def test_a_blocked_kernel_still_answers_by_the_respond_policy(fe, journal):
+    """A headless run's respond policy answers a hook's request while a synchronous call
+    holds the kernel's thread, as on a free kernel: the rules come before the frontend."""
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    opened(fe, "nb_elicit.respond('accept', {'name': 'octocat'})")
+    reply, outputs = fe.run(BLOCKED, timeout=CELL_TIMEOUT)
+    assert reply["status"] == "ok", outputs
+    printed = "".join(o.get("text", "") for o in outputs)
+    assert "Hello, @octocat!" in printed
+    assert "Answered accept by the respond policy" in printed
+    assert "The kernel is blocked" not in printed
+    assert answers(journal) == [("accept", {"name": "octocat"})]
 
 
 def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
