@@ -61,8 +61,9 @@ def test_the_traits_and_their_defaults():
     synced = {name for name in frame.keys if not name.startswith("_")}
     assert synced - {"layout", "tabbable", "tooltip"} == {
         "csp", "policy", "tool", "tool_input", "tool_result", "cancelled", "max_height", "theme",
-        "height", "status", "permissions"}
+        "height", "status", "permissions", "side_doors"}
     assert frame.permissions == {}  # (what the person granted: nothing, by default)
+    assert frame.side_doors == {"webrtc": False, "clipboardWrite": False}  # (all shut)
     # (the HTML is no trait: it goes once by message)
     assert "the app" not in str(frame.get_state())
     frame.close()

@@ -3,7 +3,10 @@
 its HTML, and only what the person allowed reaches the frame's ``allow`` (``_runtime/apps.py``).
 
 The end-to-end parts use ``tests/servers/apps_server.py``'s ``wants_permissions`` (its app asks
-for the microphone, clipboard-write and an unknown ``usb``) with a frontend said to be there.
+for the microphone, geolocation, clipboard-write and an unknown ``usb``) and ``wants_camera``
+with a frontend said to be there. Camera and microphone are never offered: a frame of an opaque
+origin can never use them (``tests/browser/test_app_side_doors_browser.py`` shows the rest of
+what the frame shuts).
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ from helpers.servers import SERVERS, drive
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401 - bound before a frontend is said to be there
 from nb_elicit._core.apps import (
+    NOT_OFFERED,
+    PERMISSIONS,
     allow_attribute,
     app_resource,
     granted_permissions,
     permissions_asked,
+    permissions_not_offered,
+    side_doors,
 )
 from nb_elicit._core.history import HISTORY
 from nb_elicit._core.outcome import AnsweredBy
@@ -49,27 +56,65 @@ def no_policies():
 
 # -- the model ---------------------------------------------------------------------------------
 
-def test_only_the_four_known_permissions_are_asked_for_in_the_spec_s_shape():
-    assert permissions_asked({"clipboardWrite": {}, "camera": {}, "usb": {},
-                              "microphone": True, "geolocation": "yes"}) == (
-        "camera", "microphone", "clipboardWrite")
+def test_only_the_known_permissions_are_asked_for_in_the_spec_s_shape():
+    asked = {"clipboardWrite": {}, "camera": {}, "usb": {}, "microphone": True,
+             "geolocation": {}}
+    assert permissions_asked(asked) == ("geolocation", "clipboardWrite")
+    assert permissions_not_offered(asked) == ("camera", "microphone")
+    assert permissions_asked({"geolocation": "yes", "clipboardWrite": True}) == ("clipboardWrite",)
     for nothing in (None, [], "camera", {"camera": None}, {"camera": False}):
-        assert permissions_asked(nothing) == ()
+        assert permissions_asked(nothing) == () and permissions_not_offered(nothing) == ()
+
+
+def test_camera_and_microphone_are_never_offered_nor_allowed():
+    assert set(NOT_OFFERED) == {"camera", "microphone"} and not set(NOT_OFFERED) & set(PERMISSIONS)
+    assert allow_attribute(["camera", "microphone", "geolocation"]) == "geolocation"
+    assert granted_permissions({"camera": {}, "microphone": {}}) == {}
+    assert AppFrame(html="", permissions={"camera": {}, "microphone": {}}).permissions == {}
 
 
 def test_the_allow_attribute_names_only_what_was_granted():
-    assert allow_attribute(["clipboardWrite", "microphone"]) == "microphone; clipboard-write"
-    assert allow_attribute({"camera": {}, "usb": {}}) == "camera"
-    assert allow_attribute([]) == allow_attribute(None) == allow_attribute("camera") == ""
+    assert allow_attribute(["clipboardWrite", "geolocation"]) == "geolocation; clipboard-write"
+    assert allow_attribute({"clipboardWrite": {}, "usb": {}}) == "clipboard-write"
+    assert allow_attribute([]) == allow_attribute(None) == allow_attribute("geolocation") == ""
     assert granted_permissions(["geolocation", "usb"]) == {"geolocation": {}}
 
 
 def test_the_resource_keeps_what_its_meta_asks_for():
     read = {"contents": [{"uri": "ui://a", "mimeType": MIME, "text": "<p>a</p>", "_meta": {
-        "ui": {"permissions": {"microphone": {}, "speaker": {}}}}}]}
-    assert app_resource("ui://a", read).permissions == ("microphone",)
+        "ui": {"permissions": {"microphone": {}, "geolocation": {}, "speaker": {}}}}}]}
+    resource = app_resource("ui://a", read)
+    assert (resource.permissions, resource.not_offered) == (("geolocation",), ("microphone",))
     plain = {"contents": [{"uri": "ui://a", "mimeType": MIME, "text": "<p>a</p>"}]}
     assert app_resource("ui://a", plain).permissions == ()
+    assert app_resource("ui://a", plain).not_offered == ()
+
+
+# -- what the policy does not govern -----------------------------------------------------------
+
+def test_webrtc_is_open_only_to_an_app_that_declared_connect_domains():
+    assert side_doors()["webrtc"] is False
+    assert side_doors({"resourceDomains": ["https://cdn.example"],
+                       "frameDomains": ["https://maps.example"]})["webrtc"] is False
+    assert side_doors({"connectDomains": ["bad domain"]})["webrtc"] is False  # (refused: none)
+    assert side_doors({"connectDomains": ["https://api.example"]})["webrtc"] is True
+
+
+def test_clipboard_writes_are_open_only_once_the_person_granted_them():
+    assert side_doors()["clipboardWrite"] is False
+    assert side_doors(None, ["geolocation"])["clipboardWrite"] is False
+    assert side_doors(None, {"clipboardWrite": True})["clipboardWrite"] is True
+    assert side_doors(None, ["clipboardWrite"]) == {"webrtc": False, "clipboardWrite": True}
+
+
+def test_the_frame_s_side_doors_follow_its_csp_and_what_was_granted():
+    frame = AppFrame(html="<p>app</p>", held=True)
+    assert frame.side_doors == {"webrtc": False, "clipboardWrite": False}
+    frame.side_doors = {"webrtc": True, "clipboardWrite": True}  # (never set by hand)
+    assert frame.side_doors == {"webrtc": False, "clipboardWrite": False}
+    frame.csp = {"connectDomains": ["https://api.example"]}
+    frame.release(["clipboardWrite"])
+    assert frame.side_doors == {"webrtc": True, "clipboardWrite": True}
 
 
 # -- the frame ---------------------------------------------------------------------------------
@@ -85,11 +130,11 @@ def test_a_held_frame_gets_its_html_only_after_release_with_what_was_granted():
     sent = sent_by(frame)
     frame._handle_custom_msg({"kind": "html"}, [])
     assert sent == [] and frame.permissions == {}
-    frame.release(["microphone", "usb"])
-    assert frame.permissions == {"microphone": {}}
+    frame.release(["geolocation", "camera", "usb"])
+    assert frame.permissions == {"geolocation": {}}
     assert sent == [{"kind": "html", "html": "<p>app</p>"}]
-    frame.release(["camera"])  # (once only)
-    assert frame.permissions == {"microphone": {}}
+    frame.release(["clipboardWrite"])  # (once only)
+    assert frame.permissions == {"geolocation": {}}
 
 
 def test_a_frame_released_before_it_asked_sends_its_html_when_asked():
@@ -133,7 +178,7 @@ def test_the_html_of_a_held_frame_is_sent_when_release_and_the_ask_cross():
     assert frame.asker_read_held.wait(30)
 
     def release():
-        frame.release(["microphone"])
+        frame.release(["geolocation"])
         frame.released.set()
 
     releasing = threading.Thread(target=release)
@@ -146,31 +191,50 @@ def test_the_html_of_a_held_frame_is_sent_when_release_and_the_ask_cross():
 
 def test_a_frame_s_permissions_are_checked_and_none_by_default():
     assert AppFrame(html="").permissions == {}
-    frame = AppFrame(html="", permissions={"camera": {}, "usb": {}, "microphone": "x"})
-    assert frame.permissions == {"camera": {}}
+    frame = AppFrame(html="", permissions={"geolocation": {}, "usb": {}, "clipboardWrite": "x"})
+    assert frame.permissions == {"geolocation": {}}
 
 
 # -- the card ----------------------------------------------------------------------------------
 
 def test_the_card_names_the_server_and_each_permission_and_grants_the_ticked_ones():
-    card = PermissionCard("The app asks.", ("microphone", "clipboardWrite", "usb"),
+    card = PermissionCard("The app asks.", ("geolocation", "clipboardWrite", "usb"),
                           server="notes")
-    assert list(card.boxes) == ["microphone", "clipboardWrite"]
+    assert list(card.boxes) == ["geolocation", "clipboardWrite"]
     assert [box.description for box in card.boxes.values()] == [
-        "your microphone", "writing to your clipboard"]
+        "your location", "writing to your clipboard"]
     assert "notes asks for permissions for its app" in card.message_line.value
     bundle = card._repr_mimebundle_()
-    assert bundle["text/plain"] == ("[notes asks for its app: your microphone, writing to your "
+    assert bundle["text/plain"] == ("[notes asks for its app: your location, writing to your "
                                     "clipboard]")
     card.boxes["clipboardWrite"].value = False
     card.allow_button.click()
     answer = card.answer.result()
-    assert (answer.action, answer.content) == ("accept", {"granted": ["microphone"]})
-    assert card.status_text == "You agreed: the app starts with your microphone."
+    assert (answer.action, answer.content) == ("accept", {"granted": ["geolocation"]})
+    assert card.status_text == "You agreed: the app starts with your location."
+
+
+def _lines(widget) -> list[tuple[tuple[str, ...], str]]:
+    """Every widget inside ``widget``: its classes and its value."""
+    children = getattr(widget, "children", ())
+    return [(tuple(getattr(widget, "_dom_classes", ())), str(getattr(widget, "value", "") or "")),
+            *(line for child in children for line in _lines(child))]
+
+
+def test_the_card_says_in_one_line_that_camera_and_microphone_are_not_offered():
+    card = PermissionCard("The app asks.", ("clipboardWrite", "camera", "microphone"),
+                          not_offered=("microphone", "camera", "usb"), server="notes")
+    assert list(card.boxes) == ["clipboardWrite"] and card.not_offered == ("camera", "microphone")
+    (line,) = [value for classes, value in _lines(card)
+               if "nb-elicit-permissions-not-offered" in classes]
+    assert "Not offered: your camera, your microphone. An app&#x27;s frame has an origin" in line
+    plain = PermissionCard("The app asks.", ("clipboardWrite",), server="notes")
+    assert not [value for classes, value in _lines(plain)
+                if "nb-elicit-permissions-not-offered" in classes]
 
 
 def test_declining_the_card_grants_nothing():
-    card = PermissionCard("m", ("camera",), server="s")
+    card = PermissionCard("m", ("geolocation",), server="s")
     card.decline_button.click()
     assert card.answer.result().action == "decline"
     assert card.consent() is False
@@ -210,7 +274,9 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
 
     app, card, before, under_app, sent, history, left = drive(scenario)
     assert isinstance(card, PermissionCard) and under_app
-    assert list(card.boxes) == ["microphone", "clipboardWrite"]  # (usb: unknown, left out)
+    # (usb: unknown, left out; the microphone is never offered, and one line says so)
+    assert list(card.boxes) == ["geolocation", "clipboardWrite"]
+    assert card.not_offered == ("microphone",)
     assert before == ([], {}, True)  # (no HTML, nothing granted, while the card waits)
     # (then the HTML; the teardown is drive()'s closing the connection)
     assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html",
@@ -221,9 +287,9 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
     (entry,) = [e for e in history if e.server == "perms"]
     assert entry.answered_by == AnsweredBy.PERSON
     if press == "allow":
-        assert app.frame.permissions == {"microphone": {}} and app.granted == ("microphone",)
-        assert "You gave the app: your microphone." in said
-        assert (entry.action, entry.content) == ("accept", {"granted": ["microphone"]})
+        assert app.frame.permissions == {"geolocation": {}} and app.granted == ("geolocation",)
+        assert "You gave the app: your location." in said
+        assert (entry.action, entry.content) == ("accept", {"granted": ["geolocation"]})
     else:
         assert app.frame.permissions == {} and app.granted == ()
         assert "The app runs with no permission." in said
@@ -267,3 +333,20 @@ def test_headless_no_app_is_shown_so_nothing_is_granted():
 
     shown_apps, result, seen = drive(scenario)
     assert shown_apps == [] and seen == [] and result.app is None
+
+
+def test_an_app_that_asks_only_for_the_camera_starts_at_once_and_a_line_says_why_not(frontend):
+    async def scenario(person):
+        conn = await nb_elicit.connect("perms", APPS_SERVER)
+        await conn.start_tool("wants_camera")
+        (app,) = conn.apps.shown
+        sent = sent_by(app.frame)
+        app.frame._handle_custom_msg({"kind": "html"}, [])
+        return app, sent, person.seen
+
+    app, sent, seen = drive(scenario)
+    assert seen == [] and not app.frame.held and app.frame.permissions == {}
+    assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html", "html": app.resource.html}]
+    said = "\n".join(entry.text for entry in app.view.notices.entries)
+    assert ("The app asked for your camera, which nb_elicit does not offer: the browser never "
+            "lets an app's frame use them.") in said

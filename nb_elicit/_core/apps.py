@@ -9,7 +9,9 @@ checked before it reaches a frame: the resource must be ``text/html;profile=mcp-
 directive of its own (a space, a quote, a ``;``), as the reference host of the ext-apps
 repository (``examples/basic-host/src/csp.ts``) refuses it. The permissions a resource asks for
 (``_meta.ui.permissions``) are only those of :data:`PERMISSIONS`, and its frame's ``allow``
-names only those the person granted (:func:`allow_attribute`).
+names only those the person granted (:func:`allow_attribute`); camera and microphone are never
+offered (:data:`NOT_OFFERED`). What the policy does not govern, WebRTC and clipboard writes,
+the frame shuts unless the resource opened it (:func:`side_doors`).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from typing import Any
 
 from .errors import NbElicitError
 
-__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "PERMISSIONS",
-           "REQUESTS", "AppRefused", "AppResource", "allow_attribute", "app_csp", "app_only",
-           "app_resource", "content_security_policy", "csp_domains", "granted_permissions",
-           "permissions_asked", "resource_uri", "visibility"]
+__all__ = ["APP_METHODS", "APP_MIME", "EXTENSION", "MAX_APP_BYTES", "NOTIFICATIONS", "NOT_OFFERED",
+           "PERMISSIONS", "REQUESTS", "AppRefused", "AppResource", "allow_attribute", "app_csp",
+           "app_only", "app_resource", "content_security_policy", "csp_domains",
+           "granted_permissions", "permissions_asked", "permissions_not_offered", "resource_uri",
+           "side_doors", "visibility"]
 
 EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
@@ -48,15 +51,19 @@ APP_METHODS = {
 REQUESTS = frozenset(m for m, how in APP_METHODS.items() if how == "request")
 #: The app's notifications, from `APP_METHODS`.
 NOTIFICATIONS = frozenset(m for m, how in APP_METHODS.items() if how == "notification")
-#: The permissions an app may ask for (``_meta.ui.permissions``), in the order a card names
-#: them, each with the Permission Policy feature its frame's ``allow`` attribute names (as the
-#: reference host's ``buildAllowAttribute`` maps them).
+#: The permissions nb_elicit offers an app that asks for them (``_meta.ui.permissions``), in
+#: the order a card names them, each with the Permission Policy feature its frame's ``allow``
+#: attribute names (as the reference host's ``buildAllowAttribute`` maps them).
 PERMISSIONS = {
-    "camera": "camera",
-    "microphone": "microphone",
     "geolocation": "geolocation",
     "clipboardWrite": "clipboard-write",
 }
+#: The permissions of the spec that nb_elicit never offers, because they cannot work: the app's
+#: frame has an opaque origin of its own (its sandbox has no ``allow-same-origin``, so that it
+#: never shares the notebook's), and Chromium refuses ``getUserMedia`` in such a frame
+#: ("Invalid security origin") whatever its ``allow`` attribute says. The card says so in one
+#: line, and the app's host capabilities (``sandbox.permissions``) never name them.
+NOT_OFFERED = ("camera", "microphone")
 #: Domains one CSP list may name, and the longest domain.
 MAX_DOMAINS = 32
 MAX_DOMAIN_CHARS = 512
@@ -114,8 +121,11 @@ class AppResource:
     html: str
     csp: dict[str, Any] = field(default_factory=dict)
     prefers_border: bool | None = None
-    #: The permissions it asks for (keys of :data:`PERMISSIONS`), none granted yet.
+    #: The permissions it asks for that nb_elicit offers (keys of :data:`PERMISSIONS`), none
+    #: granted yet.
     permissions: tuple[str, ...] = ()
+    #: Those it asks for that nb_elicit never offers (of :data:`NOT_OFFERED`).
+    not_offered: tuple[str, ...] = ()
 
 
 def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResource:
@@ -149,7 +159,8 @@ def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResourc
     border = ui.get("prefersBorder")
     return AppResource(uri, text, app_csp(ui.get("csp")),
                        border if isinstance(border, bool) else None,
-                       permissions_asked(ui.get("permissions")))
+                       permissions_asked(ui.get("permissions")),
+                       permissions_not_offered(ui.get("permissions")))
 
 
 def _too_large(uri: str, size: int, limit: int) -> AppRefused:
@@ -221,14 +232,24 @@ def content_security_policy(csp: Any = None) -> str:
     ])
 
 
-def permissions_asked(permissions: Any) -> tuple[str, ...]:
-    """The permissions a resource's ``_meta.ui.permissions`` asks for, in :data:`PERMISSIONS`'
-    order: a known key whose value is an object (``{}``, as the spec writes it) or ``true``.
-    Unknown keys, and anything that is not an object, ask for nothing."""
+def _asked(permissions: Any, keys) -> tuple[str, ...]:
     if not isinstance(permissions, dict):
         return ()
-    return tuple(key for key in PERMISSIONS
+    return tuple(key for key in keys
                  if isinstance(permissions.get(key), dict) or permissions.get(key) is True)
+
+
+def permissions_asked(permissions: Any) -> tuple[str, ...]:
+    """The permissions a resource's ``_meta.ui.permissions`` asks for that nb_elicit offers, in
+    :data:`PERMISSIONS`' order: a known key whose value is an object (``{}``, as the spec writes
+    it) or ``true``. Unknown keys, and anything that is not an object, ask for nothing."""
+    return _asked(permissions, PERMISSIONS)
+
+
+def permissions_not_offered(permissions: Any) -> tuple[str, ...]:
+    """The permissions of :data:`NOT_OFFERED` that ``_meta.ui.permissions`` asks for (read as
+    :func:`permissions_asked` reads the others)."""
+    return _asked(permissions, NOT_OFFERED)
 
 
 def granted_permissions(granted: Any) -> dict[str, dict]:
@@ -243,3 +264,19 @@ def allow_attribute(granted: Any) -> str:
     """The frame's ``allow`` attribute for ``granted`` (see :func:`granted_permissions`):
     ``"microphone; clipboard-write"``, or ``""`` for none."""
     return "; ".join(PERMISSIONS[key] for key in granted_permissions(granted))
+
+
+def side_doors(csp: Any = None, granted: Any = None) -> dict[str, bool]:
+    """What an app's frame may do that its Content Security Policy does not govern, each
+    ``True`` only when the resource opened it; the frame's front end shuts the others.
+
+    - ``webrtc``: ``RTCPeerConnection``, which Chromium lets reach any address whatever
+      ``connect-src`` says (and which ignores the CSP ``webrtc`` directive: "Unrecognized
+      Content-Security-Policy directive"). Open only for an app that declared
+      ``connectDomains``: an app that declared none reaches no network.
+    - ``clipboardWrite``: any write to the clipboard (``execCommand("copy")``/``"cut"``, a copy
+      event's ``clipboardData``, ``navigator.clipboard``), which the ``allow`` attribute gates
+      only for ``navigator.clipboard``. Open only once the person granted ``clipboardWrite``.
+    """
+    return {"webrtc": bool(app_csp(csp).get("connectDomains")),
+            "clipboardWrite": "clipboardWrite" in granted_permissions(granted)}

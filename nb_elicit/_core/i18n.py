@@ -88,6 +88,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "permissions_consented": ("You agreed: the app starts with {names}.",
                               "您已同意：应用以 {names} 启动。"),
     "permissions_nothing": ("nothing", "无"),
+    "permissions_not_offered": ("Not offered: {names}. An app's frame has an origin of its own, "
+                                "where the browser never lets a page use them.",
+                                "不提供：{names}。应用的框架有自己独立的来源，"
+                                "浏览器在那里从不允许网页使用它们。"),
+    "app_permissions_not_offered": ("The app asked for {names}, which nb_elicit does not offer: "
+                                    "the browser never lets an app's frame use them.",
+                                    "应用请求了 {names}，nb_elicit 不提供：浏览器从不允许应用的框架"
+                                    "使用它们。"),
     # following a task (the runtime; the card's own texts are with the card's)
     "task_lost": ("the server no longer knows the task {task} ({reason})",
                   "服务器已不再知道任务 {task}（{reason}）"),

@@ -30,8 +30,9 @@ What the app asks is answered here, and only for its own connection:
 - ``ui/notifications/request-teardown``: the app ends;
 - anything else: ``METHOD_NOT_FOUND``.
 
-An app whose resource asks for permissions (``_meta.ui.permissions``: camera, microphone,
-geolocation, clipboard-write) first shows a consent card under its frame
+An app whose resource asks for permissions (``_meta.ui.permissions``: geolocation,
+clipboard-write; camera and microphone are never offered, and the card, or a line of the call
+when it asks for nothing else, says so) first shows a consent card under its frame
 (:class:`~nb_elicit._ui.permission_card.PermissionCard`), on the same way as a link card, and
 its frame gets no HTML until the card is answered: then exactly what the person allowed, or
 nothing (declined, dismissed, muted, a respond policy, nobody to see it). The card's outcome is
@@ -461,7 +462,8 @@ async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
     asked = app.resource.permissions
     message = t("app_asks_permissions", tool=app.log.tool)
     granted: tuple[str, ...] = ()
-    card = _Made(lambda: PermissionCard(message, asked, server=app.connection.name))
+    card = _Made(lambda: PermissionCard(message, asked, server=app.connection.name,
+                                        not_offered=app.resource.not_offered))
     try:
         outcome = await app.apps.ask_consent(message, permission_names(asked), card,
                                              app.requests_view, Consent.PERMISSION)
@@ -567,6 +569,10 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     app.shown_line = view.show_app(app.box)
     if resource.permissions:
         app.ask_permissions()
+    elif resource.not_offered:  # (no card: nothing it asked for can be offered)
+        from .._ui.permission_card import permission_names
+
+        app.say(t("app_permissions_not_offered", names=permission_names(resource.not_offered)))
     return app
 
 

@@ -29,13 +29,15 @@ The Content Security Policy is built here, by
 :func:`~nb_elicit._core.apps.content_security_policy` from the resource's ``_meta.ui.csp`` as
 :func:`~nb_elicit._core.apps.app_csp` checked it (`csp` holds only what it kept): `policy` is
 that text, and the front end writes it into the frame as it is, with no rule of its own.
-`permissions` holds what the person granted (camera, microphone, geolocation,
-clipboard-write; checked by :func:`~nb_elicit._core.apps.granted_permissions`), ``{}`` by
-default: the front end puts
+`permissions` holds what the person granted (geolocation, clipboard-write; checked by
+:func:`~nb_elicit._core.apps.granted_permissions`), ``{}`` by default: the front end puts
 exactly those in both frames' ``allow`` attribute (none at all when nothing is granted) and
 tells the app of them. A frame made with ``held=True`` (its app asks for permissions) gets its
 HTML only after :meth:`AppFrame.release`, which sets `permissions` first: the app never runs
 before the person answered, and an ``allow`` attribute is read only when a frame loads.
+`side_doors` follows `csp` and `permissions` (:func:`~nb_elicit._core.apps.side_doors`): what
+the app may do that no policy governs (WebRTC, clipboard writes), which the front end shuts,
+with a guard script run first in the app's document, unless it is open.
 
 The front end also keeps the app's display mode and height: a fullscreen button on the frame
 (lit up when the app asks for ``fullscreen``; the person's click is the consent the browser
@@ -79,6 +81,7 @@ from .._core.apps import (
     app_csp,
     content_security_policy,
     granted_permissions,
+    side_doors,
 )
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
@@ -154,8 +157,11 @@ class AppFrame(anywidget.AnyWidget):
     csp = traitlets.Dict().tag(sync=True)
     #: The frame's Content Security Policy, built from `csp` (set with it, never by hand).
     policy = traitlets.Unicode(content_security_policy({})).tag(sync=True)
-    #: The permissions the person granted (``{"microphone": {}}``); none by default.
+    #: The permissions the person granted (``{"geolocation": {}}``); none by default.
     permissions = traitlets.Dict().tag(sync=True)
+    #: What the frame may do beyond its policy (WebRTC, clipboard writes), from `csp` and
+    #: `permissions` (:func:`~nb_elicit._core.apps.side_doors`; never set by hand).
+    side_doors = traitlets.Dict(side_doors()).tag(sync=True)
     tool = traitlets.Dict().tag(sync=True)
     tool_input = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     tool_result = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -195,6 +201,14 @@ class AppFrame(anywidget.AnyWidget):
     @traitlets.observe("csp")
     def _csp_changed(self, change) -> None:
         self.policy = content_security_policy(change["new"])
+
+    @traitlets.observe("csp", "permissions")
+    def _doors_changed(self, _change) -> None:
+        self.side_doors = side_doors(self.csp, self.permissions)
+
+    @traitlets.validate("side_doors")
+    def _valid_side_doors(self, _proposal):
+        return side_doors(self.csp, self.permissions)
 
     @traitlets.validate("policy")
     def _valid_policy(self, proposal):

@@ -1,5 +1,6 @@
 """The consent card for the permissions an app's resource asks for (``_meta.ui.permissions``:
-camera, microphone, geolocation, clipboard-write), shown before its frame is given any.
+geolocation, clipboard-write), shown before its frame is given any. Camera and microphone
+(:data:`~nb_elicit._core.apps.NOT_OFFERED`) are never offered: one line of the card says so.
 
 The card names the server and each permission, one checkbox each (ticked: the person sees what
 is asked, and unticks what they will not give). **Allow** answers ``accept`` with the ticked
@@ -15,7 +16,7 @@ import html
 import ipywidgets as widgets
 
 from .._core.answer import Answer
-from .._core.apps import PERMISSIONS
+from .._core.apps import NOT_OFFERED, PERMISSIONS
 from .._core.i18n import t
 from .kit import synced_keys
 from .prompt import PromptWidget, make_button
@@ -24,19 +25,23 @@ __all__ = ["PermissionCard", "permission_names"]
 
 
 def permission_names(keys) -> str:
-    """The permissions ``keys`` in words ("your microphone, writing to your clipboard"), or
-    "nothing"."""
-    names = [t(f"permission_{key}") for key in PERMISSIONS if key in keys]
+    """The permissions ``keys`` in words ("your location, writing to your clipboard"), or
+    "nothing" (those never offered, :data:`~nb_elicit._core.apps.NOT_OFFERED`, last)."""
+    names = [t(f"permission_{key}") for key in (*PERMISSIONS, *NOT_OFFERED) if key in keys]
     return ", ".join(names) or t("permissions_nothing")
 
 
 class PermissionCard(PromptWidget):
     """Asks whether an app of ``server`` may have ``permissions`` (keys of
-    :data:`~nb_elicit._core.apps.PERMISSIONS`; others are left out)."""
+    :data:`~nb_elicit._core.apps.PERMISSIONS`; others are left out); ``not_offered``, those it
+    asked for that are never offered (of :data:`~nb_elicit._core.apps.NOT_OFFERED`), are named
+    in one line."""
 
-    def __init__(self, message: str, permissions, *, server: str = "MCP server", **kwargs):
+    def __init__(self, message: str, permissions, *, server: str = "MCP server",
+                 not_offered=(), **kwargs):
         super().__init__(message, server, t("asks_permissions", server=server), **kwargs)
         self.permissions = tuple(key for key in PERMISSIONS if key in permissions)
+        self.not_offered = tuple(key for key in NOT_OFFERED if key in not_offered)
         self.boxes = {key: widgets.Checkbox(
             value=True, description=t(f"permission_{key}"), indent=False,
             style=self.kit.style(widgets.Checkbox), keys=synced_keys(widgets.Checkbox),
@@ -48,7 +53,13 @@ class PermissionCard(PromptWidget):
         self.allow_button.on_click(lambda _: self._guarded(self.consent))
         about = self.html(f"<div>{html.escape(t('permissions_about'))}</div>",
                           "nb-elicit-permissions-about")
-        listed = widgets.VBox(list(self.boxes.values()), layout=self.kit.plain,
+        lines = list(self.boxes.values())
+        if self.not_offered:
+            names = permission_names(self.not_offered)
+            lines.append(self.html(
+                f"<div>{html.escape(t('permissions_not_offered', names=names))}</div>",
+                "nb-elicit-permissions-not-offered"))
+        listed = widgets.VBox(lines, layout=self.kit.plain,
                               _dom_classes=("nb-elicit-permissions",))
         actions = self.row([self.allow_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-permission-card")

@@ -17,8 +17,9 @@ does, not only that a frame exists:
 - the customer segmentation (``server-customer-segmentation``, ``get-customer-data``): its
   scatter chart, not blank, and a legend naming the segments;
 - the transcript (``server-transcript``, ``transcribe``): its permission card names the server
-  and the microphone; declined, the frame has no ``allow`` attribute and the app's document is
-  not allowed the microphone.
+  and the clipboard, and says in one line that the microphone is not offered (no frame of an
+  opaque origin can use it); declined, the frame has no ``allow`` attribute and the app's
+  document is not allowed the microphone.
 
 Left out, because it needs the network at run time: ``server-video-resource``. Its server
 fetches each video it serves (``videos://bunny-1mb`` and the others) from test-videos.co.uk or
@@ -369,7 +370,9 @@ def test_the_transcript_asks_for_the_microphone_and_gets_none_when_declined(exam
     expect(card).to_be_visible(timeout=60_000)
     # The card names the server and each permission the app asks for.
     expect(card).to_contain_text("transcript asks for permissions for its app")
-    expect(card.locator(".nb-elicit-permission-microphone")).to_contain_text("your microphone")
+    expect(card.locator(".nb-elicit-permission-microphone")).to_have_count(0)
+    expect(card.locator(".nb-elicit-permissions-not-offered")).to_contain_text(
+        "Not offered: your microphone.")
     expect(card.locator(".nb-elicit-permission-clipboard-write")).to_contain_text(
         "writing to your clipboard")
     lab.screenshot("transcript-card", of=cell)

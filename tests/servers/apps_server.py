@@ -6,8 +6,10 @@
 - ``wrong_mime``: its app is served as plain ``text/html``;
 - ``too_large``: its app is one byte over nb_elicit's limit;
 - ``missing_app``: its app's resource does not exist;
-- ``wants_permissions``: its app ``ui://test/permissions.html`` asks for the microphone and
-  clipboard-write (``_meta.ui.permissions``), and for a permission the spec does not know;
+- ``wants_permissions``: its app ``ui://test/permissions.html`` asks for the microphone,
+  geolocation and clipboard-write (``_meta.ui.permissions``), and for a permission the spec
+  does not know;
+- ``wants_camera``: its app ``ui://test/camera.html`` asks for the camera alone;
 - ``reads_so_far``: how many times each app resource was read (JSON);
 - ``close_for_app``: ``for_app`` becomes ``visibility: ["model"]``, and the server says its
   tool list changed (``notifications/tools/list_changed``).
@@ -78,6 +80,11 @@ async def wants_permissions() -> str:
     return "wants_permissions's text result"
 
 
+@server.tool(meta=with_ui("ui://test/camera.html"))
+async def wants_camera() -> str:
+    return "wants_camera's text result"
+
+
 @server.tool()
 async def reads_so_far() -> str:
     return json.dumps(dict(reads))
@@ -111,9 +118,16 @@ def large() -> str:
 
 
 @server.resource("ui://test/permissions.html", mime_type=APP_MIME, meta={"ui": {"permissions": {
-    "microphone": {}, "clipboardWrite": {}, "usb": {}}}})
+    "microphone": {}, "geolocation": {}, "clipboardWrite": {}, "usb": {}}}})
 def permissions_app() -> str:
     reads["ui://test/permissions.html"] += 1
+    return APP_HTML
+
+
+@server.resource("ui://test/camera.html", mime_type=APP_MIME, meta={"ui": {"permissions": {
+    "camera": {}}}})
+def camera_app() -> str:
+    reads["ui://test/camera.html"] += 1
     return APP_HTML
 
 

@@ -90,10 +90,10 @@ export const DISPLAY_MODES = Object.freeze(["inline", "fullscreen"]);
 
 // -- permissions ------------------------------------------------------------------------------
 
-/** The Permission Policy feature of each permission an app may be granted. */
+/** The Permission Policy feature of each permission an app may be granted (camera and
+ * microphone never: `getUserMedia` cannot work in a frame of an opaque origin). */
 export const PERMISSION_FEATURES = Object.freeze({
-  camera: "camera", microphone: "microphone", geolocation: "geolocation",
-  clipboardWrite: "clipboard-write",
+  geolocation: "geolocation", clipboardWrite: "clipboard-write",
 });
 
 /** The widget's `permissions` (checked in Python) as the spec's object, known keys only. */
@@ -144,8 +144,21 @@ const FALLBACK_TEXTS = {
 
 // -- the sandbox proxy (runs inside the outer frame; self-contained) ------------------------
 
-function sandboxProxy(title) {
+function sandboxProxy(title, guardSource, lt) {
   const host = window.parent;
+  // The app's HTML with the guard run first (after its doctype, so that its mode stays), and
+  // its declarative shadow roots inert (see appGuard).
+  const guarded = (html, open) => {
+    // (this function is itself written inside a script element: `lt` is "<", given from
+    // outside, so that its text holds no "<" before "!--" or "script")
+    const lead = new RegExp(`^(?:\\ufeff|\\s|${lt}!--[\\s\\S]*?-->)*${lt}!doctype[^>]*>`, "i")
+      .exec(html);
+    const at = lead ? lead[0].length : 0;
+    const inert = html.slice(at).replace(/shadowrootmod(e)/gi, (word, e) => word.slice(0, 13)
+      + (e === "E" ? "X" : "x"));
+    return `${html.slice(0, at)}${lt}script>(${guardSource})(${JSON.stringify(open)});`
+      + `${lt}/script>${inert}`;
+  };
   const prefix = "ui/notifications/sandbox-";
   let inner = null;
   let loads = 0;
@@ -158,8 +171,7 @@ function sandboxProxy(title) {
         const params = data.params || {};
         inner = document.createElement("iframe");
         inner.setAttribute("sandbox", "allow-scripts allow-forms");
-        const features = { camera: "camera", microphone: "microphone", geolocation: "geolocation",
-                           clipboardWrite: "clipboard-write" };
+        const features = { geolocation: "geolocation", clipboardWrite: "clipboard-write" };
         const asked = params.permissions && typeof params.permissions === "object"
           ? params.permissions : {};
         const allow = Object.keys(features).filter((key) => asked[key] && typeof asked[key] === "object")
@@ -174,7 +186,10 @@ function sandboxProxy(title) {
                                params: { reason: "navigated" } }, "*");
           }
         });
-        inner.srcdoc = typeof params.html === "string" ? params.html : "";
+        const given = params.sideDoors && typeof params.sideDoors === "object" ? params.sideDoors : {};
+        const open = { webrtc: given.webrtc === true, clipboardWrite: given.clipboardWrite === true };
+        const html = typeof params.html === "string" ? params.html : "";
+        inner.srcdoc = open.webrtc && open.clipboardWrite ? html : guarded(html, open);
         document.body.appendChild(inner);
       } else if (inner && inner.isConnected && loads === 1 && inner.contentWindow) {
         inner.contentWindow.postMessage(data, "*");
@@ -186,6 +201,271 @@ function sandboxProxy(title) {
   host.postMessage({ jsonrpc: "2.0", method: prefix + "proxy-ready", params: {} }, "*");
 }
 
+/**
+ * The guard: run first in the app's own document, before any of the app's code, when one of
+ * its side doors is shut (`open`, from Python's `side_doors`: `{webrtc, clipboardWrite}`). It
+ * shuts what the Content Security Policy does not govern in Chromium:
+ *
+ * - WebRTC (`open.webrtc` false): `RTCPeerConnection` sends STUN and TURN packets to any
+ *   address whatever `connect-src` says, and Chromium ignores the CSP `webrtc` directive. The
+ *   constructors are deleted from the app's window. Workers have none.
+ * - Clipboard writes (`open.clipboardWrite` false): `execCommand("copy"/"cut")` answers false,
+ *   the app hears no `copy` or `cut` event (so it cannot set their `clipboardData`: the person's
+ *   own copy of a selection goes on as the browser does it), and `navigator.clipboard.write*`
+ *   are refused (the `allow` attribute already refuses them).
+ * - Frames that run the app's own code in a window of their own, which the guard does not
+ *   reach: a `srcdoc` or `javascript:` frame (no policy stops either), an `object` or `embed`,
+ *   or any frame whose address is not http(s) (which `frame-src` governs). Each is removed as
+ *   it is put into the document or given such an address, synchronously where the app's code
+ *   does it and by a MutationObserver where the parser does, before its document can commit
+ *   (a new document commits in a later task). Every frame it makes is cross-origin to it (the
+ *   sandbox gives each its own opaque origin), so it cannot take another window's
+ *   `RTCPeerConnection`. Shadow roots are watched too: `attachShadow`'s (made not clonable, so
+ *   no copy escapes), and declarative ones are made inert (the proxy renames the attribute in
+ *   the app's HTML, the guard in markup the app parses later), since nothing sees into them.
+ *
+ * The app cannot undo it: the guard keeps the browser's own functions from before the app ran,
+ * and every frame it could make to get fresh ones is removed or cross-origin.
+ */
+function appGuard(open) {
+  "use strict";
+  const win = window;
+  const doc = document;
+  const apply = Reflect.apply;
+  const define = Object.defineProperty;
+  const describe = Object.getOwnPropertyDescriptor;
+  const uncurry = (f) => (self, ...args) => apply(f, self, args);
+  const getter = (proto, name) => uncurry(describe(proto, name).get);
+  const remove = uncurry(Element.prototype.remove);
+  const query = uncurry(Element.prototype.querySelectorAll);
+  const queryFragment = uncurry(DocumentFragment.prototype.querySelectorAll);
+  const queryDocument = uncurry(Document.prototype.querySelectorAll);
+  const count = getter(NodeList.prototype, "length");
+  const item = uncurry(NodeList.prototype.item);
+  const attribute = uncurry(Element.prototype.getAttribute);
+  const has = uncurry(Element.prototype.hasAttribute);
+  const tagOf = getter(Element.prototype, "localName");
+  const typeOf = getter(Node.prototype, "nodeType");
+  const parentOf = getter(Node.prototype, "parentNode");
+  const ownerOf = getter(Attr.prototype, "ownerElement");
+  const recordType = getter(MutationRecord.prototype, "type");
+  const recordTarget = getter(MutationRecord.prototype, "target");
+  const recordAdded = getter(MutationRecord.prototype, "addedNodes");
+  const lower = uncurry(String.prototype.toLowerCase);
+  const starts = uncurry(String.prototype.startsWith);
+  const trim = uncurry(String.prototype.trimStart);
+  const includes = uncurry(String.prototype.includes);
+  const slice = uncurry(String.prototype.slice);
+  const text = String;
+  const Observer = MutationObserver;
+  const observe = uncurry(Observer.prototype.observe);
+  const halt = uncurry(Event.prototype.stopImmediatePropagation);
+  const listen = uncurry(EventTarget.prototype.addEventListener);
+  const FRAMES = "iframe,frame,object,embed,fencedframe";
+  const isFrame = (tag) => tag === "iframe" || tag === "frame" || tag === "object"
+    || tag === "embed" || tag === "fencedframe";
+  /** A frame its policy governs: an iframe or frame that loads an http(s) address. */
+  const governed = (el) => {
+    const tag = tagOf(el);
+    if ((tag !== "iframe" && tag !== "frame") || has(el, "srcdoc")) return false;
+    const src = lower(trim(text(attribute(el, "src") ?? "")));
+    return starts(src, "https:") || starts(src, "http:");
+  };
+  /** `el` removed if it is a frame the policy does not govern. */
+  const sweepFrame = (el) => {
+    try {
+      if (typeOf(el) === 1 && isFrame(tagOf(el)) && !governed(el)) remove(el);
+    } catch {
+      // (not a node)
+    }
+  };
+  const sweepList = (list) => {
+    for (let i = count(list) - 1; i >= 0; i -= 1) {
+      const el = item(list, i);
+      if (!governed(el)) remove(el);
+    }
+  };
+  /** Remove the frames in `node` (itself included) that the policy does not govern. */
+  const sweep = (node) => {
+    if (node === null || typeof node !== "object") return;
+    let type;
+    try {
+      type = typeOf(node);
+    } catch {
+      return;  // (not a node)
+    }
+    if (type === 1) {
+      if (isFrame(tagOf(node))) {
+        if (!governed(node)) remove(node);
+      } else {
+        sweepList(query(node, FRAMES));
+      }
+    } else if (type === 11) {
+      sweepList(queryFragment(node, FRAMES));
+    } else if (type === 9) {
+      sweepList(queryDocument(node, FRAMES));
+    }
+  };
+  const watcher = new Observer((records) => {
+    for (let i = 0; i < records.length; i += 1) {
+      const record = records[i];
+      if (recordType(record) === "attributes") {
+        sweepFrame(recordTarget(record));
+      } else {
+        const added = recordAdded(record);
+        for (let j = count(added) - 1; j >= 0; j -= 1) sweep(item(added, j));
+      }
+    }
+  });
+  const watch = (node) => observe(watcher, node, {
+    childList: true, subtree: true, attributes: true, attributeFilter: ["src", "srcdoc", "data"],
+  });
+  watch(doc);
+  /** Markup with its declarative shadow roots inert: the attribute renamed, its length kept. */
+  const inert = (markup) => {
+    const source = text(markup);
+    const low = lower(source);
+    if (!includes(low, "shadowrootmode")) return source;
+    if (low.length !== source.length) return "";  // (a case that lowercasing resizes: not parsed)
+    let out = "";
+    let from = 0;
+    for (let at = 0; at <= low.length - 14; at += 1) {
+      if (slice(low, at, at + 14) === "shadowrootmode") {
+        out += `${slice(source, from, at + 13)}x`;
+        from = at + 14;
+        at += 13;
+      }
+    }
+    return out + slice(source, from);
+  };
+  const replace = (proto, name, make) => {
+    const found = proto && describe(proto, name);
+    if (found && typeof found.value === "function") {
+      define(proto, name, { ...found, value: make(found.value) });
+    } else if (found && found.set) {
+      define(proto, name, { ...found, set: make(found.set) });
+    }
+  };
+  // Nodes put into a tree: each swept at once (a fragment's frames found before it empties).
+  const byNodes = (original) => function (...args) {
+    const frames = [];
+    for (let i = 0; i < args.length; i += 1) {
+      try {
+        if (typeOf(args[i]) === 11) frames[frames.length] = queryFragment(args[i], FRAMES);
+      } catch {
+        // (not a node)
+      }
+    }
+    try {
+      return apply(original, this, args);
+    } finally {
+      for (let i = 0; i < args.length; i += 1) sweep(args[i]);
+      for (let i = 0; i < frames.length; i += 1) sweepList(frames[i]);
+    }
+  };
+  // Markup parsed into `this` (`beside`: around it too), its declarative shadow roots inert.
+  const byMarkup = (at, beside) => (original) => function (...args) {
+    const parent = beside ? parentOf(this) : null;
+    args[at] = inert(args[at]);
+    try {
+      return apply(original, this, args);
+    } finally {
+      sweep(this);
+      sweep(parent);
+    }
+  };
+  // An address or an attribute given to an element: that element swept at once.
+  const byAttribute = (owner) => (original) => function (...args) {
+    try {
+      return apply(original, this, args);
+    } finally {
+      sweepFrame(owner(this));
+    }
+  };
+  const INSERTS = [
+    [Node.prototype, ["appendChild", "insertBefore", "replaceChild"]],
+    [Element.prototype, ["append", "prepend", "replaceChildren", "before", "after", "replaceWith",
+                         "insertAdjacentElement", "moveBefore"]],
+    [Document.prototype, ["append", "prepend", "replaceChildren", "moveBefore"]],
+    [DocumentFragment.prototype, ["append", "prepend", "replaceChildren", "moveBefore"]],
+    [CharacterData.prototype, ["before", "after", "replaceWith"]],
+    [DocumentType.prototype, ["before", "after", "replaceWith"]],
+    [Range.prototype, ["insertNode", "surroundContents"]],
+  ];
+  for (const [proto, names] of INSERTS) for (const name of names) replace(proto, name, byNodes);
+  for (const proto of [Element.prototype, ShadowRoot.prototype]) {
+    for (const name of ["innerHTML", "setHTMLUnsafe", "setHTML"]) replace(proto, name, byMarkup(0));
+  }
+  replace(Element.prototype, "outerHTML", byMarkup(0, true));
+  replace(Element.prototype, "insertAdjacentHTML", byMarkup(1, true));
+  replace(Document, "parseHTMLUnsafe", (original) => function (...args) {
+    args[0] = inert(args[0]);
+    return apply(original, this, args);
+  });
+  for (const name of ["setAttribute", "setAttributeNS", "setAttributeNode", "setAttributeNodeNS",
+                      "toggleAttribute", "removeAttribute", "removeAttributeNS"]) {
+    replace(Element.prototype, name, byAttribute((el) => el));
+  }
+  for (const proto of [HTMLIFrameElement.prototype, win.HTMLFrameElement?.prototype]) {
+    for (const name of ["src", "srcdoc"]) replace(proto, name, byAttribute((el) => el));
+  }
+  for (const name of ["value", "nodeValue", "textContent"]) {
+    replace(Attr.prototype, name, byAttribute((attr) => ownerOf(attr)));
+  }
+  // document.write: markup that may come in pieces; a shadow root's attribute split across
+  // two pieces is not written at all.
+  let tail = "";
+  for (const name of ["write", "writeln"]) {
+    replace(Document.prototype, name, (original) => function (...args) {
+      let markup = "";
+      for (let i = 0; i < args.length; i += 1) markup += text(args[i]);
+      markup = inert(markup);
+      const joined = tail + lower(markup);
+      tail = slice(joined, -13);
+      if (includes(joined, "shadowrootmode")) return undefined;
+      try {
+        return apply(original, this, [markup]);
+      } finally {
+        sweep(doc);
+      }
+    });
+  }
+  const attachShadow = Element.prototype.attachShadow;
+  replace(Element.prototype, "attachShadow", () => function (init) {
+    const given = init ?? {};
+    const root = apply(attachShadow, this, [{
+      mode: given.mode, delegatesFocus: given.delegatesFocus,
+      slotAssignment: given.slotAssignment, serializable: given.serializable,
+    }]);
+    watch(root);
+    return root;
+  });
+  const execCommand = Document.prototype.execCommand;
+  replace(Document.prototype, "execCommand", () => function (command, ...args) {
+    const name = lower(text(command));
+    if (!open.clipboardWrite && (name === "copy" || name === "cut")) return false;
+    try {
+      return apply(execCommand, this, [command, ...args]);
+    } finally {
+      sweep(doc);  // (insertHTML)
+    }
+  });
+  if (!open.webrtc) {
+    for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection"]) delete win[name];
+  }
+  if (!open.clipboardWrite) {
+    for (const type of ["copy", "cut"]) listen(win, type, (event) => halt(event), true);
+    if (win.Clipboard) {
+      for (const name of ["write", "writeText"]) {
+        replace(Clipboard.prototype, name, () => function () {
+          return Promise.reject(new DOMException("Writing to the clipboard was not allowed",
+                                                 "NotAllowedError"));
+        });
+      }
+    }
+  }
+}
+
 /** The outer frame's document: the policy (the widget's `policy`) first, then the proxy. */
 export function proxyDocument(policy, title = FALLBACK_TEXTS.title) {
   const given = typeof policy === "string" && policy ? policy : CLOSED_POLICY;
@@ -194,7 +474,8 @@ export function proxyDocument(policy, title = FALLBACK_TEXTS.title) {
     + "iframe{display:block;border:0;width:100%;height:100%}";
   // ("<" in the title is written \u003c: no "</script>" nor "<!--" inside the script.)
   const name = JSON.stringify(String(title)).replace(/</g, "\\u003c");
-  const script = `(${sandboxProxy.toString()})(${name});`;
+  const guard = JSON.stringify(appGuard.toString()).replace(/</g, "\\u003c");
+  const script = `(${sandboxProxy.toString()})(${name}, ${guard}, "\\u003c");`;
   return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${written}">`
     + `<meta charset="utf-8"><style>${style}</style></head><body><script>${script}</script>`
     + "</body></html>";
@@ -567,6 +848,7 @@ function render({ model, el }) {
         sandbox: SANDBOX,
         csp: appliedCsp(model.get("csp")),
         permissions: grantedPermissions(model.get("permissions")),
+        sideDoors: model.get("side_doors") || {},
       });
     } catch (error) {
       notice.textContent = text("not_started");
