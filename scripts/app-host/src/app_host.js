@@ -398,10 +398,12 @@ function appGuard(open) {
   }
   replace(Element.prototype, "outerHTML", byMarkup(0, true));
   replace(Element.prototype, "insertAdjacentHTML", byMarkup(1, true));
-  replace(Document, "parseHTMLUnsafe", (original) => function (...args) {
-    args[0] = inert(args[0]);
-    return apply(original, this, args);
-  });
+  for (const name of ["parseHTMLUnsafe", "parseHTML"]) {
+    replace(Document, name, (original) => function (...args) {
+      args[0] = inert(args[0]);
+      return apply(original, this, args);
+    });
+  }
   for (const name of ["setAttribute", "setAttributeNS", "setAttributeNode", "setAttributeNodeNS",
                       "toggleAttribute", "removeAttribute", "removeAttributeNS"]) {
     replace(Element.prototype, name, byAttribute((el) => el));
