@@ -29,7 +29,13 @@
  * of the ext-apps repository, from the domains `app_csp` kept) and comes as the widget's
  * `policy`: this file writes it as it is, with no rule of its own.
  *
- * Permissions (camera, microphone, geolocation, clipboard-write) are the widget's
+ * What no policy governs in Chromium (WebRTC, clipboard writes) is the widget's `side_doors`,
+ * decided in Python (`_core/apps.py: side_doors`): where one is shut, the proxy runs a guard
+ * (`appGuard`) first in the app's document, which shuts it and removes the frames the app
+ * could escape the guard in.
+ *
+ * Permissions (geolocation, clipboard-write; camera and microphone are never offered: no frame
+ * of an opaque origin can use them) are the widget's
  * `permissions`: what the person granted on nb_elicit's consent card, checked in Python
  * (`_core/apps.py: granted_permissions`), `{}` unless they did. Both frames get exactly those in
  * their `allow` attribute (`allowAttribute`, the reference host's mapping), and no attribute at
