@@ -105,6 +105,25 @@ def test_unknown_keys_of_a_recording_are_warnings(tmp_path):
         f"{path}: extra: unknown key, ignored"]
 
 
+def test_recording_onto_a_file_writes_back_what_it_could_not_read_as_it_was(tmp_path):
+    """A later version's (or a hand edit's) keys, in an answer and in the file, are kept when
+    a new answer is recorded to it: recording never loses what it does not understand."""
+    path = tmp_path / "answers.json"
+    before = {"format": FORMAT, "version": 1, "extra": {"kept": [1, 2]}, "answers": [
+        {"server": "demo", "tool": "t", "schema": "sha256:x", "message": "m",
+         "action": "decline", "note": "by hand", "at": "2026-01-01T00:00:00Z"}]}
+    path.write_text(json.dumps(before), encoding="utf-8")
+    with pytest.warns(UserWarning):
+        recorder = Recorder(path)
+    recorder.add("demo", "t2", FORM, "Who?", "accept", {"name": "Ada", "api_key": "k"})
+    after = json.loads(path.read_text(encoding="utf-8"))
+    assert after["extra"] == {"kept": [1, 2]}
+    assert after["answers"][0] == before["answers"][0]
+    assert [a["tool"] for a in after["answers"]] == ["t", "t2"]
+    assert after["answers"][1]["content"] == {"name": "Ada"}  # (the secret left out)
+    assert len(recorder.answers) == 2
+
+
 # -- against the demo server ---------------------------------------------------------------------
 
 CONTACT = {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}

@@ -77,13 +77,22 @@ class Mismatch:
 
 
 class Recorder:
-    """Appends every answer a person gives to a file (rewritten whole, atomically)."""
+    """Appends every answer a person gives to a file (rewritten whole, atomically). What the
+    file held before is written back as it was, keys this version does not know included (a
+    later version's, a hand edit's): recording never loses what it could not read."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self._lock = threading.Lock()
-        self.answers: list[RecordedAnswer] = (load(self.path) if self.path.exists()
-                                              else [])
+        self.answers: list[RecordedAnswer] = []
+        #: The file as it was (its answers and other keys, untouched), or None for a new one.
+        self._before: dict[str, Any] | None = None
+        if self.path.exists():
+            self.answers = load(self.path)  # (checked whole first: a bad file is one line)
+            from .filecheck import read_json
+
+            self._before = read_json(self.path, str(self.path))
+        self._added: list[RecordedAnswer] = []
         self._write()  # fail now (unwritable place), not at the first answer
 
     def add(self, server: str, tool: str, schema: Any, message: str, action: str,
@@ -101,12 +110,15 @@ class Recorder:
                                 omitted, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         with self._lock:
             self.answers.append(answer)
+            self._added.append(answer)
             self._write()
         return answer
 
     def _write(self) -> None:
-        document = {"format": FORMAT, "version": VERSION,
-                    "answers": [asdict(a) for a in self.answers]}
+        before = self._before or {}
+        document = {**before, "format": FORMAT, "version": VERSION,
+                    "answers": [*before.get("answers", []),
+                                *(asdict(a) for a in self._added)]}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".nb_elicit-",
                                              suffix=".json")
