@@ -160,9 +160,61 @@ def framework_app_label(text, monkeypatch):
     return asyncio.run(show())
 
 
+def form_field_title(text):
+    return widget_html(ElicitationForm("Who?", {"type": "object", "properties": {
+        "name": {"type": "string", "title": f"Name of {text}"}}}, server="demo"))
+
+
+def form_field_description(text):
+    return widget_html(ElicitationForm("Who?", {"type": "object", "properties": {
+        "name": {"type": "string", "description": f"As on {text}"}}}, server="demo"))
+
+
+def form_checkbox_label(text):
+    return widget_html(ElicitationForm("Agree?", {"type": "object", "properties": {
+        "ok": {"type": "boolean", "title": f"I agree to {text}", "default": False}}},
+        server="demo"))
+
+
+def form_option_label(text):
+    form = ElicitationForm("Which?", {"type": "object", "properties": {
+        "pick": {"type": "string", "oneOf": [{"const": "a", "title": f"Send {text}"},
+                                             {"const": "b", "title": "Keep"}]}}},
+        server="demo")
+    (control,) = form.controls.values()
+    return widget_html(form) + " ".join(label for label, _ in control.widget.options)
+
+
+def form_choices_label(text):
+    return widget_html(ElicitationForm("Which?", {"type": "object", "properties": {
+        "picks": {"type": "array", "items": {"anyOf": [{"const": "a", "title": f"Send {text}"},
+                                                       {"const": "b", "title": "Keep"}]}}}},
+        server="demo"))
+
+
+def hook_claimed_name(text):
+    from nb_elicit._runtime.hooks import Asker
+
+    asker = Asker.unlabelled(None, text, "mcp")
+    return widget_html(ElicitationForm("Who?", {"type": "object", "properties": {}},
+                                       server=asker.server))
+
+
+def transcript_of_an_answer(text):
+    from nb_elicit._core.transcript import Asked
+
+    view = CallView("demo", "t", show_waiting=False)
+    view.notice(f"demo asked: Pay {text}?", asked=Asked(
+        "demo", f"Pay {text}?", "Answered accept.", "accept", "person",
+        ((f"To {text}", f"{text}"),)))
+    bundle = transcript_bundle(view.transcript())
+    return bundle["text/html"] + bundle["text/plain"]
+
+
 SURFACES = [download_card, permission_card_message, url_card_message, form_message,
             task_card_message, task_card_status, task_card_id, task_card_error, app_message_line,
-            framework_app_label]
+            framework_app_label, form_field_title, form_field_description, form_checkbox_label,
+            form_option_label, form_choices_label, hook_claimed_name, transcript_of_an_answer]
 
 
 @pytest.mark.parametrize("surface", SURFACES, ids=[s.__name__ for s in SURFACES])

@@ -38,6 +38,7 @@ from .keyword_values import (
 )
 from .limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
 from .shapes import UNRESOLVED, flatten
+from .text import visible
 
 __all__ = [
     "ANNOTATION_KEYWORDS",
@@ -62,10 +63,14 @@ STRING_FORMATS = ("email", "uri", "date", "date-time")
 
 @dataclass(frozen=True)
 class Option:
-    """One choice of a select field: ``value`` is sent, ``label`` is shown."""
+    """One choice of a select field: ``value`` is sent, ``label`` is shown (the server's
+    text, its invisible characters as escapes: :func:`~nb_elicit._core.text.visible`)."""
 
     value: str
     label: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", visible(self.label))
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,9 @@ class Field:
 
     @property
     def label(self) -> str:
-        """The text a person sees for this field: its title, else its property name."""
-        return self.title if self.title is not None else self.name
+        """The text a person sees for this field: its title, else its property name (the
+        server's text, its invisible characters as escapes)."""
+        return visible(self.title if self.title is not None else self.name)
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with ``value`` as this field's answer, in plain language; None when

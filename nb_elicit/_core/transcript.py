@@ -23,7 +23,7 @@ from .masking import MASK
 from .notices import Notice, NoticeKind
 from .outcome import AnsweredBy
 from .secret_fields import secret_fields
-from .text import shorten
+from .text import shorten, visible
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Shown", "Transcript", "block_text",
            "image_problem", "item_html", "json_text", "link_html", "notice_html",
@@ -307,8 +307,10 @@ def _asked_html(asked: Asked) -> str:
         url = f'<div class="nb-elicit-transcript-page">{_e(t("transcript_page"))} {page}</div>'
     return (f'<div class="nb-elicit-transcript-asked" style="margin: 4px 0">'
             f"<div><b>{_e(t('transcript_asked', server=asked.server))}</b> "
-            f'<span style="white-space: pre-wrap">{_e(asked.message)}</span></div>{url}'
-            f'<div class="nb-elicit-transcript-status">{_e(asked.status)}{who}</div>{table}</div>')
+            f'<span style="white-space: pre-wrap">{_e(visible(asked.message, lines=True))}'
+            f"</span></div>{url}"
+            f'<div class="nb-elicit-transcript-status">{_e(asked.status)}{who}</div>'
+            f"{table}</div>")
 
 
 def _field_row(field: tuple[str, ...]) -> str:
@@ -316,9 +318,10 @@ def _field_row(field: tuple[str, ...]) -> str:
     title = ""
     if sent and _sent_differs(value, sent[0]):
         title = f' title="{html.escape(t("transcript_sent", value=sent[0]), quote=True)}"'
-    return (f'<tr style="background: none"><td style="{_CELL}; {_MUTED}">{words_html(label)}'
-            f'</td><td style="{_CELL}; white-space: pre-wrap"{title}>{words_html(value)}</td>'
-            "</tr>")
+    return (f'<tr style="background: none"><td style="{_CELL}; {_MUTED}">'
+            f"{words_html(visible(label))}</td>"
+            f'<td style="{_CELL}; white-space: pre-wrap"{title}>'
+            f"{words_html(visible(value, lines=True))}</td></tr>")
 
 
 def _sent_differs(value: str, sent: str) -> bool:
@@ -423,7 +426,8 @@ def _item_lines(item: Asked | Notice | str) -> list[str]:
     if isinstance(item, str):
         return [item]
     who = "" if item.answered_by == AnsweredBy.PERSON else f" ({item.answered_by})"
-    lines = [f"{t('transcript_asked', server=item.server)} {item.message}"]
+    lines = [f"{t('transcript_asked', server=item.server)} "
+             f"{visible(item.message, lines=True)}"]
     if item.url:
         lines.append(f"  {t('transcript_page')} {item.url}")
     lines.append(f"  {item.status}{who}")
@@ -433,9 +437,10 @@ def _item_lines(item: Asked | Notice | str) -> list[str]:
 
 def _field_line(field: tuple[str, ...]) -> str:
     label, value, *sent = field
+    shown = f"  {visible(label)}: {visible(value, lines=True)}"
     if sent and _sent_differs(value, sent[0]):
-        return f"  {label}: {value}  ({t('transcript_sent', value=sent[0])})"
-    return f"  {label}: {value}"
+        return f"{shown}  ({t('transcript_sent', value=sent[0])})"
+    return shown
 
 
 def block_text(block: dict) -> str:

@@ -1,14 +1,17 @@
 """HTML made from untrusted text, and the class hooks of the widgets.
 
 Everything a server wrote is shown as text: :func:`text_html` and :func:`inline_text` escape
-it. :func:`field_class` is a property's stable class hook, which :func:`property_of_class`
-reverses.
+it, its invisible characters (bidi overrides, zero-width ones) written out as escapes
+(:func:`~nb_elicit._core.text.visible`). :func:`field_class` is a property's stable class
+hook, which :func:`property_of_class` reverses.
 """
 
 from __future__ import annotations
 
 import html
 from urllib.parse import quote, unquote
+
+from .._core.text import visible
 
 __all__ = ["NO_MATH", "field_class", "inline_text", "property_of_class", "text_html"]
 
@@ -22,7 +25,7 @@ def inline_text(text: str) -> str:
     """Untrusted text as the inline HTML of a control's ``description``: escaped, and with
     ``$`` and ``\\`` as character references, so that the frontend's math pass before it
     sanitizes (which would reinsert what it took as math) finds nothing to take."""
-    return html.escape(text).replace("$", "&#36;").replace("\\", "&#92;")
+    return html.escape(visible(text, lines=True)).replace("$", "&#36;").replace("\\", "&#92;")
 
 
 def field_class(name: str) -> str:
@@ -43,4 +46,4 @@ def text_html(text: str, css_class: str = "") -> str:
     """Untrusted text as HTML that shows every character and runs nothing."""
     klass = f' class="{css_class}"' if css_class else ""
     return (f'<div{klass} style="white-space: pre-wrap; line-height: normal">'
-            f"{html.escape(text)}</div>")
+            f"{html.escape(visible(text, lines=True))}</div>")
