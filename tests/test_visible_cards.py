@@ -192,6 +192,12 @@ def form_choices_label(text):
         server="demo"))
 
 
+def progress_message(text):
+    view = CallView("demo", "t", show_waiting=False)
+    view.show_progress(1, 4, f"Reading {text}")
+    return widget_html(view)
+
+
 def hook_claimed_name(text):
     from nb_elicit._runtime.hooks import Asker
 
@@ -214,7 +220,8 @@ def transcript_of_an_answer(text):
 SURFACES = [download_card, permission_card_message, url_card_message, form_message,
             task_card_message, task_card_status, task_card_id, task_card_error, app_message_line,
             framework_app_label, form_field_title, form_field_description, form_checkbox_label,
-            form_option_label, form_choices_label, hook_claimed_name, transcript_of_an_answer]
+            form_option_label, form_choices_label, progress_message, hook_claimed_name,
+            transcript_of_an_answer]
 
 
 @pytest.mark.parametrize("surface", SURFACES, ids=[s.__name__ for s in SURFACES])

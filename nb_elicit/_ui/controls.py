@@ -31,6 +31,7 @@ from .._core.schema import (
     TextField,
 )
 from .._core.secret_fields import is_secret
+from .._core.text import visible
 from .._core.validate import read_number
 from .html import NO_MATH, field_class, inline_text, text_html
 from .kit import Kit, synced_keys
@@ -291,7 +292,8 @@ class CheckboxControl(FieldControl):
                                   _dom_classes=(*field_classes(field),
                                                 "nb-elicit-checkbox-row"))]
         if field.description:
-            parts.append(widgets.HTML(text_html(field.description, "nb-elicit-help-text"),
+            parts.append(widgets.HTML(text_html(visible(field.description, lines=True),
+                                                "nb-elicit-help-text"),
                                       layout=kit.plain, style=kit.style(widgets.HTML),
                                       _dom_classes=("nb-elicit-help", "nb-elicit-part")))
         super().__init__(field, box, kit, parts=parts)

@@ -1,9 +1,11 @@
 """HTML made from untrusted text, and the class hooks of the widgets.
 
 Everything a server wrote is shown as text: :func:`text_html` and :func:`inline_text` escape
-it, its invisible characters (bidi overrides, zero-width ones) written out as escapes
-(:func:`~nb_elicit._core.text.visible`). :func:`field_class` is a property's stable class
-hook, which :func:`property_of_class` reverses.
+it (:func:`inline_text`, a control's label, with its invisible characters written out as
+escapes too: :func:`~nb_elicit._core.text.visible`; a label or hint passed to
+:func:`text_html` goes through ``visible`` first, while a tool's result keeps its tabs).
+:func:`field_class` is a property's stable class hook, which :func:`property_of_class`
+reverses.
 """
 
 from __future__ import annotations
@@ -46,4 +48,4 @@ def text_html(text: str, css_class: str = "") -> str:
     """Untrusted text as HTML that shows every character and runs nothing."""
     klass = f' class="{css_class}"' if css_class else ""
     return (f'<div{klass} style="white-space: pre-wrap; line-height: normal">'
-            f"{html.escape(visible(text, lines=True))}</div>")
+            f"{html.escape(text)}</div>")

@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from .._core.i18n import t
 from .._core.tasks import TEXT_LIMIT
-from .._core.text import shorten
+from .._core.text import shorten, visible
 from .html import text_html
 from .kit import Kit
 
@@ -28,7 +28,8 @@ def progress_text(progress: object, total: object, message: object) -> tuple[flo
     fraction = max(0.0, min(1.0, progress / total)) if known else None
     amount = (f"{progress / total:.0%}" if known else
               f"{progress:g}" if _finite(progress) else "")
-    text = shorten(str(message), TEXT_LIMIT, one_line=True) if message else ""
+    # (the server's text: its invisible characters written out)
+    text = visible(shorten(str(message), TEXT_LIMIT, one_line=True)) if message else ""
     return fraction, f"{text} ({amount})" if text and amount else text or amount
 
 
