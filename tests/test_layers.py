@@ -169,6 +169,9 @@ FOREIGN_PRIVATE = {
     ("_runtime/kernel_compat.py", "_topic"): "ipykernel's iopub topic for a status message",
     ("_runtime/kernel_compat.py", "_getframe"): "sys: the message's path, from the stack",
     ("_runtime/kernel_compat.py", "_current_frames"): "sys: what the kernel's thread runs",
+    # ipywidgets' own way to learn that a frontend displayed a widget ("set this to 0 to
+    # start tracking"): every widget manager built on @jupyter-widgets/base counts views.
+    ("_runtime/kernel_compat.py", "_view_count"): "ipywidgets' count of displayed views",
 }
 
 

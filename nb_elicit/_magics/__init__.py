@@ -129,6 +129,9 @@ def load(ip) -> None:
     if _await_mcp_lines not in ip.input_transformers_post:
         ip.input_transformers_post.append(_await_mcp_lines)
     ip.set_hook("complete_command", _complete, str_key="%mcp")
+    from .._runtime.kernel_compat import enable_frontend
+
+    enable_frontend()  # (Colab renders ipywidgets 8 only once told to)
     _prewarm()
 
 

@@ -45,7 +45,7 @@ from .._ui.url_card import UrlConsentCard
 from .backlog import Turn
 from .calls import Call
 from .guard import Guard
-from .kernel_compat import keep_widget_messages_flowing, widget_frontend_attached
+from .kernel_compat import count_views, keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
 
 __all__ = ["RequestContext", "Ruled", "ask", "ask_consent", "by_rules", "check_message",
@@ -425,7 +425,7 @@ async def _by_person(context: RequestContext, message: object,
     wait = None if widget_frontend_attached() else headless_wait()
     try:
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
-            turn = await backlog.turn(context.view, wait)
+            turn = await backlog.turn(context.view, wait, seen=widget_frontend_attached)
     except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
         _record_gone(context, message, None, how_gone(context, error))
         raise
@@ -466,10 +466,12 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
     # (asking first: the form shows at once that the calls' timeouts are paused)
     with context.asking():
         try:
+            if not widget_frontend_attached():
+                count_views(prompt)  # (a frontend that shows it says so: then it waits on)
             context.view.add_form(prompt)
             if not widget_frontend_attached():
                 # Background work: this wait's own timer, cancelled in its finally.
-                timer = loop.call_later(headless_wait(), prompt.dismiss, AnsweredBy.NO_FRONTEND)
+                timer = loop.call_later(headless_wait(), _unless_seen, prompt)
             with PENDING.track(prompt, context.guard, context.call):
                 return await prompt.wait()
         except asyncio.CancelledError as error:
@@ -486,6 +488,13 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
         finally:
             if timer is not None:
                 timer.cancel()
+
+
+def _unless_seen(prompt: PromptWidget) -> None:
+    """The no-frontend wait is over: the prompt is answered ``cancel`` unless, by now, a
+    frontend showed it or another of our widgets (it looks again, rather than decide once)."""
+    if not widget_frontend_attached():
+        prompt.dismiss(AnsweredBy.NO_FRONTEND)
 
 
 def _misfit(spec: FormSpec, content: dict) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -54,8 +55,11 @@ class Backlog:
     def waiting(self) -> int:
         return len(self._waiting)
 
-    async def turn(self, view, timeout: float | None = None) -> Turn:
-        """Wait until this request may be shown (or cannot be); ``timeout`` bounds the wait."""
+    async def turn(self, view, timeout: float | None = None,
+                   seen: Callable[[], bool] | None = None) -> Turn:
+        """Wait until this request may be shown (or cannot be); ``timeout`` bounds the wait,
+        unless ``seen()`` says, when it runs out, that a person now sees the forms: then the
+        request waits on, unbounded."""
         if self.open < self.open_at_once and not self._waiting:
             self._take()
             return Turn.SHOWN
@@ -65,13 +69,17 @@ class Backlog:
         waiter = _Waiter(loop.create_future(), view, loop)
         self._waiting.append(waiter)
         self._show_counts()
-        try:
-            return await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
-        except asyncio.TimeoutError:
-            return self._leave(waiter, Turn.TIMED_OUT)
-        except asyncio.CancelledError:  # the request was withdrawn while it waited
-            self._leave(waiter, None)
-            raise
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
+            except asyncio.TimeoutError:
+                if seen is not None and seen():
+                    timeout = None
+                    continue
+                return self._leave(waiter, Turn.TIMED_OUT)
+            except asyncio.CancelledError:  # the request was withdrawn while it waited
+                self._leave(waiter, None)
+                raise
 
     def done(self) -> None:
         """A shown request was answered (or went away): the next waiting one is shown."""

@@ -45,7 +45,11 @@ from .._ui.closing import close_tree
 from .._ui.form import ElicitationForm
 from .._ui.trust_card import TrustCard
 from .asking import RequestContext, wait_for_person
-from .kernel_compat import check_blocking_supported, widget_frontend_attached
+from .kernel_compat import (
+    check_blocking_supported,
+    shows_display_updates,
+    widget_frontend_attached,
+)
 
 __all__ = ["configured_target", "forget_inputs"]
 
@@ -105,7 +109,7 @@ async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServe
                      from_env={i: input_env_name(i) for i in ids
                                if input_env_name(i) in os.environ})
     view = CallView(visible(name), "trust", show_waiting=False)
-    view.show(keyboard=True)
+    view.show(keyboard=True, in_place=not shows_display_updates())
     answer, line = None, f"{name}: not started."
     try:
         answer = await wait_for_person(RequestContext(name, view), card)
@@ -183,7 +187,7 @@ async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
     form.children = tuple(c for c in form.children
                           if "nb-elicit-secret-warning" not in getattr(c, "_dom_classes", ()))
     view = CallView(server.name, f"input {spec.id}", show_waiting=False)
-    view.show(keyboard=True)
+    view.show(keyboard=True, in_place=not shows_display_updates())
     answer = None
     try:
         answer = await wait_for_person(RequestContext(server.name, view), form)

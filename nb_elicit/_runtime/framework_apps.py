@@ -32,7 +32,7 @@ from .apps import Apps, deliver
 from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
 from .hooks import Asker
-from .kernel_compat import in_running_cell, widget_frontend_attached
+from .kernel_compat import in_running_cell, shows_display_updates, widget_frontend_attached
 
 __all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
 
@@ -229,7 +229,7 @@ async def _show(record: AppRecord, via: Any, asker: Asker):
         print(t("app_not_shown_headless", server=name, tool=record.tool))
         return None
     view = CallView(name, record.tool, show_waiting=False)
-    view.show(keyboard=False)
+    view.show(keyboard=False, in_place=not shows_display_updates())
     apps = _apps_of(via, asker)
     try:
         shown = await show_in_view(apps, record.listing(), view, record.arguments)

@@ -62,6 +62,7 @@ from .kernel_compat import (
     in_running_cell,
     kernel_loop,
     kernel_thread_stack,
+    shows_display_updates,
     watch_cells,
     widget_frontend_attached,
 )
@@ -322,7 +323,8 @@ async def _ask_in_cell(asker: Asker, request,
     and the request answered there as on a connection."""
     view = CallView(asker.server, WHAT, show_waiting=False)
     if widget_frontend_attached():
-        view.show_when_needed(keyboard=True)  # (a request answered by a policy shows nothing)
+        view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
+        # (a request answered by a policy shows nothing)
     context = RequestContext(asker.server, view, asker.guard, named=asker.named)
     try:
         return await ask(context, request, refuse_with=refuse_with)

@@ -20,7 +20,17 @@ idle for it comes once our handler returns; the busy follows it on that thread's
 
 **Blocking style needs ipykernel >= 7.4.** Older kernels handle no widget message while a cell
 awaits, so ``await conn.call_tool(...)`` would wait forever for a click that cannot arrive.
-:func:`check_blocking_supported` says so in one line instead.
+:func:`check_blocking_supported` says so in one line instead. Voilà shows a notebook's page only
+once its cells have run, so a cell that waits for a form there would wait for a page never
+shown: refused in one line too.
+
+**Which frontend shows the widgets** (:func:`frontend`, :func:`widget_frontend_attached`). A
+person may see a form when a widget manager opened ipywidgets' control channel, when a notebook
+server started the kernel (``JPY_SESSION_NAME``), when the kernel runs under a frontend known to
+render widgets without either (VS Code's own local kernel, Voilà, Colab), or once the frontend
+counted a displayed view of one of our forms (``_view_count``, which every widget manager built on
+``@jupyter-widgets/base`` keeps: :func:`count_views`). Executors (nbclient, nbconvert, papermill)
+do none of these.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import enum
 import functools
 import os
 import sys
@@ -39,8 +50,9 @@ import ipywidgets as widgets
 
 from .._core.errors import BlockingNotSupported
 
-__all__ = ["BLOCKING_MIN_IPYKERNEL", "check_blocking_supported", "in_running_cell",
-           "keep_widget_messages_flowing", "kernel_loop", "kernel_thread_stack", "running_cell",
+__all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "check_blocking_supported", "count_views",
+           "enable_frontend", "frontend", "in_running_cell", "keep_widget_messages_flowing",
+           "kernel_loop", "kernel_thread_stack", "running_cell", "shows_display_updates",
            "watch_cells", "widget_frontend_attached"]
 
 BLOCKING_MIN_IPYKERNEL = (7, 4)
@@ -69,26 +81,102 @@ def _get_ipython():
     return get_ipython()
 
 
+class Frontend(enum.Enum):
+    """The frontends recognised by the kernel they run, where they set no session."""
+
+    VSCODE = "VS Code"
+    VOILA = "Voilà"
+    COLAB = "Colab"
+
+
+def frontend() -> Frontend | None:
+    """The frontend this kernel runs under, where it tells (None where it does not, and outside
+    a kernel): VS Code's start-up code sets ``__vsc_ipynb_file__`` in the person's namespace,
+    Voilà sets ``VOILA_KERNEL_ID`` in the kernel's environment, and Colab's kernel has
+    ``google.colab`` loaded (and ``COLAB_RELEASE_TAG`` set)."""
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    if os.environ.get("VOILA_KERNEL_ID"):
+        return Frontend.VOILA
+    if "google.colab" in sys.modules or os.environ.get("COLAB_RELEASE_TAG"):
+        return Frontend.COLAB
+    namespace = getattr(getattr(kernel, "shell", None), "user_ns", None) or {}
+    if "__vsc_ipynb_file__" in namespace:
+        return Frontend.VSCODE
+    return None
+
+
+class _Sightings:
+    """Whether a frontend counted a displayed view of one of our widgets in this kernel: then a
+    person sees widgets here, whatever else is known."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def saw(self, change: dict) -> None:
+        if change.get("new"):
+            self.seen = True
+
+
+_SIGHTINGS = _Sightings()
+
+
+def count_views(widget: widgets.Widget) -> None:
+    """Ask the frontend to count ``widget``'s displayed views (ipywidgets' ``_view_count``: a
+    manager built on ``@jupyter-widgets/base`` adds one when a view is displayed, and syncs it);
+    the first one counted tells :func:`widget_frontend_attached` that a person sees widgets."""
+    if widget._view_count is None:
+        widget._view_count = 0
+    widget.observe(_SIGHTINGS.saw, names="_view_count")
+
+
 def widget_frontend_attached() -> bool:
     """Whether a person may see widgets from this kernel.
 
     The rule: yes when a widget manager has opened ipywidgets' control channel to this kernel,
-    or when a notebook server started the kernel (it sets ``JPY_SESSION_NAME``: JupyterLab,
-    Notebook 7, Binder, JupyterHub). No for kernels started by executors such as nbclient,
-    nbconvert and papermill, which render no widgets, and outside a kernel.
+    when a notebook server started the kernel (it sets ``JPY_SESSION_NAME``: JupyterLab,
+    Notebook 7, Binder, JupyterHub), under a frontend that renders widgets and is known by
+    what it sets (:func:`frontend`: VS Code's local kernel, Voilà, Colab), and once a frontend
+    counted a displayed view of one of our widgets (:func:`count_views`). No for kernels
+    started by executors such as nbclient, nbconvert and papermill, which render no widgets,
+    and outside a kernel.
     """
     if _kernel() is None:
         return False
     module = sys.modules.get("ipywidgets")
     if module is not None and getattr(module.Widget, "_control_comm", None) is not None:
         return True
-    return bool(os.environ.get("JPY_SESSION_NAME"))
+    if os.environ.get("JPY_SESSION_NAME") or _SIGHTINGS.seen:
+        return True
+    return frontend() is not None
+
+
+def shows_display_updates() -> bool:
+    """Whether the frontend applies ``update_display_data`` to an output already shown: Voilà
+    does not (a view replaced by its transcript there would just vanish)."""
+    return frontend() is not Frontend.VOILA
+
+
+def enable_frontend() -> None:
+    """Make the frontend render ipywidgets 8, where it needs telling: Colab renders only the
+    widgets displayed after ``google.colab.output.enable_custom_widget_manager()``."""
+    if frontend() is not Frontend.COLAB:
+        return
+    with contextlib.suppress(Exception):  # (an older or changed Colab: widgets as it has them)
+        from google.colab import output  # type: ignore[import-not-found]
+
+        output.enable_custom_widget_manager()
 
 
 def check_blocking_supported() -> None:
     """Raise :class:`BlockingNotSupported` in a kernel that cannot serve a waiting cell."""
     if _kernel() is None:
         return
+    if frontend() is Frontend.VOILA:
+        raise BlockingNotSupported(
+            "Voilà shows the page only once every cell has run, so a cell that waits for a form "
+            "would wait for a page never shown: use conn.start_tool(...) instead")
     found = _ipykernel_version()
     if found is not None and found < BLOCKING_MIN_IPYKERNEL:
         need = ".".join(map(str, BLOCKING_MIN_IPYKERNEL))

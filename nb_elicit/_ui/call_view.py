@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import time
 import uuid
 from collections.abc import Callable
@@ -81,6 +82,10 @@ class CallView(widgets.VBox):
         #: Set by whoever displays the view: where the transcript goes when it is frozen.
         self.display_handle = None
         self.frozen = False
+        #: Set by whoever displays the view: True where the frontend applies no display update
+        #: to an output already shown (Voilà), so that the ended view stays in place, live,
+        #: result included, instead of a transcript the page would never draw.
+        self.in_place = False
         self._result: ToolResult | None = None
         self._failure: str | None = None
         #: "N more requests from SERVER are waiting", made when the first request waits.
@@ -167,11 +172,13 @@ class CallView(widgets.VBox):
             self._apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
         return self._apps
 
-    def show(self, keyboard: bool = True) -> None:
+    def show(self, keyboard: bool = True, *, in_place: bool = False) -> None:
         """Display the view in the current cell; its keyboard script (see :mod:`.keyboard`)
         follows in the same cell with the first form or card shown in it: a call that shows none
-        leaves no script output, which freezing would only empty."""
+        leaves no script output, which freezing would only empty. ``in_place``: see
+        :attr:`in_place`."""
         self._show_later = None
+        self.in_place = in_place
         self.display_handle = display(self, display_id=True)
         if keyboard:
             self._keyboard_later = contextvars.copy_context()
@@ -189,7 +196,7 @@ class CallView(widgets.VBox):
         else:
             self._keys_handle = handle
 
-    def show_when_needed(self, keyboard: bool = True) -> None:
+    def show_when_needed(self, keyboard: bool = True, *, in_place: bool = False) -> None:
         """:meth:`show`, in the cell that runs now, but only once something shows in the view (a
         form, a notice, a failure line). A request that shows nothing (a listing, a request
         answered without a person) then leaves nothing in its cell: no output that would be
@@ -197,15 +204,15 @@ class CallView(widgets.VBox):
         drawing when it is taken away (JupyterLab then logs "Could not add child view to box").
         """
         if self.display_handle is None:
-            self._show_later = (contextvars.copy_context(), keyboard)
+            self._show_later = (contextvars.copy_context(), keyboard, in_place)
 
     def _show_now(self) -> None:
         """Display the view now if it waits for something to show (see
         :meth:`show_when_needed`), in the cell it was made in."""
         later, self._show_later = self._show_later, None
         if later is not None and self.display_handle is None and not self.frozen:
-            context, keyboard = later
-            context.run(self.show, keyboard)
+            context, keyboard, in_place = later
+            context.run(functools.partial(self.show, keyboard, in_place=in_place))
 
     def add_form(self, form: widgets.Widget) -> None:
         form.on_late_change(self._late_change)
@@ -504,7 +511,8 @@ class CallView(widgets.VBox):
     def can_freeze(self) -> bool:
         """Whether :meth:`freeze` would now put the transcript in the view's place: the view
         is shown, and no request shown here is still open."""
-        return self.display_handle is not None and not self._open_prompts()
+        return (self.display_handle is not None and not self.in_place
+                and not self._open_prompts())
 
     def freeze(self) -> bool:
         """Replace the live view by its transcript and close every widget model in it.
@@ -522,6 +530,10 @@ class CallView(widgets.VBox):
         if self._open_prompts():
             return False
         self._draw_pending()  # (the widgets end as they would have been shown)
+        if self.in_place:  # (the page would not draw a transcript: the view stays, ended)
+            self._stop_ticking()
+            self._keyboard_later = None
+            return True
         self.frozen = True
         self._stop_ticking()
         if self.display_handle is not None:
