@@ -187,7 +187,7 @@ def test_the_mcp_magic_waits_in_its_cell_and_receives_every_keystroke(fe, tmp_pa
 def test_without_a_widget_frontend_ask_answers_cancel_after_a_bounded_wait(tmp_path):
     journal = Journal(tmp_path / "journal.jsonl")
     env = {"JPY_SESSION_NAME": "", "NB_ELICIT_HEADLESS_WAIT": "1"}
-    with Frontend.start(env=env) as headless:
+    with Frontend.start(env=env, renders=False) as headless:  # (nbclient: no views)
         reply, _ = headless.run("%load_ext nb_elicit\nimport sys\n"
                                 f"%mcp connect demo -- {{sys.executable}} -m nb_elicit.demo "
                                 f"--journal {journal.path}", timeout=CELL_TIMEOUT)

@@ -61,6 +61,8 @@ def _untracked_message_types() -> frozenset[str]:
 UNTRACKED_MESSAGE_TYPES = _untracked_message_types()
 
 WIDGET_TARGET = "jupyter.widget"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+"""The output mimetype that displays a widget view."""
 """The comm target of ipywidgets models (the only one this frontend mirrors)."""
 
 KERNEL_CMD = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
@@ -198,6 +200,7 @@ class Frontend:
         coalesce: bool = False,
         owns_kernel: bool = False,
         timeout: float = 10.0,
+        renders: bool = True,
     ) -> None:
         self.km = km
         if kc is None:
@@ -207,6 +210,12 @@ class Frontend:
         self.kc = kc
         self.coalesce = coalesce
         self.owns_kernel = owns_kernel
+        self.renders = renders
+        self._roots: list[str] = []
+        """The models displayed in an output (widget-view outputs), in order."""
+        self._counting: set[str] = set()
+        """Models whose ``_view_count`` is a number, not yet counted as displayed."""
+        self._counted: set[str] = set()
         self.models: dict[str, Model] = {}
         self.messages: list[Outgoing] = []
         """Every widget message, in the order the test asked for it (sent or not)."""
@@ -231,17 +240,19 @@ class Frontend:
     @classmethod
     def start(
         cls, *, subshells: bool = False, coalesce: bool = False, startup_timeout: float = 60.0,
-        env: dict[str, str] | None = None, python: str | None = None,
+        env: dict[str, str] | None = None, python: str | None = None, renders: bool = True,
     ) -> Frontend:
         """Start a fresh kernel (see :func:`start_kernel`) with a frontend that owns it.
 
         Like a notebook server, it gives the kernel ``JPY_SESSION_NAME`` (override or drop it
         through ``env``), which is how a kernel tells that a person may be watching.
+        ``renders=False`` is a headless executor (nbclient, papermill): it displays no view.
         """
         km, kc = start_kernel(startup_timeout, {"JPY_SESSION_NAME": "frontend.ipynb",
                                                 **(env or {})}, python)
         try:
-            return cls(km, kc, subshells=subshells, coalesce=coalesce, owns_kernel=True)
+            return cls(km, kc, subshells=subshells, coalesce=coalesce, owns_kernel=True,
+                       renders=renders)
         except BaseException:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
@@ -336,11 +347,13 @@ class Frontend:
             if content.get("target_name") == WIDGET_TARGET:
                 state = dict(content.get("data", {}).get("state", {}))
                 self.models[content["comm_id"]] = Model(content["comm_id"], state, parent_id)
+                self._may_count(content["comm_id"])
         elif msg_type == "comm_msg":
             model = self.models.get(content.get("comm_id"))
             data = content.get("data", {})
             if model is not None and data.get("method") in {"update", "echo_update"}:
                 model.state.update(data.get("state", {}))
+                self._may_count(model.comm_id)
         elif msg_type == "comm_close":
             model = self.models.get(content.get("comm_id"))
             if model is not None:
@@ -348,6 +361,43 @@ class Frontend:
                 self._queues.pop(model.comm_id, None)
         elif msg_type in _OUTPUT_TYPES and parent_id is not None:
             self._outputs[parent_id].append({"output_type": msg_type, **content})
+            view = (content.get("data") or {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and view.get("model_id"):
+                self._roots.append(view["model_id"])
+        if self._counting and msg_type != "status":
+            self._count_views()
+
+    # ------------------------------------------------------------------ views
+
+    def _may_count(self, model_id: str) -> None:
+        if (self.renders and model_id not in self._counted
+                and isinstance(self.models[model_id].state.get("_view_count"), int)):
+            self._counting.add(model_id)
+
+    def _count_views(self) -> None:
+        """What @jupyter-widgets/base does when a view is displayed: a model whose
+        ``_view_count`` is a number (the kernel asked for the count) gets one more, sent to the
+        kernel as an update. A model is displayed when an output shows it, or a displayed
+        container holds it; each is counted once here (one view each)."""
+        shown: set[str] = set()
+        stack = list(self._roots)
+        while stack:
+            model_id = stack.pop()
+            if model_id in shown or model_id not in self.models:
+                continue
+            shown.add(model_id)
+            if not self.models[model_id].closed:
+                stack.extend(self.children(model_id))
+        for model_id in sorted(self._counting & shown):
+            self._counting.discard(model_id)
+            self._counted.add(model_id)
+            model = self.models[model_id]
+            if model.closed:
+                continue
+            count = model.state["_view_count"] + 1
+            model.state["_view_count"] = count
+            self.send(model_id, {"method": "update", "state": {"_view_count": count},
+                                 "buffer_paths": []})
 
     def _on_idle(self, parent_id: str) -> None:
         out = self._by_msg_id.get(parent_id)
