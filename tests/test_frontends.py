@@ -195,6 +195,7 @@ def answer_name(fe) -> None:
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.blocking_kernel
 def test_a_form_that_a_frontend_displays_is_not_cancelled_for_want_of_a_frontend(tmp_path):
     """No session, no control channel, no known frontend: the frontend counts the form's view,
     and the form waits for its person past the no-frontend wait."""
@@ -213,6 +214,7 @@ def test_a_form_that_a_frontend_displays_is_not_cancelled_for_want_of_a_frontend
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.blocking_kernel
 def test_vs_code_s_local_kernel_gets_the_keyboard_script_and_its_form_waits(tmp_path):
     """VS Code starts its local kernel with no session, its widget manager opens no control
     channel, and its start-up code sets __vsc_ipynb_file__ (this frontend counts no view, so
@@ -234,6 +236,7 @@ def test_vs_code_s_local_kernel_gets_the_keyboard_script_and_its_form_waits(tmp_
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.blocking_kernel
 def test_voila_refuses_a_blocking_call_in_one_line_and_keeps_a_started_call_s_view(tmp_path):
     journal = Journal(tmp_path / "journal.jsonl")
     env = {"JPY_SESSION_NAME": "", "VOILA_KERNEL_ID": "3f0c", "NB_ELICIT_HEADLESS_WAIT": "1"}
