@@ -11,7 +11,7 @@ import pytest
 from helpers.node import node
 
 import nb_elicit
-from nb_elicit._ui.keyboard import FOCUSED, escape_rule, keyboard_script, return_rule
+from nb_elicit._ui.keyboard import FOCUSED, escape_rule, focus_rule, keyboard_script, return_rule
 
 # `once`: the rule is JavaScript, run here by Node; Python only hands over its text.
 pytestmark = pytest.mark.once
@@ -112,8 +112,32 @@ def test_the_focus_returns_only_from_a_form_that_closed_or_let_it_fall():
                      "next_of_the_last": "third"}
 
 
+FOCUS_CASES = """
+function root(inNotebook) {
+  return {closest: function (selector) { return inNotebook && selector === ".jp-Notebook"; }};
+}
+function doc(focused) { return {hasFocus: function () { return focused; }}; }
+console.log(JSON.stringify({
+  notebook_page_focused: mayTakeFocus(root(true), doc(true)),
+  notebook_page_unfocused: mayTakeFocus(root(true), doc(false)),
+  other_page_focused: mayTakeFocus(root(false), doc(true)),
+  other_page_unfocused: mayTakeFocus(root(false), doc(false)),
+}));
+"""
+
+
+def test_outside_a_notebook_s_page_a_form_takes_the_focus_only_while_its_page_has_it():
+    """VS Code's output page: its cell editors are outside it, so a person typing there shows
+    only as the output page not having the focus; a notebook's page keeps its typing guard."""
+    out = subprocess.run([node(), "-e", focus_rule() + FOCUS_CASES], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert json.loads(out) == {"notebook_page_focused": True, "notebook_page_unfocused": True,
+                               "other_page_focused": True, "other_page_unfocused": False}
+
+
 def test_the_script_uses_the_rules_and_makes_the_form_focusable():
     script = keyboard_script("nb-elicit-view-x")
+    assert focus_rule() in script and "mayTakeFocus(root, document)" in script
     assert escape_rule() in script and "escapeCancels(event, prompt)" in script
     assert return_rule() in script and "focusReturns(region, document.activeElement" in script
     assert "tabIndex = -1" in script

@@ -35,6 +35,12 @@ from any server). The rules:
   the last cell selects that cell (no new cell is made). A page of a retry panel, once opened,
   gives the focus to its panel, which still waits for Retry.
 
+* **Other output pages.** Outside a notebook's page (VS Code's output page, Voilà) a form takes
+  the focus only while that page has it (:func:`focus_rule`): VS Code's cell editors live
+  outside the output page, so a person typing there is seen only that way. The focus returns
+  to no cell there (none is in the page, and VS Code gives an output no way to focus its
+  notebook): it stays where the answer left it, and Escape and Tab work as anywhere.
+
 Frontends that do not run scripts in outputs (GitHub, nbconvert without a kernel) simply lack
 them; everything else works by mouse, Tab and Enter.
 """
@@ -43,7 +49,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["FOCUSED", "escape_rule", "keyboard_script", "return_rule"]
+__all__ = ["FOCUSED", "escape_rule", "focus_rule", "keyboard_script", "return_rule"]
 
 #: What the script may focus when a form appears: its fields, never a button (a button that
 #: agrees, such as a consent card's Open, must not be one stray Enter away).
@@ -94,7 +100,7 @@ _SCRIPT = """
     var first = prompt.querySelector(controls);
     if (!first) { return; }
     prompt.dataset.nbElicitFocused = "1";
-    if (!typingElsewhere()) { first.focus(); }
+    if (!typingElsewhere() && mayTakeFocus(root, document)) { first.focus(); }
   }
   function scan() {
     root.querySelectorAll(regions).forEach(function (region) {
@@ -106,6 +112,7 @@ _SCRIPT = """
   new MutationObserver(scan).observe(root, {childList: true, subtree: true});
   scan();
   %(return_rule)s
+  %(focus_rule)s
   var cells = ".jp-Notebook .jp-Cell";
   function classOf(node, prefix) {  // the node's class that starts with prefix, or ""
     for (var i = 0; i < node.classList.length; i++) {
@@ -167,6 +174,14 @@ _SCRIPT = """
 """
 
 
+#: Whether a form shown under ``root`` may take the focus: in a notebook's page the typing guard
+#: knows the cell editors; in any other output page (VS Code's: its cell editors live outside
+#: it, where no script of an output sees them) only while the page itself has the focus.
+_FOCUS_RULE = """function mayTakeFocus(root, doc) {
+    return !!root.closest(".jp-Notebook") || doc.hasFocus();
+  }"""
+
+
 #: Whether an Escape ``event`` inside ``prompt`` (an open form or card) cancels it.
 _ESCAPE_RULE = """function escapeCancels(event, prompt) {
     if (event.key !== "Escape" || event.defaultPrevented || event.isComposing ||
@@ -204,6 +219,12 @@ def return_rule() -> str:
     return _RETURN_RULE
 
 
+def focus_rule() -> str:
+    """The script's function ``mayTakeFocus(root, doc)``: whether a form may take the focus
+    (in a notebook's page, or in another output page that has the focus)."""
+    return _FOCUS_RULE
+
+
 def escape_rule() -> str:
     """The script's function ``escapeCancels(event, prompt)``: when Escape cancels a prompt
     (the focus on the prompt itself or on one of its buttons, and nothing else took the key)."""
@@ -213,4 +234,5 @@ def escape_rule() -> str:
 def keyboard_script(view_class: str) -> str:
     """The script for the view whose root element has the CSS class ``view_class``."""
     return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE,
-                      "return_rule": _RETURN_RULE, "focused": json.dumps(FOCUSED)}
+                      "return_rule": _RETURN_RULE, "focus_rule": _FOCUS_RULE,
+                      "focused": json.dumps(FOCUSED)}
