@@ -211,17 +211,55 @@ BLOCKED = ("import concurrent.futures\nloop = asyncio.new_event_loop()\n"
            "print(done.result()[0])")
 
 
-def test_a_kernel_blocked_in_a_synchronous_call_answers_cancel_at_once(fe, journal):
+@pytest.mark.parametrize("subshells", [True, False], ids=["frontend-subshells", "main-shell"])
+def test_a_kernel_held_by_a_synchronous_call_shows_the_form_and_takes_every_keystroke(
+        journal, subshells):
+    """The cell's thread waits in join() for a session on a thread: the form still shows in the
+    cell, on nb_elicit's own subshell, and every keystroke arrives, whether the frontend sends
+    widget messages over subshells of its own or to the main shell (JupyterLab's
+    commsOverSubshells perCommTarget and disabled)."""
+    with Frontend.start(subshells=subshells) as fe:
+        opened(fe, THREAD.format(args=demo_args(journal)))
+        cell = fe.execute(BLOCKED)
+        form = newest(fe, "nb-elicit-form")
+        assert_in_cell(fe, form, cell)
+        fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat", delay=0.02)
+        assert fe.flush(timeout=20), fe.stalled()
+        fe.click(newest(fe, "nb-elicit-submit"))
+        reply = fe.wait_reply(cell, CELL_TIMEOUT)
+        assert reply["status"] == "ok", fe.outputs(cell)
+        assert "Hello, @octocat!" in fe.stdout(cell)
+        assert answers(journal) == [("accept", {"name": "octocat"})]
+        reply, outputs = fe.run("1+1", timeout=10)
+        assert outputs[-1]["data"]["text/plain"] == "2"
+
+
+def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
+    """Where the kernel cannot have nb_elicit's subshell (ipykernel older than 7.4: here it is
+    taken away), a held kernel's request that only a person could answer is answered cancel,
+    with a line that says which call to use instead."""
     opened(fe, THREAD.format(args=demo_args(journal)))
+    opened(fe, "from nb_elicit._runtime import side_shell\n"
+               "side_shell._PROBE.made[id(get_ipython().kernel)] = None")
     reply, outputs = fe.run(BLOCKED, timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
     printed = "".join(o.get("text", "") for o in outputs)
     assert "No username: you chose cancel." in printed
     assert "The kernel is blocked in a synchronous call" in printed
-    assert "answered cancel; use the framework's async call, awaited in the cell" in printed
     assert not fe.find("nb-elicit-form")
-    # (had it waited for a person, join(60) would have ended first, and the cell failed)
     assert answers(journal) == [("cancel", None)]
+
+
+def test_interrupt_ends_a_held_cell_and_its_open_form_answers_cancel(fe, journal):
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    cell = fe.execute(BLOCKED)
+    newest(fe, "nb-elicit-form")
+    fe.interrupt()
+    assert fe.wait_reply(cell, 20)["status"] == "error"
+    fe.wait_for(lambda: answers(journal), 20, "the server's answer")
+    assert answers(journal) == [("cancel", None)]
+    reply, outputs = fe.run("1+1", timeout=10)
+    assert outputs[-1]["data"]["text/plain"] == "2"
 
 
 def test_a_blocked_kernel_still_answers_by_the_respond_policy(fe, journal):
@@ -233,8 +271,10 @@ def test_a_blocked_kernel_still_answers_by_the_respond_policy(fe, journal):
     assert reply["status"] == "ok", outputs
     printed = "".join(o.get("text", "") for o in outputs)
     assert "Hello, @octocat!" in printed
-    assert "Answered accept by the respond policy" in printed
+    fe.wait_for(lambda: any("Answered accept by the respond policy" in t
+                            for t in fe.transcripts()), 20, "the policy's line in the cell")
     assert "The kernel is blocked" not in printed
+    assert not fe.find("nb-elicit-form")
     assert answers(journal) == [("accept", {"name": "octocat"})]
 
 

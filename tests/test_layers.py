@@ -172,6 +172,13 @@ FOREIGN_PRIVATE = {
     # ipywidgets' own way to learn that a frontend displayed a widget ("set this to 0 to
     # start tracking"): every widget manager built on @jupyter-widgets/base counts views.
     ("_runtime/kernel_compat.py", "_view_count"): "ipywidgets' count of displayed views",
+    # The side shell (forms while the main thread is held: docs/kernels.md), probed once.
+    ("_runtime/side_shell.py", "_create_subshell"): "ipykernel: a subshell for nb_elicit",
+    ("_runtime/side_shell.py", "_cache"): "ipykernel: that subshell's thread",
+    ("_runtime/side_shell.py", "_lock_cache"): "ipykernel: the lock of its subshells",
+    ("_runtime/side_shell.py", "_shell_parent"): "ipykernel: the parent a comm sends under",
+    ("_runtime/side_shell.py", "_shell_context"): "ipykernel: plain threads' output parent",
+    ("_runtime/side_shell.py", "_reply_subshell_for"): "ipykernel: a comm's subshell, pinned",
 }
 
 

@@ -47,6 +47,7 @@ from .calls import Call
 from .guard import Guard
 from .kernel_compat import count_views, keep_widget_messages_flowing, widget_frontend_attached
 from .pending import PENDING
+from .side_shell import held_here
 
 __all__ = ["RequestContext", "Ruled", "ask", "ask_consent", "by_rules", "check_message",
            "how_gone", "outcome_line", "wait_for_person", "write_outcome"]
@@ -469,6 +470,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
             if not widget_frontend_attached():
                 count_views(prompt)  # (a frontend that shows it says so: then it waits on)
             context.view.add_form(prompt)
+            held_here(context.view)  # (on nb_elicit's subshell: its messages come there)
             if not widget_frontend_attached():
                 # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), _unless_seen, prompt)

@@ -62,10 +62,12 @@ from .kernel_compat import (
     in_running_cell,
     kernel_loop,
     kernel_thread_stack,
+    running_cell,
     shows_display_updates,
     watch_cells,
     widget_frontend_attached,
 )
+from .side_shell import side_shell
 
 __all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHook",
            "elicitation_callback", "elicitation_handler", "guard_for", "labels"]
@@ -249,7 +251,13 @@ class ElicitationHook:
                 asked = cell.run(here.create_task, _ask_in_cell(asker, request, self.refuse_with))
             elif threading.current_thread() is threading.main_thread() \
                     or not await _loop_takes_calls(loop):
-                return await _ask_unseen(cell, asker, request, self.refuse_with)
+                # The kernel's thread is held: the form is shown and answered on a subshell of
+                # nb_elicit's own where the kernel has one, else the rules (or cancel) answer.
+                side = side_shell() if running_cell() is not None else None
+                if side is None:
+                    return await _ask_unseen(cell, asker, request, self.refuse_with)
+                asked = asyncio.wrap_future(side.run(
+                    cell, lambda: _ask_in_cell(asker, request, self.refuse_with)))
             else:
                 asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
                     _in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))

@@ -51,9 +51,9 @@ import ipywidgets as widgets
 from .._core.errors import BlockingNotSupported
 
 __all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "check_blocking_supported", "count_views",
-           "enable_frontend", "frontend", "in_running_cell", "keep_widget_messages_flowing",
-           "kernel_loop", "kernel_thread_stack", "running_cell", "shows_display_updates",
-           "watch_cells", "widget_frontend_attached"]
+           "current_kernel", "enable_frontend", "frontend", "in_running_cell",
+           "keep_widget_messages_flowing", "kernel_loop", "kernel_thread_stack", "running_cell",
+           "shows_display_updates", "walk_widgets", "watch_cells", "widget_frontend_attached"]
 
 BLOCKING_MIN_IPYKERNEL = (7, 4)
 #: The ipykernel releases whose concurrent comm path publishes no status (re-check on upgrade).
@@ -73,6 +73,11 @@ def _kernel():
     """The running ipykernel, or None outside a kernel."""
     shell = sys.modules.get("IPython") and _get_ipython()
     return getattr(shell, "kernel", None) if shell is not None else None
+
+
+def current_kernel():
+    """The running ipykernel (its kernel object), or None outside a kernel."""
+    return _kernel()
 
 
 def _get_ipython():
@@ -199,7 +204,7 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
     low, high = _SILENT_CONCURRENT_PATH
     if not low <= found < high:
         return
-    for widget in _walk(root):
+    for widget in walk_widgets(root):
         comm = getattr(widget, "comm", None)
         if comm is None or widget in _IDLE_FIXED:
             continue
@@ -364,8 +369,9 @@ def kernel_thread_stack() -> list[tuple[str, str]]:
     return stack
 
 
-def _walk(widget):
+def walk_widgets(widget):
+    """``widget`` and every widget below it (through ``children``)."""
     yield widget
     for child in getattr(widget, "children", ()) or ():
         if isinstance(child, widgets.Widget):
-            yield from _walk(child)
+            yield from walk_widgets(child)
