@@ -91,12 +91,14 @@ CONTACT = ("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age":
 
 
 def sdk_client(journal, mode: str = "legacy",
-               callback: str = "nb_elicit.elicitation_callback") -> str:
-    """A cell that opens the SDK's Client on the demo over stdio with the hook ``callback``."""
+               callback: str = "nb_elicit.elicitation_callback", options: str = "") -> str:
+    """A cell that opens the SDK's Client on the demo over stdio with the hook ``callback``
+    (and more keyword ``options``, as Python source)."""
+    more = f", {options}" if options else ""
     return ("import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
             "from mcp.client.stdio import stdio_client\n"
             f"server = {stdio(journal)}\n"
-            f"client = Client(server, mode={mode!r}, elicitation_callback={callback})\n"
+            f"client = Client(server, mode={mode!r}, elicitation_callback={callback}{more})\n"
             "await client.__aenter__()")
 
 
@@ -130,6 +132,23 @@ def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert "Booked for 4." in fe.stdout(cell)
     assert answers(journal) == [("accept", {"people": 4})]
+
+
+def test_the_framework_s_own_timeout_waits_while_the_person_reads(fe, journal):
+    """The SDK's Client times each request (here 2 s): the tool call that asked is still in
+    flight when the person answers after 4 s, and its result arrives."""
+    opened(fe, sdk_client(journal, options="read_timeout_seconds=2"))
+    cell = fe.execute("result = await client.call_tool('github_username')\n"
+                      "print(result.content[0].text)")
+    name = newest(fe, "nb-elicit-field-name")
+    fe.pump_for(4)
+    fe.type_text(name, "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert "Hello, @octocat!" in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"name": "octocat"})]
 
 
 def test_a_decline_reaches_the_server(fe, journal):

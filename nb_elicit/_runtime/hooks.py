@@ -53,6 +53,8 @@ from .._core.limits import RateLimit, parse_rate_limit
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Counted, Outcome, Refusal
 from .._core.text import shorten, visible
+from .._mcp.clocks import install as note_request_clocks
+from .._mcp.clocks import paused as paused_clocks
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
 from .asking import RequestContext, ask
@@ -163,6 +165,7 @@ class ElicitationHook:
     def __init__(self, label: str | None = None):
         self.label = label
         watch_cells()  # (from the cell that makes it: later cells are then known as they run)
+        note_request_clocks()  # (before the framework sends its first request: see paused)
 
     def named(self, label: str, *, rate_limit: str | RateLimit | None = None,
               secret_forms: str | None = None):
@@ -261,7 +264,8 @@ class ElicitationHook:
             else:
                 asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
                     _in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
-            got = await _outcome_of(asked)
+            with paused_clocks():  # (the framework's timeouts wait for the person too)
+                got = await _outcome_of(asked)
             if got is None:  # (nb_elicit ended it by itself: cancel, and the cell says so)
                 _tell(cell, asker, message, Outcome(
                     Answer("cancel"), AnsweredBy.CLOSED, notice_kind=NoticeKind.WARNING,
