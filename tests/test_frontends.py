@@ -73,6 +73,18 @@ def test_voila_is_known_by_its_kernel_id_and_applies_no_display_update(kernel, m
         kernel_compat.check_blocking_supported()
 
 
+def test_voila_s_refusal_is_also_printed_since_voila_hides_a_cell_s_error(kernel, monkeypatch,
+                                                                        capsys):
+    monkeypatch.setenv("VOILA_KERNEL_ID", "3f0c")
+    with pytest.raises(BlockingNotSupported) as refused:
+        kernel_compat.check_blocking_supported()
+    assert capsys.readouterr() == (f"BlockingNotSupported: {refused.value}\n", "")
+    assert "\n" not in str(refused.value)
+    with pytest.raises(BlockingNotSupported):  # (%mcp call, which then does not block)
+        kernel_compat.check_blocking_supported(tell=False)
+    assert capsys.readouterr() == ("", "")
+
+
 def test_colab_is_known_and_load_ext_enables_its_widget_manager(kernel, monkeypatch):
     enabled = []
     output = types.SimpleNamespace(enable_custom_widget_manager=lambda: enabled.append(1))

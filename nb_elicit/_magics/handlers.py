@@ -170,9 +170,9 @@ async def call(magic, rest: str):
     task = False if no_task else None
     rt = runtime()
     try:
-        rt.check_blocking_supported()
+        rt.check_blocking_supported(tell=False)
     except rt.BlockingNotSupported:
-        # older kernels: the form must not block the cell
+        # older kernels, Voilà: the form must not block the cell
         conn.start_tool(tool, arguments, task=task)
         return None
     from .._core.errors import TaskCancelled, TaskDetached

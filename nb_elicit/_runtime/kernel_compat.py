@@ -174,14 +174,22 @@ def enable_frontend() -> None:
         output.enable_custom_widget_manager()
 
 
-def check_blocking_supported() -> None:
-    """Raise :class:`BlockingNotSupported` in a kernel that cannot serve a waiting cell."""
+def check_blocking_supported(*, tell: bool = True) -> None:
+    """Raise :class:`BlockingNotSupported` in a kernel that cannot serve a waiting cell.
+
+    Voilà shows neither a cell's error nor its stderr (unless it was started with
+    ``--show_tracebacks=True``), only a line saying that the cell failed: there the refusal's
+    one line is also printed on the cell's stdout, which the page shows, unless ``tell`` is
+    False (``%mcp call``, which then calls without blocking)."""
     if _kernel() is None:
         return
     if frontend() is Frontend.VOILA:
-        raise BlockingNotSupported(
+        refusal = BlockingNotSupported(
             "Voilà shows the page only once every cell has run, so a cell that waits for a form "
             "would wait for a page never shown: use conn.start_tool(...) instead")
+        if tell:
+            print(f"{type(refusal).__name__}: {refusal}", flush=True)
+        raise refusal
     found = _ipykernel_version()
     if found is not None and found < BLOCKING_MIN_IPYKERNEL:
         need = ".".join(map(str, BLOCKING_MIN_IPYKERNEL))
