@@ -151,6 +151,56 @@ def test_the_framework_s_own_timeout_waits_while_the_person_reads(fe, journal):
     assert answers(journal) == [("accept", {"name": "octocat"})]
 
 
+#: A raw SDK session made with no elicitation callback, as openai-agents, llama-index and
+#: agent-framework make theirs; ``{start}`` is its handshake (initialize, or discover for the
+#: 2026-07-28 era).
+RAW_SESSION = """
+%load_ext nb_elicit
+import contextlib, os, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+stack = contextlib.AsyncExitStack()
+read, write = await stack.enter_async_context(stdio_client(
+    StdioServerParameters(command=sys.executable, args={args!r}), errlog=open(os.devnull, 'w')))
+session = await stack.enter_async_context(ClientSession(read, write))
+await session.{start}()
+"""
+
+
+@pytest.mark.parametrize("start, tool, typed, said", [
+    ("initialize", "github_username", "octocat", "Hello, @octocat!"),
+    ("discover", "book_table", "3", "Booked for 3."),
+], ids=["handshake-era", "2026-07-28-input-required"])
+def test_a_session_made_without_a_hook_still_shows_the_form(fe, journal, start, tool, typed,
+                                                            said):
+    """After %load_ext, a framework's session with no hook of its own gets nb_elicit's: the
+    server's question is a form in the calling cell, and in the 2026-07-28 era the raw
+    session's call_tool is completed with the answer (no "pass allow_input_required")."""
+    opened(fe, RAW_SESSION.format(args=demo_args(journal), start=start))
+    cell = fe.execute(f"result = await session.call_tool({tool!r})\n"
+                      "print(result.content[0].text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    field = fe.find("nb-elicit-field-name") or fe.find("nb-elicit-field-people")
+    fe.type_text(field[-1], typed)
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert said in fe.stdout(cell)
+    assert [action for action, _ in answers(journal)] == ["accept"]
+
+
+def test_after_answer_every_session_false_a_session_without_a_hook_gets_no_form(fe, journal):
+    opened(fe, "import nb_elicit\nnb_elicit.answer_every_session(False)")
+    opened(fe, RAW_SESSION.format(args=demo_args(journal), start="initialize").replace(
+        "%load_ext nb_elicit\n", ""))
+    reply, outputs = fe.run("result = await session.call_tool('github_username')\n"
+                            "print(result.content[0].text)", timeout=CELL_TIMEOUT)
+    assert not fe.find("nb-elicit-form")
+    assert answers(journal) == []
+
+
 def test_a_decline_reaches_the_server(fe, journal):
     opened(fe, sdk_client(journal))
     cell = fe.execute("result = await client.call_tool('github_username')\n"

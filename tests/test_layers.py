@@ -31,7 +31,8 @@ ALLOWED = {
     "__init__": {"_core"},  # the rest lazily
 }
 LAZY_ALLOWED = {
-    "_magics": {"_runtime", "_mcp"},  # _mcp only to warm the SDK import up in the background
+    "_magics": {"_runtime", "_mcp"},  # _mcp to warm the SDK import up in the background, and
+    # to give sessions made without a hook nb_elicit's (every_session: no SDK import)
     "__init__": {"_ui", "_runtime", "_magics"},
 }
 SDK = ("mcp", "mcp_types")

@@ -114,12 +114,19 @@ def _complete(shell, event) -> list[str]:
     return []
 
 
+def _hook():
+    """nb_elicit's unlabelled hook, for a session made without one (imported only then)."""
+    from .._runtime.hooks import elicitation_callback
+
+    return elicitation_callback
+
+
 def _prewarm() -> None:
     # Import the SDK in the background, so that the first %mcp connect is quicker, without
     # slowing %load_ext down. (Submit needs no jsonschema: each field checks its own value.)
     def run():
         with contextlib.suppress(Exception):  # only an optimisation
-            from .. import _mcp  # noqa: F401 - the SDK, through its one adapter
+            from .._mcp import session  # noqa: F401 - the SDK, through its one adapter
 
     threading.Thread(target=run, name="nb_elicit-prewarm", daemon=True).start()
 
@@ -129,16 +136,22 @@ def load(ip) -> None:
     if _await_mcp_lines not in ip.input_transformers_post:
         ip.input_transformers_post.append(_await_mcp_lines)
     ip.set_hook("complete_command", _complete, str_key="%mcp")
+    from .._mcp import every_session
     from .._runtime.kernel_compat import enable_frontend
 
     enable_frontend()  # (Colab renders ipywidgets 8 only once told to)
-    _prewarm()
+    every_session.turn(_hook)  # every MCP session made from now on, a framework's without a
+    _prewarm()                 # hook of its own too, gets the form (answer_every_session)
 
 
 def unload(ip) -> None:
-    """Close every connection and every waiting form; remove the magic's input transformer."""
+    """Close every connection and every waiting form; remove the magic's input transformer;
+    sessions made from now on get no form of nb_elicit's."""
     if _await_mcp_lines in ip.input_transformers_post:
         ip.input_transformers_post.remove(_await_mcp_lines)
+    from .._mcp import every_session
+
+    every_session.turn(None)
     connection_module = sys.modules.get("nb_elicit._runtime.connection")
     if connection_module is None:
         return

@@ -15,9 +15,21 @@ changes its API, this package is what changes:
 """
 
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
-from .era import Era
-from .errors import needs_other_era
-from .session import ServerSession
+
+# The SDK is imported with the first of these, not with the package: `%load_ext nb_elicit` can
+# set up :mod:`.every_session` without the second the SDK takes to import.
+_LAZY = {"Era": ".era", "needs_other_era": ".errors", "ServerSession": ".session"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
            "ToolResult", "needs_other_era"]

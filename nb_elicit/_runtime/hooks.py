@@ -46,13 +46,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.answer import Answer
-from .._core.errors import InvalidRequest
+from .._core.errors import ArgumentTypeError, InvalidRequest
 from .._core.frameworks import blocking_call
 from .._core.i18n import t
 from .._core.limits import RateLimit, parse_rate_limit
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Counted, Outcome, Refusal
 from .._core.text import shorten, visible
+from .._mcp import every_session
 from .._mcp.clocks import install as note_request_clocks
 from .._mcp.clocks import paused as paused_clocks
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
@@ -72,7 +73,8 @@ from .kernel_compat import (
 from .side_shell import side_shell
 
 __all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHook",
-           "elicitation_callback", "elicitation_handler", "guard_for", "labels"]
+           "answer_every_session", "elicitation_callback", "elicitation_handler", "guard_for",
+           "labels"]
 
 #: What a hook's request is, where a connection's would name its tool (the framework does
 #: not say which tool asked): the transcript's "SERVER · WHAT", the history's tool, the
@@ -424,3 +426,19 @@ def _printer(cell: contextvars.Context):
 elicitation_callback = ElicitationCallback()
 #: FastMCP's shape, unlabelled.
 elicitation_handler = ElicitationHandler()
+
+
+def answer_every_session(on: bool = True) -> None:
+    """Give every ``mcp.ClientSession`` made from now on *without* an elicitation callback of its
+    own nb_elicit's :data:`elicitation_callback`, so that a framework with no hook (openai-agents,
+    llama-index, agent-framework, smolagents) still shows its server's questions as forms; a
+    session that gets ``input_required`` (2026-07-28) has its ``call_tool`` completed with the
+    person's answers. A callback a framework passes is never replaced. ``%load_ext nb_elicit``
+    turns it on; ``answer_every_session(False)`` turns it off for sessions made later."""
+    if not isinstance(on, bool):
+        raise ArgumentTypeError(f"answer_every_session takes True or False, not {on!r}")
+    every_session.turn(_unlabelled if on else None)
+
+
+def _unlabelled() -> ElicitationCallback:
+    return elicitation_callback

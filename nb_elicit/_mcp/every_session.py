@@ -1,0 +1,145 @@
+"""Every MCP session in the kernel gets the form: sessions made without an elicitation hook.
+
+openai-agents, llama-index's MCP tools, agent-framework and smolagents (through mcpadapt) build an
+``mcp.ClientSession`` with no elicitation callback, so a server that asks gets "Elicitation not
+supported" and the person never sees the question. While :func:`turn` has it on, every
+``ClientSession`` made *without* a callback of its own gets nb_elicit's (a callback a framework
+passes is never replaced), and in the 2026-07-28 era such a session's ``call_tool`` that gets an
+``input_required`` result is completed with the person's answers, the retries the SDK's
+``Client`` drives itself, so its caller sees a plain result, as it would have in the handshake
+era. Sessions made before it was turned on, and nb_elicit's own, are left as they are.
+
+The SDK offers no hook for either: ``ClientSession.__init__`` and ``ClientSession.call_tool`` are
+wrapped once, and do what they did while it is off. The retry driver is the SDK's own
+(``mcp.client._input_required``), the one its ``Client`` uses.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import inspect
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["given", "turn"]
+
+#: The SDK module whose ClientSession is wrapped.
+SESSION_MODULE = "mcp.client.session"
+
+
+class _EverySession:
+    """Whether sessions without a hook get a callback now (:attr:`callback`, a function that
+    returns it: nb_elicit's hooks are imported only when a session needs one), and which
+    sessions got it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.callback: Callable[[], Callable[..., Any]] | None = None
+        self.given: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.wrapped = False
+
+    def wrap(self, module: Any) -> None:
+        """Wrap ``module.ClientSession`` once (the SDK's module, just imported or earlier)."""
+        with self.lock:
+            if self.wrapped:
+                return
+            self.wrapped = True
+        session_type = module.ClientSession
+        made, call = session_type.__init__, session_type.call_tool
+        signature = inspect.signature(made)
+        owner = self
+
+        def __init__(session: Any, *args: Any, **kwargs: Any) -> None:
+            callback = owner.callback
+            if callback is not None:
+                bound = signature.bind_partial(session, *args, **kwargs)
+                if bound.arguments.get("elicitation_callback") is None:
+                    bound.arguments["elicitation_callback"] = callback()
+                    made(*bound.args, **bound.kwargs)
+                    owner.given.add(session)
+                    return
+            made(session, *args, **kwargs)
+
+        async def call_tool(session: Any, name: str, arguments: Any = None,
+                            read_timeout_seconds: float | None = None,
+                            progress_callback: Any = None, **options: Any) -> Any:
+            if session not in owner.given or options.get("allow_input_required"):
+                return await call(session, name, arguments, read_timeout_seconds,
+                                  progress_callback, **options)
+            from mcp.client._input_required import run_input_required_driver
+            from mcp.types import InputRequiredResult
+
+            async def retry(responses: Any, state: str | None) -> Any:
+                return await call(session, name, arguments, read_timeout_seconds,
+                                  progress_callback, **{**options, "input_responses": responses,
+                                                        "request_state": state,
+                                                        "allow_input_required": True})
+
+            first = await retry(options.get("input_responses"), options.get("request_state"))
+            if not isinstance(first, InputRequiredResult):
+                return first
+
+            async def dispatch(key: str, request: Any) -> Any:
+                params = getattr(request, "params", None)
+                context = module.ClientRequestContext(session=session, request_id=key,
+                                                      meta=getattr(params, "meta", None))
+                return await session.dispatch_input_request(context, request)
+
+            return await run_input_required_driver(first, dispatch=dispatch, retry=retry)
+
+        __init__.__doc__, call_tool.__doc__ = made.__doc__, call.__doc__
+        session_type.__init__ = __init__
+        session_type.call_tool = call_tool
+
+
+_EVERY = _EverySession()
+
+
+class _WrapOnImport(importlib.abc.MetaPathFinder):
+    """Wraps the SDK's ClientSession as its module is imported (so that turning this on costs
+    no import of the SDK), then leaves ``sys.meta_path``."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != SESSION_MODULE:
+            return None
+        with _EVERY.lock:
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            _EVERY.wrap(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+_FINDER = _WrapOnImport()
+
+
+def turn(callback: Callable[[], Callable[..., Any]] | None) -> None:
+    """From now on, sessions made without an elicitation callback get ``callback()`` (None: they
+    get none again, as the SDK makes them). Does not import the SDK."""
+    with _EVERY.lock:
+        _EVERY.callback = callback
+        if callback is None or _EVERY.wrapped:
+            return
+        module = sys.modules.get(SESSION_MODULE)
+        if module is not None and hasattr(module, "ClientSession"):
+            _EVERY.wrap(module)
+        elif _FINDER not in sys.meta_path:
+            sys.meta_path.insert(0, _FINDER)
+
+
+def given(session: Any) -> bool:
+    """Whether ``session`` got nb_elicit's callback because it was made without one."""
+    return session in _EVERY.given
