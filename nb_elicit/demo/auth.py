@@ -211,6 +211,7 @@ class _DemoWithSignIn(MCPServer):
 
 def server_with_sign_in(port: int) -> MCPServer:
     """The demo's tools behind the demo authorization server, both on 127.0.0.1:PORT."""
+    from .asking import STATE_SECURITY
     from .server import server as demo
     from .server import tasks
 
@@ -224,7 +225,8 @@ def server_with_sign_in(port: int) -> MCPServer:
     tools = demo._tool_manager.list_tools()
     guarded = _DemoWithSignIn("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
                               tools=tools, auth_server_provider=provider, auth=settings,
-                              extensions=[tasks], middleware=[tasks.middleware])
+                              extensions=[tasks], middleware=[tasks.middleware],
+                              request_state_security=STATE_SECURITY)
     guarded.demo_authorization_server = provider
 
     @guarded.custom_route("/demo-sign-in", methods=["GET", "POST"])

@@ -7,7 +7,9 @@
 
 Every tool that asks returns what it received, and ``--journal`` (or the environment variable
 ``NB_ELICIT_DEMO_JOURNAL``) appends one JSON line per answer to the server's journal, so tests
-can check exactly what reached the server.
+can check exactly what reached the server. The tools ask in both protocol eras, with the same
+journal entries: ``elicitation/create`` requests in the handshake era, input-required results
+in the 2026-07-28 era (see ``asking.py``); ``book_table`` asks in the 2026-07-28 style only.
 """
 
 from __future__ import annotations
@@ -25,14 +27,16 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 
-from . import clock, task_tools
+from . import asking, clock, task_tools
+from .asking import Withdrawn, both_eras
 from .task_wire import DemoTasks
 
 #: The task tools' tasks, in both wire shapes (2025-11-25, and the 2026-07-28 extension).
 tasks = DemoTasks()
 server = MCPServer("nb-elicit-demo", version="0.1.0",
                    instructions="Tools that ask the person for input, for trying nb_elicit.",
-                   extensions=[tasks], middleware=[tasks.middleware])
+                   extensions=[tasks], middleware=[tasks.middleware],
+                   request_state_security=asking.STATE_SECURITY)
 
 ALL_FIELDS = {
     "type": "object",
@@ -85,16 +89,13 @@ def journal(tool: str, **event: Any) -> None:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-async def ask(ctx: Context, tool: str, message: str, schema: dict) -> types.ElicitResult:
-    try:
-        result = await ctx.session.elicit_form(message=message, requested_schema=schema,
-                                               related_request_id=ctx.request_id)
-    except MCPError as error:
-        journal(tool, message=message, error={"code": error.code, "message": error.message})
-        raise
-    journal(tool, message=message, action=result.action, content=result.content)
-    return result
+async def ask(message: str, schema: dict, within: float | None = None) -> types.ElicitResult:
+    """Ask the calling tool's question in its call's era, and journal the answer."""
+    return await asking.ask(journal, message, schema, within)
 
+
+#: A tool that asks returns its result, or (2026-07-28) a question to answer first.
+Asked = types.InputRequiredResult
 
 #: What withdraw and sign_in say of each answer, in plain words.
 ANSWERED = {"accept": "You answered.", "decline": "You declined to answer.",
@@ -114,57 +115,61 @@ async def hello(name: str = "world") -> str:
 
 
 @server.tool()
-async def github_username(ctx: Context) -> str:
+@both_eras
+async def github_username(ctx: Context) -> str | Asked:
     """Ask for a GitHub username (the spec's first example)."""
-    result = await ask(ctx, "github_username", "Please provide your GitHub username",
-                       GITHUB_USERNAME)
+    result = await ask("Please provide your GitHub username", GITHUB_USERNAME)
     if result.action != "accept":
         return f"No username: you chose {result.action}."
     return f"Hello, @{result.content['name']}!"
 
 
 @server.tool()
-async def contact_info(ctx: Context) -> dict:
+@both_eras
+async def contact_info(ctx: Context) -> dict | Asked:
     """Ask for contact details: name, email and an age of at least 18."""
-    return received(await ask(ctx, "contact_info", "Please provide your contact information",
-                              CONTACT_INFO))
+    return received(await ask("Please provide your contact information", CONTACT_INFO))
 
 
 @server.tool()
-async def all_fields(ctx: Context) -> dict:
+@both_eras
+async def all_fields(ctx: Context) -> dict | Asked:
     """Ask for one field of every kind, and return exactly what was received."""
-    return received(await ask(ctx, "all_fields", "Please fill in one field of every kind",
-                              ALL_FIELDS))
+    return received(await ask("Please fill in one field of every kind", ALL_FIELDS))
 
 
 @server.tool()
-async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dict:
-    """Ask with any message and schema you pass in, and return what was received."""
+@both_eras
+async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dict | Asked:
+    """Ask with any message and schema you pass in, and return what was received (or the
+    error the client answered with, in the handshake era; in the 2026-07-28 era a client
+    sends no error back: its call fails instead)."""
     try:
-        return received(await ask(ctx, "custom_form", message, requested_schema))
+        return received(await ask(message, requested_schema))
     except MCPError as error:
         return {"error": {"code": error.code, "message": error.message}}
 
 
 @server.tool()
-async def two_step(ctx: Context) -> dict:
+@both_eras
+async def two_step(ctx: Context) -> dict | Asked:
     """Ask twice in one call: a name, then a confirmation that uses it."""
-    first = await ask(ctx, "two_step", "Step 1 of 2: what should we call you?",
+    first = await ask("Step 1 of 2: what should we call you?",
                       {"type": "object", "properties": {"name": {"type": "string"}},
                        "required": ["name"]})
     if first.action != "accept":
         return {"step1": received(first)}
-    question = f"Step 2 of 2: create an account for {first.content['name']}?"
-    second = await ask(ctx, "two_step", question,
-                       {"type": "object", "properties": {"confirm": {
-                           "type": "boolean", "title": "Yes, create it"}},
-                        "required": ["confirm"]})
+    question = f"Step 2 of 2: create an account for {(first.content or {}).get('name')}?"
+    second = await ask(question, {"type": "object", "properties": {"confirm": {
+        "type": "boolean", "title": "Yes, create it"}}, "required": ["confirm"]})
     return {"step1": received(first), "step2": received(second)}
 
 
 @server.tool()
 async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequiredResult:
-    """Book a table, asking in the 2026-07-28 style (an input-required result, then a retry)."""
+    """Book a table, asking in the 2026-07-28 style only (an input-required result, then a
+    retry). In the handshake era the call fails ("Handler returned an invalid result"), which
+    tells a client such as nb_elicit to call it again in the 2026-07-28 era."""
     answers = ctx.input_responses or {}
     if "party" not in answers:
         return types.InputRequiredResult(
@@ -187,47 +192,57 @@ async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequired
 
 
 @server.tool()
-async def withdraw(ctx: Context, after: float = 3.0) -> str:
+@both_eras
+async def withdraw(ctx: Context, after: float = 3.0) -> str | Asked:
     """Ask a question, and withdraw it if nobody answers in time (the argument after, in
-    seconds: 3 by default)."""
-    with anyio.move_on_after(after) as scope:
-        result = await ask(ctx, "withdraw", f"Answer within {after:g} s, or I withdraw this.",
-                           {"type": "object", "properties": {"answer": {"type": "string"}}})
-    if scope.cancelled_caught:
+    seconds: 3 by default). In the 2026-07-28 era there is no request to withdraw: the form
+    stays until answered, and an answer that comes too late is refused (and not read)."""
+    try:
+        result = await ask(f"Answer within {after:g} s, or I withdraw this.",
+                           {"type": "object", "properties": {"answer": {"type": "string"}}},
+                           within=after)
+    except Withdrawn:
         journal("withdraw", event="withdrawn")
         return "The question was withdrawn."
     return ANSWERED[result.action]
 
 
 @server.tool()
+@both_eras
 async def sign_in(ctx: Context, url: str = "https://example.com/nb-elicit/sign-in",
-                  done_after: float = 3.0) -> str:
+                  done_after: float = 3.0) -> str | Asked:
     """Ask the person to open a web page (URL mode): nb_elicit shows a consent card. Once they
     agree, pretend they finished on that page a little later (the argument done_after, in
-    seconds: 3 by default), and say so."""
-    result = await ctx.session.elicit_url("Please sign in to the example service on its own "
-                                          "page.", url=url, elicitation_id="demo-sign-in",
-                                          related_request_id=ctx.request_id)
-    journal("sign_in", message="url", action=result.action, url=url)
+    seconds: 3 by default), and say so: with a completion notice in the handshake era, and by
+    the call's result alone in the 2026-07-28 era (which has no such notice)."""
+    result = await asking.ask_url(journal, "Please sign in to the example service on its own "
+                                  "page.", url=url, elicitation_id="demo-sign-in")
     if result.action != "accept":
         return NOT_SIGNED_IN[result.action]
     await anyio.sleep(done_after)
-    await ctx.session.send_elicit_complete("demo-sign-in")
+    if not asking.modern(ctx):
+        await ctx.session.send_elicit_complete("demo-sign-in")
     return "Signed in: you finished on the sign-in page."
 
 
 @server.tool()
-async def import_rows(ctx: Context, rows: int = 6, delay: float = 0.5) -> str:
-    """Import some rows, reporting progress, and ask once halfway whether to overwrite."""
+@both_eras
+async def import_rows(ctx: Context, rows: int = 6, delay: float = 0.5) -> str | Asked:
+    """Import some rows, reporting progress, and ask once halfway whether to overwrite. In the
+    2026-07-28 era the question ends the first call; no progress comes while it waits, and the
+    call made with the answer goes on from the row after it."""
+    questions = asking.current()
     overwrite = None
     for i in range(rows):
-        await ctx.report_progress(i, rows, f"Importing row {i + 1} of {rows}")
-        await anyio.sleep(delay)
+        if not questions.replaying:  # (rows imported before the question, in an earlier call)
+            await ctx.report_progress(i, rows, f"Importing row {i + 1} of {rows}")
+            await anyio.sleep(delay)
         if i == rows // 2 and overwrite is None:
-            answer = await ask(ctx, "import_rows", "Row 4 already exists. Overwrite it?",
+            answer = await ask("Row 4 already exists. Overwrite it?",
                                {"type": "object", "required": ["overwrite"], "properties": {
                                    "overwrite": {"type": "boolean", "title": "Overwrite"}}})
-            overwrite = answer.action == "accept" and answer.content.get("overwrite") is True
+            overwrite = (answer.action == "accept"
+                         and (answer.content or {}).get("overwrite") is True)
     await ctx.report_progress(rows, rows, "Import finished")
     return f"Imported {rows} rows ({'overwrote' if overwrite else 'kept'} row 4)."
 
