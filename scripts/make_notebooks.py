@@ -948,9 +948,10 @@ print("This kernel runs", sys.executable)
 ## 1. A pydantic-ai agent whose tool asks you
 
 The demo server runs over stdio. Its stderr goes to a file: in a kernel, `sys.stderr` has no
-file descriptor to hand to a server process. The demo's `github_username` asks in the common
-style (`ctx.session.elicit_form`, a request of the server's own), which needs a session in the
-handshake era: give `MCPToolset` a FastMCP client in `mode="legacy"`.
+file descriptor to hand to a server process. The demo's tools ask in both protocol eras; here
+`MCPToolset` gets a FastMCP client in `mode="legacy"`, the handshake era, where
+`github_username` asks in the common style (`ctx.session.elicit_form`, a request of the
+server's own). Most servers ask that way, and it works only in that era.
 """),
     code("""
 def demo_server():
@@ -974,10 +975,10 @@ print(result.output)
     md("""
 ## 2. A 2026-07-28 tool, with the toolset's own client
 
-`book_table` asks the 2026-07-28 way: it returns an *input-required* result, and the client
-retries with your answer. `MCPToolset`'s own client (FastMCP's `mode="auto"`) speaks that era,
-so the handler is all it needs. (pydantic-ai warns that the handler "will never be called" on
-such a session; it is called, for these retries.)
+`book_table` asks only the 2026-07-28 way: it returns an *input-required* result, and the
+client retries with your answer. `MCPToolset`'s own client (FastMCP's `mode="auto"`) speaks
+that era, so the handler is all it needs. (pydantic-ai warns that the handler "will never be
+called" on such a session; it is called, for these retries.)
 """),
     code("""
 warnings.filterwarnings("ignore", message="`elicitation_handler` will never be called")
