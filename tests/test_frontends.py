@@ -185,6 +185,20 @@ def test_a_view_in_place_ends_with_its_result_shown_in_it_and_is_never_replaced(
     assert "Hello, Ada" in repr(view.children)
 
 
+def test_a_view_in_place_brings_its_keyboard_script_at_once(monkeypatch):
+    # (Voilà draws only what a cell displayed while it ran: a start_tool form comes later)
+    shown = []
+    monkeypatch.setattr("nb_elicit._ui.call_view.display",
+                        lambda obj, **kw: shown.append(obj) or Handle())
+    CallView("demo", "contact_info", show_waiting=False).show(keyboard=True)
+    assert [type(obj).__name__ for obj in shown] == ["CallView"]  # (the script: with a form)
+    shown.clear()
+    view = CallView("demo", "contact_info", show_waiting=False)
+    view.show(keyboard=True, in_place=True)
+    assert [type(obj).__name__ for obj in shown] == ["CallView", "Javascript"]
+    assert view.css_class in shown[1].data
+
+
 # -- real kernels, driven by the scripted frontend ----------------------------------------------
 
 

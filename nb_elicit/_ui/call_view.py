@@ -176,12 +176,15 @@ class CallView(widgets.VBox):
         """Display the view in the current cell; its keyboard script (see :mod:`.keyboard`)
         follows in the same cell with the first form or card shown in it: a call that shows none
         leaves no script output, which freezing would only empty. ``in_place``: see
-        :attr:`in_place`."""
+        :attr:`in_place`; the script then follows at once, since such a page (Voilà) draws only
+        what a cell displayed while it ran, and a form of ``start_tool`` comes after."""
         self._show_later = None
         self.in_place = in_place
         self.display_handle = display(self, display_id=True)
         if keyboard:
             self._keyboard_later = contextvars.copy_context()
+            if in_place:  # (and no transcript will take the view's place: nothing to empty)
+                self._keyboard_now()
 
     def _keyboard_now(self) -> None:
         """Display the keyboard script, once, if :meth:`show` asked for it: in the view's

@@ -10,7 +10,10 @@ the kernel; it hides every cell's error and stderr (unless started with
   (no "no frontend" cancel), and keeps the ended view in place, the result in it;
 - refuses ``await conn.call_tool(...)`` (the cell would wait for a page that is shown only once
   it ends) in one line the page shows, naming ``conn.start_tool``, before anything is sent;
-- runs ``%mcp call`` without blocking the cell, so its form shows and is answered.
+- runs ``%mcp call`` without blocking the cell, so its form shows and is answered;
+- brings a view's keyboard script with the view (a page that draws only what a cell showed
+  while it ran would never get the one that comes with a later form): the form's first field
+  takes the focus, and Escape on the form dismisses it.
 
 One Voilà server (``python -m voila ROOT``, every Jupyter directory temporary) serves this
 module's notebooks, each written by its test into the server's root; each page has its own
@@ -39,7 +42,15 @@ from helpers.lab import REPO, TIMEOUT, VENV_BIN, VIEWPORT, LabError, Notebook
 from helpers.servers import free_port
 
 from .conftest import ARTIFACT_DIR, ARTIFACTS, _close_notebook, _safe
-from .test_browser import ADA, CONTACT_MESSAGE, fill_contact, submit, type_text
+from .test_browser import (
+    ADA,
+    CONTACT_MESSAGE,
+    expect_answered,
+    field,
+    fill_contact,
+    submit,
+    type_text,
+)
 
 pytestmark = [pytest.mark.once, pytest.mark.timeout(300)]
 
@@ -287,4 +298,21 @@ def test_a_magic_call_does_not_block_and_its_form_is_answered(dashboard):
     expect(dashboard.cell(2).locator(".nb-elicit-call")).to_contain_text(
         '"email": "ada@example.com"')
     expect(dashboard.page.get_by_text("BlockingNotSupported")).to_have_count(0)
+    assert page_errors(dashboard) == []
+
+
+# -- 3. the keyboard script comes with the view --------------------------------------------------
+
+
+def test_the_first_field_takes_the_focus_and_escape_dismisses_the_form(dashboard):
+    dashboard.open(dashboard.connect_cell() + "\ncall = conn.start_tool('github_username')")
+    form = dashboard.form(0)
+    expect(field(form, "name")).to_be_focused()
+    form.locator(".nb-elicit-message-text").click()  # the focus on the form itself
+    dashboard.page.keyboard.press("Escape")
+    assert dashboard.wait_journal(1) == [{"tool": "github_username", "message": GITHUB_MESSAGE,
+                                         "action": "cancel", "content": None}]
+    expect_answered(dashboard, 0, "Dismissed.")
+    expect(dashboard.cell(0).locator(".nb-elicit-call")).to_contain_text(
+        "No username: you chose cancel.")
     assert page_errors(dashboard) == []
