@@ -191,6 +191,27 @@ def test_a_session_made_without_a_hook_still_shows_the_form(fe, journal, start, 
     assert [action for action, _ in answers(journal)] == ["accept"]
 
 
+def test_openai_agents_which_takes_no_hook_shows_the_form(fe, journal):
+    """openai-agents' MCPServerStdio builds the SDK's Client with no elicitation callback, on
+    protocol 2026-07-28, and calls the raw session's call_tool: after %load_ext the server's
+    input_required question is a form in the calling cell, and the tool's result comes back."""
+    pytest.importorskip("agents", reason="openai-agents is in the agents extra")
+    opened(fe, "%load_ext nb_elicit\nimport sys\nfrom agents.mcp import MCPServerStdio\n"
+               f"server = MCPServerStdio(params={{'command': sys.executable, "
+               f"'args': {demo_args(journal)!r}}})\nawait server.connect()")
+    cell = fe.execute("result = await server.call_tool('book_table', {})\n"
+                      "print(server.session.protocol_version, result.content[0].text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.type_text(newest(fe, "nb-elicit-field-people"), "3")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert "2026-07-28 Booked for 3." in fe.stdout(cell)
+    assert [action for action, _ in answers(journal)] == ["accept"]
+
+
 def test_after_answer_every_session_false_a_session_without_a_hook_gets_no_form(fe, journal):
     opened(fe, "import nb_elicit\nnb_elicit.answer_every_session(False)")
     opened(fe, RAW_SESSION.format(args=demo_args(journal), start="initialize").replace(
@@ -384,6 +405,33 @@ def test_a_pydantic_ai_agent_over_mcp_toolset(fe, journal):
     fe.click(newest(fe, "nb-elicit-submit"))
     assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
     assert answers(journal) == [CONTACT, ("accept", {"people": 2})]
+
+
+def test_pydantic_ai_run_sync_in_an_executor_the_cell_waits_on(fe, journal):
+    """pydantic-ai's run_sync refuses the kernel's running loop, so people run it in an
+    executor and wait on .result(): the kernel's thread is held, and the form still shows in
+    the cell and takes what is typed."""
+    log = journal.path.with_suffix(".log")
+    opened(fe, (
+        "import concurrent.futures, pathlib, sys, nb_elicit, fastmcp\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "from pydantic_ai import Agent\nfrom pydantic_ai.mcp import MCPToolset\n"
+        "from pydantic_ai.models.test import TestModel\n"
+        f"transport = StdioTransport(command=sys.executable, args={demo_args(journal)!r}, "
+        f"log_file=pathlib.Path({str(log)!r}))\n"
+        "agent = Agent(TestModel(call_tools=['contact_info']), toolsets=[MCPToolset("
+        "fastmcp.Client(transport, mode='legacy', "
+        "elicitation_handler=nb_elicit.elicitation_handler))])"))
+    cell = fe.execute(
+        "with concurrent.futures.ThreadPoolExecutor() as pool:\n"
+        "    result = pool.submit(agent.run_sync, 'Tell me who you are.').result()\n"
+        "print(result.output)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert '"content":{"name":"Ada Lovelace",' in fe.stdout(cell)
+    assert answers(journal) == [CONTACT]
 
 
 def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):

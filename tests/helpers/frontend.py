@@ -150,7 +150,10 @@ def start_kernel(startup_timeout: float = 60.0, env: dict[str, str] | None = Non
         km.kernel_spec.argv = [python, *KERNEL_CMD[1:]]
     elif not _runs_this_python(argv[0]):
         km.kernel_spec.argv = list(KERNEL_CMD)
-    km.start_kernel(env={**os.environ, **(env or {})})
+    # (not pytest's marker: ipykernel then leaves file descriptors 1 and 2 alone, and
+    # sys.stderr has no fileno(), which a kernel that JupyterLab starts has)
+    inherited = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    km.start_kernel(env={**inherited, **(env or {})})
     kc = km.client()
     kc.start_channels()
     try:
