@@ -222,6 +222,20 @@ def test_after_answer_every_session_false_a_session_without_a_hook_gets_no_form(
     assert answers(journal) == []
 
 
+def test_sdk_client_with_default_arguments_gets_the_demo_s_form(fe, journal):
+    """The SDK's Client as most people make it (mode "auto", which negotiates 2026-07-28 with
+    the demo): the demo asks with input_required, and the form shows in the calling cell."""
+    opened(fe, sdk_client(journal).replace("mode='legacy', ", ""))
+    cell = fe.execute("result = await client.call_tool('contact_info')\n"
+                      "print(client.session.protocol_version)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    type_contact(fe)
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "2026-07-28" in fe.stdout(cell)
+    assert answers(journal) == [CONTACT]
+
+
 def test_a_decline_reaches_the_server(fe, journal):
     opened(fe, sdk_client(journal))
     cell = fe.execute("result = await client.call_tool('github_username')\n"
