@@ -448,6 +448,63 @@ def test_pydantic_ai_run_sync_in_an_executor_the_cell_waits_on(fe, journal):
     assert answers(journal) == [CONTACT]
 
 
+#: Google ADK with a scripted model (no key): it calls the demo's github_username through an
+#: McpToolset with nb_elicit's hook, then says what the tool returned.
+ADK = """
+import os, sys, nb_elicit
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_response import LlmResponse
+from google.adk.runners import InMemoryRunner
+from google.adk.tools.mcp_tool import McpToolset, StdioConnectionParams
+from google.genai import types
+from mcp import StdioServerParameters
+
+class Scripted(BaseLlm):
+    model: str = "scripted"
+
+    async def generate_content_async(self, llm_request, stream=False):
+        answered = [part.function_response.response for content in llm_request.contents
+                    for part in content.parts or () if part.function_response]
+        if answered:
+            text = answered[-1]["content"][0]["text"]
+            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+        else:
+            call = types.FunctionCall(name="github_username", args={{}})
+            yield LlmResponse(content=types.Content(role="model",
+                                                    parts=[types.Part(function_call=call)]))
+
+tools = McpToolset(connection_params=StdioConnectionParams(server_params=StdioServerParameters(
+    command=sys.executable, args={args!r})), errlog=open(os.devnull, "w"),
+    elicitation_callback=nb_elicit.elicitation_callback)
+runner = InMemoryRunner(agent=LlmAgent(name="helper", model=Scripted(), tools=[tools]),
+                        app_name="notebook")
+session = await runner.session_service.create_session(app_name="notebook", user_id="ada")
+"""
+
+
+def test_google_adk_runner_run_holds_the_kernel_and_still_gets_the_form(fe, journal):
+    """ADK's synchronous Runner.run (its session on a thread of its own, the kernel's thread
+    iterating its events) with its 5 s stdio read timeout: the person answers after 7 s."""
+    pytest.importorskip("google.adk", reason="google-adk is in the agents extra")
+    opened(fe, ADK.format(args=demo_args(journal)))
+    cell = fe.execute(
+        "message = types.Content(role='user', parts=[types.Part(text='Who am I on GitHub?')])\n"
+        "for event in runner.run(user_id='ada', session_id=session.id, new_message=message):\n"
+        "    for part in (event.content.parts if event.content else ()) or ():\n"
+        "        if part.text:\n            print(part.text)")
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.pump_for(7)
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert "Hello, @octocat!" in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"name": "octocat"})]
+
+
 def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):
     opened(fe, (
         "import sys, nb_elicit\nfrom mcp import Client, StdioServerParameters\n"
