@@ -354,6 +354,34 @@ def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
     assert answers(journal) == [("cancel", None)]
 
 
+def test_what_the_framework_s_thread_prints_after_the_form_still_lands_in_the_held_cell(
+        fe, journal):
+    """Each keystroke is handled on nb_elicit's subshell, which makes the kernel's fallback
+    parent for plain threads that message: the parent is the running cell's again after each,
+    so the framework thread's prints land in the cell, not nowhere."""
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    cell = fe.execute(
+        "def talk():\n"
+        "    done = concurrent.futures.Future()\n"
+        "    in_a_thread_of_its_own('github_username', done, Done())\n"
+        "    for i in range(5):\n"
+        "        print(f'framework line {i}', flush=True)\n"
+        "    return done.result()[0]\n"
+        "import concurrent.futures\n"
+        "class Done:\n"
+        "    def call_soon_threadsafe(self, f, *a): f(*a)\n"
+        "with concurrent.futures.ThreadPoolExecutor() as pool:\n"
+        "    said = pool.submit(talk).result()\n"
+        "print(said)")
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    printed = fe.stdout(cell)
+    assert all(f"framework line {i}" in printed for i in range(5)), printed
+    assert "Hello, @octocat!" in printed
+
+
 def test_interrupt_ends_a_held_cell_and_its_open_form_answers_cancel(fe, journal):
     opened(fe, THREAD.format(args=demo_args(journal)))
     cell = fe.execute(BLOCKED)
