@@ -212,6 +212,35 @@ def test_openai_agents_which_takes_no_hook_shows_the_form(fe, journal):
     assert [action for action, _ in answers(journal)] == ["accept"]
 
 
+@pytest.mark.parametrize("framework, opening, calling", [
+    ("llama_index.tools.mcp",
+     "from llama_index.tools.mcp import BasicMCPClient\n"
+     "client = BasicMCPClient(sys.executable, args={args!r})",
+     "result = await client.call_tool('github_username', {{}})\n"
+     "print(result.content[0].text)"),
+    ("agent_framework",
+     "from agent_framework import MCPStdioTool\n"
+     "tool = MCPStdioTool(name='demo', command=sys.executable, args={args!r})\n"
+     "await tool.connect()",
+     "print([c.to_dict() for c in await tool.call_tool('github_username')])"),
+], ids=["llama-index", "agent-framework"])
+def test_other_frameworks_with_no_hook_show_the_form(fe, journal, framework, opening, calling):
+    """llama-index's BasicMCPClient and agent-framework's MCPStdioTool take no elicitation
+    hook; after %load_ext their sessions get nb_elicit's."""
+    pytest.importorskip(framework, reason="in the frameworks extra, which scripts/test.sh installs")
+    opened(fe, "%load_ext nb_elicit\nimport sys\n" + opening.format(args=demo_args(journal)))
+    cell = fe.execute(calling.format())
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    assert "Hello, @octocat!" in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"name": "octocat"})]
+
+
 def test_after_answer_every_session_false_a_session_without_a_hook_gets_no_form(fe, journal):
     opened(fe, "import nb_elicit\nnb_elicit.answer_every_session(False)")
     opened(fe, RAW_SESSION.format(args=demo_args(journal), start="initialize").replace(
