@@ -283,5 +283,11 @@ def test_voila_refuses_a_blocking_call_in_one_line_and_keeps_a_started_call_s_vi
         fe.run("await call", timeout=CELL_TIMEOUT)
         fe.pump_for(1)
         updates = [o for o in fe.outputs(cell) if o["output_type"] == "update_display_data"]
+        # An app's frame never starts in Voilà: the clock's result shows as text, and no frame
+        # (nor a line that says one is shown) is made.
+        reply, _ = fe.run("clock = await conn.start_tool('clock')", timeout=CELL_TIMEOUT)
+        fe.run("print((await clock).text)", timeout=CELL_TIMEOUT)
+        frames = fe.find_by(_model_name="AnyModel")
     assert answers(journal) == [("accept", {"name": "Ada"})]
     assert updates == []  # the view was not replaced: Voilà would show nothing in its place
+    assert frames == []
