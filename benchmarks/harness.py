@@ -132,7 +132,8 @@ class BenchFrontend(Frontend):
     PROMPT = "bench-prompt"
 
     def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+        # (all set before the frontend starts: with subshells, it reads IOPub while it asks
+        # the kernel for one)
         self.opened: list[str] = []
         self.shown: list[Shown] = []
         self._shown_ids: set[str] = set()
@@ -147,6 +148,7 @@ class BenchFrontend(Frontend):
         self.iopub_count = self.comm_msg_count = 0
         #: comm_msg received so far, by comm (model) id.
         self.comm_msgs: collections.Counter[str] = collections.Counter()
+        super().__init__(*args, **kwargs)
 
     def _on_iopub(self, msg: dict) -> None:
         super()._on_iopub(msg)

@@ -705,7 +705,7 @@ def test_the_latency_breakdown_hooks_every_point_it_stamps():
     assert done.stdout.strip().splitlines()[-1] == "ask,build,attach,click"
 
 
-def _scripted_frontend():
+def _scripted_frontend(**options):
     """The benchmarks' frontend on two unconnected sockets: fed messages by hand."""
     import zmq
 
@@ -721,7 +721,7 @@ def _scripted_frontend():
             socket.close(0)
         context.term()
 
-    return BenchFrontend(None, client), close
+    return BenchFrontend(None, client, **options), close
 
 
 def _iopub(kind: str, at: int, **content) -> dict:
@@ -795,3 +795,22 @@ def test_side_by_side_refuses_an_unknown_revision_in_one_line(capsys):
     assert err.strip().splitlines()[-1].endswith(
         "could not copy nb_elicit at 'no-such-revision': is it a revision of this repository?")
     assert "Traceback" not in err
+
+
+def test_the_benchmarks_frontend_reads_iopub_while_it_asks_the_kernel_for_a_subshell(
+        monkeypatch):
+    # (--subshells, and the held section: the kernel's status comes while the frontend waits
+    # for the subshell it asked for, before the frontend's own bookkeeping was set up)
+    from helpers.frontend import Frontend
+
+    def create(self, timeout):
+        self._on_iopub(_iopub("status", 1, execution_state="busy"))
+        return "subshell-1"
+
+    monkeypatch.setattr(Frontend, "_create_subshell", create)
+    frontend, close = _scripted_frontend(subshells=True)
+    try:
+        assert frontend.subshell_id == "subshell-1"
+        assert frontend.iopub_count == 1
+    finally:
+        close()
