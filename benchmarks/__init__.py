@@ -54,6 +54,12 @@ paint     The same JupyterLab harness: the server's request -> a form's first in
           and focusable, for 1, 10 and 50 string fields, next to bare ipywidgets (Texts and
           three Buttons in a VBox) and ipywidgets-jsonschema's form, each displayed in the cell
           by an SDK callback in the kernel (bench_prompts.py); rounds interleaved.
+held      A hook's form (the SDK's Client with nb_elicit.elicitation_callback on a thread of
+          its own) while the cell joins the thread that calls (the kernel's thread is held:
+          the form runs on nb_elicit's subshell), next to the same while the cell awaits a
+          future that thread resolves (the kernel's loop is free): request sent -> form shown
+          and Submit click -> answer held, with and without frontend subshells; the held/free
+          ratio of the medians, and where the time goes.
 
 The results table (and the machine, versions and load) is written to benchmarks/RESULTS.md for a
 full run of every section, otherwise to benchmarks/RESULTS-quick.md (not committed).

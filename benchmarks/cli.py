@@ -78,6 +78,8 @@ def parser() -> argparse.ArgumentParser:
                         "(default 10, quick 3)")
     parser.add_argument("--paint-rounds", type=int, help="paint: rounds of each prompt and size "
                         "(default 20, quick 3)")
+    parser.add_argument("--held-rounds", type=int, help="held: rounds of each path, free and "
+                        "held, with each frontend (default 30, quick 10)")
     parser.add_argument("--no-kernel-build", action="store_true",
                         help="build: skip the in-kernel builds")
     parser.add_argument("--subshells", action="store_true",

@@ -385,6 +385,137 @@ async def stop_floor() -> None:
     await asyncio.wait_for(_floor.pop("task"), 10)
 
 
+# ---------------------------------------------------------------------------------- a hook
+
+_hook: dict[str, Any] = {}
+
+
+def hook_open(py: str, args: list[str], env: dict[str, str] | None = None,
+              timeout: float = 60.0) -> None:
+    """The SDK's ``Client`` with ``nb_elicit.elicitation_callback``, on a thread and event loop
+    of its own (as strands runs its sessions), connected over stdio to the server ``py args``;
+    kept open until :func:`hook_close`. Its calls come through :func:`hook_call`."""
+    import concurrent.futures
+    import threading
+
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    import nb_elicit
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="hook-session", daemon=True)
+    thread.start()
+    ready: concurrent.futures.Future = concurrent.futures.Future()
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        try:
+            with open(os.devnull, "w") as errlog:
+                params = StdioServerParameters(command=py, args=args, env=env)
+                async with Client(stdio_client(params, errlog=errlog), mode="legacy",
+                                  elicitation_callback=nb_elicit.elicitation_callback) as client:
+                    ready.set_result((client, stop))
+                    await stop.wait()
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error)
+            raise
+
+    task = asyncio.run_coroutine_threadsafe(run(), loop)
+    client, stop = ready.result(timeout)
+    _hook.update(loop=loop, thread=thread, client=client, stop=stop, task=task)
+
+
+def hook_call(tag: str, kind: str = "name", resolve: Callable[[Any], Any] | None = None,
+              timeout: float = 60.0):
+    """The bench server's ``ask(tag, kind)`` through :func:`hook_open`'s client, from a new
+    thread that hands the call to the session's loop and waits for it; returns that thread,
+    started. Its ``result`` is then the tool's text (the action the server received) or the
+    error; ``resolve(result)``, if given, is called with it on that thread as it ends."""
+    import threading
+
+    def run() -> None:
+        try:
+            called = asyncio.run_coroutine_threadsafe(
+                _hook["client"].call_tool("ask", {"tag": tag, "kind": kind}), _hook["loop"])
+            thread.result = called.result(timeout).content[0].text
+        except BaseException as error:  # noqa: BLE001 - handed to the cell
+            thread.result = error
+        if resolve is not None:
+            resolve(thread.result)
+
+    thread = threading.Thread(target=run, name=f"hook-call-{tag}", daemon=True)
+    thread.result = None
+    thread.start()
+    return thread
+
+
+def hook_close(timeout: float = 10.0) -> None:
+    """Close :func:`hook_open`'s client (and so stop its server) and end its thread."""
+    if not _hook:
+        return
+    loop = _hook["loop"]
+    loop.call_soon_threadsafe(_hook["stop"].set)
+    with contextlib.suppress(Exception):
+        _hook["task"].result(timeout)
+    loop.call_soon_threadsafe(loop.stop)
+    _hook["thread"].join(timeout)
+    _hook.clear()
+
+
+def install_hook_stamps() -> list[str]:
+    """Note the Unix time at the points of a hook's request from now on (the held section's
+    breakdown): the hook entered and returned, its probe of the kernel's loop (begun, done),
+    the request handed to nb_elicit's subshell, the answering begun on its loop (the kernel's
+    or the subshell's), the form's build (begun, done), the form attached to its view, and a
+    button click's handler (begun, done). Returns the points it could hook."""
+    import functools
+
+    import ipywidgets
+
+    import nb_elicit
+
+    hooks = nb_module("nb_elicit._runtime.hooks")
+    view = nb_module("nb_elicit._ui.call_view", "nb_elicit._call_view")
+    try:
+        side_shell = nb_module("nb_elicit._runtime.side_shell")
+    except ImportError:  # (a revision before the held kernel's subshell)
+        side_shell = None
+
+    def hook(owner, attr: str, name: str, done: bool = True) -> bool:
+        original = getattr(owner, attr, None) if owner is not None else None
+        if original is None:
+            return False
+        if asyncio.iscoroutinefunction(original):
+            async def wrapper(*args, **kwargs):
+                _stamps.append((name + ">", time.time()))
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    if done:
+                        _stamps.append((name + "<", time.time()))
+        else:
+            def wrapper(*args, **kwargs):
+                _stamps.append((name + ">", time.time()))
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    if done:
+                        _stamps.append((name + "<", time.time()))
+        setattr(owner, attr, functools.wraps(original)(wrapper))
+        return True
+
+    hooked = {"hook": hook(hooks.ElicitationHook, "answer", "hook"),
+              "probe": hook(hooks, "_loop_takes_calls", "probe"),
+              "side": hook(getattr(side_shell, "SideShell", None), "run", "side", done=False),
+              "cell": hook(hooks, "_ask_in_cell", "cell"),
+              "build": hook(nb_elicit.ElicitationForm, "__init__", "build"),
+              "attach": hook(view.CallView, "add_form", "attach", done=False),
+              "click": hook(ipywidgets.Button, "_handle_button_msg", "click")}
+    return [name for name, ok in hooked.items() if ok]
+
+
 # ---------------------------------------------------------------------------------- startup
 
 _clock: list[float] = []

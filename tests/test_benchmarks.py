@@ -19,10 +19,10 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import cli, common, in_kernel, report, sections  # noqa: E402
 from benchmarks.common import Section, Target  # noqa: E402
-from benchmarks.sections import app, build, latency, memory, paint  # noqa: E402
+from benchmarks.sections import app, build, held, latency, memory, paint  # noqa: E402
 
 ORDER = ["build", "latency", "idle", "task", "memory", "scale", "startup", "flood", "first-form",
-         "app", "paint"]
+         "app", "paint", "held"]
 
 
 def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner():
@@ -41,7 +41,7 @@ def test_every_section_is_registered_in_order_with_a_numbered_title_and_a_runner
     ("latency,idle", None, ["latency", "idle"]),
     ("idle, build ,", None, ["idle", "build"]),
     (None, "scale,startup", ["build", "latency", "idle", "task", "memory", "flood",
-                              "first-form", "app", "paint"]),
+                              "first-form", "app", "paint", "held"]),
     ("build,latency,idle", "latency", ["build", "idle"]),
     (None, "nothing-of-ours", ORDER),
 ])
@@ -814,3 +814,83 @@ def test_the_benchmarks_frontend_reads_iopub_while_it_asks_the_kernel_for_a_subs
         assert frontend.iopub_count == 1
     finally:
         close()
+
+
+def made_up_held(free: dict, held_: dict, rounds: int = 10) -> dict:
+    """The held section's measurements with one frontend: ``rounds`` rounds of each path whose
+    (a) and (b) are ``free[leg] + k / 5`` ms and ``held_[leg] + k / 5`` ms (k the round), and
+    one stamped round of each whose probe takes 0.3 ms (free) or 1 s (held)."""
+    times = {path: {"a": [v["a"] + k / 5 for k in range(rounds)],
+                    "a_front": [v["a"] + 1 + k / 5 for k in range(rounds)],
+                    "b": [v["b"] + k / 5 for k in range(rounds)]}
+             for path, v in (("free", free), ("held", held_))}
+    stamped = {}
+    for path, probe in (("free", 0.0003), ("held", 1.0)):
+        t = 100.0
+        stamped[path] = held.legs_of([{
+            "sent": t, "shown": t + probe + 0.008, "clicked": t + probe + 0.5,
+            "answered": t + probe + 0.506,
+            "stamps": [["hook>", t + 0.002], ["probe>", t + 0.0022],
+                       ["probe<", t + 0.0022 + probe], ["cell>", t + 0.0023 + probe],
+                       ["click>", t + probe + 0.2],  # (a click of an earlier form: not this)
+                       ["click>", t + probe + 0.501], ["hook<", t + probe + 0.505]]}])
+    return {"label": "frontend subshells", "times": times, "first_held": 1013.0,
+            "legs": stamped, "hooked": ["hook", "probe", "cell"]}
+
+
+def test_the_held_section_reports_made_up_rounds():
+    assert [held.order(i) for i in range(3)] == [("free", "held"), ("held", "free"),
+                                                ("free", "held")]
+    # Held: (a) 1010 ms next to 10 ms free (the probe's second), (b) 6 next to 5 ms.
+    measured = {"subshells": made_up_held({"a": 10.0, "b": 5.0}, {"a": 1010.0, "b": 6.0})}
+    sec = Section("held", held.TITLE)
+    held.report(sec, measured, 10)
+    shown, click = sec.targets
+    assert shown.what == "Held kernel next to free, request sent -> form shown, frontend subshells"
+    # (medians: free 10.9 ms, held 1010.9 ms; 1010.9 - 1.2 * 10.9 = 997.82)
+    assert (shown.target, shown.passed, shown.missed_by) == ("<= 1.2x (median)", False,
+                                                             "997.8 ms")
+    assert shown.measured == "92.74x (1010.9 vs 10.9 ms, median)"
+    assert (click.passed, click.missed_by, click.measured) == (
+        True, None, "1.17x (6.9 vs 5.9 ms, median)")
+    rows = {row[0]: row[1:] for row in sec.tables[0][2]}
+    assert rows["(a) request sent -> form shown, kernel side"] == [
+        "10.9 ms", "11.7 ms", "1010.9 ms", "1011.7 ms", "92.74x"]
+    assert rows["(a)+(b) total"][0] == "16.8 ms" and rows["(a)+(b) total"][-1] == "60.58x"
+    legs = {row[0]: row[1:] for row in sec.tables[1][2]}
+    assert sec.tables[1][1] == ["leg", "free, frontend subshells", "held, frontend subshells"]
+    assert legs["(a3) the probe: a call handed to the kernel's loop is run, or the probe's "
+                "wait ends"] == ["0.30 ms", "1000.00 ms"]
+    assert legs["(b1) Submit click at the frontend -> click handler entered"] == [
+        "1.00 ms", "1.00 ms"]
+    assert legs[held.WHOLE_A] == ["8.30 ms", "1008.00 ms"]
+    assert legs[held.LESS_PROBE] == ["8.00 ms", "8.00 ms"]
+    assert list(legs).index(held.LESS_PROBE) < list(legs).index(
+        "(b1) Submit click at the frontend -> click handler entered")
+    assert not any(row.startswith("(a6)") for row in legs)  # (no build stamps: no row)
+    assert any("first held request, which makes nb_elicit's subshell, showed its form "
+               "1013.0 ms" in note for note in sec.notes)
+
+    measured = {"subshells": made_up_held({"a": 10.0, "b": 5.0}, {"a": 11.0, "b": 5.5})}
+    sec = Section("held", held.TITLE)
+    held.report(sec, measured, 10)
+    assert [(t.passed, t.missed_by) for t in sec.targets] == [(True, None), (True, None)]
+
+
+def test_the_held_section_s_cells_await_or_join_the_thread_that_calls():
+    free, joined = held.cell("free", "t-1"), held.cell("held", "t-1")
+    assert "_bench.hook_call('t-1', 'name', " in free and "await _done" in free
+    assert "join(" not in free
+    assert "_thread.join(" in joined and "await" not in joined
+    for code in (free, joined):
+        compile(code, "<cell>", "exec", flags=__import__("ast").PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def test_the_held_breakdown_hooks_every_point_it_stamps():
+    # (in a Python of its own: the hooks wrap nb_elicit's and ipywidgets' names for good)
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import in_kernel; "
+            "print(','.join(in_kernel.install_hook_stamps()))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "hook,probe,side,cell,build,attach,click"

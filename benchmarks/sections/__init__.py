@@ -6,7 +6,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from . import app, build, first_form, flood, idle, latency, memory, paint, scale, startup, task
+from . import (
+    app,
+    build,
+    first_form,
+    flood,
+    held,
+    idle,
+    latency,
+    memory,
+    paint,
+    scale,
+    startup,
+    task,
+)
 
 MODULES: dict[str, ModuleType] = {
     "build": build,
@@ -20,6 +33,7 @@ MODULES: dict[str, ModuleType] = {
     "first-form": first_form,
     "app": app,
     "paint": paint,
+    "held": held,
 }
 SECTIONS = tuple(MODULES)
 RUNNERS: dict[str, tuple[str, Callable]] = {name: (module.TITLE, module.run)
