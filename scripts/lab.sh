@@ -10,8 +10,14 @@ if [ "${1:-}" = --fresh ]; then
     fresh=(--fresh)
     shift
 fi
-bash scripts/setup.sh lab
+# What every bundled notebook needs, as on Binder (binder/postBuild): JupyterLab, and the agent
+# frameworks of notebooks/agents.ipynb (pydantic-ai and google-adk need Python 3.11).
+bash scripts/setup.sh lab,agents
 venv="${NB_ELICIT_VENV:-.venv}"
+if ! "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "lab.sh: this Python is older than 3.11: notebooks/agents.ipynb's pydantic-ai cells" \
+         "will not run (every other notebook does)"
+fi
 work="$PWD/lab-work"
 "$venv/bin/python" scripts/lab_workdir.py "$work" ${fresh[@]+"${fresh[@]}"}
 args=(--ServerApp.root_dir="$work")

@@ -4,8 +4,10 @@ so that running the demos (outputs, autosave, edits) never changes the checkout.
     python scripts/lab_workdir.py DIR           # copy notebooks/*.ipynb into DIR/notebooks/
     python scripts/lab_workdir.py DIR --fresh   # replace copies that are already there
 
-``DIR`` gets ``notebooks/`` (the copies) and ``docs`` (a link to the repository's docs, which the
-notebooks link to as ``../docs/...``), so paths are the same as on Binder:
+``DIR`` gets ``notebooks/`` (the copies, with the files they read: the server config
+``notebooks/.vscode/mcp.json`` of configs.ipynb, in :data:`READ_BY_NOTEBOOKS`) and ``docs`` (a
+link to the repository's docs, which the notebooks link to as ``../docs/...``), so paths are the
+same as on Binder:
 ``lab/tree/notebooks/quickstart.ipynb``. A copy is made once and then left alone: what you
 change in it stays. A copy older than its notebook in the checkout is named, and ``--fresh``
 replaces it.
@@ -24,6 +26,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "notebooks"
+#: The files in notebooks/ that the notebooks read, copied with them (paths in notebooks/).
+READ_BY_NOTEBOOKS = (".vscode/mcp.json",)
 
 
 def python_version() -> str:
@@ -56,6 +60,15 @@ def make(target: Path, fresh: bool = False, version: str | None = None) -> list[
             continue
         copy.write_text(stamped(source.read_text(encoding="utf-8"), version), encoding="utf-8")
         said.append(f"copied notebooks/{source.name} to {copy}")
+    for name in READ_BY_NOTEBOOKS:
+        source, copy = SOURCE / name, notebooks / name
+        if copy.exists() and not fresh:
+            if source.stat().st_mtime > copy.stat().st_mtime:
+                stale.append(name)
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(source.read_bytes())
+        said.append(f"copied notebooks/{name} to {copy}")
     if stale:
         said.append(f"older than the checkout's notebooks (run with --fresh to replace them, "
                     f"losing what you changed in them): {', '.join(stale)}")

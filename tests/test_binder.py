@@ -98,7 +98,7 @@ def test_binder_files_are_what_repo2docker_reads():
     assert os.access(post_build, os.X_OK), "binder/postBuild must be executable"
     assert post_build.read_text().startswith("#!/usr/bin/env bash\n")
     # (nb_elicit with the agent frameworks of notebooks/agents.ipynb, pinned by its extra)
-    assert 'python -m pip install --no-cache-dir ".[agents]"' in post_build.read_text()
+    assert 'python -m pip install --no-cache-dir ".[lab,agents]"' in post_build.read_text()
 
 
 @pytest.mark.timeout(900)

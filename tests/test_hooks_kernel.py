@@ -195,7 +195,7 @@ def test_openai_agents_which_takes_no_hook_shows_the_form(fe, journal):
     """openai-agents' MCPServerStdio builds the SDK's Client with no elicitation callback, on
     protocol 2026-07-28, and calls the raw session's call_tool: after %load_ext the server's
     input_required question is a form in the calling cell, and the tool's result comes back."""
-    pytest.importorskip("agents", reason="openai-agents is in the agents extra")
+    pytest.importorskip("agents", reason="in the frameworks extra, which scripts/test.sh installs")
     opened(fe, "%load_ext nb_elicit\nimport sys\nfrom agents.mcp import MCPServerStdio\n"
                f"server = MCPServerStdio(params={{'command': sys.executable, "
                f"'args': {demo_args(journal)!r}}})\nawait server.connect()")
@@ -543,7 +543,7 @@ session = await runner.session_service.create_session(app_name="notebook", user_
 def test_google_adk_runner_run_holds_the_kernel_and_still_gets_the_form(fe, journal):
     """ADK's synchronous Runner.run (its session on a thread of its own, the kernel's thread
     iterating its events) with its 5 s stdio read timeout: the person answers after 7 s."""
-    pytest.importorskip("google.adk", reason="google-adk is in the agents extra")
+    pytest.importorskip("google.adk", reason="in the frameworks extra, which scripts/test.sh installs")
     opened(fe, ADK.format(args=demo_args(journal)))
     cell = fe.execute(
         "message = types.Content(role='user', parts=[types.Part(text='Who am I on GitHub?')])\n"

@@ -90,3 +90,23 @@ def test_lab_script_starts_jupyterlab_rooted_at_the_work_folder(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(5)
+
+
+def test_the_work_folder_holds_every_file_the_notebooks_read(tmp_path):
+    """configs.ipynb connects by name from notebooks/.vscode/mcp.json: the work folder has it,
+    and every notebook; --fresh replaces the config too."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import lab_workdir
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    lab_workdir.make(tmp_path)
+    copied = tmp_path / "notebooks" / ".vscode" / "mcp.json"
+    assert copied.read_bytes() == (REPO / "notebooks" / ".vscode" / "mcp.json").read_bytes()
+    assert sorted(p.name for p in (tmp_path / "notebooks").glob("*.ipynb")) == sorted(
+        p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    copied.write_text("{}")
+    lab_workdir.make(tmp_path)  # (what the person changed stays)
+    assert copied.read_text() == "{}"
+    lab_workdir.make(tmp_path, fresh=True)
+    assert copied.read_bytes() == (REPO / "notebooks" / ".vscode" / "mcp.json").read_bytes()
