@@ -927,6 +927,9 @@ server's requests for the history, `%mcp respond github ...`, recordings and the
 
 This notebook runs offline: the agent is driven by pydantic-ai's `TestModel` (no model, no
 key), which calls the demo server's tools. Run the cells one at a time (**Shift+Enter**).
+
+It needs FastMCP and pydantic-ai (Python 3.11 or later), which `scripts/lab.sh` and Binder
+install; elsewhere, `pip install "nb-elicit[agents]"` first.
 """),
     code("""
 import pathlib
