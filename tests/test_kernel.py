@@ -252,3 +252,26 @@ def test_the_kernel_reads_busy_while_its_cell_waits_for_a_form_and_typing_still_
         assert fe.idle_count(m.msg_id) == 1, (m, fe.statuses(m.msg_id))
     assert_answers_then_kernel_is_fine(
         fe, demo, [("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})])
+
+
+@pytest.mark.parametrize("subshells", [False, True], ids=["main-shell", "subshells"])
+def test_typed_fast_then_enter_sends_all_that_was_typed(tmp_path, subshells):
+    """As JupyterLab sends them: a field's changes one at a time (the rest merged, waiting),
+    Enter at once, ahead of them. Five times "octocat" at no delay a key, then Enter: the server
+    gets "octocat" each time, not "o"."""
+    journal = Journal(tmp_path / "journal.jsonl")
+    with Frontend.start(subshells=subshells, coalesce=True) as fe:
+        command = [sys.executable, "-m", "nb_elicit.demo", "--journal", str(journal.path)]
+        reply, outputs = fe.run(
+            f"import nb_elicit\nconn = await nb_elicit.connect('demo', {command!r})",
+            timeout=CELL_TIMEOUT)
+        assert reply["status"] == "ok", outputs
+        for round_ in range(5):
+            cell = fe.execute("result = await conn.call_tool('github_username')")
+            name = fe.wait_for(lambda: [m for m in fe.find("nb-elicit-field-name")
+                                        if not fe.state(m).get("disabled")], 20, "the form")[-1]
+            fe.type_text(name, "octocat")
+            fe.press_enter(name)
+            assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+            fe.wait_for(lambda: len(answers(journal)) > round_, 30, "the answer")
+    assert answers(journal) == [("accept", {"name": "octocat"})] * 5

@@ -173,6 +173,9 @@ FOREIGN_PRIVATE = {
     # ipywidgets' own way to learn that a frontend displayed a widget ("set this to 0 to
     # start tracking"): every widget manager built on @jupyter-widgets/base counts views.
     ("_runtime/kernel_compat.py", "_view_count"): "ipywidgets' count of displayed views",
+    # Whether a field's change came from the page (ipywidgets locks the properties it applies
+    # from a message while their observers run): then more of the person's typing may follow.
+    ("_ui/form.py", "_property_lock"): "ipywidgets: a change the page sent",
     # The side shell (forms while the main thread is held: docs/kernels.md), probed once.
     ("_runtime/side_shell.py", "_create_subshell"): "ipykernel: a subshell for nb_elicit",
     ("_runtime/side_shell.py", "_cache"): "ipykernel: that subshell's thread",

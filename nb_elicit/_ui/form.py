@@ -5,14 +5,17 @@
     answer = await form.wait()      # Answer(action="accept", content={"name": "octocat"})
 
 The form answers exactly once. Submit validates first and sends nothing while any field has a
-problem; Decline and Dismiss (✕) answer ``decline`` and ``cancel``. After any of them the form
-locks and says what happened. What it shares with the URL consent card (the answer future, safe
-to resolve from any thread, and ``wait``) is in :mod:`nb_elicit._ui.prompt`.
+problem. What Submit (or Enter) sends is what the fields show when it is pressed, however fast
+they were typed: see :data:`SETTLE`. Decline and Dismiss (✕) answer ``decline`` and
+``cancel``. After any of them the form locks and says what happened. What it shares with the
+URL consent card (the answer future, safe to resolve from any thread, and ``wait``) is in
+:mod:`nb_elicit._ui.prompt`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import ipywidgets as widgets
 
@@ -25,9 +28,21 @@ from .._core.transcript import shown_fields
 from .._core.validate import validate_spec
 from .controls import MISSING, FieldControl, make_control
 from .html import text_html
+from .loop import running_loop
 from .prompt import PromptWidget, make_button
 
-__all__ = ["ElicitationForm"]
+__all__ = ["SETTLE", "SETTLE_MOST", "ElicitationForm"]
+
+#: Seconds Submit and Enter wait, after a field's last change, for changes still on their way.
+#: A widget manager sends a field's next change only once the kernel took the one before (one
+#: message in flight per widget), while Enter and a click go at once: typed at a few ms a key,
+#: "octocat" then Enter reached the kernel as "oct", submit, "octocat". A Submit or Enter that
+#: comes within this time of a field's change is taken once no field changed for this long
+#: (a round trip to the page and back), so what is sent is what the page showed. Changes made
+#: from Python (tests, a respond policy's preview) are no such message: they do not wait.
+SETTLE = 0.3
+#: The longest Submit or Enter waits so (a field that keeps changing).
+SETTLE_MOST = 2.0
 
 
 class ElicitationForm(PromptWidget):
@@ -62,7 +77,9 @@ class ElicitationForm(PromptWidget):
 
         self.submit_button = make_button(t("submit"), ("nb-elicit-submit", "nb-elicit-action"),
                                          t("submit.tip"), style="primary", kit=kit)
-        self.submit_button.on_click(lambda _: self._guarded(self.submit))
+        self.submit_button.on_click(lambda _: self._submit_settled())
+        #: When a field last changed (see :data:`SETTLE`).
+        self._changed_at = float("-inf")
         # Submit and Decline are the form's own children, side by side: the stylesheet lays
         # the form's children in a wrapping row, each a line of its own but these two (no box
         # around them: one widget model fewer).
@@ -106,9 +123,24 @@ class ElicitationForm(PromptWidget):
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _submit_settled(self, asked_at: float | None = None) -> None:
+        """Submit (a click, or Enter) once no field changed for :data:`SETTLE`: at once when
+        none did lately, else a moment later, with what the fields then hold."""
+        now = time.monotonic()
+        asked_at = now if asked_at is None else asked_at
+        quiet = now - self._changed_at
+        loop = running_loop()
+        if quiet >= SETTLE or now - asked_at >= SETTLE_MOST or loop is None:
+            self._guarded(self.submit)
+            return
+        # Background work: UI only: this submit, a moment later, on this loop.
+        loop.call_later(SETTLE - quiet, self._submit_settled, asked_at)
+
     def _field_changed(self, control: FieldControl) -> None:
         """A field that shows a problem is checked again as it changes: its error goes once it
         is fixed (or says what is still wrong), and the status line counts what is left."""
+        if control.widget._property_lock:  # (a change the page sent: more may follow it)
+            self._changed_at = time.monotonic()
         with self._lock:
             if self.answer.done() or control.error_text is None:
                 return
@@ -168,4 +200,4 @@ class ElicitationForm(PromptWidget):
     def _on_text_event(self, _widget, content, _buffers) -> None:
         # Enter in a single-line text box submits the form.
         if isinstance(content, dict) and content.get("event") == "submit":
-            self._guarded(self.submit)
+            self._submit_settled()
