@@ -16,6 +16,7 @@ wrapped once, and do what they did while it is off. The retry driver is the SDK'
 
 from __future__ import annotations
 
+import functools
 import importlib.abc
 import importlib.machinery
 import inspect
@@ -91,9 +92,8 @@ class _EverySession:
 
             return await run_input_required_driver(first, dispatch=dispatch, retry=retry)
 
-        __init__.__doc__, call_tool.__doc__ = made.__doc__, call.__doc__
-        session_type.__init__ = __init__
-        session_type.call_tool = call_tool
+        session_type.__init__ = functools.wraps(made)(__init__)
+        session_type.call_tool = functools.wraps(call)(call_tool)
 
 
 _EVERY = _EverySession()
