@@ -17,7 +17,8 @@ from . import tasks
 from .task_wire import DemoTasks
 
 STAGES = ("Gathering sources", "Analysing content", "Synthesising findings", "Writing the report")
-STAGE_SECONDS = 0.6
+#: Long enough to watch the task card go through the stages (6 s in all).
+STAGE_SECONDS = 1.5
 COUNTDOWN_MAX = 600
 
 Journal = Callable[..., Any]
