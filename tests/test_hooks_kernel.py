@@ -367,6 +367,23 @@ def test_a_kernel_held_by_a_synchronous_call_shows_the_form_and_takes_every_keys
         assert outputs[-1]["data"]["text/plain"] == "2"
 
 
+def test_a_cell_whose_own_code_holds_the_kernel_is_seen_at_once_not_after_the_probe(fe, journal):
+    """The hook sees the running cell's code on the kernel's thread (a join, here) and sends
+    the request to nb_elicit's subshell at once: with the probe of the kernel's loop given ten
+    minutes, the form still shows and is answered."""
+    opened(fe, THREAD.format(args=demo_args(journal)))
+    opened(fe, "from nb_elicit._runtime import hooks\nhooks.LOOP_PROBE = 600.0")
+    cell = fe.execute(BLOCKED)
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
+    assert "Hello, @octocat!" in fe.stdout(cell)
+    assert answers(journal) == [("accept", {"name": "octocat"})]
+
+
 def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
     """Where the kernel cannot have nb_elicit's subshell (ipykernel older than 7.4: here it is
     taken away), a held kernel's request that only a person could answer is answered cancel,

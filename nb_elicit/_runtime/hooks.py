@@ -62,6 +62,7 @@ from .asking import RequestContext, ask
 from .calls import print_for_headless
 from .guard import Guard
 from .kernel_compat import (
+    cell_code_runs,
     in_running_cell,
     kernel_loop,
     kernel_thread_stack,
@@ -255,7 +256,7 @@ class ElicitationHook:
                 # and cancelled with this wait.
                 asked = cell.run(here.create_task, _ask_in_cell(asker, request, self.refuse_with))
             elif threading.current_thread() is threading.main_thread() \
-                    or not await _loop_takes_calls(loop):
+                    or _held_by_the_cell() or not await _loop_takes_calls(loop):
                 # The kernel's thread is held: the form is shown and answered on a subshell of
                 # nb_elicit's own where the kernel has one, else the rules (or cancel) answer.
                 side = side_shell() if running_cell() is not None else None
@@ -379,6 +380,14 @@ async def _in_context(context: contextvars.Context, work):
     """Run ``work`` as a task of the current loop in (a copy of) ``context``."""
     # Background work: a task only to run in ``context``; awaited here.
     return await context.run(asyncio.get_running_loop().create_task, work)
+
+
+def _held_by_the_cell() -> bool:
+    """Whether the running cell's own code holds the kernel's thread now (a synchronous call
+    in it), where nb_elicit's subshell can answer instead: then the request goes there at once,
+    not after :func:`_loop_takes_calls` has waited :data:`LOOP_PROBE` for nothing. Elsewhere
+    (no subshell: the rules answer, or cancel) the probe still decides."""
+    return running_cell() is not None and cell_code_runs() and side_shell() is not None
 
 
 async def _loop_takes_calls(loop: asyncio.AbstractEventLoop) -> bool:

@@ -50,8 +50,8 @@ import ipywidgets as widgets
 
 from .._core.errors import BlockingNotSupported
 
-__all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "check_blocking_supported", "count_views",
-           "current_kernel", "enable_frontend", "frontend", "in_running_cell",
+__all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "cell_code_runs", "check_blocking_supported",
+           "count_views", "current_kernel", "enable_frontend", "frontend", "in_running_cell",
            "keep_widget_messages_flowing", "kernel_loop", "kernel_thread_stack", "running_cell",
            "shows_display_updates", "walk_widgets", "watch_cells", "widget_frontend_attached"]
 
@@ -375,6 +375,13 @@ def kernel_thread_stack() -> list[tuple[str, str]]:
         stack.append((frame.f_globals.get("__name__", ""), frame.f_code.co_name))
         frame = frame.f_back
     return stack
+
+
+def cell_code_runs() -> bool:
+    """Whether the kernel's thread is running a cell's code right now (IPython's ``run_code``
+    on its stack): a synchronous call in the cell holds it. A cell that awaits is off that
+    thread's stack while it waits (the thread is back in its event loop)."""
+    return ("IPython.core.interactiveshell", "run_code") in kernel_thread_stack()
 
 
 def walk_widgets(widget):
