@@ -466,7 +466,8 @@ def hook_close(timeout: float = 10.0) -> None:
 
 def install_hook_stamps() -> list[str]:
     """Note the Unix time at the points of a hook's request from now on (the held section's
-    breakdown): the hook entered and returned, its probe of the kernel's loop (begun, done),
+    breakdown): the hook entered and returned, its look at what the kernel's thread runs and
+    its probe of the kernel's loop (each begun, done; the look only in revisions that have it),
     the request handed to nb_elicit's subshell, the answering begun on its loop (the kernel's
     or the subshell's), the form's build (begun, done), the form attached to its view, and a
     button click's handler (begun, done). Returns the points it could hook."""
@@ -507,6 +508,7 @@ def install_hook_stamps() -> list[str]:
         return True
 
     hooked = {"hook": hook(hooks.ElicitationHook, "answer", "hook"),
+              "look": hook(hooks, "_held_by_the_cell", "look"),
               "probe": hook(hooks, "_loop_takes_calls", "probe"),
               "side": hook(getattr(side_shell, "SideShell", None), "run", "side", done=False),
               "cell": hook(hooks, "_ask_in_cell", "cell"),

@@ -816,26 +816,37 @@ def test_the_benchmarks_frontend_reads_iopub_while_it_asks_the_kernel_for_a_subs
         close()
 
 
-def made_up_held(free: dict, held_: dict, rounds: int = 10) -> dict:
+def made_up_held(free: dict, held_: dict, rounds: int = 10, look: bool = False) -> dict:
     """The held section's measurements with one frontend: ``rounds`` rounds of each path whose
     (a) and (b) are ``free[leg] + k / 5`` ms and ``held_[leg] + k / 5`` ms (k the round), and
-    one stamped round of each whose probe takes 0.3 ms (free) or 1 s (held)."""
+    one stamped round of each whose probe takes 0.3 ms (free) or 1 s (held); with ``look``,
+    the hook first looks at the kernel's thread (0.1 ms), and the held round has no probe."""
     times = {path: {"a": [v["a"] + k / 5 for k in range(rounds)],
                     "a_front": [v["a"] + 1 + k / 5 for k in range(rounds)],
                     "b": [v["b"] + k / 5 for k in range(rounds)]}
              for path, v in (("free", free), ("held", held_))}
     stamped = {}
-    for path, probe in (("free", 0.0003), ("held", 1.0)):
+    for path, probe in (("free", 0.0003), ("held", 0.0 if look else 1.0)):
         t = 100.0
-        stamped[path] = held.legs_of([{
-            "sent": t, "shown": t + probe + 0.008, "clicked": t + probe + 0.5,
-            "answered": t + probe + 0.506,
-            "stamps": [["hook>", t + 0.002], ["probe>", t + 0.0022],
-                       ["probe<", t + 0.0022 + probe], ["cell>", t + 0.0023 + probe],
-                       ["click>", t + probe + 0.2],  # (a click of an earlier form: not this)
-                       ["click>", t + probe + 0.501], ["hook<", t + probe + 0.505]]}])
+        stamps = [["hook>", t + 0.002]]
+        if look:
+            stamps += [["look>", t + 0.0021], ["look<", t + 0.0022]]
+        if probe:
+            stamps += [["probe>", t + 0.0022], ["probe<", t + 0.0022 + probe]]
+        stamps += [["cell>", t + 0.0023 + probe],
+                   ["click>", t + probe + 0.2],  # (a click of an earlier form: not this)
+                   ["click>", t + probe + 0.501], ["hook<", t + probe + 0.505]]
+        stamped[path] = held.legs_of([{"sent": t, "shown": t + probe + 0.008,
+                                       "clicked": t + probe + 0.5,
+                                       "answered": t + probe + 0.506, "stamps": stamps}])
     return {"label": "frontend subshells", "times": times, "first_held": 1013.0,
             "legs": stamped, "hooked": ["hook", "probe", "cell"]}
+
+
+PROBE = ("(a2), of which: its probe: a call handed to the kernel's loop is run, or the probe's "
+         "wait ends")
+LOOK = ("(a2), of which: it looks whether the cell's code holds the kernel's thread (the "
+        "subshell made on first use)")
 
 
 def test_the_held_section_reports_made_up_rounds():
@@ -859,27 +870,33 @@ def test_the_held_section_reports_made_up_rounds():
     assert rows["(a)+(b) total"][0] == "16.8 ms" and rows["(a)+(b) total"][-1] == "60.58x"
     legs = {row[0]: row[1:] for row in sec.tables[1][2]}
     assert sec.tables[1][1] == ["leg", "free, frontend subshells", "held, frontend subshells"]
-    assert legs["(a3) the probe: a call handed to the kernel's loop is run, or the probe's "
-                "wait ends"] == ["0.30 ms", "1000.00 ms"]
+    assert legs[PROBE] == ["0.30 ms", "1000.00 ms"]
+    assert LOOK not in legs  # (a revision without the look: no row)
+    assert legs["(a2) the hook entered -> it knows where to answer (the kernel's loop or "
+                "nb_elicit's subshell)"] == ["0.50 ms", "1000.20 ms"]
     assert legs["(b1) Submit click at the frontend -> click handler entered"] == [
         "1.00 ms", "1.00 ms"]
     assert legs[held.WHOLE_A] == ["8.30 ms", "1008.00 ms"]
     assert legs[held.LESS_PROBE] == ["8.00 ms", "8.00 ms"]
     assert list(legs).index(held.LESS_PROBE) < list(legs).index(
         "(b1) Submit click at the frontend -> click handler entered")
-    assert not any(row.startswith("(a6)") for row in legs)  # (no build stamps: no row)
+    assert not any(row.startswith("(a5)") for row in legs)  # (no build stamps: no row)
     assert any("first held request, which makes nb_elicit's subshell, showed its form "
                "1013.0 ms" in note for note in sec.notes)
 
-    measured = {"subshells": made_up_held({"a": 10.0, "b": 5.0}, {"a": 11.0, "b": 5.5})}
+    measured = {"subshells": made_up_held({"a": 10.0, "b": 5.0}, {"a": 11.0, "b": 5.5},
+                                          look=True)}
     sec = Section("held", held.TITLE)
     held.report(sec, measured, 10)
     assert [(t.passed, t.missed_by) for t in sec.targets] == [(True, None), (True, None)]
+    legs = {row[0]: row[1:] for row in sec.tables[1][2]}
+    assert legs[LOOK] == ["0.10 ms", "0.10 ms"] and legs[PROBE] == ["0.30 ms", "-"]
+    assert legs[held.LESS_PROBE] == ["8.00 ms", "8.00 ms"]
 
 
 def test_the_held_section_s_cells_await_or_join_the_thread_that_calls():
     free, joined = held.cell("free", "t-1"), held.cell("held", "t-1")
-    assert "_bench.hook_call('t-1', 'name', " in free and "await _done" in free
+    assert "_bench.hook_call('t-1', 'click', " in free and "await _done" in free
     assert "join(" not in free
     assert "_thread.join(" in joined and "await" not in joined
     for code in (free, joined):
@@ -893,4 +910,5 @@ def test_the_held_breakdown_hooks_every_point_it_stamps():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "hook,probe,side,cell,build,attach,click"
+    assert done.stdout.strip().splitlines()[-1] == (
+        "hook,look,probe,side,cell,build,attach,click")

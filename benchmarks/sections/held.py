@@ -26,6 +26,9 @@ MODES = [("subshells", True, "frontend subshells (commsOverSubshells perCommTarg
 PATHS = {"free": "free: the cell awaits a future the thread resolves",
          "held": "held: the cell joins the thread"}
 WARM = 2
+#: The bench server's form: one optional checkbox, so that Submit needs nothing typed first
+#: (a Submit that comes within 0.3 s of a field's change waits for the field to settle).
+KIND = "click"
 #: Rounds of each path with timestamps inside the kernel, after the timed ones (not counted).
 BREAKDOWN_ROUNDS = 10
 
@@ -36,11 +39,11 @@ def cell(path: str, tag: str) -> str:
     if path == "free":
         return ("import asyncio, in_kernel as _bench\n"
                 "_loop = asyncio.get_running_loop()\n_done = _loop.create_future()\n"
-                f"_bench.hook_call({tag!r}, 'name', "
+                f"_bench.hook_call({tag!r}, {KIND!r}, "
                 "lambda got: _loop.call_soon_threadsafe(_done.set_result, got))\n"
                 "_bench.emit(str(await _done))")
     return ("import in_kernel as _bench\n"
-            f"_thread = _bench.hook_call({tag!r}, 'name')\n_thread.join({CELL!r})\n"
+            f"_thread = _bench.hook_call({tag!r}, {KIND!r})\n_thread.join({CELL!r})\n"
             "_bench.emit(str(_thread.result))")
 
 
@@ -74,13 +77,13 @@ def measure(opts, key: str, subshells: bool, label: str, n: int, breakdown_round
                 fe.mark()
                 msg = fe.execute(cell(path, tag))
                 (shown,) = wait_shown(fe, 1, kernel, msg)[:1]
-                clicked = answer_form(fe, shown, "nb-elicit-submit", "ada")
+                clicked = answer_form(fe, shown, "nb-elicit-submit")
                 entry = fe.wait_for(lambda: journal.get(tag), CELL, f"the answer to {tag}")
                 reply = fe.wait_reply(msg, CELL)
                 printed = kernel.cell_text(msg)
                 if reply["status"] != "ok" or '"accept"' not in printed:
                     raise BenchError(f"the {path} round {tag} failed: {printed}")
-                if entry["action"] != "accept" or (entry["content"] or {}).get("name") != "ada":
+                if entry["action"] != "accept":
                     raise BenchError(f"the {path} round {tag}: the server got {entry}")
                 fe.wait_for(lambda: msg in fe.idle_sent, CELL, "the cell's idle")
                 return {"sent": entry["sent"], "answered": entry["answered"],
@@ -124,20 +127,24 @@ def order(i: int) -> tuple[str, str]:
 # -- where the time goes ------------------------------------------------------------------
 
 #: The legs of a round: (what, from, to); a point is a stamp's name, or "sent", "answered"
-#: (the server's journal), "shown" (the kernel's send time of the message that shows the form)
-#: or "clicked" (the frontend).
+#: (the server's journal), "shown" (the kernel's send time of the message that shows the form),
+#: "clicked" (the frontend) or "decided" (the last of the look's and the probe's ends: the hook
+#: knows where the form is answered).
 LEGS = [
     ("(a1) server sends the request -> the hook entered (transport, the SDK on the session's "
      "thread)", "sent", "hook>"),
-    ("(a2) the hook entered -> it probes the kernel's loop", "hook>", "probe>"),
-    ("(a3) the probe: a call handed to the kernel's loop is run, or the probe's wait ends",
-     "probe>", "probe<"),
-    ("(a4) probe done -> answering begins on the kernel's loop or on nb_elicit's subshell",
-     "probe<", "cell>"),
-    ("(a5) answering begins -> form build begins (view, checks, policy)", "cell>", "build>"),
-    ("(a6) form build", "build>", "build<"),
-    ("(a7) form built -> attached to its view", "build<", "attach>"),
-    ("(a8) attached -> the message that shows it sent", "attach>", "shown"),
+    ("(a2) the hook entered -> it knows where to answer (the kernel's loop or nb_elicit's "
+     "subshell)", "hook>", "decided"),
+    ("(a2), of which: it looks whether the cell's code holds the kernel's thread (the "
+     "subshell made on first use)", "look>", "look<"),
+    ("(a2), of which: its probe: a call handed to the kernel's loop is run, or the probe's "
+     "wait ends", "probe>", "probe<"),
+    ("(a3) decided -> answering begins on the kernel's loop or on nb_elicit's subshell",
+     "decided", "cell>"),
+    ("(a4) answering begins -> form build begins (view, checks, policy)", "cell>", "build>"),
+    ("(a5) form build", "build>", "build<"),
+    ("(a6) form built -> attached to its view", "build<", "attach>"),
+    ("(a7) attached -> the message that shows it sent", "attach>", "shown"),
     ("(b1) Submit click at the frontend -> click handler entered", "clicked", "click>"),
     ("(b2) click handler (read, validate, answer)", "click>", "click<"),
     ("(b3) click handled -> answering ends on its loop", "click<", "cell<"),
@@ -145,6 +152,11 @@ LEGS = [
     ("(b5) the hook returned -> the server holds the answer (SDK, transport)", "hook<",
      "answered"),
 ]
+WHOLE_A = "(a) request sent -> form shown, these rounds"
+LESS_PROBE = "(a) less the probe's wait"
+#: The breakdown's rows, in order: the legs of (a), (a) whole and without the probe, (b)'s.
+ROWS = [*(w for w, _, _ in LEGS if w.startswith("(a")), WHOLE_A, LESS_PROBE,
+        *(w for w, _, _ in LEGS if w.startswith("(b"))]
 
 
 def legs_of(rounds: list[dict]) -> dict[str, list[float]]:
@@ -157,21 +169,17 @@ def legs_of(rounds: list[dict]) -> dict[str, list[float]]:
             if name not in points and (not name.startswith("click")
                                        or at >= r["clicked"] - 0.05):
                 points[name] = at
+        ends = [points[k] for k in ("look<", "probe<") if k in points]
+        if ends:
+            points["decided"] = max(ends)
         for what, start, end in LEGS:
             if start in points and end in points:
                 legs[what].append((points[end] - points[start]) * 1000)
-        if {"sent", "shown", "probe>", "probe<"} <= set(points):
-            a = (points["shown"] - points["sent"]) * 1000
-            legs[WHOLE_A].append(a)
-            legs[LESS_PROBE].append(a - (points["probe<"] - points["probe>"]) * 1000)
+        a = (points["shown"] - points["sent"]) * 1000
+        legs[WHOLE_A].append(a)
+        probe = (points["probe<"] - points["probe>"]) * 1000 if "probe>" in points else 0.0
+        legs[LESS_PROBE].append(a - probe)
     return legs
-
-
-WHOLE_A = "(a) request sent -> form shown, these rounds"
-LESS_PROBE = "(a) less the probe (a3)"
-#: The breakdown's rows, in order: the legs of (a), (a) whole and without the probe, (b)'s.
-ROWS = [*(w for w, _, _ in LEGS if w.startswith("(a")), WHOLE_A, LESS_PROBE,
-        *(w for w, _, _ in LEGS if w.startswith("(b"))]
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -191,9 +199,10 @@ def report(sec: Section, measured: dict, n: int) -> None:
         "over stdio) and waits for it. Free: the cell awaits an asyncio future that thread "
         "resolves, so the kernel's loop is free and the form runs there. Held: the cell "
         "joins the thread, so the kernel's main thread is held and the form runs on "
-        "nb_elicit's subshell. The frontend types 3 letters into the one field (not timed) "
-        "and clicks Submit as soon as the form shows. The two paths take turns (which goes "
-        "first alternates), after a warm-up of each; each frontend has a fresh kernel. "
+        "nb_elicit's subshell. The form has one field, an optional checkbox (the bench "
+        "server's `click`), and the frontend clicks Submit as soon as the form shows. The "
+        "two paths take turns (which goes first alternates), after a warm-up of each; each "
+        "frontend has a fresh kernel. "
         "(a) ends at the kernel's send time of the widget message that makes the form shown "
         "(header date), (a') when the frontend received it; (b) starts when the frontend "
         "sends the click. All times are Unix times of one machine.")
@@ -255,9 +264,12 @@ def breakdown(sec: Section, measured: dict) -> None:
     hooked = measured[keys[0]].get("hooked") or []
     sec.notes.append(
         "The breakdown's timestamps come from wrappers put, after the timed rounds, around "
-        "the hook's `answer`, its probe of the kernel's loop (`_loop_takes_calls`), "
+        "the hook's `answer`, its look at what the kernel's thread runs (`_held_by_the_cell`, "
+        "where the code has it), its probe of the kernel's loop (`_loop_takes_calls`), "
         "`SideShell.run`, `_ask_in_cell` (the answering on the kernel's loop or on the "
         "subshell's), `ElicitationForm.__init__`, `CallView.add_form` and ipywidgets' button "
-        f"click handler (hooked: {', '.join(hooked) or 'none'}). On the held path the probe "
-        "waits until its limit (nb_elicit's `hooks.LOOP_PROBE`) before the request goes to "
-        "the subshell; on the free path the kernel's loop runs the probe's call at once.")
+        f"click handler (hooked: {', '.join(hooked) or 'none'}). The probe hands a call to "
+        "the kernel's loop and waits for it to run: a free loop runs it at once; a held one "
+        "never does, and the probe ends at its limit (nb_elicit's `hooks.LOOP_PROBE`). Where "
+        "the code has the look, a cell whose own code holds the kernel's thread sends the "
+        "request to the subshell without the probe.")
