@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 from .servers import REPO
@@ -54,4 +55,26 @@ def npm_package(name: str, version: str) -> Path:
                    check=True, env=node_env(), timeout=600)
     if json.loads(manifest.read_text())["version"] != version:
         raise RuntimeError(f"npm installed another version of {name} than {version}")
+    return package
+
+
+def npm_files(name: str, version: str) -> Path:
+    """``name@version``'s own files, without its dependencies (``npm pack``, unpacked once
+    under ``.cache/npm``): for a package of which only a built file is used. Returns the
+    package's folder."""
+    prefix = NPM_CACHE / f"{name.replace('/', '+')}@{version}-files"
+    package = prefix / "package"
+    manifest = package / "package.json"
+    if manifest.exists() and json.loads(manifest.read_text())["version"] == version:
+        return package
+    shutil.rmtree(prefix, ignore_errors=True)
+    prefix.mkdir(parents=True)
+    npm_cli = node_bin().parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    packed = subprocess.run([node(), str(npm_cli), "pack", "--pack-destination", str(prefix),
+                             "--loglevel", "error", f"{name}@{version}"], check=True,
+                            env=node_env(), timeout=600, capture_output=True, text=True)
+    with tarfile.open(prefix / packed.stdout.strip().splitlines()[-1]) as archive:
+        archive.extractall(prefix, filter="data")
+    if json.loads(manifest.read_text())["version"] != version:
+        raise RuntimeError(f"npm packed another version of {name} than {version}")
     return package

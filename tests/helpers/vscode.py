@@ -58,7 +58,7 @@ import urllib.request
 from pathlib import Path
 
 from .lab import REPO, TIMEOUT, VENV_BIN, JupyterServer, LabError, Notebook
-from .node import node, node_env, npm_package
+from .node import node, node_env, npm_files, npm_package
 
 #: The npm packages of the page, pinned: VS Code's ipywidgets 8 bundle, the kernel's client
 #: library, require.js, and the bundler that makes the client library a browser script.
@@ -84,7 +84,8 @@ def lay_out_page(folder: Path) -> Path:
     """Write the page's folder (``folder/vsc``): page.html and page.js, require.js,
     ipywidgets.js, services.js (bundled now) and ``jupyter/nbextensions`` (a copy of the venv's).
     Returns ``folder``, for ``ServerApp.extra_static_paths``."""
-    package = {key: npm_package(name, version) for key, (name, version) in PACKAGES.items()}
+    package = {key: (npm_files if key == "widgets" else npm_package)(name, version)
+               for key, (name, version) in PACKAGES.items()}  # (the bundle: its file only)
     page = folder / "vsc"
     page.mkdir(parents=True)
     for name in ("page.html", "page.js"):
