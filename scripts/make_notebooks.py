@@ -935,9 +935,7 @@ install; elsewhere, `pip install "nb-elicit[agents]"` first.
 import pathlib
 import sys
 import tempfile
-import warnings
 
-import fastmcp
 from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
@@ -950,11 +948,11 @@ print("This kernel runs", sys.executable)
     md("""
 ## 1. A pydantic-ai agent whose tool asks you
 
-The demo server runs over stdio. Its stderr goes to a file: in a kernel, `sys.stderr` has no
-file descriptor to hand to a server process. The demo's tools ask in both protocol eras; here
-`MCPToolset` gets a FastMCP client in `mode="legacy"`, the handshake era, where
-`github_username` asks in the common style (`ctx.session.elicit_form`, a request of the
-server's own). Most servers ask that way, and it works only in that era.
+The demo server runs over stdio, its log in a file of its own. `MCPToolset` is made as
+pydantic-ai's docs make it: its own FastMCP client, in FastMCP's default mode, which speaks the
+newest protocol era (2026-07-28) with the demo. Its tools ask in both eras, so the defaults
+work. (A server that asks only in the handshake era, with `ctx.elicit` or `elicit_form`, needs
+`MCPToolset(fastmcp.Client(transport, mode="legacy", elicitation_handler=...))`.)
 """),
     code("""
 def demo_server():
@@ -962,8 +960,7 @@ def demo_server():
     return StdioTransport(command=sys.executable, args=["-m", "nb_elicit.demo"], log_file=log)
 
 
-demo = MCPToolset(fastmcp.Client(demo_server(), mode="legacy",
-                                 elicitation_handler=nb_elicit.elicitation_handler.named("demo")))
+demo = MCPToolset(demo_server(), elicitation_handler=nb_elicit.elicitation_handler.named("demo"))
 agent = Agent(TestModel(call_tools=["github_username"]), toolsets=[demo])
 """),
     md("""
@@ -979,12 +976,9 @@ print(result.output)
 ## 2. A 2026-07-28 tool, with the toolset's own client
 
 `book_table` asks only the 2026-07-28 way: it returns an *input-required* result, and the
-client retries with your answer. `MCPToolset`'s own client (FastMCP's `mode="auto"`) speaks
-that era, so the handler is all it needs. (pydantic-ai warns that the handler "will never be
-called" on such a session; it is called, for these retries.)
+client retries with your answer, which is what the toolset's client does in that era.
 """),
     code("""
-warnings.filterwarnings("ignore", message="`elicitation_handler` will never be called")
 booking = Agent(TestModel(call_tools=["book_table"]),
                 toolsets=[MCPToolset(demo_server(),
                                      elicitation_handler=nb_elicit.elicitation_handler.named("demo"))])
@@ -1010,7 +1004,7 @@ demo_stdio = StdioServerParameters(command=sys.executable, args=["-m", "nb_elici
 hook = nb_elicit.elicitation_callback
 with open(os.devnull, "w") as errlog:
     server = stdio_client(demo_stdio, errlog=errlog)
-    async with Client(server, mode="legacy", elicitation_callback=hook) as client:
+    async with Client(server, elicitation_callback=hook) as client:
         result = await client.call_tool("contact_info")
 print(result.content[0].text)
 """),
