@@ -90,6 +90,25 @@ def type_contact(fe):
 CONTACT = ("accept", {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})
 
 
+def answer_octocat(fe, cell: str, journal, said: str = "Hello, @octocat!",
+                   after: float = 0.0) -> str:
+    """The form in ``cell`` answered with "octocat" (``after`` seconds once it shows): the cell
+    ends, prints ``said``, and the server got exactly that; returns what the cell printed."""
+    form = newest(fe, "nb-elicit-form")
+    assert_in_cell(fe, form, cell)
+    if after:
+        fe.pump_for(after)
+    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
+    assert fe.flush(timeout=20), fe.stalled()
+    fe.click(newest(fe, "nb-elicit-submit"))
+    reply = fe.wait_reply(cell, CELL_TIMEOUT)
+    assert reply["status"] == "ok", fe.outputs(cell)
+    printed = fe.stdout(cell)
+    assert said in printed, printed
+    assert answers(journal) == [("accept", {"name": "octocat"})]
+    return printed
+
+
 def sdk_client(journal, mode: str = "legacy",
                callback: str = "nb_elicit.elicitation_callback", options: str = "") -> str:
     """A cell that opens the SDK's Client on the demo over stdio with the hook ``callback``
@@ -140,15 +159,7 @@ def test_the_framework_s_own_timeout_waits_while_the_person_reads(fe, journal):
     opened(fe, sdk_client(journal, options="read_timeout_seconds=2"))
     cell = fe.execute("result = await client.call_tool('github_username')\n"
                       "print(result.content[0].text)")
-    name = newest(fe, "nb-elicit-field-name")
-    fe.pump_for(4)
-    fe.type_text(name, "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    reply = fe.wait_reply(cell, CELL_TIMEOUT)
-    assert reply["status"] == "ok", fe.outputs(cell)
-    assert "Hello, @octocat!" in fe.stdout(cell)
-    assert answers(journal) == [("accept", {"name": "octocat"})]
+    answer_octocat(fe, cell, journal, after=4)
 
 
 #: A raw SDK session made with no elicitation callback, as openai-agents, llama-index and
@@ -230,15 +241,7 @@ def test_other_frameworks_with_no_hook_show_the_form(fe, journal, framework, ope
     pytest.importorskip(framework, reason="in the frameworks extra, which scripts/test.sh installs")
     opened(fe, "%load_ext nb_elicit\nimport sys\n" + opening.format(args=demo_args(journal)))
     cell = fe.execute(calling.format())
-    form = newest(fe, "nb-elicit-form")
-    assert_in_cell(fe, form, cell)
-    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    reply = fe.wait_reply(cell, CELL_TIMEOUT)
-    assert reply["status"] == "ok", fe.outputs(cell)
-    assert "Hello, @octocat!" in fe.stdout(cell)
-    assert answers(journal) == [("accept", {"name": "octocat"})]
+    answer_octocat(fe, cell, journal)
 
 
 def test_after_answer_every_session_false_a_session_without_a_hook_gets_no_form(fe, journal):
@@ -324,14 +327,7 @@ def test_the_callback_hops_from_another_thread_and_loop(fe, journal):
         "threading.Thread(target=in_a_thread_of_its_own, name='framework-thread', "
         "args=('github_username', done, loop), daemon=True).start()\n"
         "print(await done)")
-    form = newest(fe, "nb-elicit-form")
-    assert_in_cell(fe, form, cell)
-    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
-    assert "('Hello, @octocat!', 'framework-thread')" in fe.stdout(cell)
-    assert answers(journal) == [("accept", {"name": "octocat"})]
+    answer_octocat(fe, cell, journal, said="('Hello, @octocat!', 'framework-thread')")
 
 
 #: A synchronous cell: the kernel's thread waits in join() for a session on a thread.
@@ -374,14 +370,7 @@ def test_a_cell_whose_own_code_holds_the_kernel_is_seen_at_once_not_after_the_pr
     opened(fe, THREAD.format(args=demo_args(journal)))
     opened(fe, "from nb_elicit._runtime import hooks\nhooks.LOOP_PROBE = 600.0")
     cell = fe.execute(BLOCKED)
-    form = newest(fe, "nb-elicit-form")
-    assert_in_cell(fe, form, cell)
-    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
-    assert "Hello, @octocat!" in fe.stdout(cell)
-    assert answers(journal) == [("accept", {"name": "octocat"})]
+    answer_octocat(fe, cell, journal)
 
 
 def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
@@ -419,13 +408,8 @@ def test_what_the_framework_s_thread_prints_after_the_form_still_lands_in_the_he
         "with concurrent.futures.ThreadPoolExecutor() as pool:\n"
         "    said = pool.submit(talk).result()\n"
         "print(said)")
-    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
-    printed = fe.stdout(cell)
+    printed = answer_octocat(fe, cell, journal)
     assert all(f"framework line {i}" in printed for i in range(5)), printed
-    assert "Hello, @octocat!" in printed
 
 
 def test_interrupt_ends_a_held_cell_and_its_open_form_answers_cancel(fe, journal):
@@ -567,16 +551,7 @@ def test_google_adk_runner_run_holds_the_kernel_and_still_gets_the_form(fe, jour
         "for event in runner.run(user_id='ada', session_id=session.id, new_message=message):\n"
         "    for part in (event.content.parts if event.content else ()) or ():\n"
         "        if part.text:\n            print(part.text)")
-    form = newest(fe, "nb-elicit-form")
-    assert_in_cell(fe, form, cell)
-    fe.pump_for(7)
-    fe.type_text(newest(fe, "nb-elicit-field-name"), "octocat")
-    assert fe.flush(timeout=20), fe.stalled()
-    fe.click(newest(fe, "nb-elicit-submit"))
-    reply = fe.wait_reply(cell, CELL_TIMEOUT)
-    assert reply["status"] == "ok", fe.outputs(cell)
-    assert "Hello, @octocat!" in fe.stdout(cell)
-    assert answers(journal) == [("accept", {"name": "octocat"})]
+    answer_octocat(fe, cell, journal, after=7)
 
 
 def test_a_withdrawn_request_closes_the_hooks_form_with_the_reason(fe, journal):

@@ -273,5 +273,5 @@ def test_typed_fast_then_enter_sends_all_that_was_typed(tmp_path, subshells):
             fe.type_text(name, "octocat")
             fe.press_enter(name)
             assert fe.wait_reply(cell, CELL_TIMEOUT)["status"] == "ok", fe.outputs(cell)
-            fe.wait_for(lambda: len(answers(journal)) > round_, 30, "the answer")
+            fe.wait_for(lambda done=round_: len(answers(journal)) > done, 30, "the answer")
     assert answers(journal) == [("accept", {"name": "octocat"})] * 5
