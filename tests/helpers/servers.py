@@ -108,27 +108,75 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class PortTaken(RuntimeError):
+    """Another process listens on the port the server was given (taken between free_port()
+    and the server's start: the test streams and their kernels pick ports at the same time)."""
+
+
 def start_http_server(args: list[str], port: int, log: Path) -> subprocess.Popen:
+    """Start the server; return once it (not another process) listens on ``port``."""
     out = open(log, "w")  # noqa: SIM115 - closed with the process by the caller
     process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
+        owners = _listening(port)
+        if any(_descends(owner, process.pid) for owner in owners):
+            return process
+        if owners:  # (not ours: ours will fail to bind, or has already)
+            process.kill()
+            process.wait(10)
+            raise PortTaken(f"port {port} is taken by another process")
         if process.poll() is not None:
             raise RuntimeError(f"server exited: {log.read_text()}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return process
         time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"server did not listen on {port}: {log.read_text()}")
 
 
+def _listening(port: int) -> set[int]:
+    """The processes that listen on TCP ``port`` of this machine (Linux: /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{fields[9]}]")
+    owners = set()
+    if not inodes:
+        return owners
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
+                owners.add(int(fd_dir.parent.name))
+    return owners
+
+
+def _descends(pid: int, ancestor: int) -> bool:
+    """Whether process ``pid`` is ``ancestor`` or one of its children, grandchildren, ..."""
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # (the field after the state: ppid)
+    return False
+
+
 @contextlib.contextmanager
 def served(args: list[str], log: Path, path: str = "/mcp"):
     """A server process listening on 127.0.0.1 (``args`` end with its port option, taken from
-    :func:`free_port`); yields its URL, then stops it."""
-    port = free_port()
-    process = start_http_server([*args, str(port)], port, log)
+    :func:`free_port`, another one if that is taken meanwhile); yields its URL, then stops it."""
+    for tries_left in reversed(range(3)):
+        port = free_port()
+        try:
+            process = start_http_server([*args, str(port)], port, log)
+            break
+        except PortTaken:
+            if not tries_left:
+                raise
     try:
         yield f"http://127.0.0.1:{port}{path}"
     finally:
