@@ -379,7 +379,7 @@ def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
     with a line that says which call to use instead."""
     opened(fe, THREAD.format(args=demo_args(journal)))
     opened(fe, "from nb_elicit._runtime import side_shell\n"
-               "side_shell._PROBE.made[id(get_ipython().kernel)] = None")
+               "side_shell._PROBE.kernel, side_shell._PROBE.made = get_ipython().kernel, None")
     reply, outputs = fe.run(BLOCKED, timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
     printed = "".join(o.get("text", "") for o in outputs)

@@ -71,7 +71,7 @@ from .kernel_compat import (
     watch_cells,
     widget_frontend_attached,
 )
-from .side_shell import side_shell
+from .side_shell import in_context, side_shell
 
 __all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHook",
            "answer_every_session", "elicitation_callback", "elicitation_handler", "guard_for",
@@ -263,10 +263,10 @@ class ElicitationHook:
                 if side is None:
                     return await _ask_unseen(cell, asker, request, self.refuse_with)
                 asked = asyncio.wrap_future(side.run(
-                    cell, lambda: _ask_in_cell(asker, request, self.refuse_with)))
+                    cell, _ask_in_cell(asker, request, self.refuse_with)))
             else:
                 asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
-                    _in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
+                    in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
             with paused_clocks():  # (the framework's timeouts wait for the person too)
                 got = await _outcome_of(asked)
             if got is None:  # (nb_elicit ended it by itself: cancel, and the cell says so)
@@ -374,12 +374,6 @@ async def _ask_unseen(cell: contextvars.Context, asker: Asker, request,
         return await ask(context, request, refuse_with=refuse_with, unseen=blocked)
     except Exception as error:  # noqa: BLE001 - ask has told the cell (and the history)
         return error
-
-
-async def _in_context(context: contextvars.Context, work):
-    """Run ``work`` as a task of the current loop in (a copy of) ``context``."""
-    # Background work: a task only to run in ``context``; awaited here.
-    return await context.run(asyncio.get_running_loop().create_task, work)
 
 
 def _held_by_the_cell() -> bool:

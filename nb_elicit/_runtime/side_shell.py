@@ -37,14 +37,14 @@ import contextlib
 import contextvars
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import ipywidgets as widgets
 
 from .kernel_compat import current_kernel, running_cell, walk_widgets
 
-__all__ = ["SideShell", "held_here", "side_shell"]
+__all__ = ["SideShell", "held_here", "in_context", "side_shell"]
 
 T = TypeVar("T")
 
@@ -75,18 +75,19 @@ class SideShell:
     # -- running a request here -----------------------------------------------------------
 
     def run(self, context: contextvars.Context,
-            work: Callable[[], Awaitable[T]]) -> concurrent.futures.Future[T]:
-        """Run ``work()`` as a task of this shell's loop, in a copy of ``context`` in which the
+            work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``work`` as a task of this shell's loop, in a copy of ``context`` in which the
         kernel's parent is the running cell's request marked with this subshell (so that the
         widgets it makes answer here) and outputs go to the running cell."""
         cell = running_cell()
         if cell is None:
+            work.close()
             raise RuntimeError("no cell is running")
         context = context.copy()
         context.run(self.kernel._shell_parent.set, _marked(cell, self.id))
         self._cell = (cell, _cell_context(self.kernel, cell))
         done: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(
-            _in_context(context, work), self.loop)
+            in_context(context, work), self.loop)
         asked = self._asked.setdefault(cell["header"]["msg_id"], set())
         asked.add(done)
         done.add_done_callback(asked.discard)
@@ -154,13 +155,10 @@ def _cell_context(kernel: Any, cell: dict) -> contextvars.Context:
     return context
 
 
-async def _in_context(context: contextvars.Context, work: Callable[[], Awaitable[T]]) -> T:
+async def in_context(context: contextvars.Context, work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` as a task of the current loop in ``context`` (and wait for it)."""
     # Background work: a task only to run in ``context``; awaited here.
-    return await context.run(asyncio.get_running_loop().create_task, _call(work))
-
-
-async def _call(work: Callable[[], Awaitable[T]]) -> T:
-    return await work()
+    return await context.run(asyncio.get_running_loop().create_task, work)
 
 
 class _Probe:
@@ -168,16 +166,18 @@ class _Probe:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.made: dict[int, SideShell | None] = {}
+        #: The kernel probed, and its side shell.
+        self.kernel: Any = None
+        self.made: SideShell | None = None
 
     def get(self) -> SideShell | None:
         kernel = current_kernel()
         if kernel is None:
             return None
         with self.lock:
-            if id(kernel) not in self.made:
-                self.made[id(kernel)] = _open(kernel)
-            return self.made[id(kernel)]
+            if self.kernel is not kernel:
+                self.kernel, self.made = kernel, _open(kernel)
+            return self.made
 
 
 def _open(kernel: Any) -> SideShell | None:
@@ -225,8 +225,6 @@ def side_shell() -> SideShell | None:
 def held_here(root: widgets.Widget) -> None:
     """Where the caller runs on a side shell's thread, pin ``root``'s comms to it (see
     :meth:`SideShell.hold`); elsewhere nothing (and no side shell is made)."""
-    with _PROBE.lock:
-        made = list(_PROBE.made.values())
-    for side in made:
-        if side is not None and side.here():
-            side.hold(root)
+    side = _PROBE.made
+    if side is not None:
+        side.hold(root)  # (nothing where the caller is not on its thread)
