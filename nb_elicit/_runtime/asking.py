@@ -467,11 +467,12 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
     # (asking first: the form shows at once that the calls' timeouts are paused)
     with context.asking():
         try:
-            if not widget_frontend_attached():
+            attached = widget_frontend_attached()
+            if not attached:
                 count_views(prompt)  # (a frontend that shows it says so: then it waits on)
             context.view.add_form(prompt)
             held_here(context.view)  # (on nb_elicit's subshell: its messages come there)
-            if not widget_frontend_attached():
+            if not attached:
                 # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), _unless_seen, prompt)
             with PENDING.track(prompt, context.guard, context.call):

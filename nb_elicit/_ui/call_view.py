@@ -533,12 +533,11 @@ class CallView(widgets.VBox):
         if self._open_prompts():
             return False
         self._draw_pending()  # (the widgets end as they would have been shown)
+        self._stop_ticking()
+        self._keyboard_later = None
         if self.in_place:  # (the page would not draw a transcript: the view stays, ended)
-            self._stop_ticking()
-            self._keyboard_later = None
             return True
         self.frozen = True
-        self._stop_ticking()
         if self.display_handle is not None:
             shown = (self._asked
                      or self._result is not None or self._failure is not None
@@ -549,7 +548,6 @@ class CallView(widgets.VBox):
                 self._script_handle.update(_Static(None))
             if self._apps is not None:
                 close_soon(self._apps)
-        self._keyboard_later = None
         if self._keys_handle is not None:
             self._keys_handle.update(_Static(None))
         close_soon(self)
