@@ -24,22 +24,17 @@ written during the test, the browser console and the journal go to
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
 import shlex
 import shutil
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
-from helpers.lab import REPO, TIMEOUT, VENV_BIN, VIEWPORT, LabError, Notebook
-from helpers.servers import free_port
+from helpers.lab import REPO, TIMEOUT, VIEWPORT, JupyterServer, LabError, Notebook
 
 from .conftest import ARTIFACT_DIR, ARTIFACTS, _close_notebook, _safe
 from .test_browser import (
@@ -70,72 +65,31 @@ GITHUB_MESSAGE = "Please provide your GitHub username"
 # -- the server ------------------------------------------------------------------------------------
 
 
-class Voila:
+class Voila(JupyterServer):
     """``python -m voila ROOT`` on 127.0.0.1, with every Jupyter directory temporary.
 
     Its kernels get ``PYTHONPATH`` set to this checkout, so that they import the nb_elicit of
     the tests that run (an older worktree's too, not only the one installed in the venv)."""
 
     def __init__(self, base: Path):
-        self.base = base
-        self.root = base / "root"
-        self.log_path = base / "voila.log"
-        self.port = free_port()
-        self.token = secrets.token_hex(16)
-        self.process: subprocess.Popen | None = None
+        super().__init__("voila", "disabled", base)
         #: The kernels each notebook's pages connected to (from their websockets' addresses).
         self.kernels: dict[str, set[str]] = {}
 
     def start(self) -> None:
-        env = dict(os.environ)
-        dirs = {name: self.base / name.lower() for name in
-                ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR")}
-        for name, path in dirs.items():
-            path.mkdir(parents=True)
-            env[name] = str(path)
-        for name in ("JUPYTER_PATH", "JPY_SESSION_NAME", "NB_ELICIT_RESPOND",
-                     "NB_ELICIT_HEADLESS_WAIT", "VOILA_KERNEL_ID"):
-            env.pop(name, None)
-        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        env = self.environment(("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"))
         env["PYTHONPATH"] = str(REPO)
-        self.root.mkdir()
-        log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
-        self.process = subprocess.Popen(
+
+        def answers() -> None:
+            with urllib.request.urlopen(self.url("/"), timeout=2):
+                pass
+
+        self.launch(
             [sys.executable, "-m", "voila", str(self.root), "--no-browser",
              f"--port={self.port}", "--Voila.ip=127.0.0.1", "--Voila.port_retries=0",
              f"--Voila.token={self.token}",
-             f"--Voila.connection_dir_root={dirs['JUPYTER_RUNTIME_DIR']}"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-            cwd=self.root)
-        log.close()
-        deadline = time.monotonic() + TIMEOUT / 1000
-        while True:
-            if self.process.poll() is not None:
-                raise LabError(f"voila exited with {self.process.returncode}:\n"
-                               f"{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url("/"), timeout=2):
-                    return
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise LabError(f"voila did not answer within {TIMEOUT // 1000} s:\n"
-                                   f"{self.log_tail()}") from None
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        """Stop the server; its kernels end with it (and their demo servers with them)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}?token={self.token}"
+             f"--Voila.connection_dir_root={self.base / 'jupyter_runtime_dir'}"],
+            env, "voila", answers)
 
     def shut_down_sessions(self, notebook: str) -> None:
         """End the kernels of ``notebook``'s pages, as the page does when it is left."""
@@ -149,17 +103,6 @@ class Voila:
             except urllib.error.HTTPError as error:
                 if error.code != 404:  # (404: already gone)
                     raise
-
-    def log_size(self) -> int:
-        return self.log_path.stat().st_size if self.log_path.exists() else 0
-
-    def log_since(self, offset: int) -> str:
-        with open(self.log_path, "rb") as log:
-            log.seek(offset)
-            return log.read().decode("utf-8", "replace")
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log_since(0).splitlines()[-lines:])
 
 
 @pytest.fixture(scope="module")

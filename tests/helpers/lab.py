@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -66,16 +67,8 @@ class JupyterServer:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        env = dict(os.environ)
-        for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                     "JUPYTERLAB_WORKSPACES_DIR"):
-            env[name] = str(self.base / name.lower())
-            Path(env[name]).mkdir(parents=True)
-        for name in ("JUPYTERLAB_SETTINGS_DIR", "JUPYTER_PATH", "JPY_SESSION_NAME",
-                     "NB_ELICIT_RESPOND", "NB_ELICIT_HEADLESS_WAIT"):
-            env.pop(name, None)
-        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
-        self.root.mkdir()
+        env = self.environment(("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                                "JUPYTERLAB_WORKSPACES_DIR"), drop=("JUPYTERLAB_SETTINGS_DIR",))
         settings = Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings" / "@jupyterlab"
         _write_json(settings / "apputils-extension" / "kernels-settings.jupyterlab-settings",
                     {"commsOverSubshells": self.subshells})
@@ -89,31 +82,54 @@ class JupyterServer:
         if not jupyter.exists():
             raise LabError(f"{jupyter} is missing: run the tests with the venv's python "
                            "(bash scripts/test.sh sets it up)")
-        log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
-        self.process = subprocess.Popen(
+        self.launch(
             [str(jupyter), self.app, "--no-browser", "--allow-root", "--ip=127.0.0.1",
              f"--port={self.port}", f"--IdentityProvider.token={self.token}",
              f"--ServerApp.root_dir={self.root}", "--ServerApp.port_retries=0",
              "--LabApp.news_url=",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=self.root)
+            env, f"jupyter {self.app}", lambda: self.api("GET", "/api/status", timeout=2))
+
+    def environment(self, dirs: tuple[str, ...], drop: tuple[str, ...] = ()) -> dict[str, str]:
+        """This process's environment for the server: each of ``dirs`` a new folder under the
+        base, nothing of the person's Jupyter or of nb_elicit's headless settings, the venv's
+        commands first on PATH; the root folder made."""
+        env = dict(os.environ)
+        for name in dirs:
+            env[name] = str(self.base / name.lower())
+            Path(env[name]).mkdir(parents=True)
+        for name in ("JUPYTER_PATH", "JPY_SESSION_NAME", "NB_ELICIT_RESPOND",
+                     "NB_ELICIT_HEADLESS_WAIT", "VOILA_KERNEL_ID", *drop):
+            env.pop(name, None)
+        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        self.root.mkdir()
+        return env
+
+    def launch(self, argv: list[str], env: dict[str, str], what: str,
+               ready: Callable[[], object]) -> None:
+        """Start the server (``what``, for messages) and wait until ``ready()`` stops raising
+        OSError; LabError if it exits or does not answer within TIMEOUT."""
+        log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
+        self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, env=env, cwd=self.root)
         log.close()
         deadline = time.monotonic() + TIMEOUT / 1000
         while True:
             if self.process.poll() is not None:
-                raise LabError(f"jupyter {self.app} exited with {self.process.returncode}:\n"
+                raise LabError(f"{what} exited with {self.process.returncode}:\n"
                                f"{self.log_tail()}")
             try:
-                self.api("GET", "/api/status", timeout=2)
+                ready()
                 return
             except OSError:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise LabError(f"jupyter {self.app} did not answer /api/status within "
-                                   f"{TIMEOUT // 1000} s:\n{self.log_tail()}") from None
+                    raise LabError(f"{what} did not answer within {TIMEOUT // 1000} s:\n"
+                                   f"{self.log_tail()}") from None
                 time.sleep(0.1)
 
     def stop(self) -> None:
+        """Stop the server; its kernels end with it (and their demo servers with them)."""
         if self.process is None or self.process.poll() is not None:
             return
         self.process.terminate()

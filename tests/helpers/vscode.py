@@ -46,18 +46,16 @@ nb_elicit of the tests that run (an older worktree's too).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from .lab import REPO, TIMEOUT, VENV_BIN, JupyterServer, LabError, Notebook
+from .lab import REPO, TIMEOUT, JupyterServer, Notebook
 from .node import node, node_env, npm_files, npm_package
 
 #: The npm packages of the page, pinned: VS Code's ipywidgets 8 bundle, the kernel's client
@@ -113,38 +111,14 @@ class VSCodeServer(JupyterServer):
 
     def start(self) -> None:
         lay_out_page(self.static)
-        env = dict(os.environ)
-        for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
-            env[name] = str(self.base / name.lower())
-            Path(env[name]).mkdir(parents=True)
-        for name in ("JUPYTER_PATH", "JPY_SESSION_NAME", "NB_ELICIT_RESPOND",
-                     "NB_ELICIT_HEADLESS_WAIT", "VOILA_KERNEL_ID"):
-            env.pop(name, None)
-        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        env = self.environment(("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"))
         env["PYTHONPATH"] = str(REPO)
-        self.root.mkdir()
-        log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
-        self.process = subprocess.Popen(
+        self.launch(
             [sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
              "--ip=127.0.0.1", f"--port={self.port}", f"--IdentityProvider.token={self.token}",
              f"--ServerApp.root_dir={self.root}", "--ServerApp.port_retries=0",
              f"--ServerApp.extra_static_paths={self.static}"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=self.root)
-        log.close()
-        deadline = time.monotonic() + TIMEOUT / 1000
-        while True:
-            if self.process.poll() is not None:
-                raise LabError(f"jupyter server exited with {self.process.returncode}:\n"
-                               f"{self.log_tail()}")
-            try:
-                self.api("GET", "/api/status", timeout=2)
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise LabError(f"jupyter server did not answer /api/status within "
-                                   f"{TIMEOUT // 1000} s:\n{self.log_tail()}") from None
-                time.sleep(0.1)
+            env, "jupyter server", lambda: self.api("GET", "/api/status", timeout=2))
 
     def start_kernel(self, notebook: str) -> str:
         """A kernel started as VS Code starts its own: no session (``POST /api/kernels``)."""
