@@ -241,7 +241,14 @@ class ElicitationHook:
         failure has told the cell. Only the framework's own cancellation of this request
         (its server withdrew it) goes on as a cancellation: a form nb_elicit ended by itself
         is answered ``cancel``. ``claim``: the name the framework says the server has, where
-        its context does not tell."""
+        its context does not tell. From the request's arrival to its answer, the framework's
+        request clocks of this loop stand still (:func:`paused_clocks`): its timeouts wait for
+        the person, and for nb_elicit's own work to show the form."""
+        with paused_clocks():
+            return await self._answer(context, params, claim)
+
+    async def _answer(self, context: Any, params: Any,
+                      claim: str | None) -> Answer | BaseException:
         asker, message = Asker(self.framework, Guard(server=self.framework), False), None
         cell = contextvars.copy_context()
         try:
@@ -267,8 +274,7 @@ class ElicitationHook:
             else:
                 asked = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
                     in_context(cell, _ask_in_cell(asker, request, self.refuse_with)), loop))
-            with paused_clocks():  # (the framework's timeouts wait for the person too)
-                got = await _outcome_of(asked)
+            got = await _outcome_of(asked)
             if got is None:  # (nb_elicit ended it by itself: cancel, and the cell says so)
                 _tell(cell, asker, message, Outcome(
                     Answer("cancel"), AnsweredBy.CLOSED, notice_kind=NoticeKind.WARNING,
