@@ -533,9 +533,9 @@ user-level configs, such as `~/.cursor/mcp.json`, are listed too.)
 This `.vscode/mcp.json` is a project file: it came with the folder, not from you. So before
 nb_elicit starts anything it names, a **trust card** shows here what would run (the command, its
 arguments, where it runs, and each environment key with its value as written: `${env:...}` and
-`${input:...}` as they are, any other text as `••••••`), with **Start** and **Cancel**. Start is
-remembered for this file, here, until the entry, the inputs it uses or its env file's keys
-change. Without a person (nbclient, papermill), a project server starts only when you approve it
+`${input:...}` as they are, any other text as `••••••`), with **Start**, **Don't start** and
+**Not now**. Start is remembered for this entry, here, until the entry, the inputs it uses or its
+env file's keys change; Don't start and Not now start nothing and remember nothing. Without a person (nbclient, papermill), a project server starts only when you approve it
 (a remembered Start does not):
 `%mcp connect demo --trust`, or `NB_ELICIT_TRUST=demo` in the kernel's environment
 ([Trust](../docs/configs.md#trust)).
@@ -676,26 +676,20 @@ status as a badge (*Running*, *Needs your answer*, *Done*, *Failed*, *Cancelled*
 server's latest message, and how long ago it started:
 
 - **Cancel task** asks the server to stop the task;
-- **Detach** stops following it here; the task goes on on the server, and you can come back to
-  it later.
+- **Detach** stops following it here; the task keeps running on the server, and you can come
+  back to it later.
 
 A question the server asks inside the task appears inside the card. The demo server has two
 task tools: `research` and `countdown`. Run the cells from top to bottom (**Shift+Enter**).
 Everything about tasks, in detail: [Tasks](../docs/tasks.md).
 """),
     code("""
-import asyncio
-import contextlib
-import os
-import sys  # noqa: F401 (for {sys.executable} in %mcp connect)
+import sys
 
 import nb_elicit
 
 %load_ext nb_elicit
-
-# Can someone click here? JupyterLab, Notebook 7, Binder and JupyterHub set JPY_SESSION_NAME;
-# nbclient, nbconvert and papermill, which show no widgets, do not (nb_elicit's own rule).
-someone_can_click = bool(os.environ.get("JPY_SESSION_NAME"))
+print("This kernel runs", sys.executable)
 """),
     md("""
 ## 1. Connect the demo server
@@ -732,54 +726,35 @@ after 10 seconds, and the research goes on with the technical side.
 
 `countdown` counts down, saying each second how long is left. Run the next cell and, while it
 counts, click **Cancel task** on its card: nb_elicit asks the server to cancel the task, the
-server stops counting, and the card ends *Cancelled* ("the server confirmed"). Nobody there to
-click? Then the cell clicks Cancel task itself, two seconds in:
-`task.card.cancel_button.click()` is exactly what your click does.
-
-The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
-it (a `ToolCall`); `call.task` is the task the server runs it as, once the server has made one
-(its `task_id`, `status` and `card`); `await call` waits for the call's end, and raises an
-`nb_elicit.NbElicitError` when the task was cancelled or detached (the card says so already,
-so the cell does not print it again). `call.cancel()`, like **Kernel → Interrupt** on a
-waiting cell, cancels the task on the server too.
+server stops counting, and the card ends *Cancelled* ("the server confirmed"). Cancelling is
+your choice, not an error: the card says it once, and the cell ends without a red line. (Leave
+it alone, and it counts down to the end in 30 seconds.)
 """),
-    code("""
-async def task_of(call):
-    \"\"\"The task the server runs ``call`` as, once the server has made it.\"\"\"
-    while call.task is None and not call.done():
-        await asyncio.sleep(0.05)
-    return call.task
-
-
-conn = nb_elicit.connections["demo"]
-call = conn.start_tool("countdown", {"seconds": 30})
-task = await task_of(call)
-if not someone_can_click:
-    await asyncio.sleep(2)
-    task.card.cancel_button.click()  # what a click on Cancel task does
-with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
-    await call
-print("The countdown task is", task.status)
-"""),
+    code('%mcp call demo countdown {"seconds": 30}'),
     md("""
 ## 5. Detach, and come back
 
-**Detach** stops following a task without stopping it: the cell ends, and the task goes on on
-the server. nb_elicit keeps its id (in an owner-only file of running tasks), so you can follow
+**Detach** stops following a task without stopping it: the cell ends, and the task keeps running
+on the server. nb_elicit keeps its id (in an owner-only file of running tasks), so you can follow
 it again later: in this kernel, or in the next one for a server that outlives this kernel (a
 stdio server such as this one stops with its kernel, and its tasks with it). Run the next cell
-and click **Detach** on its card while it counts down from 10 (with nobody there, the cell
-clicks it itself, a second in).
+and click **Detach** on its card while it counts down from 10.
+
+The cell uses the Python API: `conn.start_tool(...)` starts a call without waiting and returns
+it (a `ToolCall`); `await call` waits for the call's end, and raises `nb_elicit.TaskDetached`
+when you detach (`nb_elicit.TaskCancelled` when you cancel; both are `nb_elicit.NbElicitError`s):
+the card says so already, so the cell does not print it again. `call.task` is the task the
+server runs it as (its `task_id`, `status` and `card`). `call.cancel()`, like
+**Kernel → Interrupt** on a waiting cell, cancels the task on the server too.
 """),
     code("""
+conn = nb_elicit.connections["demo"]
 call = conn.start_tool("countdown", {"seconds": 10})
-task = await task_of(call)
-if not someone_can_click:
-    await asyncio.sleep(1)
-    task.card.detach_button.click()  # what a click on Detach does
-with contextlib.suppress(nb_elicit.NbElicitError):  # (the card says how it ended)
+try:
     await call
-task_id = task.task_id
+except nb_elicit.TaskDetached:
+    pass  # the card says so, with the line that attaches to it again
+task_id = call.task.task_id
 """),
     md("""
 `%mcp tasks` lists the tasks this kernel follows or followed, each with its status and age (the

@@ -15,6 +15,7 @@ import time
 
 import nbformat
 import pytest
+from helpers import task_person
 from helpers.notebooks import (
     ADA,
     EVERYTHING,
@@ -316,11 +317,15 @@ def shown(cell) -> str:
 
 @pytest.mark.timeout(240)
 def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_path):
-    """The policy answers the question asked inside the task; with nobody to click, the
-    notebook presses Cancel and Detach itself, then attaches to the detached task again."""
+    """The policy answers the question asked inside the task; a scripted person in the kernel
+    (widgets show nowhere under nbclient) clicks Cancel task on the first countdown's card and
+    Detach on the second's; the notebook then attaches to the detached task again."""
     env = kernel_env(respond='accept {"interpretation": "historical"}') | {
         "JUPYTER_DATA_DIR": str(tmp_path / "data")}  # (the file of running tasks goes there)
-    nb = run("tasks.ipynb", env)
+    nb = nbformat.read(NOTEBOOKS / "tasks.ipynb", as_version=4)
+    nb.cells.insert(0, new_code_cell(task_person.cell([("countdown", "cancel"),
+                                                       ("countdown", "detach")])))
+    execute(nb, NOTEBOOKS, env)
     assert_no_errors(nb)
     assert "Connected 'demo': nb-elicit-demo" in result(code_cell(nb, "%mcp connect demo"))
 
@@ -339,15 +344,14 @@ def test_tasks_runs_headless_answers_inside_the_task_cancels_and_detaches(tmp_pa
             '"accept", "content": {"interpretation": "historical"}}.') in stdout(python)
     assert "Going on with: historical" in shown(python)
 
-    cancelled = code_cell(nb, "cancel_button.click()")
-    assert stdout(cancelled) == "The countdown task is cancelled\n"
+    cancelled = code_cell(nb, '%mcp call demo countdown {"seconds": 30}')
     # (the person's choice: said once, by the card, and no failure line)
     assert shown(cancelled).count("Cancelled (the server confirmed) after") == 1
     assert "✖" not in shown(cancelled) and "Cancel sent" not in shown(cancelled)
     assert "Counted down" not in shown(cancelled)
 
-    detached = shown(code_cell(nb, "detach_button.click()"))
-    found = re.search(r"Detached: the task goes on on the server\. %mcp task demo (\S+)",
+    detached = shown(code_cell(nb, 'start_tool("countdown", {"seconds": 10})'))
+    found = re.search(r"Detached: the task keeps running on the server\. %mcp task demo (\S+)",
                       detached)
     assert "✖" not in detached
     assert found, detached

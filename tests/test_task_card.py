@@ -236,8 +236,8 @@ def test_detach_calls_its_callback_once_and_detached_shows_the_hint():
 
     shown, calls, ticking, disabled = asyncio.run(scenario())
     assert calls == ["detach"] and ticking and disabled
-    assert texts(shown.status_line) == ("Detached: the task goes on on the server. Attach again "
-                                        "with %mcp task demo 3f2a9c1e")
+    assert texts(shown.status_line) == ("Detached: the task keeps running on the server. "
+                                        "Attach again with %mcp task demo 3f2a9c1e")
     assert shown.ended and not shown.ticking
     assert shown.actions.layout.display == "none"
     shown.cancel_button.click()  # (hidden, and ignored)

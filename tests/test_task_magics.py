@@ -295,7 +295,7 @@ def test_detach_and_cancel_through_the_magic_end_quietly_with_one_line(ip, fastm
         thread.start()
         return thread
 
-    for button, said in [("detach_button", "goes on on the server"),
+    for button, said in [("detach_button", "keeps running on the server"),
                          ("cancel_button", "Cancelled (the server confirmed) after")]:
         presser = click(button)
         capsys.readouterr()

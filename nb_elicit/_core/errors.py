@@ -15,7 +15,7 @@ The tree::
     ├── ServerError               the server answered a request with a JSON-RPC error
     │   └── UrlElicitationRequired    ... -32042: pages to open first, then retry
     ├── BlockingNotSupported      this kernel cannot receive clicks while a cell awaits
-    ├── TaskDetached              the person detached from a task; it goes on on the server
+    ├── TaskDetached              the person detached; the task keeps running on the server
     ├── TaskCancelled             the task was cancelled (by Cancel, or by the server)
     └── AppRefused                a server's app nb_elicit will not show (in :mod:`.apps`)
 
@@ -155,7 +155,7 @@ class BlockingNotSupported(NbElicitError):
 
 
 class TaskDetached(NbElicitError):
-    """The person detached from a task: the call ended, and the task goes on on the server
+    """The person detached from a task: the call ended, and the task keeps running on the server
     (``%mcp task NAME ID`` or ``Connection.attach_task`` follows it again)."""
 
 

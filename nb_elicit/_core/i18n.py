@@ -100,7 +100,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_lost": ("the server no longer knows the task {task} ({reason})",
                   "服务器已不再知道任务 {task}（{reason}）"),
     "task_no_answer": ("the server did not answer in time", "服务器未及时回答"),
-    "task_detached_call": ("detached: the task {task} goes on on the server; {hint} attaches "
+    "task_detached_call": ("detached: the task {task} keeps running on the server; {hint} attaches "
                            "to it again",
                            "已分离：任务 {task} 在服务器上继续运行；用 {hint} 可再次连上"),
     "task_cancelled": ("the task {task} was cancelled", "任务 {task} 已取消"),
@@ -186,17 +186,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     "trust_none": ("(none)", "（无）"),
     "trust_hides": ("This project entry hides your own {name!r} of {file}.",
                     "此项目条目遮盖了您自己在 {file} 中的 {name!r}。"),
-    "trust_note": ("The command is shown as it will run, with this kernel's environment "
-                   "(${{input:...}} values are asked for after Start). Env and header values "
-                   "show their variables (${{env:...}}, ${{input:...}}) as written, filled in "
-                   "only when it starts, and any other text as ••••••. "
-                   "Start is remembered for this entry of this file, here; a change to it, to "
-                   "the inputs it uses or to its env file's keys asks again.",
-                   "命令按其运行时的样子显示，使用此内核的环境"
-                   "（${{input:...}} 的值在“启动”后询问）。"
-                   "环境变量和请求头的值中，变量（${{env:...}}、${{input:...}}）按原样显示，"
-                   "启动时才填入，其他文本显示为 ••••••。“启动”会为此处此文件的此条目记住；"
-                   "条目、其使用的输入或其环境变量文件的键改变后会再次询问。"),
+    "trust_note": ("Start runs the command above; its ${{input:...}} values are asked for "
+                   "after Start.\nStart is remembered for this entry until it, its inputs or its "
+                   "env file's keys change.",
+                   "“启动”运行上面的命令；其 ${{input:...}} 的值在“启动”后询问。\n"
+                   "“启动”会为此条目记住，直到条目、其输入或其环境变量文件的键改变。"),
+    "trust_note_http": ("Start connects to the URL above; its ${{input:...}} values are asked "
+                        "for after Start.\nStart is remembered for this entry until it or its "
+                        "inputs change.",
+                        "“启动”连接上面的 URL；其 ${{input:...}} 的值在“启动”后询问。\n"
+                        "“启动”会为此条目记住，直到条目或其输入改变。"),
     "trust_start": ("Start", "启动"),
     "trust_start.tip": ("Start this server now", "现在启动此服务器"),
     "trust_decline": ("Don't start", "不启动"),
@@ -236,14 +235,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "task_cancel": ("Cancel task", "取消任务"),
     "task_cancel.tip": ("Ask the server to cancel this task", "请服务器取消此任务"),
     "task_detach": ("Detach", "分离"),
-    "task_detach.tip": ("Stop following the task here; it goes on on the server",
+    "task_detach.tip": ("Stop following the task here; it keeps running on the server",
                         "不再在此跟踪该任务；它会在服务器上继续运行"),
     "task_cancel_sent": ("Cancel sent…", "已发送取消请求…"),
     "task_cancel_confirmed": ("Cancelled (the server confirmed)", "已取消（服务器已确认）"),
     "task_cancel_failed": ("Cancel failed: {reason}", "取消失败：{reason}"),
     "task_click_failed": ("nb_elicit could not send it ({error})", "nb_elicit 无法发送（{error}）"),
     "task_detach_failed": ("Detach failed: {reason}", "分离失败：{reason}"),
-    "task_detached": ("Detached: the task goes on on the server. {hint}",
+    "task_detached": ("Detached: the task keeps running on the server. {hint}",
                       "已分离：该任务会在服务器上继续运行。{hint}"),
     "task_ended_completed": ("Completed after {time}.", "{time} 后完成。"),
     "task_ended_failed": ("Failed after {time}.", "{time} 后失败。"),

@@ -11,7 +11,7 @@ the header, away from a form's Submit and Decline:
 * **Cancel task** asks the server to cancel the task (the caller's callback sends it); the
   card says so, then what the server answered (:meth:`TaskCard.cancel_confirmed`,
   :meth:`TaskCard.cancel_failed`).
-* **Detach** stops following the task here; it goes on on the server
+* **Detach** stops following the task here; it keeps running on the server
   (:meth:`TaskCard.detached`).
 
 A question is said once: while a form in the card shows the server's message, the status line
@@ -389,7 +389,7 @@ class TaskCard(widgets.VBox):
             self._say(t("task_detach_failed", reason=t("task_click_failed", error=failure)))
 
     def detached(self, hint: str) -> None:
-        """The card follows the task no more; it goes on on the server. ``hint`` says how to
+        """The card follows the task no more; it keeps running on the server. ``hint`` says how to
         follow it again."""
         if self.ended:
             return

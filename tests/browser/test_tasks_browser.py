@@ -204,7 +204,7 @@ def test_detach_clicked_on_the_card_ends_the_cell_and_the_task_can_be_attached_a
     lines = timeline(output.locator(".nb-elicit-transcript"))
     assert [line for line in lines if line.startswith("Detached: ")] == [
         line for line in lines if line.startswith(
-            "Detached: the task goes on on the server. %mcp task demo ")], lines
+            "Detached: the task keeps running on the server. %mcp task demo ")], lines
     assert len([line for line in lines if line.startswith("Detached: ")]) == 1, lines
     no_failure(output)
     assert lab.answers() == []  # neither cancelled nor finished: it goes on
