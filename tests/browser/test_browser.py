@@ -163,6 +163,38 @@ def test_blocking_call_keeps_every_keystroke(lab):
     expect_subshells(lab, lab.server.subshells)
 
 
+# -- 2: keys 5 ms apart, then Enter at once: what the field shows is what the server gets ---------
+
+#: Milliseconds between keys: faster than the page sends a field's changes (one in flight at a
+#: time, the next once the kernel took it), while Enter goes at once.
+FAST = 5
+#: How many times: the race is won or lost by milliseconds, so it is run more than once.
+ROUNDS = 5
+
+
+@pytest.mark.parametrize("lab", SUBSHELLS, indirect=True)
+def test_keys_typed_fast_then_enter_at_once_reach_the_server_whole(lab):
+    """The name "octocat" at 5 ms a key into the focused field of a `%mcp call` form, then Enter
+    at once, five times: the server gets "octocat" each time (before 3375e16 the Enter was
+    taken with the part of the name the kernel had by then: "octoca", "oc")."""
+    lab.open(*["%mcp call demo github_username"] * ROUNDS)
+    for round_ in range(ROUNDS):
+        cell = 2 + round_
+        lab.run(cell, wait=False)
+        form = lab.form(cell)
+        expect(field(form, "name")).to_be_focused()  # (the keyboard script's first field)
+        lab.page.keyboard.type("octocat", delay=FAST)
+        lab.page.keyboard.press("Enter")
+        assert lab.wait_journal(round_ + 1)[-1] == {
+            "tool": "github_username",
+            "message": "Please provide your GitHub username",
+            "action": "accept",
+            "content": {"name": "octocat"},
+        }, f"round {round_ + 1}"
+        lab.wait_done(cell)
+        expect_transcript(lab, cell, "Hello, @octocat!")
+
+
 # -- 3: Decline and Dismiss ------------------------------------------------------------------------
 
 
