@@ -535,8 +535,9 @@ nb_elicit starts anything it names, a **trust card** shows here what would run (
 arguments, where it runs, and each environment key with its value as written: `${env:...}` and
 `${input:...}` as they are, any other text as `••••••`), with **Start**, **Don't start** and
 **Not now**. Start is remembered for this entry, here, until the entry, the inputs it uses or its
-env file's keys change; Don't start and Not now start nothing and remember nothing. Without a person (nbclient, papermill), a project server starts only when you approve it
-(a remembered Start does not):
+env file's keys change; Don't start and Not now start nothing and remember nothing. Without a
+person (nbclient, papermill), a project server starts only when you approve it (a remembered
+Start does not):
 `%mcp connect demo --trust`, or `NB_ELICIT_TRUST=demo` in the kernel's environment
 ([Trust](../docs/configs.md#trust)).
 

@@ -10,14 +10,16 @@ temporary folder: the real user's files are never read or written.
 
 from __future__ import annotations
 
+import html
 import json
 import multiprocessing
 import os
+import re
 import stat
 import sys
 
 import pytest
-from helpers.servers import drive
+from helpers.servers import REPO, drive
 from helpers.trust_world import attach, make_world, marker_config, wait_for_card, widget_html
 from IPython.core.error import UsageError
 
@@ -333,6 +335,30 @@ def test_the_card_closes_one_way_each_and_offers_decline_and_cancel(world):
     assert "nb-elicit-dismiss" not in card.dismiss_button._dom_classes
     assert "declined" in card.decline_button.tooltip
     assert "dismissed" in card.dismiss_button.tooltip
+
+
+@pytest.mark.parametrize(("entry", "runs"), [({"command": "sh"}, "Start runs the command above"),
+                                             ({"url": "https://mcp.example.com/mcp"},
+                                              "Start connects to the URL above")])
+def test_the_fine_print_is_two_short_lines(world, entry, runs):
+    card = card_for(world, entry)
+    (help_line,) = [w for w in card.children if "nb-elicit-help" in w._dom_classes]
+    text = html.unescape(re.sub(r"<[^>]+>", "", help_line.value))
+    lines = text.splitlines()
+    assert len(lines) == 2 and all(len(line) <= 90 for line in lines), lines
+    assert lines[0].startswith(runs) and "remembered for this entry" in lines[1]
+
+
+def test_the_configs_notebook_names_the_buttons_the_card_has(world):
+    """configs.ipynb tells of the card's buttons by their words, and of no other."""
+    import nbformat
+
+    card = card_for(world, {"command": "sh"})
+    notebook = nbformat.read(REPO / "notebooks" / "configs.ipynb", as_version=4)
+    (told,) = [cell.source for cell in notebook.cells if "trust card" in cell.source]
+    named = set(re.findall(r"\*\*([^*]+)\*\*", told)) - {"trust card"}
+    assert named == {card.start_button.description, card.decline_button.description,
+                     card.dismiss_button.description}
 
 
 # -- connecting: nothing starts before consent -----------------------------------------------

@@ -77,7 +77,8 @@ class TrustCard(PromptWidget):
             rows.append(self.html(
                 f'<div style="color: var(--jp-warn-color0)">{text_html(warning)}</div>',
                 "nb-elicit-trust-hides"))
-        rows.append(self.html(text_html(trust_text("note")), "nb-elicit-help"))
+        note = "note" if self.shown.transport == "stdio" else "note_http"
+        rows.append(self.html(text_html(trust_text(note)), "nb-elicit-help"))
         actions = self.row([self.start_button, self.decline_button, self.dismiss_button],
                            "nb-elicit-actions")
         self.add_class("nb-elicit-trust-card")
