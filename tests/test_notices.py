@@ -85,3 +85,20 @@ def test_a_live_view_and_its_transcript_tell_one_log_in_time_order_the_result_in
     assert (html.index("before the result") < html.index("12:00")
             < html.index("after the result"))
     assert html.count("after the result") == 1
+
+
+def test_a_transcript_says_who_ended_a_request_once():
+    """"demo withdrew this request." needs no "(withdrawn)" after it; an interrupt's "Cancelled."
+    still says what cancelled it."""
+    from nb_elicit._core.outcome import AnsweredBy
+    from nb_elicit._core.transcript import transcript_bundle
+
+    view = CallView("demo", "tool", show_waiting=False)
+    view.notice("x", NoticeKind.WARNING, asked=Asked(
+        "demo", "Who?", "demo withdrew this request.", "cancel", AnsweredBy.WITHDRAWN))
+    view.notice("y", NoticeKind.WARNING, asked=Asked(
+        "demo", "Where?", "Cancelled.", "cancel", AnsweredBy.INTERRUPT))
+    bundle = transcript_bundle(view.transcript())
+    for text in (bundle["text/plain"], bundle["text/html"]):
+        assert "demo withdrew this request." in text and "(withdrawn)" not in text
+        assert "Cancelled. (interrupt)" in text

@@ -150,7 +150,7 @@ def test_a_failed_calls_progress_stays_where_it_stopped():
 def test_a_completed_tasks_progress_bar_is_full_too():
     from nb_elicit._core.tasks import TaskState
 
-    card = TaskCard("demo", "countdown", "t1", "task (2025-11-25)")
+    card = TaskCard("demo", "countdown", "t1", "MCP 2025-11-25 tasks")
     card.show_progress(1, 2, "1 s left")
     card.end(TaskState("t1", "completed"))
     assert card.progress.bar.value == 1.0 and "Done (100%)" in card.progress.text.value

@@ -69,13 +69,13 @@ def test_the_header_names_the_server_and_tool_and_the_task_id_and_shape():
 
 
 def test_the_header_shows_a_short_id_and_the_whole_one_and_the_protocol_in_its_details():
-    shown = card(shape="task (2025-11-25)")
+    shown = card(shape="MCP 2025-11-25 tasks")
     head, _, details = shown.id_line.value.partition("<details")
     assert "3f2a9c1e…" in head and "3f2a9c1e-0000" not in head
     assert "2025-11-25" not in head + texts(shown.header)  # (a protocol word: in the details)
     assert "user-select: all" in details  # (one click selects the whole id, to copy)
     assert "3f2a9c1e-0000-4000-8000-00000000c9d1</span>" in details
-    assert "protocol: task (2025-11-25)" in details
+    assert "protocol: MCP 2025-11-25 tasks" in details
     assert card(task_id="t1").id_line.value.startswith('<div style="color: var(--jp-content-font-color2)'
                                                        '; font-size: var(--jp-ui-font-size0)">'
                                                        "task t1</div>")
@@ -384,7 +384,7 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
 
     async def scenario():
         view = CallView("demo", "research", show_waiting=False)
-        card = TaskCard("demo", "research", "t1", "task (2025-11-25)")
+        card = TaskCard("demo", "research", "t1", "MCP 2025-11-25 tasks")
         view.show_task(card)
         view.show_backlog("demo", 3, lambda: None)
         children = view.children
@@ -404,7 +404,7 @@ def test_while_its_task_card_follows_the_task_the_call_shows_no_clock_of_its_own
         view = CallView("demo", "research")  # (its waiting line ticks)
         await asyncio.sleep(0)
         before = view.status.layout.display
-        card = TaskCard("demo", "research", "t1", "task (2025-11-25)")
+        card = TaskCard("demo", "research", "t1", "MCP 2025-11-25 tasks")
         view.show_task(card)
         await asyncio.sleep(1.2)  # a tick of both clocks
         during = view.status.layout.display, card.ticking

@@ -122,9 +122,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                                 "任务 {task} 正由另一个内核（{kernel}）跟踪；请先在那里分离它"),
     "task_no_tasks": ("{server} runs no tasks (it declared neither tasks shape)",
                       "{server} 不运行任务（它未声明任何一种任务形式）"),
-    "task_shape_2025": ("task (2025-11-25)", "任务（2025-11-25）"),
-    "task_shape_extension": ("task (io.modelcontextprotocol/tasks)",
-                             "任务（io.modelcontextprotocol/tasks）"),
+    "task_shape_2025": ("MCP 2025-11-25 tasks", "MCP 2025-11-25 任务"),
+    "task_shape_extension": ("MCP tasks extension (2026-07-28)", "MCP 任务扩展（2026-07-28）"),
     # the trust card (a server of a project file, before it starts)
     "trust_asks": ("Start a server from a project file?", "启动项目文件中的服务器？"),
     "trust_message": ("A file of this project sets up the server {name!r}. Nothing has "

@@ -72,6 +72,18 @@ class AnsweredBy(str, Enum):
     __str__ = str.__str__
     __format__ = str.__format__
 
+    @property
+    def told_by_status(self) -> bool:
+        """Whether the status line nb_elicit writes for this way of ending already says it
+        ("demo withdrew this request.", "demo disconnected."), so that a transcript does not
+        repeat it in brackets."""
+        return self in _TOLD_BY_STATUS
+
+
+_TOLD_BY_STATUS = frozenset({AnsweredBy.WITHDRAWN, AnsweredBy.WITHDRAWN_WAITING,
+                             AnsweredBy.TASK_CANCELLED, AnsweredBy.TASK_DETACHED,
+                             AnsweredBy.DISCONNECTED})
+
 
 class Refusal(str, Enum):
     """How nb_elicit answers a request it cannot show (or failed to show)."""

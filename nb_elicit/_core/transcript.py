@@ -294,7 +294,7 @@ def item_html(item: Asked | Notice | str) -> str:
 
 
 def _asked_html(asked: Asked) -> str:
-    who = "" if asked.answered_by == AnsweredBy.PERSON else f" ({_e(asked.answered_by)})"
+    who = "" if _says_who(asked.answered_by) else f" ({_e(asked.answered_by)})"
     rows = "".join(_field_row(field) for field in asked.fields)
     table = (f'<table class="nb-elicit-transcript-fields" style="margin: 2px 0 2px 0; '
              f'border-collapse: collapse"><tbody>{rows}</tbody></table>' if rows else "")
@@ -425,7 +425,7 @@ def _item_lines(item: Asked | Notice | str) -> list[str]:
         return [f"{t('notice_' + item.kind)} {item.text}"]
     if isinstance(item, str):
         return [item]
-    who = "" if item.answered_by == AnsweredBy.PERSON else f" ({item.answered_by})"
+    who = "" if _says_who(item.answered_by) else f" ({item.answered_by})"
     lines = [f"{t('transcript_asked', server=item.server)} "
              f"{visible(item.message, lines=True)}"]
     if item.url:
@@ -433,6 +433,16 @@ def _item_lines(item: Asked | Notice | str) -> list[str]:
     lines.append(f"  {item.status}{who}")
     lines.extend(_field_line(field) for field in item.fields)
     return lines
+
+
+def _says_who(answered_by: str) -> bool:
+    """Whether a request's status line already says who answered it (the person, or what
+    ended it: "demo withdrew this request."), so that no "(withdrawn)" follows it."""
+    try:
+        how = AnsweredBy(answered_by)
+    except ValueError:
+        return False
+    return how == AnsweredBy.PERSON or how.told_by_status
 
 
 def _field_line(field: tuple[str, ...]) -> str:
