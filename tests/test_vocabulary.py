@@ -38,7 +38,8 @@ def test_every_app_method_has_a_handler_and_no_other():
 def test_each_task_shape_names_the_era_that_speaks_it():
     assert {shape: Era(shape.era) for shape in TaskShape} == {
         TaskShape.V2025: Era.HANDSHAKE, TaskShape.EXTENSION: Era.V2026}
-    assert all(shape.label.startswith("task (") for shape in TaskShape)
+    assert all(shape.label.startswith("MCP ") and shape.label.endswith(("tasks", "(2026-07-28)"))
+               for shape in TaskShape)
     assert f"{TaskShape.V2025}" == str(TaskShape.V2025) == "2025-11-25"
 
 
