@@ -316,3 +316,33 @@ def test_url_mode_through_a_hook_shows_the_consent_card(journal):
     assert declined == "Not signed in: you declined to open the page."
     assert all(hasattr(card, "open_button") for card in seen)  # (the URL consent card)
     assert [e["action"] for e in journal.entries()] == ["accept", "decline"]
+
+
+def test_a_hooks_view_is_titled_in_words_not_by_the_protocols_name(journal, monkeypatch):
+    from nb_elicit._core.transcript import transcript_bundle
+    from nb_elicit._runtime import hooks
+    from nb_elicit._ui.call_view import CallView
+
+    views = []
+
+    class Seen(CallView):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            views.append(self)
+
+    monkeypatch.setattr(hooks, "CallView", Seen)
+
+    async def scenario(person):
+        person.will("accept", {"user": "ada"})
+        async with Client(sdk_target(journal), mode="legacy",
+                          elicitation_callback=nb_elicit.elicitation_callback.named("demo")) \
+                as client:
+            await client.call_tool("custom_form", {
+                "message": "Who?", "requested_schema": {
+                    "type": "object", "properties": {"user": {"type": "string"}}}})
+
+    drive(scenario)
+    (view,) = views
+    title = transcript_bundle(view.transcript())["text/plain"].splitlines()[0]
+    assert title == "[demo · question]"
+    assert HISTORY.entries[0].tool == "elicitation"  # (the history's key stays)

@@ -337,19 +337,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "且从不预先填写。"),
     # the sign-in card
     "asks_signin": ("{server} asks you to sign in:", "{server} 请求您登录："),
-    "signin_message": ("To use {server}, sign in at {host}. nb_elicit opens nothing until you "
-                       "click Sign in.",
-                       "要使用 {server}，请在 {host} 登录。"
-                       "在您点击“登录”之前，nb_elicit 不会打开任何内容。"),
+    "signin_message": ("To use {server}, sign in at {host}. Sign in opens its page in a new "
+                       "tab; nothing opens before you click it.",
+                       "要使用 {server}，请在 {host} 登录。“登录”会在新标签页中打开其页面；"
+                       "在您点击之前不会打开任何内容。"),
     "signin_sees": ("The authorization server that will see you:", "将会看到您的授权服务器："),
     "sign_in": ("Sign in", "登录"),
     "sign_in.tip": ("Open the sign-in page of {host} in a new tab",
                     "在新标签页中打开 {host} 的登录页面"),
     "signin_cancel": ("Cancel", "取消"),
     "signin_cancel.tip": ("Do not sign in", "不登录"),
-    "signin_open": ("Sign in at {host} in a new tab ↗", "在新标签页中登录 {host} ↗"),
-    "signin_waiting": ("Waiting for you to finish signing in at {host}…",
-                       "正在等待您在 {host} 完成登录…"),
+    "signin_waiting": ("Finish signing in at {host} in the new tab; this cell goes on by "
+                       "itself once you have.",
+                       "请在新标签页中完成在 {host} 的登录；完成后此单元格会自行继续。"),
     "signin_paste": ("If the page you land on cannot load (a remote notebook), paste its "
                      "address here:",
                      "如果登录后打开的页面无法加载（远程笔记本），请将其地址粘贴到这里："),
@@ -383,6 +383,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "该地址是一个裸 IP 地址（{host}），而不是网站名称。"),
     # the transcript
     "transcript_asked": ("{server} asked:", "{server} 请求："),
+    "hook_what": ("question", "提问"),
     "transcript_page": ("Page:", "网页："),
     "transcript_error": ("{server} · {what} reported an error:", "{server} · {what} 报告了错误："),
     "transcript_image": ("image from {server}", "来自 {server} 的图片"),

@@ -78,8 +78,8 @@ __all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHoo
            "labels"]
 
 #: What a hook's request is, where a connection's would name its tool (the framework does
-#: not say which tool asked): the transcript's "SERVER · WHAT", the history's tool, the
-#: recording's key.
+#: not say which tool asked): the history's tool and the recording's key. (Its view's title,
+#: "SERVER · question", is in words.)
 WHAT = "elicitation"
 #: Seconds the kernel's loop has to take a call from another thread before it is judged
 #: blocked (a free loop takes it within milliseconds).
@@ -342,11 +342,11 @@ async def _ask_in_cell(asker: Asker, request,
                        refuse_with: Refusal) -> Answer | BaseException:
     """On the kernel's loop, in the running cell's context: a view of its own in that cell,
     and the request answered there as on a connection."""
-    view = CallView(asker.server, WHAT, show_waiting=False)
+    view = CallView(asker.server, t("hook_what"), show_waiting=False)
     if widget_frontend_attached():
         view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
         # (a request answered by a policy shows nothing)
-    context = RequestContext(asker.server, view, asker.guard, named=asker.named)
+    context = RequestContext(asker.server, view, asker.guard, named=asker.named, what=WHAT)
     try:
         return await ask(context, request, refuse_with=refuse_with)
     except asyncio.CancelledError:
