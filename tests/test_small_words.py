@@ -155,3 +155,14 @@ def test_a_completed_tasks_progress_bar_is_full_too():
     card.end(TaskState("t1", "completed"))
     assert card.progress.bar.value == 1.0 and "Done (100%)" in card.progress.text.value
     card.close()
+
+
+def test_no_text_repeats_a_word_and_an_apps_card_names_its_tool_plainly():
+    """("the task goes on on the server", "Its app, shown with clock, sent this link.")"""
+    from nb_elicit._core.i18n import TEXTS, t
+
+    doubled = {key: match.group(0) for key, (english, _) in TEXTS.items()
+               for match in re.finditer(r"\b(\w+) \1\b", english, re.IGNORECASE)}
+    assert doubled == {}
+    assert t("app_asks_link", tool="clock") == "The app of clock sent this link."
+    assert t("app_asks_download", tool="pdf") == "The app of pdf sent this file."
