@@ -239,12 +239,16 @@ def test_detach_list_attach_again_and_the_result_shows_in_the_cell(ip, fastmcp_t
     (row,) = rows(mine, task_id)
     assert "Running, detached" in row and "slow_sum" in row
     assert others == ""  # (a stdio server's task is not in the file: it dies with the kernel)
+    # (so its own row says how to attach to it again)
+    assert mine.splitlines()[1].split()[-2:] == ["to", "attach"]
+    assert row.rstrip().endswith(f"%mcp task ft {task_id}"), row
 
     # The task ends on the server while nobody follows it: %mcp tasks asks its server, and
     # says what it says now, and the task's true age (from its createdAt).
     time.sleep(3.2)
     (row,) = rows(repr(run(ip, "%mcp tasks ft")), task_id)
     assert row.split()[3] == "Done" and seconds_of(row) >= 3, row
+    assert "%mcp task" not in row  # (nothing left to attach to)
 
     capsys.readouterr()
     assert run(ip, f"%mcp task ft {task_id}") is None

@@ -261,9 +261,17 @@ async def tasks(magic, rest: str):
                                                          now)] for r in listed]
     kept = [[s.connection, s.tool, s.task_id, *_saved_row(s, told[s.key], now), s.where,
              f"%mcp task {s.connection} {s.task_id}"] for s in saved]
+    # A task this kernel detached from that may still run, and that the file does not list
+    # (a stdio server's, which ends with this kernel): the line that attaches to it, here.
+    in_file = {s.key for s in saved}
+    attach = [_attach_line(r, told.get((r.connection, r.task_id)), in_file) for r in listed]
+    headers = ["connection", "tool", "task id", "status", "age"]
+    if any(attach):
+        headers.append("to attach")
+        runs = [[*row, line] for row, line in zip(runs, attach, strict=True)]
     of = f" of {name!r}" if name else ""
     return TasksView(
-        Table(["connection", "tool", "task id", "status", "age"], runs, code=(1, 2)),
+        Table(headers, runs, code=(1, 2, 5)),
         Table(["connection", "tool", "task id", "status", "age", "server", "to attach"], kept,
               code=(1, 2, 6)),
         saved_caption=("Running on their servers, as this kernel remembers them (an earlier "
@@ -314,6 +322,17 @@ def _run_row(run, told, now: float) -> list[str]:
         why = f": {told}" if told else ""
         return [f"detached (last seen {word}{_ago(run.seen_at, now)}{why})", age]
     return [word, age]
+
+
+def _attach_line(run, told, in_file: set) -> str:
+    """``%mcp task NAME ID`` for a run this kernel detached from that has not ended (as far as
+    its server said) and that the file of running tasks does not list; "" otherwise."""
+    key = (run.connection, run.task_id)
+    ended = run.ended or run.terminal or (told is not None and not isinstance(told, str)
+                                          and told.terminal)
+    if not run.detached or ended or key in in_file:
+        return ""
+    return f"%mcp task {run.connection} {run.task_id}"
 
 
 def _saved_row(saved, told, now: float) -> list[str]:
