@@ -157,6 +157,29 @@ def test_read_number_refuses_what_is_not_a_number(field, text):
         read_number(field, text)
 
 
+@pytest.mark.parametrize(("field", "text", "message"), [
+    (NUMBER, "12,5", "Enter a number with a decimal point (not a comma): 12.5"),
+    (NUMBER, "-0,75", "Enter a number with a decimal point (not a comma): -0.75"),
+    (NUMBER, "1,000", "Enter the number without commas: 1000"),
+    (INTEGER, "12,345,678", "Enter the number without commas: 12345678"),
+    (INTEGER, "12,5", "Enter a whole number."),
+    (NUMBER, "1,2,3", "Enter a number."),
+])
+def test_a_number_written_with_commas_gets_a_hint_of_how_to_write_it(field, text, message):
+    with pytest.raises(ValueError) as refused:
+        read_number(field, text)
+    assert str(refused.value) == message
+
+
+def test_a_hint_never_repeats_what_was_typed_into_a_secret_number():
+    pin = NumberField(name="pin", title=None, description=None, required=False, default=None)
+    for typed in ("48,31", "4,831"):
+        with pytest.raises(ValueError) as refused:
+            read_number(pin, typed)
+        assert "48" not in str(refused.value) and "31" not in str(refused.value)
+        assert "comma" in str(refused.value)
+
+
 @pytest.mark.parametrize(("prop", "value", "message"), [
     ({"type": "number", "exclusiveMinimum": 0}, 0, "Enter a number greater than 0."),
     ({"type": "number", "exclusiveMinimum": 0}, -0.5, "Enter a number greater than 0."),

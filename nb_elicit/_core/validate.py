@@ -24,6 +24,7 @@ from typing import Any
 from .i18n import t
 from .keyword_values import shown_number
 from .schema import FormSpec, NumberField, parse_schema
+from .secret_fields import is_secret
 
 __all__ = ["read_number", "validate_content", "validate_spec"]
 
@@ -69,8 +70,13 @@ def read_number(field: NumberField, text: str) -> int | float:
             return int(text)
         except ValueError:  # more digits than Python makes an int of (4,300)
             raise ValueError(_too_large(field, negative=text.startswith("-"))) from None
+    secret = is_secret(field)  # (a hint never repeats what was typed into a secret)
+    if _GROUPED.fullmatch(text):  # "1,000": digits grouped with commas
+        raise ValueError(_hint("v_no_commas", None if secret else text.replace(",", "")))
     if field.integer:
         raise ValueError(t("v_integer"))
+    if _COMMA.fullmatch(text):  # "12,5": a decimal comma
+        raise ValueError(_hint("v_decimal_point", None if secret else text.replace(",", ".")))
     value = float(text) if _DECIMAL.fullmatch(text) else math.nan
     if not math.isfinite(value):
         raise ValueError(t("v_number"))
@@ -79,6 +85,16 @@ def read_number(field: NumberField, text: str) -> int | float:
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: A number written with a decimal comma ("12,5"), and one with its digits grouped by commas
+#: ("1,000", "-12,345,678"): a hint says how to write it, rather than only that it is wrong.
+_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+")
+_GROUPED = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+")
+
+
+def _hint(key: str, example: str | None) -> str:
+    """A hint of how to write a number, with ``example`` (None: without one, for a secret)."""
+    return t(key, example=example) if example is not None else \
+        t(key, example="").rstrip(": ：") + "."
 
 
 def _too_large(field: NumberField, negative: bool) -> str:
