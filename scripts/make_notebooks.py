@@ -563,20 +563,19 @@ SIGN_IN = [
 Remote MCP servers often want to know who you are: they answer `401` until you sign in at their
 authorization server (MCP authorization, OAuth 2.1). nb_elicit notices, and shows a **sign-in
 card** in the cell that connected: which server asks, which authorization server will see you
-(its host in large type) and the full address. Nothing opens until you click **Sign in**; then
-the page opens in a new tab, and when you are done the card says so and the cell goes on.
+(its host in large type) and the full address. Nothing opens until you click **Sign in**; that
+one click opens the sign-in page in a new tab, and the card says what happens next: you finish
+signing in there, and the cell goes on by itself. The card then says how it ended, without the
+long address.
 
 This notebook starts the demo server with a small local authorization server on `127.0.0.1`
 (`python -m nb_elicit.demo --http PORT --auth`), so everything stays on this machine.
 
-Run where no one can click (nbclient, papermill, Binder's smoke run, CI), it signs in with the
-demo's **client credentials** instead: a service client the demo's authorization server knows,
-whose secret this notebook makes up and hands to the server and the kernel in an environment
-variable. The connect cell says which way it signed in.
+Where no one can click (nbclient, papermill, CI), a server is signed in to without a person:
+with tokens kept from an earlier sign-in, or a mode such as `--auth client_credentials`
+([Signing in](../docs/sign-in.md)).
 """),
     code("""
-import os
-import secrets
 import socket
 import subprocess
 import sys
@@ -585,23 +584,18 @@ import time
 from pathlib import Path
 
 %load_ext nb_elicit
-
-# Can someone click here? JupyterLab, Notebook 7, Binder and JupyterHub set JPY_SESSION_NAME;
-# nbclient, nbconvert and papermill, which show no widgets, do not (nb_elicit's own rule).
-someone_can_click = bool(os.environ.get("JPY_SESSION_NAME"))
 """),
     md("""
 ## Start the server with its authorization server
 
-The server also gets the secret of its service client (`NB_ELICIT_DEMO_CLIENT_SECRET`, made up
-here, never printed), for the run with nobody there.
+Both run in one background process on a free port of `127.0.0.1`; its log goes to a temporary
+file.
 """),
     code("""
 with socket.socket() as probe:  # the operating system picks a free port
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
 
-os.environ["NB_ELICIT_DEMO_CLIENT_SECRET"] = secrets.token_urlsafe(24)
 log_file = Path(tempfile.gettempdir()) / f"nb-elicit-demo-auth-{port}.log"
 with open(log_file, "w") as log:
     server = subprocess.Popen(
@@ -627,27 +621,15 @@ print("The demo server (sign-in required) is listening at", url)
     md("""
 ## Connect, and sign in
 
-The server answers `401`, so the sign-in card appears below. Click **Sign in**, then
-**Sign in as the demo user** on the page that opens. If that page cannot come back to the
-notebook (a remote notebook, Binder, JupyterHub), paste the address it landed on into the box on
-the card.
-
-With nobody there to click, the cell connects with the demo's client credentials
-(`--auth client_credentials`), and says so.
+The server answers `401`, so the sign-in card appears below. Click **Sign in**: the demo's
+sign-in page opens in a new tab; click **Sign in as the demo user** there, and this cell goes
+on. If that page cannot come back to the notebook (a remote notebook, Binder, JupyterHub), paste
+the address it landed on into the box the card shows.
 
 The tokens are kept per server under the Jupyter data directory (owner-only files) and
 refreshed by themselves; `--token-store memory` keeps them for this kernel only.
 """),
-    code("""
-if someone_can_click:
-    connected = %mcp connect secured --url {url}
-else:
-    print("No one can click a sign-in card here (a run without widgets), so this notebook "
-          "signs in with the demo's client credentials instead.")
-    connected = %mcp connect secured --url {url} --auth client_credentials \\
-        --client-id nb-elicit-demo-service --client-secret-env NB_ELICIT_DEMO_CLIENT_SECRET
-connected
-"""),
+    code("%mcp connect secured --url {url}"),
     code('%mcp call secured hello {"name": "signed-in notebook"}'),
     md("""
 ## Sign out

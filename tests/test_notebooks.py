@@ -8,10 +8,12 @@ text when no widget frontend is attached, so the outputs show what reached the s
 
 import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -241,15 +243,21 @@ def test_remote_http_runs_headless_and_stops_its_server():
 # -- signing in --------------------------------------------------------------------------------
 
 @pytest.mark.timeout(180)
-def test_sign_in_runs_headless_with_the_demos_client_credentials(tmp_path):
-    """No one can click under nbclient: the notebook signs in with the demo's service client,
-    says so, and its calls go through a server that answers 401 to anyone not signed in."""
+def test_sign_in_runs_headless_with_a_scripted_person_and_browser(tmp_path):
+    """The notebook holds only what a reader types: under nbclient, a start-up file of the
+    test's own (tests/helpers/signin_startup.py) clicks Sign in on the card and does what the
+    browser does; the calls go through a server that answers 401 to anyone not signed in."""
     data_dir = tmp_path / "jupyter-data"  # (the tokens go there, not to this user's)
-    nb = run("sign-in.ipynb", kernel_env(wait=2) | {"JUPYTER_DATA_DIR": str(data_dir)})
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "helpers" / "signin_startup.py", startup / "00-signin.py")
+    nb = run("sign-in.ipynb", kernel_env(wait=60) | {"JUPYTER_DATA_DIR": str(data_dir),
+                                                     "IPYTHONDIR": str(tmp_path / "ipython")})
     assert_no_errors(nb)
+    sources = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    for plumbing in ("JPY_SESSION_NAME", "someone_can_click", "client_credentials", "SECRET"):
+        assert plumbing not in sources, plumbing  # (no headless branch in the notebook)
     connect = code_cell(nb, "%mcp connect secured")
-    assert ("No one can click a sign-in card here (a run without widgets), so this notebook "
-            "signs in with the demo's client credentials instead.") in stdout(connect)
     assert "Connected 'secured': nb-elicit-demo" in result(connect)
     assert "Hello, signed-in notebook!" in stdout(code_cell(nb, "%mcp call secured hello"))
     # Signing out finds the tokens the sign-in kept: the sign-in happened.

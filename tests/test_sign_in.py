@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import os
 import stat
@@ -31,6 +32,8 @@ from nb_elicit._core.tokens import TokenStore, forget_server
 from nb_elicit._core.url import check_url
 from nb_elicit._mcp.auth import _sign_in_failure
 from nb_elicit._runtime.callback import LoopbackCallback
+from nb_elicit._runtime.kernel_compat import walk_widgets
+from nb_elicit._ui.link_button import LinkButton
 from nb_elicit._ui.signin_card import SignInCard
 
 AUTH_URL = ("https://auth.example.com/authorize?response_type=code&client_id=abc"
@@ -71,23 +74,61 @@ def test_a_www_authenticate_challenge_is_read_for_its_scheme_error_and_scope(
     assert challenge_param(header, "scope") == scope
 
 
-def test_the_card_shows_no_link_until_the_person_clicks_sign_in():
+def test_sign_in_is_the_link_and_one_click_says_what_happens_next():
     card = SignInCard(check_url(AUTH_URL), server="github")
     assert "nb-elicit-signin" in card._dom_classes
     before = _all_html(card)
-    assert "<a" not in before and "href" not in before
+    assert "<a" not in before  # (no link of the card's HTML: Sign in is the only one)
     assert "auth.example.com" in before and "github" in before  # who asks, who will see you
     assert "client_id=abc" in before  # the full address, as text
-    assert card.link.layout.display == "none" and card.paste_box.layout.display == "none"
+    # Sign in itself opens the page: its address is set before the click, as an attribute.
+    assert isinstance(card.open_button, LinkButton) and card.open_button.href == AUTH_URL
+    assert card.open_button.description == "Sign in" and not card.open_button.disabled
+    assert card.paste_box.layout.display == "none"
     card.open_button.click()
     assert card.final_answer().action == "accept"
-    assert 'rel="noopener noreferrer"' in card.link.value
-    assert 'target="_blank"' in card.link.value
-    assert card.link.layout.display is None and card.paste_box.layout.display is None
+    assert card.status_text == ("Finish signing in at auth.example.com in the new tab; this "
+                                "cell goes on by itself once you have.")
+    assert "client_id=abc" not in _all_html(card)  # the long address, as text: needed no more
+    assert "nb-elicit-hidden" in card.full_address._dom_classes
+    assert card.paste_box.layout.display is None
+    assert not card.open_button.disabled  # (it opens the page again: a tab closed too soon)
     # Cancel still ends the attempt after consent
     assert not card.stopped.done()
     card.decline_button.click()
     assert card.stopped.result() is True
+    card.mark_cancelled()
+    assert card.open_button.href == "" and card.open_button.disabled
+
+
+@pytest.mark.parametrize("end", ["mark_signed_in", "mark_failed", "mark_cancelled"])
+def test_once_the_sign_in_ends_its_address_is_off_the_card(end):
+    card = SignInCard(check_url(AUTH_URL), server="github")
+    card.open_button.click()
+    getattr(card, end)(*(["token refused"] if end == "mark_failed" else []))
+    assert card.open_button.href == "" and card.open_button.disabled
+    assert "client_id=abc" not in _all_html(card)
+    state = json.dumps([w.get_state() for w in walk_widgets(card)], default=str)
+    assert "auth.example.com/authorize" not in state  # (nor in the widget state a save keeps)
+
+
+def test_the_link_button_takes_only_https_or_loopback_and_sets_it_as_an_attribute():
+    from nb_elicit._ui import link_button
+
+    script = link_button._ESM
+    assert "link.href = href" in script and "innerHTML" not in script
+    assert 'url.protocol === "https:"' in script
+    for shown in ("textContent", "link.title"):
+        assert shown in script
+    clicked = []
+    button = LinkButton(href="", description="Sign in")
+    button.on_click(clicked.append)
+    button.click()
+    button._heard(button, {"event": "click"}, [])
+    assert clicked == []  # (no address: nothing to open, no click)
+    button.href = "https://auth.example.com/authorize"
+    button._heard(button, {"event": "click"}, [])
+    assert clicked == [button]
 
 
 def test_cancel_before_consent_declines_and_shows_no_link():

@@ -1,22 +1,26 @@
 """The sign-in card: a server needs the person to sign in at an authorization server.
 
-It follows the URL card's consent rules. The card names the server that asks and the
-authorization server that will see the person (its host in large type), with the full address
-as text and warnings about look-alike addresses. Nothing is a link and nothing is fetched until
-the person clicks **Sign in**; then the page opens from a link in a new tab with
-``rel="noopener noreferrer"``, and the card waits for the sign-in to come back to the notebook.
+The card names the server that asks and the authorization server that will see the person
+(its host in large type), with the full address as text and warnings about look-alike
+addresses. Nothing is fetched until the person clicks **Sign in**, and that one click opens the
+page: **Sign in** is itself the link (a :class:`~nb_elicit._ui.link_button.LinkButton`, an
+``<a target="_blank" rel="noopener noreferrer">`` that looks like a button), so the browser
+opens the page in a new tab as it would any link, with no second link to click and no pop-up
+to block. The click then reaches Python, and the card says in one line what happens next.
 
 * **Sign in** answers ``accept`` (consent); **Cancel** and ✕ answer ``decline`` / ``cancel``
-  before it, and end the attempt after it (:attr:`SignInCard.stopped`).
+  before it, and end the attempt after it (:attr:`SignInCard.stopped`). While the card waits,
+  **Sign in** opens the page again (a tab closed too soon).
+* The long address is shown as text only until the click; once the sign-in ends (signed in,
+  failed, cancelled) it is off the card altogether, the link's ``href`` too.
 * Where the browser cannot reach the kernel's loopback address, the person pastes the address
-  the browser landed on into the box under the link (``on_paste`` hears it).
+  the browser landed on into the box under the buttons (``on_paste`` hears it).
 * :meth:`mark_signed_in`, :meth:`mark_failed` and :meth:`mark_cancelled` say how it ended.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import html
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -26,6 +30,7 @@ from .._core.i18n import t
 from .._core.outcome import AnsweredBy
 from .._core.url import CheckedUrl
 from .html import text_html
+from .link_button import LinkButton
 from .prompt import PromptWidget, make_button
 from .url_card import address_widgets
 
@@ -53,15 +58,19 @@ class SignInCard(PromptWidget):
         self.stopped: concurrent.futures.Future[bool] = concurrent.futures.Future()
         self._consented = False
         self._ended = False
-        self.open_button = make_button(t("sign_in"), "nb-elicit-open",
-                                       t("sign_in.tip", host=url.host), style="primary",
-                                       kit=self.kit)
-        self.open_button.add_class("nb-elicit-signin-open")
+        # (one click opens the page: the button is the link, its address set already)
+        self.open_button = LinkButton(href=url.url, description=t("sign_in"),
+                                      tooltip=t("sign_in.tip", host=url.host),
+                                      button_style="primary",
+                                      _dom_classes=("nb-elicit-open", "nb-elicit-signin-open"))
         self.open_button.on_click(lambda _: self._guarded(self.consent))
         self.decline_button.description = t("signin_cancel")
         self.decline_button.tooltip = t("signin_cancel.tip")
         sees = self.html(text_html(t("signin_sees")))
-        address, self.link = address_widgets(self, url)
+        address, link_box = address_widgets(self, url)
+        link_box.close()  # (Sign in is the link itself)
+        #: The full address as text (shown until the click).
+        self.full_address = address[1]
         self.paste_text = widgets.Text(placeholder="http://127.0.0.1:…/callback?code=…",
                                        layout=widgets.Layout(width="100%"))
         self.paste_text.add_class("nb-elicit-signin-paste")
@@ -75,7 +84,7 @@ class SignInCard(PromptWidget):
             layout=widgets.Layout(display="none"))
         actions = self.row([self.open_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-signin")
-        self.body([sees, *address, actions, self.link, self.paste_box, self.status])
+        self.body([sees, *address, actions, self.status, self.paste_box])
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -86,13 +95,13 @@ class SignInCard(PromptWidget):
     # -- what the person does -------------------------------------------------------------------
 
     def consent(self) -> bool:
-        """Answer ``accept`` (the person agrees to sign in) and show the link and paste box."""
+        """Answer ``accept``: the person clicked **Sign in** (the page opened in a new tab).
+        The card says what happens next, drops the long address and shows the paste box."""
         with self._lock:
             if self.answer.done():
                 return False
             self._consented = True
-            self.link.value = _link_html(self.url.url, self.url.host)
-            self.link.layout.display = None
+            self._drop_address()
             self.paste_box.layout.display = None
             self._finish(Answer("accept"), t("signin_waiting", host=self.url.host))
             return True
@@ -157,22 +166,18 @@ class SignInCard(PromptWidget):
                 button.disabled = True
             self.paste_text.disabled = True
             self.paste_box.layout.display = "none"
-            if css_class != "nb-elicit-signin-done":
-                self.link.layout.display = "none"
-                self.link.value = ""
+            # The address is needed no more: off the card, and out of the saved widget state.
+            self.open_button.href = ""
+            self._drop_address()
             self._set_status(status)
             self.add_class(css_class)
 
+    def _drop_address(self) -> None:
+        # (by class: the line shares its layout with the whole card)
+        self.full_address.value = ""
+        self.full_address.add_class("nb-elicit-hidden")
+
     def _buttons(self) -> list[widgets.Button]:
         if self._consented and not self._ended:
-            return [self.open_button]  # Cancel and ✕ still end the attempt
+            return []  # Sign in opens the page again; Cancel and ✕ still end the attempt
         return [self.open_button, *super()._buttons()]
-
-
-def _link_html(url: str, host: str) -> str:
-    """The sign-in link: a new tab, no opener, no referrer."""
-    return (f'<a class="nb-elicit-url-link nb-elicit-signin-link" '
-            f'href="{html.escape(url, quote=True)}" target="_blank" '
-            f'rel="noopener noreferrer" referrerpolicy="no-referrer" style="color: '
-            f'var(--jp-content-link-color); text-decoration: underline; font-weight: bold">'
-            f"{html.escape(t('signin_open', host=host))}</a>")

@@ -4,12 +4,14 @@ authorization server (``python -m nb_elicit.demo --http PORT --auth``).
 A cell connects and calls a tool; the server answers 401, so the sign-in card appears in that
 cell. Nothing is fetched from the authorization server until the person clicks **Sign in** (a
 route recorder and a request listener on the browser context see every request, redirect hops
-included); the link then opens the demo's sign-in page in a new tab with no opener, the test
-clicks its button, and the browser lands on the kernel's loopback callback (or, with the
-loopback blocked in that tab, the landed address is pasted into the card). The call then ends
-in the same cell with its result. Afterwards the saved notebook holds no token, no client secret
-and no authorization code, and the token files (in a data directory of the test's own) are
-owner-only.
+included); that one click opens the demo's sign-in page in a new tab with no opener (Sign in is
+the link itself), the card says in one line what happens next and shows the long address no
+more, the test clicks the page's button, and the browser lands on the kernel's loopback
+callback (or, with the loopback blocked in that tab, the landed address is pasted into the
+card). The call then ends in the same cell with its result, and the card holds the address
+nowhere, not even in its link. Afterwards the saved notebook holds no token, no client secret,
+no authorization code and no authorization address, and the token files (in a data directory of
+the test's own) are owner-only.
 """
 
 from __future__ import annotations
@@ -109,23 +111,28 @@ def test_a_tool_call_signs_in_from_the_card_and_finishes_in_its_cell(lab, secure
     redirect = parse_qs(urlsplit(address).query)["redirect_uri"][0]
     callback = urlsplit(redirect)
     assert (callback.hostname, callback.path) == ("127.0.0.1", "/callback")
-    assert card.locator("a").count() == 0  # no link before consent
+    # Sign in is the card's one link: the address is set, as an attribute, before the click.
+    link = card.get_by_role("link", name="Sign in")
+    expect(link).to_be_visible()
+    assert card.locator("a").count() == 1
+    assert link.get_attribute("href") == address
+    assert link.get_attribute("target") == "_blank"
+    assert link.get_attribute("rel") == "noopener noreferrer"
     lab.page.wait_for_timeout(1000)
     assert routed == [] and seen == []  # nothing fetched from the authorization server
     lab.screenshot(f"card-{deliver}", of=card)
 
-    card.locator(".nb-elicit-signin-open").click()
-    clicked = time.monotonic()
-    link = card.locator("a.nb-elicit-signin-link")
-    expect(link).to_be_visible()
-    assert link.get_attribute("href") == address
-    assert link.get_attribute("target") == "_blank"
-    assert link.get_attribute("rel") == "noopener noreferrer"
-    assert routed == [] and seen == []  # consent alone fetches nothing
-    with context.expect_page() as opened:
+    with context.expect_page() as opened:  # one click opens the page
         link.click()
+    clicked = time.monotonic()
     tab = opened.value
     tab.wait_for_load_state()
+    # The card says what happens next, in one line, and drops the long address.
+    expect(card.locator(".nb-elicit-status")).to_have_text(
+        "Finish signing in at 127.0.0.1 in the new tab; this cell goes on by itself once you "
+        "have.")
+    expect(card.locator(".nb-elicit-url-full")).to_be_hidden()
+    assert address not in card.inner_text()
     assert tab.evaluate("window.opener") is None
     assert "/demo-sign-in?request=" in tab.url
     assert routed[0] == address  # the first request of all is the link's own address
@@ -178,6 +185,12 @@ def test_a_tool_call_signs_in_from_the_card_and_finishes_in_its_cell(lab, secure
     expect(lab.cell(1)).to_contain_text("Hello, Ada")
     expect(card).to_contain_text("Signed in to secured.")
     assert "Traceback" not in lab.cell(1).inner_text()
+    # The sign-in is over: its address is nowhere on the card, not even in Sign in's link.
+    button = card.locator("a.nb-elicit-link-button")  # (no href: no link role any more)
+    expect(button).to_have_text("Sign in")
+    expect(button).to_have_attribute("aria-disabled", "true")
+    assert button.get_attribute("href") is None
+    assert address not in card.inner_html()
     lab.screenshot(f"signed-in-{deliver}", of=lab.cell(1))
     tab.close()
 
@@ -203,6 +216,7 @@ def test_a_tool_call_signs_in_from_the_card_and_finishes_in_its_cell(lab, secure
     code = [parse_qs(urlsplit(u).query)["code"][0] for u in landed]
     for secret in {*secrets, *stored, *code}:
         assert secret not in text
+    assert address not in text and html.escape(address) not in text
     assert re.search(r"access_token|refresh_token|client_secret", text) is None
 
     line = f"click Sign in -> finished call: {took * 1000:.0f} ms ({deliver})"
