@@ -377,14 +377,16 @@ def test_progress_shows_in_the_calling_view_while_a_form_waits(journal, views):
         call = asyncio.ensure_future(conn.call_tool("import_rows", {"rows": 4, "delay": 0.1}))
         form = await person.wait_for_form()
         view = views[-1]
-        during = (view.progress.bar.value, view.progress.text.value, form.waited.value)
+        during = (view.progress.bar.value, view.progress.text.value, form.waited.value,
+                  form.message)
         person._act(form, "accept", {"overwrite": True})
         result = await call
         return during, view, result.text
 
-    (value, text, waited), view, result = drive(scenario)
-    assert result == "Imported 4 rows (overwrote row 4)."
+    (value, text, waited, message), view, result = drive(scenario)
+    assert result == "Imported 4 rows (overwrote row 3)."
     assert 0 < value < 1 and "Importing row 3 of 4" in text
+    assert message == "Row 3 already exists. Overwrite it?"  # (the row it is importing)
     assert "waiting 0 s" in waited and "timeout paused" in waited  # the connection has a timeout
     assert view.progress.bar.value == 1.0 and "Import finished (100%)" in view.progress.text.value
 

@@ -171,12 +171,22 @@ def test_import_rows_asks_midway_and_reports_each_row_once(era, journal):
 
     answers = Answers(("accept", {"overwrite": True}))
     result = call(era, "import_rows", {"rows": 4, "delay": 0.01}, answers, progress=reported)
-    assert result.content[0].text == "Imported 4 rows (overwrote row 4)."
-    assert [q.message for q in answers.asked] == ["Row 4 already exists. Overwrite it?"]
+    assert result.content[0].text == "Imported 4 rows (overwrote row 3)."
+    assert [q.message for q in answers.asked] == ["Row 3 already exists. Overwrite it?"]
     assert progress == [(i, 4, f"Importing row {i + 1} of 4") for i in range(4)] + [
         (4, 4, "Import finished")]
-    assert journal.entries() == [asked("import_rows", "Row 4 already exists. Overwrite it?",
+    assert journal.entries() == [asked("import_rows", "Row 3 already exists. Overwrite it?",
                                        "accept", {"overwrite": True})]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_fail_reports_its_reason_and_import_rows_asks_about_the_row_it_is_importing(era):
+    failed = call(era, "fail", {"reason": "The disk is full."}, Answers())
+    assert failed.is_error and "The disk is full." in failed.content[0].text
+    answers = Answers(("decline", None))
+    result = call(era, "import_rows", {"rows": 40, "delay": 0}, answers)
+    assert [q.message for q in answers.asked] == ["Row 21 already exists. Overwrite it?"]
+    assert result.content[0].text == "Imported 40 rows (kept row 21)."
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -203,7 +213,7 @@ def test_as_a_process_the_demo_gets_every_kind_of_question_answered(request, era
     assert texts[0] == "Hello, @octocat!"
     assert '"confirm": false' in texts[1]
     assert texts[2:] == ["Signed in: you finished on the sign-in page.",
-                         "Imported 2 rows (kept row 4)."]
+                         "Imported 2 rows (kept row 2)."]
     assert [(e["tool"], e["action"]) for e in journal.entries()] == [
         ("github_username", "accept"), ("two_step", "accept"), ("two_step", "accept"),
         ("sign_in", "accept"), ("import_rows", "decline")]
@@ -365,7 +375,7 @@ EVERY_FORM = [
     ("sign_in", {"done_after": 0}, [("accept", None)],
      "Signed in: you finished on the sign-in page."),
     ("import_rows", {"rows": 2, "delay": 0}, [("accept", {"overwrite": True})],
-     "Imported 2 rows (overwrote row 4)."),
+     "Imported 2 rows (overwrote row 2)."),
 ]
 
 

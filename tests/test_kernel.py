@@ -228,7 +228,7 @@ def test_progress_shows_in_the_calling_cell(fe, demo):
     fe.send(yes, {"method": "update", "state": {"index": 0}, "buffer_paths": []})  # "Yes"
     assert fe.flush(20)
     fe.click(newest(fe, "nb-elicit-submit"))
-    fe.wait_for(lambda: "Imported 4 rows (overwrote row 4)." in "".join(fe.transcripts()), 20,
+    fe.wait_for(lambda: "Imported 4 rows (overwrote row 3)." in "".join(fe.transcripts()), 20,
                 "the result in the transcript")
 
 

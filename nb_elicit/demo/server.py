@@ -26,6 +26,7 @@ import anyio
 import mcp_types as types
 from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from . import asking, clock, task_tools
 from .asking import Withdrawn, both_eras
@@ -233,18 +234,19 @@ async def import_rows(ctx: Context, rows: int = 6, delay: float = 0.5) -> str | 
     call made with the answer goes on from the row after it."""
     questions = asking.current()
     overwrite = None
+    asked = rows // 2 + 1  # (the row the question is about: the one being imported then)
     for i in range(rows):
         if not questions.replaying:  # (rows imported before the question, in an earlier call)
             await ctx.report_progress(i, rows, f"Importing row {i + 1} of {rows}")
             await anyio.sleep(delay)
         if i == rows // 2 and overwrite is None:
-            answer = await ask("Row 4 already exists. Overwrite it?",
+            answer = await ask(f"Row {asked} already exists. Overwrite it?",
                                {"type": "object", "required": ["overwrite"], "properties": {
                                    "overwrite": {"type": "boolean", "title": "Overwrite"}}})
             overwrite = (answer.action == "accept"
                          and (answer.content or {}).get("overwrite") is True)
     await ctx.report_progress(rows, rows, "Import finished")
-    return f"Imported {rows} rows ({'overwrote' if overwrite else 'kept'} row 4)."
+    return f"Imported {rows} rows ({'overwrote' if overwrite else 'kept'} row {asked})."
 
 
 @server.tool()
@@ -256,8 +258,9 @@ async def logo() -> list[types.ContentBlock]:
 
 @server.tool()
 async def fail(reason: str = "This tool always fails.") -> str:
-    """Fail on purpose, to show how tool errors look."""
-    raise ValueError(reason)
+    """Fail on purpose, to show how tool errors look (with ``reason``: a ToolError's text
+    reaches the client; any other exception's stays on the server)."""
+    raise ToolError(reason)
 
 
 #: research and countdown: see task_tools.py.
