@@ -11,7 +11,14 @@ import pytest
 from helpers.node import node
 
 import nb_elicit
-from nb_elicit._ui.keyboard import FOCUSED, escape_rule, focus_rule, keyboard_script, return_rule
+from nb_elicit._ui.keyboard import (
+    FOCUSED,
+    enter_rule,
+    escape_rule,
+    focus_rule,
+    keyboard_script,
+    return_rule,
+)
 
 # `once`: the rule is JavaScript, run here by Node; Python only hands over its text.
 pytestmark = pytest.mark.once
@@ -50,6 +57,55 @@ def test_escape_cancels_only_on_the_form_itself_or_its_buttons_and_nothing_took_
                          text=True, timeout=60, check=True).stdout
     cancels = {name for name, yes in json.loads(out).items() if yes}
     assert cancels == {"on_the_form", "on_a_button"}
+
+
+ENTERS = """
+function element(tag, type, classes) {
+  return {tagName: tag, type: type,
+          classList: {contains: function (c) { return classes.indexOf(c) >= 0; }}};
+}
+var form = element("DIV", "", ["nb-elicit-form"]);
+var locked = element("DIV", "", ["nb-elicit-form", "nb-elicit-locked"]);
+var card = element("DIV", "", ["nb-elicit-permission-card"]);
+var box = element("INPUT", "checkbox", []), radio = element("INPUT", "radio", []),
+    text = element("INPUT", "text", []), button = element("BUTTON", "submit", []),
+    select = element("SELECT", "select-one", []);
+function enter(target, extra) {
+  return Object.assign({key: "Enter", target: target, defaultPrevented: false,
+                        isComposing: false, keyCode: 13}, extra || {});
+}
+console.log(JSON.stringify({
+  on_a_checkbox: enterSubmits(enter(box), form),
+  on_a_yes_no_button: enterSubmits(enter(radio), form),
+  in_a_text_box: enterSubmits(enter(text), form),
+  on_a_button: enterSubmits(enter(button), form),
+  in_a_select: enterSubmits(enter(select), form),
+  shift_enter: enterSubmits(enter(radio, {shiftKey: true}), form),
+  ctrl_enter: enterSubmits(enter(box, {ctrlKey: true}), form),
+  alt_enter: enterSubmits(enter(box, {altKey: true}), form),
+  while_composing: enterSubmits(enter(box, {isComposing: true}), form),
+  ime_key: enterSubmits(enter(box, {keyCode: 229}), form),
+  taken_by_another_handler: enterSubmits(enter(box, {defaultPrevented: true}), form),
+  another_key: enterSubmits(enter(box, {key: " "}), form),
+  a_locked_form: enterSubmits(enter(box), locked),
+  a_consent_card_s_box: enterSubmits(enter(box), card),
+}));
+"""
+
+
+def test_enter_submits_a_form_from_its_checkboxes_and_yes_no_buttons_only():
+    """A text box submits on Enter by itself (ipywidgets); a box or a Yes/No button does so by
+    the script: a one-question Yes/No form is answered from the keyboard. Never with a
+    modifier key (Shift+Enter runs a cell), while composing, or on a consent card's box."""
+    out = subprocess.run(
+        [node(), "-e", enter_rule() + ENTERS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    submits = {name for name, yes in json.loads(out).items() if yes}
+    assert submits == {"on_a_checkbox", "on_a_yes_no_button"}
 
 
 RETURNS = """
@@ -139,6 +195,7 @@ def test_the_script_uses_the_rules_and_makes_the_form_focusable():
     script = keyboard_script("nb-elicit-view-x")
     assert focus_rule() in script and "mayTakeFocus(root, document)" in script
     assert escape_rule() in script and "escapeCancels(event, prompt)" in script
+    assert enter_rule() in script and "enterSubmits(event, prompt)" in script
     assert return_rule() in script and "focusReturns(region, document.activeElement" in script
     assert "tabIndex = -1" in script
     subprocess.run([node(), "--check", "-"], input=script, text=True, timeout=60, check=True)

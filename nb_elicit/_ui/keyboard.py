@@ -22,6 +22,11 @@ from any server). The rules:
   modifier key, and one typed while composing are all left alone (:func:`escape_rule`).
   JupyterLab's own Escape (leave the cell editor) never applies there: a widget in an output
   is not a cell editor. Escape anywhere else is left to JupyterLab.
+* **Enter on a box submits.** ipywidgets submits from a text box only; the script lets Enter on
+  a form's checkbox or Yes/No button submit it too (:func:`enter_rule`), as a web page's form
+  does, so that a one-question Yes/No form is answered from the keyboard (Space ticks, Enter
+  sends). Not with a modifier key (Shift+Enter runs a cell), not while composing, and never on
+  a consent card: its boxes (a permission card's) are ticked, not agreed to, with Enter.
 * **Back to the notebook.** When a form or card is answered (Submit, Enter in a field,
   Decline, Dismiss ✕ or Escape; a consent card's Open; a task card's Cancel or Detach), the
   keyboard goes back to the notebook as after Shift+Enter: command mode, the cell after the
@@ -49,7 +54,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["FOCUSED", "escape_rule", "focus_rule", "keyboard_script", "return_rule"]
+__all__ = ["FOCUSED", "enter_rule", "escape_rule", "focus_rule", "keyboard_script", "return_rule"]
 
 #: What the script may focus when a form appears: its fields, never a button (a button that
 #: agrees, such as a consent card's Open, must not be one stray Enter away).
@@ -109,8 +114,6 @@ _SCRIPT = """
     });
     root.querySelectorAll(prompts).forEach(focusFirst);
   }
-  new MutationObserver(scan).observe(root, {childList: true, subtree: true});
-  scan();
   %(return_rule)s
   %(focus_rule)s
   var cells = ".jp-Notebook .jp-Cell";
@@ -122,8 +125,8 @@ _SCRIPT = """
   }
   if (!window.__nbElicitFocus) {  // one pair of listeners per page: was the focus in a form?
     var last = window.__nbElicitFocus = {region: null, cell: null, twin: ""};
-    document.addEventListener("focusin", function (event) {
-      var region = event.target.closest ? event.target.closest(regions) : null;
+    last.note = function (target) {  // the focus is on target now
+      var region = target.closest ? target.closest(regions) : null;
       if (region && region.classList.contains("nb-elicit-locked")) { region = null; }  // read
       var cell = region && region.closest(cells);
       last.region = cell ? region : null;
@@ -133,12 +136,19 @@ _SCRIPT = """
       var view = region && region.closest(".nb-elicit-call");
       last.twin = own ? "." + own : view && classOf(view, "nb-elicit-view-") ?
         "." + classOf(view, "nb-elicit-view-") + " .nb-elicit-task-card" : "";
-    }, true);
+    };
+    document.addEventListener("focusin", function (event) { last.note(event.target); }, true);
     document.addEventListener("pointerdown", function (event) {
       // a click elsewhere, even on something that takes no focus: the person moved on
       if (last.region && !last.region.contains(event.target)) { last.region = null; }
     }, true);
   }
+  // The focus may be in a form already (clicked into before this script came): noted as if
+  // it came now. Only then are the fields scanned, so that the one focused is noted too.
+  var noted = window.__nbElicitFocus, active = document.activeElement;
+  if (!noted.region && noted.note && active && active !== document.body) { noted.note(active); }
+  new MutationObserver(scan).observe(root, {childList: true, subtree: true});
+  scan();
   function settle() {
     var last = window.__nbElicitFocus, region = last.region;
     if (!focusReturns(region, document.activeElement, document.body)) { return; }
@@ -161,14 +171,17 @@ _SCRIPT = """
       attributeFilter: ["class", "disabled", "style"]});
   }
   %(escape_rule)s
+  %(enter_rule)s
   root.addEventListener("keydown", function (event) {
     var prompt = event.target.closest && event.target.closest(prompts);
-    if (!prompt || !escapeCancels(event, prompt)) { return; }
-    var dismiss = prompt.querySelector(".nb-elicit-dismiss");
-    if (!dismiss || dismiss.disabled) { return; }
+    if (!prompt) { return; }
+    // Escape: the prompt's ✕; Enter on a form's box: its Submit (whose own button it is)
+    var button = escapeCancels(event, prompt) ? prompt.querySelector(".nb-elicit-dismiss") :
+                 enterSubmits(event, prompt) ? prompt.querySelector(".nb-elicit-submit") : null;
+    if (!button || button.disabled) { return; }
     event.preventDefault();
     event.stopPropagation();
-    dismiss.click();
+    button.click();
   }, true);
 })(0);
 """
@@ -190,6 +203,19 @@ _ESCAPE_RULE = """function escapeCancels(event, prompt) {
     if (prompt.classList.contains("nb-elicit-locked")) { return false; }
     var target = event.target;
     return target === prompt || target.tagName === "BUTTON";
+  }"""
+
+
+#: Whether an Enter ``event`` inside ``prompt`` submits it: on a checkbox or a Yes/No button
+#: of an open form (a text box submits by itself), with no modifier key, not while composing.
+_ENTER_RULE = """function enterSubmits(event, prompt) {
+    if (event.key !== "Enter" || event.defaultPrevented || event.isComposing ||
+        event.keyCode === 229 || event.shiftKey || event.ctrlKey || event.altKey ||
+        event.metaKey) { return false; }
+    if (!prompt.classList.contains("nb-elicit-form") ||
+        prompt.classList.contains("nb-elicit-locked")) { return false; }
+    var target = event.target;
+    return target.tagName === "INPUT" && (target.type === "checkbox" || target.type === "radio");
   }"""
 
 
@@ -231,8 +257,19 @@ def escape_rule() -> str:
     return _ESCAPE_RULE
 
 
+def enter_rule() -> str:
+    """The script's function ``enterSubmits(event, prompt)``: when Enter submits a form from
+    one of its checkboxes or Yes/No buttons."""
+    return _ENTER_RULE
+
+
 def keyboard_script(view_class: str) -> str:
     """The script for the view whose root element has the CSS class ``view_class``."""
-    return _SCRIPT % {"selector": json.dumps("." + view_class), "escape_rule": _ESCAPE_RULE,
-                      "return_rule": _RETURN_RULE, "focus_rule": _FOCUS_RULE,
-                      "focused": json.dumps(FOCUSED)}
+    return _SCRIPT % {
+        "selector": json.dumps("." + view_class),
+        "escape_rule": _ESCAPE_RULE,
+        "return_rule": _RETURN_RULE,
+        "focus_rule": _FOCUS_RULE,
+        "enter_rule": _ENTER_RULE,
+        "focused": json.dumps(FOCUSED),
+    }
