@@ -8,7 +8,9 @@ __all__ = ["stylesheet"]
 #: variables only, so it follows the light and dark themes. Labels sit above the inputs, all
 #: of which start at the same left edge and share one width, a checkbox group's box included
 #: (docs/forms.md says why); inputs use JupyterLab's UI font, as its own inputs do; an
-#: answered prompt's ✕ fades to a glyph with no button around it.
+#: answered prompt's ✕ fades to a glyph with no button around it, and its inputs keep what was
+#: typed in the input colour on a read-only background (ipywidgets fades a disabled input to
+#: 0.6, which made the answer look like a placeholder).
 _CSS = """
 .P { max-width: 46em; box-sizing: border-box; padding: 8px 14px 6px 14px;
      border: var(--jp-border-width) solid var(--jp-border-color2); border-radius: 4px;
@@ -78,6 +80,10 @@ _CSS = """
 .P .nb-elicit-actions { gap: 8px; margin: 2px 0 4px 0; }
 .P .nb-elicit-actions > .jupyter-widgets { margin: 0; }
 .P .nb-elicit-status { margin: 0; }
+.P.nb-elicit-locked input:disabled:not([type=checkbox]):not([type=radio]),
+.P.nb-elicit-locked select:disabled, .P.nb-elicit-locked textarea:disabled { opacity: 1;
+     color: var(--jp-widgets-input-color); -webkit-text-fill-color: var(--jp-widgets-input-color);
+     background: var(--jp-layout-color2); }
 .P .nb-elicit-status-error { color: var(--jp-error-color1); }
 """
 

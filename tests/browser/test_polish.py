@@ -403,6 +403,23 @@ BUTTON_LOOK = """button => {
 }"""
 
 
+TYPED_LOOK = """input => {
+    const colour = value => {
+        const probe = document.createElement('span');
+        probe.style.color = value;
+        input.parentElement.appendChild(probe);
+        const computed = getComputedStyle(probe).color;
+        probe.remove();
+        return computed;
+    };
+    const s = getComputedStyle(input);
+    return {disabled: input.disabled, opacity: s.opacity, color: s.color,
+            fill: s.webkitTextFillColor, background: s.backgroundColor,
+            input: colour('var(--jp-widgets-input-color)'),
+            readonly: colour('var(--jp-layout-color2)')};
+}"""
+
+
 def review(lab, name: str, of) -> None:
     """A picture for the review, and the same in the test's artifacts."""
     REVIEW.mkdir(parents=True, exist_ok=True)
@@ -433,6 +450,7 @@ def test_an_answered_form_fades_its_dismiss_and_inputs_share_the_ui_font_and_one
     expect(form.locator(".nb-elicit-status")).to_have_text("Submitted.")
     expect(dismiss).to_be_disabled()
     answered = dismiss.evaluate(BUTTON_LOOK)
+    typed = field(form, "name").evaluate(TYPED_LOOK)
     review(lab, f"form-answered-{theme}", form)
     (lab.artifacts / "look.json").write_text(json.dumps([live, look, answered], indent=2),
                                              encoding="utf-8")
@@ -448,6 +466,11 @@ def test_an_answered_form_fades_its_dismiss_and_inputs_share_the_ui_font_and_one
     assert not live["disabled"] and not transparent(live["background"]), live
     assert transparent(answered["background"]) and answered["shadow"] == "none", answered
     assert answered["color"] == answered["faint"] and answered["cursor"] != "pointer", answered
+    # What was typed reads as an answer, not as a faded placeholder: full opacity, the inputs'
+    # own text colour, on a background that says it can no longer be changed.
+    assert typed["disabled"] and typed["opacity"] == "1", typed
+    assert typed["color"] == typed["fill"] == typed["input"], typed
+    assert typed["background"] == typed["readonly"], typed
 
 
 CLOCKS = """cell => Array.from(cell.querySelectorAll('.nb-elicit-call-status, .nb-elicit-waited'))
