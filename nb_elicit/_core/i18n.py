@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["LANGUAGES", "language", "set_language", "t"]
+__all__ = ["LANGUAGES", "duration", "language", "set_language", "t"]
 
 LANGUAGES = ("en", "zh")
 ENV_LANG = "NB_ELICIT_LANG"
@@ -575,7 +575,7 @@ def set_language(lang: str | None) -> str:
         if lang in ("auto", ""):
             lang = None
         elif lang not in LANGUAGES:
-            from .errors import InvalidArgument  # (errors import this module, through text)
+            from .errors import InvalidArgument  # (lazily: the errors are told in these words)
 
             raise InvalidArgument(f"unknown language {lang!r}: use en, zh or auto")
     _chosen = lang
@@ -600,3 +600,10 @@ def t(key: str, **values) -> str:
     """The text ``key`` in the current language, with ``values`` filled in."""
     english, chinese = TEXTS[key]
     return (chinese if language() == "zh" else english).format(**values)
+
+
+def duration(seconds: float) -> str:
+    """``12 s`` or ``2 min 05 s``, in the current language."""
+    seconds = int(seconds)
+    return (t("seconds", n=seconds) if seconds < 60 else
+            t("minutes", m=seconds // 60, s=seconds % 60))

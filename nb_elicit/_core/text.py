@@ -1,13 +1,20 @@
 """Shortening text for a cell, a table or an error line: the one place that cuts with "…";
-how long something took, in words; and text with its invisible characters made visible."""
+and text with its invisible characters made visible. (No words of nb_elicit's own: those are
+in :mod:`.i18n`, which the errors this module is used by are told in.)"""
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 
-from .i18n import t
+__all__ = ["close_names", "is_invisible", "shorten", "visible"]
 
-__all__ = ["duration", "is_invisible", "shorten", "visible"]
+
+def close_names(word: str, names: Iterable[str], n: int = 2) -> list[str]:
+    """The names most like ``word`` (a typo's likely meaning), best first; none if none is
+    close (:func:`difflib.get_close_matches`)."""
+    return difflib.get_close_matches(word, list(names), n=n, cutoff=0.7)
 
 
 def shorten(text: str, limit: int | None, *, at_word: bool = False,
@@ -27,13 +34,6 @@ def shorten(text: str, limit: int | None, *, at_word: bool = False,
         space = max(head.rfind(" "), head.rfind("\n"))
         head = (head[:space] if space > limit // 2 else head).rstrip()
     return head + "…"
-
-
-def duration(seconds: float) -> str:
-    """``12 s`` or ``2 min 05 s``, in the current language."""
-    seconds = int(seconds)
-    return (t("seconds", n=seconds) if seconds < 60 else
-            t("minutes", m=seconds // 60, s=seconds % 60))
 
 
 #: Characters that show as nothing, or as a plain space, though they are not one: controls

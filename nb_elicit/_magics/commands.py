@@ -10,7 +10,6 @@ is one line, a bug keeps its traceback.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import inspect
 import sys
 from collections.abc import Callable
@@ -22,11 +21,12 @@ from IPython.display import display
 
 from .._core.connect_options import option
 from .._core.policy import ACTIONS
+from .._core.text import close_names
 from . import handlers
 from .errors import map_exceptions
 from .tables import HelpView
 
-__all__ = ["COMMANDS", "McpMagics", "Subcommand", "close_names", "help_text", "parse"]
+__all__ = ["COMMANDS", "McpMagics", "Subcommand", "help_text", "parse"]
 
 #: Marks a magic line that the input transformer awaits (an invisible separator).
 AWAITED = "\u2063"
@@ -179,12 +179,6 @@ def help_text() -> str:
     """The text of ``%mcp help``: every subcommand, in table order."""
     lines = [line for command in COMMANDS for line in command.help_lines()]
     return "\n".join([*lines, "", *_FOOTER])
-
-
-def close_names(word: str, names, n: int = 2) -> list[str]:
-    """The names most like ``word`` (a typo's likely meaning), best first; none if none is
-    close (:func:`difflib.get_close_matches`)."""
-    return difflib.get_close_matches(word, list(names), n=n, cutoff=0.7)
 
 
 def parse(line: str) -> tuple[Subcommand, str]:

@@ -18,11 +18,13 @@ import time
 
 from IPython.core.error import UsageError
 
+from .._core.i18n import duration, set_language
+from .._core.i18n import language as current_language
 from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, POLICIES, parse_policy
 from .._core.secrets import target_secrets
 from .._core.tasks import status_word
-from .._core.text import duration, visible
+from .._core.text import close_names, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
 
@@ -224,7 +226,6 @@ async def _check_tool(conn, name: str, tool: str) -> None:
     like it; nothing is called. (A server that cannot list its tools is not asked; one gone is
     told as the call would tell it.)"""
     from .._core.errors import ServerDisconnected
-    from .commands import close_names
 
     try:
         names = await conn.tool_names()
@@ -447,12 +448,9 @@ def _recording(which: str, rest: str):
 
 
 def language(magic, rest: str):
-    from .._core.i18n import language as current
-    from .._core.i18n import set_language
-
     if rest:
         set_language(rest)
-    now = "Chinese (zh)" if current() == "zh" else "English (en)"
+    now = "Chinese (zh)" if current_language() == "zh" else "English (en)"
     return Text(f"nb_elicit's texts are in {now}. Choose with %mcp language en|zh|auto.")
 
 

@@ -18,9 +18,8 @@ from collections.abc import Callable
 import ipywidgets as widgets
 from IPython.display import Javascript, display
 
-from .._core.i18n import t
+from .._core.i18n import duration, t
 from .._core.notices import NoticeEntry, NoticeKind, Notices
-from .._core.text import duration
 from .._core.transcript import Asked, Transcript, item_html, notice_html, transcript_bundle
 from .._core.types import ToolResult
 from .clock import Subscription, subscribe

@@ -22,9 +22,9 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .._core.answer import Answer
-from .._core.i18n import t
+from .._core.i18n import duration, t
 from .._core.outcome import AnsweredBy
-from .._core.text import duration, visible
+from .._core.text import visible
 from .._core.transcript import Asked
 from .html import text_html
 from .kit import Kit, synced_keys

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 
-from .._core.i18n import t
+from .._core.i18n import duration, t
 from .._core.notices import Notice, NoticeKind
 from .._core.tasks import (
     MAX_AGE,
@@ -55,7 +55,7 @@ from .._core.tasks import (
     parse_instant,
     status_word,
 )
-from .._core.text import duration, shorten, visible
+from .._core.text import shorten, visible
 from .._core.transcript import notice_html
 from .clock import Subscription, subscribe
 from .html import text_html
