@@ -97,6 +97,9 @@ class CallView(widgets.VBox):
         self.task_card = None
         self._apps: widgets.VBox | None = None  # (see :attr:`apps`)
         self._apps_shown = False
+        #: The apps' own keyboard script, while they show (see :meth:`show_app`).
+        self._apps_keys = None
+        self._apps_class = f"nb-elicit-apps-{uuid.uuid4().hex[:12]}"
         #: The line in the apps' place once the last of them ended (see :meth:`app_ended`).
         self.apps_line: str | None = None
         self.css_class = f"nb-elicit-view-{uuid.uuid4().hex[:12]}"
@@ -113,6 +116,8 @@ class CallView(widgets.VBox):
         #: its output when the apps took the second one first.
         self._keyboard_later: contextvars.Context | None = None
         self._keys_handle = None
+        #: Whether :meth:`show` asked for the keyboard script (the apps get theirs then too).
+        self._keyboard = False
         if show_waiting:
             self._ticker = subscribe(self._tick)
 
@@ -168,7 +173,7 @@ class CallView(widgets.VBox):
         under the view's, so that they live on when the view is frozen (a layout of their own
         too: the view's is closed with it)."""
         if self._apps is None:
-            self._apps = widgets.VBox(_dom_classes=("nb-elicit-apps",))
+            self._apps = widgets.VBox(_dom_classes=("nb-elicit-apps", self._apps_class))
         return self._apps
 
     def show(self, keyboard: bool = True, *, in_place: bool = False) -> None:
@@ -180,6 +185,7 @@ class CallView(widgets.VBox):
         self._show_later = None
         self.in_place = in_place
         self.display_handle = display(self, display_id=True)
+        self._keyboard = keyboard
         if keyboard:
             self._keyboard_later = contextvars.copy_context()
             if in_place:  # (and no transcript will take the view's place: nothing to empty)
@@ -295,6 +301,13 @@ class CallView(widgets.VBox):
             self._script_handle.update(_Apps(self.apps))
         else:
             self._script_handle = display(_Apps(self.apps), display_id=True)
+        if self._keyboard and self._apps_keys is None:
+            # The apps' own keyboard script, rooted at their box: what an app asks (its forms,
+            # a link card) may come after the call ended, its view frozen, and the view's
+            # script never shown (it comes with the view's first form).
+            self._apps_keys = display(
+                Javascript(keyboard_script(self._apps_class)), display_id=True
+            )
         return shown
 
     def app_ended(self, box: widgets.Widget, reason: str = "",
@@ -327,6 +340,9 @@ class CallView(widgets.VBox):
             return  # (another app lives here)
         if self._apps_shown and self._script_handle is not None:
             self._script_handle.update(_Static(None))
+        if self._apps_keys is not None:
+            self._apps_keys.update(_Static(None))
+            self._apps_keys = None
         self._apps_shown = False
         if self.frozen and not self.apps.children:
             close_soon(self.apps)

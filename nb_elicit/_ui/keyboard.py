@@ -2,8 +2,9 @@
 the keyboard goes back to the notebook after the answer.
 
 ipywidgets sends the kernel no key events except Enter in a text box, so these are done
-by a small script of nb_elicit's own, shown once next to each call's view (it holds no text
-from any server). The rules:
+by a small script of nb_elicit's own, shown once next to each call's view, next to the apps a
+call shows (what an app asks may come after its call ended) and next to a form or card
+displayed on its own (``display(form)``); it holds no text from any server. The rules:
 
 * **Focus.** When a form appears, its first field gets the keyboard focus, unless the person
   is typing somewhere else: in another form, or in a cell's editor where they have pressed
@@ -107,12 +108,16 @@ _SCRIPT = """
     prompt.dataset.nbElicitFocused = "1";
     if (!typingElsewhere() && mayTakeFocus(root, document)) { first.focus(); }
   }
+  function within(selector) {  // the elements under root that match, root itself included
+    var found = Array.prototype.slice.call(root.querySelectorAll(selector));
+    return root.matches(selector) ? [root].concat(found) : found;
+  }
   function scan() {
-    root.querySelectorAll(regions).forEach(function (region) {
+    within(regions).forEach(function (region) {
       // focusable (not by Tab): a click on its text or background puts the focus on it
       if (!region.hasAttribute("tabindex")) { region.tabIndex = -1; }
     });
-    root.querySelectorAll(prompts).forEach(focusFirst);
+    within(prompts).forEach(focusFirst);
   }
   %(return_rule)s
   %(focus_rule)s
@@ -264,7 +269,8 @@ def enter_rule() -> str:
 
 
 def keyboard_script(view_class: str) -> str:
-    """The script for the view whose root element has the CSS class ``view_class``."""
+    """The script for the element with the CSS class ``view_class``: a call's view, the box of
+    its apps, or a prompt displayed on its own."""
     return _SCRIPT % {
         "selector": json.dumps("." + view_class),
         "escape_rule": _ESCAPE_RULE,

@@ -27,6 +27,7 @@ from .._core.outcome import AnsweredBy
 from .._core.text import visible
 from .._core.transcript import Asked
 from .html import text_html
+from .keyboard import keyboard_script
 from .kit import Kit, synced_keys
 from .loop import running_loop
 from .style import stylesheet
@@ -84,6 +85,17 @@ class PromptWidget(widgets.VBox):
         self._box_kwargs = kwargs
         self.add_class("nb-elicit-prompt")
         self.add_class(self.css_class)
+
+    def _ipython_display_(self) -> None:
+        """Displayed on its own (``display(form)``, nb_elicit's Python API, as
+        notebooks/form-gallery.ipynb does), not inside a call's view: the widget, then the
+        keyboard script a call's view brings (see :mod:`.keyboard`) for this prompt alone, so
+        that its first field takes the focus and the keyboard goes back to the notebook once
+        it is answered."""
+        from IPython.display import Javascript, display
+
+        display(self._repr_mimebundle_(), raw=True)
+        display(Javascript(keyboard_script(self.css_class)))
 
     def body(self, children: list[widgets.Widget]) -> None:
         """Show ``children`` under the header: subclasses call this once, when they are built

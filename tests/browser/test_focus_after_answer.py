@@ -12,6 +12,7 @@ One notebook: each call has a cell after it that prints a marker. One kernel for
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -203,3 +204,102 @@ def back_in_the_notebook_7(lab) -> None:
     expect(lab.cell(3).locator(".jp-OutputArea")).to_contain_text("after submit")
     assert prompt_number(lab, 2) == ran
     assert re.fullmatch(r"\[\d+\]:", prompt_number(lab, 3).strip())
+
+
+# -- the other paths: a form shown by the Python API, one boolean, an app's link card ------------
+
+#: A form shown by nb_elicit's Python API, as notebooks/form-gallery.ipynb shows its forms: no
+#: call, no call's view (and before, no keyboard script: the focus fell to the page's body).
+GALLERY_FORM = """form = nb_elicit.ElicitationForm("Your GitHub username?", {
+    "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    server="gallery")
+display(form)"""
+
+
+def enter_in_a_form_shown_by_the_python_api(lab) -> None:
+    lab.open(GALLERY_FORM, "print('after gallery')")
+    lab.run(2)
+    form = form_of(lab, 2)
+    lab.page.keyboard.type("ada", delay=10)
+    lab.page.keyboard.press("Enter")
+    expect(form.locator(".nb-elicit-status")).to_have_text("Submitted.")
+    back_on_the_next_cell(lab, 2, "after gallery")
+
+
+def test_after_enter_in_a_form_shown_by_the_python_api_the_keyboard_is_back(lab):
+    enter_in_a_form_shown_by_the_python_api(lab)
+
+
+def test_after_enter_in_a_form_shown_by_the_python_api_in_notebook_7_too(notebook7):
+    enter_in_a_form_shown_by_the_python_api(notebook7)
+
+
+def back_on_the_next_cell(lab, call: int, marker: str) -> None:
+    """The form or card of cell ``call`` was answered: the focus is in the notebook, in command
+    mode, on the next cell, and Shift+Enter runs that cell (it prints ``marker``), not cell
+    ``call`` again."""
+    expected = {"in_notebook": True, "command_mode": True, "active_cell": call + 1}
+    state = settled_state(lab, expected)
+    assert {key: state[key] for key in expected} == expected, state
+    lab.wait_done(call)
+    ran = prompt_number(lab, call)
+    lab.page.keyboard.press("Shift+Enter")
+    expect(lab.cell(call + 1).locator(".jp-OutputArea")).to_contain_text(marker)
+    assert prompt_number(lab, call) == ran  # the call did not run again
+    assert re.fullmatch(r"\[\d+\]:", prompt_number(lab, call + 1).strip())
+
+
+#: Forms of one boolean: a Yes/No choice (required, no default), and a checkbox (a default).
+ONE_BOOLEAN = [
+    ("yes-no", {"type": "boolean", "title": "Go"}, ["go"]),
+    ("checkbox", {"type": "boolean", "title": "Go", "default": False}, []),
+]
+
+
+def one_boolean_call(prop: dict, required: list) -> str:
+    schema = {"type": "object", "properties": {"go": prop}, "required": required}
+    arguments = {"message": "Go ahead?", "requested_schema": schema}
+    return f"%mcp call demo custom_form {json.dumps(arguments)}"
+
+
+def test_enter_sends_a_form_of_one_boolean_and_the_keyboard_is_back(lab):
+    """Space ticks the focused Yes (or the box), Enter sends the form (before, Enter did
+    nothing there), and the keyboard is back on the next cell."""
+    cells = [
+        (one_boolean_call(prop, required), f"print('after {name}')")
+        for name, prop, required in ONE_BOOLEAN
+    ]
+    lab.open(*(cell for pair in cells for cell in pair))
+    for round_, (name, _prop, _required) in enumerate(ONE_BOOLEAN):
+        call = 2 + 2 * round_
+        lab.run(call, wait=False)
+        first = lab.form(call).locator(".nb-elicit-field-go input").first
+        expect(first).to_be_focused()
+        lab.page.keyboard.press("Space")
+        expect(first).to_be_checked()
+        lab.page.keyboard.press("Enter")
+        assert lab.wait_journal(round_ + 1)[-1] == {
+            "tool": "custom_form",
+            "message": "Go ahead?",
+            "action": "accept",
+            "content": {"go": True},
+        }, name
+        back_on_the_next_cell(lab, call, f"after {name}")
+
+
+def test_after_open_on_an_app_s_link_card_the_keyboard_is_back(lab):
+    """The demo's clock app asks to open a link after its call has ended (the call showed no
+    form, so its view brought no keyboard script, and the view is a transcript now): Open on
+    the link card, and the keyboard is back on the next cell."""
+    lab.open("%mcp call demo clock", "print('after link')")
+    lab.run(2)
+    cell = lab.cell(2)
+    app = cell.frame_locator("iframe.nb-elicit-app-frame-outer").frame_locator("iframe")
+    expect(app.locator("#state")).to_have_text("connected")
+    app.locator("#link").click()
+    card = cell.locator(".nb-elicit-url-card")
+    card.wait_for()
+    card.locator(".nb-elicit-open").click()
+    expect(app.locator("#status")).to_have_text("The host took the link.")
+    expect(card).to_have_count(0)  # (answered, it leaves the app: the call's log tells it)
+    back_on_the_next_cell(lab, 2, "after link")
