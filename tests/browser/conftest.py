@@ -166,6 +166,22 @@ def lab(request, servers, browser):
 
 
 @pytest.fixture
+def notebook_on(request, browser):
+    """``notebook_on(server)``: a notebook driver in JupyterLab on a server the test started
+    itself (its artifacts, console and kernels handled as for ``lab``)."""
+    opened = []
+
+    def open_on(server: JupyterServer) -> Notebook:
+        notebook, *rest = _open_notebook(request, server, browser)
+        opened.append((notebook, rest))
+        return notebook
+
+    yield open_on
+    for notebook, rest in opened:
+        _close_notebook(request, notebook, *rest)
+
+
+@pytest.fixture
 def lab_dark(request, servers, browser):
     """A notebook in JupyterLab with the JupyterLab Dark theme."""
     server = servers.get("lab", DEFAULT_SUBSHELLS, "dark")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from helpers.lab import REPO
+from helpers.page import type_text
 
 pytestmark = pytest.mark.once
 
@@ -33,12 +34,6 @@ def agent_cell(lab) -> str:
         "elicitation_handler=nb_elicit.elicitation_handler.named('agent-demo')))\n"
         "agent = Agent(TestModel(call_tools=['contact_info']), toolsets=[toolset])\n"
         "await agent.__aenter__()\nprint('agent ready')")
-
-
-def type_text(form, name: str, text: str) -> None:
-    field = form.locator(f".nb-elicit-field-{name} input")
-    field.click()
-    field.press_sequentially(text, delay=15)
 
 
 def test_a_pydantic_ai_agents_form_is_answered_in_jupyterlab(lab):

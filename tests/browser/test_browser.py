@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers.page import field, type_text
 
 pytestmark = pytest.mark.once
 
@@ -31,16 +32,6 @@ ALL_FIELDS = {
     "birthday": "1815-12-10", "age": 36, "budget": 12.5, "subscribe": True, "color": "green",
     "size": "l", "plan": "pro", "toppings": ["cheese", "olives"], "days": ["tue"],
 }
-
-
-def field(form, name: str, tag: str = "input"):
-    return form.locator(f".nb-elicit-field-{name} {tag}")
-
-
-def type_text(form, name: str, text: str) -> None:
-    """Type like a person: one key at a time."""
-    field(form, name).click()
-    field(form, name).press_sequentially(text, delay=15)
 
 
 def fill_contact(form) -> None:

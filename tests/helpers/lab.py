@@ -106,14 +106,14 @@ class JupyterServer:
         return env
 
     def launch(self, argv: list[str], env: dict[str, str], what: str,
-               ready: Callable[[], object]) -> None:
+               ready: Callable[[], object], timeout: float = TIMEOUT / 1000) -> None:
         """Start the server (``what``, for messages) and wait until ``ready()`` stops raising
-        OSError; LabError if it exits or does not answer within TIMEOUT."""
+        OSError; LabError if it exits or does not answer within ``timeout`` seconds."""
         log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 - the process keeps it
         self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, env=env, cwd=self.root)
         log.close()
-        deadline = time.monotonic() + TIMEOUT / 1000
+        deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
                 raise LabError(f"{what} exited with {self.process.returncode}:\n"
@@ -124,7 +124,7 @@ class JupyterServer:
             except OSError:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise LabError(f"{what} did not answer within {TIMEOUT // 1000} s:\n"
+                    raise LabError(f"{what} did not answer within {timeout:g} s:\n"
                                    f"{self.log_tail()}") from None
                 time.sleep(0.1)
 
