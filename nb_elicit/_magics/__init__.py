@@ -137,9 +137,10 @@ def load(ip) -> None:
         ip.input_transformers_post.append(_await_mcp_lines)
     ip.set_hook("complete_command", _complete, str_key="%mcp")
     from .._mcp import every_session
-    from .._runtime.kernel_compat import enable_frontend
+    from .._runtime.kernel_compat import enable_frontend, watch_cells
 
     enable_frontend()  # (Colab renders ipywidgets 8 only once told to)
+    watch_cells()  # (and the kernel reads busy while a cell runs, whatever waits in it)
     every_session.turn(_hook)  # every MCP session made from now on, a framework's without a
     _prewarm()                 # hook of its own too, gets the form (answer_every_session)
 

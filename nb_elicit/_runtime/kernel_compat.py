@@ -11,12 +11,15 @@ path, and only then: where the kernel publishes the status itself, nothing extra
 JupyterLab's kernel status (the status bar, the toolbar's circle) is the last status the kernel
 published, whatever its parent (``@jupyterlab/services`` ``kernel/default.ts``; it skips only
 parents of the server's ``untracked_message_types``, and ``comm_msg`` is not one). So that idle
-alone would make a kernel whose cell still waits for a form read "Idle". Right after it,
-nb_elicit publishes ``busy`` again, parented on the execute request of the cell that runs (the
-widget's throttle counts only idles, and only for its own message): the kernel reads busy for as
-long as its cell runs, and the notebook server's record of the kernel's state agrees. Where a
-subshell handled the message (JupyterLab's default ``commsOverSubshells``), the kernel's own
-idle for it comes once our handler returns; the busy follows it on that thread's next turn.
+alone would make a kernel whose cell still waits for a form read "Idle", and so would every
+other idle the kernel publishes while a cell runs: a subshell's for each widget message there
+(JupyterLab's default ``commsOverSubshells``, and nb_elicit's own subshell for a held kernel),
+the control channel's for JupyterLab's ``create_subshell_request`` and ``debug_request``. While
+the main shell runs a cell, every such idle is followed at once by ``busy``, parented on that
+cell's execute request (:func:`_keep_status_true`, which wraps the kernel's one way to publish a
+status; the widget's throttle counts only idles, and only for its own message): the kernel
+reads busy for as long as its cell runs, whatever waits in it, and idle once it ends; the
+notebook server's record of the kernel's state agrees.
 
 **Blocking style needs ipykernel >= 7.4.** Older kernels handle no widget message while a cell
 awaits, so ``await conn.call_tool(...)`` would wait forever for a click that cannot arrive.
@@ -223,12 +226,9 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
                 handle(msg)
             finally:
                 if _on_concurrent_path():
-                    _publish_status(kernel, "idle", msg)  # the widget may send its next update
-                    _still_busy(kernel, msg)  # ... and the kernel still runs its cell
-                elif not _on_main_shell(kernel) and _cell_running(kernel):
-                    # A subshell handled it, and publishes its own idle once this returns:
-                    # busy follows that idle (same thread, its loop's next turn).
-                    _after_this_message(_still_busy, kernel, msg)
+                    # The widget may send its next update (and busy follows: the kernel
+                    # still runs its cell, see _keep_status_true).
+                    _publish_status(kernel, "idle", msg)
 
         comm.on_msg(handle_then_idle)
         _IDLE_FIXED.add(widget)
@@ -264,6 +264,41 @@ def _watch_cells(kernel) -> None:
     # started, this is that cell: then only the label of a busy is stale, never the state,
     # which comes from the shell's lock.)
     _RUNNING_CELL[kernel] = _execute_request(kernel)
+    _keep_status_true(kernel)
+
+
+#: kernel -> the execute request of the cell its main shell runs, as its published status says
+#: ({} for a cell that began before nb_elicit watched; None between cells).
+_SHOWN_RUNNING: dict = {}
+_STATUS_LOCK = threading.Lock()
+
+
+def _keep_status_true(kernel) -> None:
+    """While the main shell runs a cell, follow every other idle the kernel publishes (a
+    subshell's, the control channel's, the concurrent comm path's) with busy, parented on that
+    cell; idempotent. The cell's own busy and idle say when it runs: they are the main shell's
+    status for an execute request. One lock orders them, so no busy follows the cell's end."""
+    original = getattr(kernel, "_publish_status", None)
+    if original is None or getattr(original, "nb_elicit_true_status", False):
+        return
+
+    def publish(status, channel, parent=None):
+        parent = parent or kernel.get_parent(channel)
+        header = (parent or {}).get("header") or {}
+        cell = (channel == "shell" and header.get("msg_type") == "execute_request"
+                and not header.get("subshell_id"))
+        with _STATUS_LOCK:
+            original(status, channel, parent)
+            if cell:
+                _SHOWN_RUNNING[kernel] = parent if status == "busy" else None
+            elif status == "idle" and _SHOWN_RUNNING.get(kernel) is not None:
+                original("busy", channel, _SHOWN_RUNNING[kernel] or parent)
+
+    publish.nb_elicit_true_status = True
+    with _STATUS_LOCK:
+        running = _cell_running(kernel)
+        _SHOWN_RUNNING[kernel] = (_RUNNING_CELL.get(kernel) or {}) if running else None
+        kernel._publish_status = publish
 
 
 def _cell_running(kernel) -> bool:
@@ -275,22 +310,6 @@ def _cell_running(kernel) -> bool:
     return _RUNNING_CELL.get(kernel) is not None
 
 
-def _still_busy(kernel, msg: dict) -> None:
-    """Publish busy again, parented on the running cell, if one still runs."""
-    if _cell_running(kernel):
-        _publish_status(kernel, "busy", _RUNNING_CELL.get(kernel) or msg)
-
-
-def _on_main_shell(kernel) -> bool:
-    main = getattr(getattr(kernel, "shell_channel_thread", None), "parent_thread", None)
-    return threading.current_thread() is (main or threading.main_thread())
-
-
-def _after_this_message(callback, *args) -> None:
-    with contextlib.suppress(RuntimeError):  # no loop on this thread: nothing to follow
-        asyncio.get_running_loop().call_soon(callback, *args)
-
-
 def _execute_request(kernel) -> dict | None:
     parent = kernel.get_parent("shell")
     msg_type = (parent or {}).get("header", {}).get("msg_type")
@@ -298,8 +317,9 @@ def _execute_request(kernel) -> dict | None:
 
 
 def _publish_status(kernel, state: str, parent: dict) -> None:
-    kernel.session.send(kernel.iopub_socket, "status", {"execution_state": state},
-                        parent=parent, ident=kernel._topic("status"))
+    """Publish ``state`` with ``parent``, the kernel's way (then busy follows an idle while a
+    cell runs, see :func:`_keep_status_true`)."""
+    kernel._publish_status(state, "shell", parent)
 
 
 def _on_concurrent_path() -> bool:
