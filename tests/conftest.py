@@ -5,6 +5,7 @@ import sys
 
 import pytest
 from helpers.servers import SERVERS, Journal, cached_venv, demo_command, served
+from helpers.tiers import TIERS, tier
 
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
 
@@ -14,9 +15,13 @@ def pytest_configure(config):
         "markers", "blocking_kernel: waits in a cell, so it needs ipykernel >= 7.4 (Python >= 3.11)")
     config.addinivalue_line(
         "markers", "once: independent of the Python version; the version matrix leaves it out")
+    for name, what in TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(getattr(pytest.mark, tier(item)))
     if sys.version_info >= (3, 11):
         return
     skip = pytest.mark.skip(reason="ipykernel 7.4, which serves a cell that waits, needs "
