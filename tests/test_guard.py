@@ -9,7 +9,6 @@ from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
 from nb_elicit._core.masking import MASK
 from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.protection import Protection
-from nb_elicit._core.secrets import looks_secret
 from nb_elicit._runtime.guard import Guard
 
 
@@ -97,20 +96,6 @@ def test_the_rules_are_a_plain_value_the_guard_reads_and_writes():
     assert (guard.rules.muted, guard.rules.rate_limit, guard.rules.secret_forms) == (
         True, RateLimit(10, 5), "warn")
     assert Protection(None).seconds_to_next() == 0.0
-
-
-@pytest.mark.parametrize("text", [
-    "password", "Passcode", "userPassword", "api_key", "apiKey", "API key", "access token",
-    "secret", "private key", "credit card", "Card number", "cardNumber", "CVV", "SSN", "IBAN",
-    "PIN", "one-time code"])
-def test_secret_looking_names_are_recognised(text):
-    assert looks_secret(text)
-
-
-@pytest.mark.parametrize("text", ["name", "Email", "username", "passport", "tokenizer",
-                                  "compass", "spinning top", "city"])
-def test_ordinary_names_are_not(text):
-    assert not looks_secret(text)
 
 
 SECRET_FORM = {"type": "object", "properties": {

@@ -3,7 +3,7 @@ import pytest
 from nb_elicit._core.history import History
 from nb_elicit._core.masking import MASK
 from nb_elicit._core.policy import ENV_RESPOND, Policies, Policy, parse_policy
-from nb_elicit._core.secrets import looks_secret, masked
+from nb_elicit._core.secrets import masked
 
 
 @pytest.mark.parametrize(("text", "action", "content"), [
@@ -43,18 +43,6 @@ def test_a_connections_policy_wins_over_the_global_one_which_wins_over_the_envir
 def test_an_unreadable_environment_policy_falls_back_to_ask(monkeypatch):
     monkeypatch.setenv(ENV_RESPOND, "accept {oops")
     assert Policies().for_connection("demo").action == "ask"
-
-
-@pytest.mark.parametrize("text", ["password", "API key", "api_key", "Your token", "card_number",
-                                  "CVV", "IBAN", "Social Security number", "private key",
-                                  "passcode", "client_secret"])
-def test_secret_looking_names(text):
-    assert looks_secret(text)
-
-
-@pytest.mark.parametrize("text", ["name", "email", "age", "company", "spine", "tokenize"])
-def test_ordinary_names_are_not_secret(text):
-    assert not looks_secret(text)
 
 
 def test_history_masks_secret_looking_values():

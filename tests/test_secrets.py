@@ -58,6 +58,9 @@ SECRETS = [
     "API Key",                       # titles
     "Personal access token",
     "密码",
+    # words as people write them in titles and messages
+    "password", "Passcode", "userPassword", "API key", "access token", "Your token", "secret",
+    "private key", "credit card", "Card number", "CVV", "SSN", "IBAN", "PIN",
 ]
 
 # Field names that look a bit like secrets but are not.
@@ -78,6 +81,7 @@ NOT_SECRETS = [
     "temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty", "seed", "stop",
     "model", "user", "username", "host", "port", "database", "sslmode", "owner", "repo",
     "per_page", "channel_id", "customer", "currency", "cardholder_name",
+    "name", "Email", "age", "company", "city", "spine", "spinning top", "tokenize", "passport",
     # keys that are not credentials, and words that only contain a secret word
     "sort_key", "primary_key", "partition_key", "idempotency_key", "keyboard_layout",
     "pass_rate", "passed", "score_to_pass", "passport_number", "pinned", "pin_to_top",
