@@ -110,9 +110,11 @@ def test_enter_submits_a_form_from_its_checkboxes_and_yes_no_buttons_only():
 
 RETURNS = """
 function node(parts) {  // an element: connected, shown, enabled unless told otherwise
-  var it = Object.assign({isConnected: true, disabled: false, locked: false, shown: true,
-                          inside: []}, parts || {});
-  it.classList = {contains: function (c) { return c === "nb-elicit-locked" && it.locked; }};
+  var it = Object.assign({isConnected: true, disabled: false, locked: false, open: false,
+                          shown: true, inside: []}, parts || {});
+  it.classList = {contains: function (c) {
+    return (c === "nb-elicit-locked" && it.locked) || (c === "nb-elicit-still-open" && it.open);
+  }};
   it.contains = function (other) { return other === it || it.inside.indexOf(other) >= 0; };
   it.getClientRects = function () { return it.shown ? [{}] : []; };
   return it;
@@ -137,6 +139,12 @@ var cases = {
 var disabled = node({disabled: true}), hidden = node({shown: false});
 cases.open_its_clicked_button_disabled = focusReturns(node({inside: [disabled]}), disabled, body);
 cases.open_its_clicked_button_hidden = focusReturns(node({inside: [hidden]}), hidden, body);
+// answered, still open (a sign-in card after Sign in): followed as an open one until it ends
+var link = node(), waiting = node({locked: true, open: true, inside: [link, disabled]});
+cases.still_open_focus_on_its_link = focusReturns(waiting, link, body);
+cases.still_open_focus_fell_to_the_body = focusReturns(waiting, body, body);
+cases.still_open_its_clicked_button_disabled = focusReturns(waiting, disabled, body);
+cases.still_open_while_typing_in_an_editor = focusReturns(waiting, editor, body);
 function cell(name) { return {name: name, classList: {contains: function (c) {
   return c === "jp-Cell"; }}}; }
 var first = cell("first"), second = cell("second"), third = cell("third");
@@ -162,7 +170,8 @@ def test_the_focus_returns_only_from_a_form_that_closed_or_let_it_fall():
         "answered_focus_still_on_it", "answered_focus_fell_to_the_body",
         "answered_no_active_element", "removed_focus_fell_to_the_body",
         "open_its_clicked_button_disabled", "open_its_clicked_button_hidden",
-        "open_focus_fell_to_the_body"}
+        "open_focus_fell_to_the_body", "still_open_focus_fell_to_the_body",
+        "still_open_its_clicked_button_disabled"}
     # the next cell (past anything that is not a cell); the last cell stays: none is made
     assert cells == {"next_of_first": "second", "next_of_second": "third",
                      "next_of_the_last": "third"}

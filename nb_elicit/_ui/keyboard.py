@@ -55,7 +55,20 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["FOCUSED", "enter_rule", "escape_rule", "focus_rule", "keyboard_script", "return_rule"]
+__all__ = [
+    "FOCUSED",
+    "STILL_OPEN",
+    "enter_rule",
+    "escape_rule",
+    "focus_rule",
+    "keyboard_script",
+    "return_rule",
+]
+
+#: The class of a prompt that is answered but still open: a sign-in card after **Sign in** waits
+#: for the sign-in (its link opens the page again, its paste box takes the landed address). The
+#: focus in it is followed as in an open one, and goes back to the notebook once it has ended.
+STILL_OPEN = "nb-elicit-still-open"
 
 #: What the script may focus when a form appears: its fields, never a button (a button that
 #: agrees, such as a consent card's Open, must not be one stray Enter away).
@@ -132,7 +145,7 @@ _SCRIPT = """
     var last = window.__nbElicitFocus = {region: null, cell: null, twin: ""};
     last.note = function (target) {  // the focus is on target now
       var region = target.closest ? target.closest(regions) : null;
-      if (region && region.classList.contains("nb-elicit-locked")) { region = null; }  // read
+      if (region && closed(region)) { region = null; }  // (an answered one, being read)
       var cell = region && region.closest(cells);
       last.region = cell ? region : null;
       last.cell = cell;
@@ -226,21 +239,26 @@ _ENTER_RULE = """function enterSubmits(event, prompt) {
 
 #: Whether the focus, last in ``region`` (a form or card, or null), goes back to the notebook
 #: now that the page's focus is on ``active``: not when it is elsewhere (the person moved on),
-#: yes when the region closed (answered: locked, or gone) or the focus fell from it (to the
-#: page's ``body``, or on a control that was disabled or hidden). And which cell that is.
+#: yes when the region closed (answered: locked and not :data:`STILL_OPEN`, or gone) or the
+#: focus fell from it (to the page's ``body``, or on a control that was disabled or hidden).
+#: And which cell that is.
 _RETURN_RULE = """function focusReturns(region, active, body) {
     if (!region) { return false; }
     var nowhere = !active || active === body;
     if (!nowhere && !region.contains(active)) { return false; }
-    if (!region.isConnected || region.classList.contains("nb-elicit-locked")) { return true; }
+    if (!region.isConnected || closed(region)) { return true; }
     return nowhere || !!active.disabled || !active.getClientRects().length;
+  }
+  function closed(region) {  // answered, and nothing of it waits any more
+    return region.classList.contains("nb-elicit-locked") &&
+           !region.classList.contains(STILL_OPEN);
   }
   function nextCell(cell) {
     for (var next = cell.nextElementSibling; next; next = next.nextElementSibling) {
       if (next.classList.contains("jp-Cell")) { return next; }
     }
     return cell;
-  }"""
+  }""".replace("STILL_OPEN", json.dumps(STILL_OPEN))
 
 
 def return_rule() -> str:

@@ -30,6 +30,7 @@ from .._core.i18n import t
 from .._core.outcome import AnsweredBy
 from .._core.url import CheckedUrl
 from .html import text_html
+from .keyboard import STILL_OPEN
 from .link_button import LinkButton
 from .prompt import PromptWidget, make_button
 from .url_card import address_widgets
@@ -103,6 +104,9 @@ class SignInCard(PromptWidget):
             self._consented = True
             self._drop_address()
             self.paste_box.layout.display = None
+            # Answered, yet still open until the sign-in ends: the keyboard stays with the card
+            # meanwhile, and goes back to the notebook once it has ended (see keyboard.py).
+            self.add_class(STILL_OPEN)
             self._finish(Answer("accept"), t("signin_waiting", host=self.url.host))
             return True
 
@@ -171,6 +175,7 @@ class SignInCard(PromptWidget):
             self._drop_address()
             self._set_status(status)
             self.add_class(css_class)
+            self.remove_class(STILL_OPEN)
 
     def _drop_address(self) -> None:
         # (by class: the line shares its layout with the whole card)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 
 import pytest
+from helpers.servers import free_port, start_http_server
 
 pytestmark = pytest.mark.once
 
@@ -303,3 +305,46 @@ def test_after_open_on_an_app_s_link_card_the_keyboard_is_back(lab):
     expect(app.locator("#status")).to_have_text("The host took the link.")
     expect(card).to_have_count(0)  # (answered, it leaves the app: the call's log tells it)
     back_on_the_next_cell(lab, 2, "after link")
+
+
+@pytest.fixture
+def secured(tmp_path):
+    """The demo behind its authorization server on 127.0.0.1; yields its address."""
+    port = free_port()
+    argv = [sys.executable, "-m", "nb_elicit.demo", "--http", str(port), "--auth"]
+    process = start_http_server(argv, port, tmp_path / "demo.log")
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(10)
+
+
+def test_after_signing_in_in_the_other_tab_the_keyboard_is_back(lab, secured, tmp_path):
+    """Sign in on the card opens the sign-in page in a new tab; the person closes it, clicks
+    Sign in again (the card, answered, still waits for the sign-in), signs in in the new tab and
+    comes back: the call has ended in its cell, and Shift+Enter runs the next cell, not the
+    sign-in's cell again (before, the focus stayed on Sign in, with that cell active)."""
+    data_dir = tmp_path / "jupyter-data"
+    sign_in = (
+        f"import os\nos.environ['JUPYTER_DATA_DIR'] = {str(data_dir)!r}\n"
+        f"conn = await nb_elicit.connect('secured', url={secured + '/mcp'!r})\n"
+        "r = await conn.call_tool('hello', {'name': 'Ada'})\nprint(r.text)"
+    )
+    lab.open(sign_in, "print('after sign-in')")
+    lab.run(2, wait=False)
+    card = lab.cell(2).locator(".nb-elicit-signin")
+    card.wait_for()
+    link = card.get_by_role("link", name="Sign in")
+    for _ in range(2):  # (the first tab closed unused, as a person may)
+        with lab.page.context.expect_page() as opened:
+            link.click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        expect(card.locator(".nb-elicit-status")).to_contain_text("in the new tab")
+        if not _:
+            tab.close()
+    tab.get_by_role("button", name="Sign in as the demo user").click()
+    expect(tab.locator("body")).to_contain_text("You can close this tab.")
+    tab.close()
+    lab.wait_done(2)
+    expect(lab.cell(2)).to_contain_text("Hello, Ada")
+    back_on_the_next_cell(lab, 2, "after sign-in")
