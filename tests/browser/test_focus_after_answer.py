@@ -7,7 +7,10 @@ cell would run the call again. Now the focus goes back to the notebook as after 
 command mode, the next cell active, and Shift+Enter runs that cell. A person typing in another
 cell's editor when a form closes keeps the focus there.
 
-One notebook: each call has a cell after it that prints a marker. One kernel for every case.
+The first test: one notebook, each call with a cell after it that prints a marker, one kernel
+for every case. The later ones, a notebook each: a form shown with ``display(form)`` (as the
+form gallery shows them; in Notebook 7 too), Enter on a form of one boolean, Open on an app's
+link card after its call ended, and a sign-in finished in the other tab.
 """
 
 from __future__ import annotations
