@@ -28,7 +28,7 @@ from .limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .protection import SECRET_FORM_RULES
 from .url import check_address
 
-__all__ = ["OPTIONS", "SIGN_IN", "TRANSPORTS", "ConnectOptions", "Option", "option"]
+__all__ = ["OPTIONS", "SIGN_IN", "TRANSPORTS", "ConnectOption", "ConnectOptions", "option"]
 
 #: How a server is reached: a stdio command, streamable HTTP, HTTP+SSE, or a name of the MCP
 #: config files.
@@ -36,7 +36,7 @@ TRANSPORTS = ("stdio", "http", "sse", "config")
 
 
 @dataclass(frozen=True)
-class Option:
+class ConnectOption:
     """One option of a connection."""
 
     name: str
@@ -77,28 +77,28 @@ class Option:
         return f"{', '.join(self.choices[:-1])} or {self.choices[-1]}"
 
 
-def _sign_in(name: str, metavar: str, help: str, **more) -> Option:
-    return Option(name, str, metavar=metavar, help=help, only_for=("http",), sign_in=True,
-                  **more)
+def _sign_in(name: str, metavar: str, help: str, **more) -> ConnectOption:
+    return ConnectOption(name, str, metavar=metavar, help=help, only_for=("http",),
+                         sign_in=True, **more)
 
 
 #: Every option, in the order ``%mcp connect`` lists its flags.
-OPTIONS: tuple[Option, ...] = (
-    Option("command", tuple, flag_name="", help="the server command (stdio), after --"),
-    Option("env", dict, metavar="K=V", help="an environment variable (stdio)",
-           only_for=("stdio",), repeated=True),
-    Option("cwd", str, metavar="DIR", help="the server's working directory (stdio)",
-           only_for=("stdio",)),
-    Option("url", str, metavar="URL", help="reach the server over HTTP instead",
-           address="reached"),
-    Option("sse", str, metavar="URL", help="reach the server over HTTP+SSE (the older transport)",
-           address="reached"),
-    Option("config", str, metavar="PATH",
-           help="the config file to find NAME in (no command, URL)"),
-    Option("trust", bool, False, only_for=("config",),
-           help="start NAME of a project config file without asking (you read its entry)"),
-    Option("headers", dict, metavar="'K: V'", help="an HTTP header (--url)",
-           only_for=("http", "sse"), flag_name="--header", repeated=True),
+OPTIONS: tuple[ConnectOption, ...] = (
+    ConnectOption("command", tuple, flag_name="", help="the server command (stdio), after --"),
+    ConnectOption("env", dict, metavar="K=V", help="an environment variable (stdio)",
+                  only_for=("stdio",), repeated=True),
+    ConnectOption("cwd", str, metavar="DIR", help="the server's working directory (stdio)",
+                  only_for=("stdio",)),
+    ConnectOption("url", str, metavar="URL", help="reach the server over HTTP instead",
+                  address="reached"),
+    ConnectOption("sse", str, metavar="URL",
+                  help="reach the server over HTTP+SSE (the older transport)", address="reached"),
+    ConnectOption("config", str, metavar="PATH",
+                  help="the config file to find NAME in (no command, URL)"),
+    ConnectOption("trust", bool, False, only_for=("config",),
+                  help="start NAME of a project config file without asking (you read its entry)"),
+    ConnectOption("headers", dict, metavar="'K: V'", help="an HTTP header (--url)",
+                  only_for=("http", "sse"), flag_name="--header", repeated=True),
     _sign_in("auth", "|".join(AUTH_MODES),
              "signing in (--url): auto (when the server answers 401), off, ...",
              choices=AUTH_MODES),
@@ -128,15 +128,15 @@ OPTIONS: tuple[Option, ...] = (
              "an https URL to use as the client ID (Client ID Metadata Document)",
              address="reached"),
     _sign_in("token_store", "|".join(STORES), "where sign-in tokens are kept", choices=STORES),
-    Option("rate_limit", (RateLimit, type(None)), DEFAULT_RATE_LIMIT, metavar="RATE",
-           help="how often the server may ask"),
-    Option("secret_forms", str, "warn", choices=SECRET_FORM_RULES,
-           metavar="|".join(SECRET_FORM_RULES),
-           help="refuse: decline forms that ask for secrets"),
-    Option("timeout", (float, type(None)), flag_name="",
-           help="seconds a tool call may take (None: no limit)"),
-    Option("apps", bool, True, flag_name="--no-apps",
-           help="show no MCP App of this server (its tools' text results only)"),
+    ConnectOption("rate_limit", (RateLimit, type(None)), DEFAULT_RATE_LIMIT, metavar="RATE",
+                  help="how often the server may ask"),
+    ConnectOption("secret_forms", str, "warn", choices=SECRET_FORM_RULES,
+                  metavar="|".join(SECRET_FORM_RULES),
+                  help="refuse: decline forms that ask for secrets"),
+    ConnectOption("timeout", (float, type(None)), flag_name="",
+                  help="seconds a tool call may take (None: no limit)"),
+    ConnectOption("apps", bool, True, flag_name="--no-apps",
+                  help="show no MCP App of this server (its tools' text results only)"),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -145,7 +145,7 @@ _BY_NAME = {option.name: option for option in OPTIONS}
 SIGN_IN = tuple(option.name for option in OPTIONS if option.sign_in and option.name != "auth")
 
 
-def option(name: str) -> Option:
+def option(name: str) -> ConnectOption:
     return _BY_NAME[name]
 
 
