@@ -39,11 +39,12 @@ before the person answered, and an ``allow`` attribute is read only when a frame
 the app may do that no policy governs (WebRTC, clipboard writes), which the front end shuts,
 with a guard script run first in the app's document, unless it is open.
 
-The front end also keeps the app's display mode and height: a fullscreen button on the frame
-(lit up when the app asks for ``fullscreen``; the person's click is the consent the browser
-needs), Escape back inline, ``host-context-changed`` with the mode and the container's size
-each time; and a frame as tall as the app (`height`), in a box that shows at most `max_height`
-pixels and 80% of the window and scrolls.
+The front end also keeps the app's display mode and height: a fullscreen button in a bar above
+the frame, never over the app's own controls (lit up when the app asks for ``fullscreen``; the
+person's click is the consent the browser needs), Escape back inline, ``host-context-changed``
+with the mode and the container's size each time; and a frame as tall as the app (`height`), in
+a box that shows at most `max_height` pixels and 80% of the window and scrolls. A held frame is
+hidden until :meth:`AppFrame.release`: its permission card shows with no blank frame above it.
 
 The front end bounds what it sends: params over 1 MB, more than 50 messages a second or more
 than 16 requests waiting at once are answered there with an error and never reach Python.
@@ -182,6 +183,8 @@ class AppFrame(anywidget.AnyWidget):
         #: The HTML waits for :meth:`release` (the person has yet to answer for permissions).
         self.held = bool(held)
         self._html_asked = False
+        if self.held:  # (no blank frame above the permission card: it shows once released)
+            self.layout.display = "none"
         #: Guards `held`, `_html_asked` and `_html`: :meth:`release` runs on the kernel's loop
         #: and the ask for the HTML on the thread of its message (a subshell's).
         self._html_lock = threading.RLock()
@@ -256,6 +259,7 @@ class AppFrame(anywidget.AnyWidget):
                 return
             self.permissions = granted_permissions(list(granted))
             self.held = False
+            self.layout.display = None
             if self._html_asked:
                 self._send_html_now()  # (asked once only: never "gone" here)
 

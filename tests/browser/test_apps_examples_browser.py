@@ -251,6 +251,12 @@ def assert_drawn(lab, canvas, name: str, timeout: float = 60) -> dict:
         lab.page.wait_for_timeout(500)
 
 
+def overlap(a: dict, b: dict) -> bool:
+    """Whether two boxes (``bounding_box()``) share any area."""
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
 # -- pdf.js: a worker, and the file's bytes through the host --------------------------------------
 
 
@@ -263,6 +269,10 @@ def test_the_pdf_viewer_draws_the_local_files_text(examples):
     expect(card).to_be_visible(timeout=60_000)
     expect(card).to_contain_text("pdf asks for permissions for its app")
     expect(card).to_contain_text("writing to your clipboard")
+    # No blank frame above the card: the app's place starts with it (its frame waits, hidden).
+    place, card_box = cell.locator(".nb-elicit-app").bounding_box(), card.bounding_box()
+    gap = card_box["y"] - place["y"]
+    assert 0 <= gap < card_box["height"] / 4, (gap, place, card_box)
     card.get_by_role("button", name="Decline").click()
     expect(app_line(lab, call, "The app runs with no permission.")).to_have_count(1)
     app = app_frame(lab, call)
@@ -274,6 +284,18 @@ def test_the_pdf_viewer_draws_the_local_files_text(examples):
     expect(app.locator("#total-pages")).to_contain_text("1")
     expect(app.locator("#error")).not_to_be_visible()
     assert_drawn(lab, app.locator("#pdf-canvas"), "pdf-page")
+    # nb_elicit's full-screen button covers none of the viewer: not its own "Toggle
+    # fullscreen" in the top right corner, nor anything else of the frame.
+    ours = cell.locator(".nb-elicit-app-frame-fullscreen")
+    expect(ours).to_be_visible()
+    theirs = app.locator("#fullscreen-btn")  # (its title: "Toggle fullscreen")
+    expect(theirs).to_be_visible()
+    box = cell.locator(".nb-elicit-app-frame-box")  # (the app as far as it shows: its box)
+    box.evaluate("b => { b.scrollTop = 0; }")  # (the viewer's own scrolling moved it)
+    for theirs_or_frame in (theirs.bounding_box(), box.bounding_box()):
+        assert not overlap(ours.bounding_box(), theirs_or_frame), (ours.bounding_box(),
+                                                                   theirs_or_frame)
+    lab.screenshot("pdf-top", of=cell.locator(".nb-elicit-app"))
     # The file's bytes came through nb_elicit: the app's calls of read_pdf_bytes.
     expect(app_line(lab, call, "The app called read_pdf_bytes")).to_have_count(1)
     assert_sandboxed(lab, call)

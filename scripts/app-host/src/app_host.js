@@ -607,22 +607,28 @@ function render({ model, el }) {
   box.style.cssText = "overflow-x:hidden;overflow-y:auto;";
   box.append(frame);
   // Full screen only on the person's click (the browser asks for one too): the app's request
-  // lights the button up, and Escape (the browser leaving full screen) goes back inline.
+  // lights the button up, and Escape (the browser leaving full screen) goes back inline. The
+  // button sits in a bar of its own above the frame, never over the app: an app's own controls
+  // in its top right corner (a viewer's "Toggle fullscreen") stay uncovered.
   const fullButton = document.createElement("button");
   fullButton.type = "button";
   fullButton.className = "nb-elicit-app-frame-fullscreen";
   fullButton.textContent = "\u26f6";
-  fullButton.style.cssText = "position:absolute;top:4px;right:4px;z-index:1;min-width:28px;"
-    + "height:28px;padding:0 6px;border:1px solid var(--jp-border-color1,#bbb);border-radius:4px;"
+  fullButton.style.cssText = "min-width:24px;height:22px;padding:0 6px;"
+    + "border:1px solid var(--jp-border-color1,#bbb);border-radius:4px;"
     + "background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#333);"
-    + "font-size:16px;line-height:1;cursor:pointer;opacity:0;transition:opacity .15s;";
+    + "font-size:14px;line-height:1;cursor:pointer;opacity:.6;transition:opacity .15s;";
+  const bar = document.createElement("div");
+  bar.className = "nb-elicit-app-frame-bar";
+  bar.style.cssText = "display:flex;justify-content:flex-end;margin:0 0 2px 0;";
+  bar.append(fullButton);
   const canFullscreen = typeof el.requestFullscreen === "function"
     && document.fullscreenEnabled !== false;
-  if (!canFullscreen) fullButton.hidden = true;
+  if (!canFullscreen) bar.hidden = fullButton.hidden = true;
   const notice = document.createElement("div");
   notice.className = "nb-elicit-app-frame-notice";
   notice.setAttribute("role", "status");
-  el.append(box, fullButton, notice);
+  el.append(bar, box, notice);
 
   let html = null;  // (the app's HTML, once Python sent it)
   let bridge = null;
@@ -661,7 +667,7 @@ function render({ model, el }) {
   /** The box and the frame for the mode in effect and the app's height. */
   const layout = () => {
     if (mode === "fullscreen") {
-      box.style.height = "100%";
+      box.style.height = `calc(100% - ${bar.offsetHeight + 2}px)`;
       box.style.maxHeight = "none";
       frame.style.height = "100%";
       el.style.background = "var(--jp-layout-color0, #fff)";
@@ -690,7 +696,7 @@ function render({ model, el }) {
     fullButton.setAttribute("aria-label", label);
     fullButton.setAttribute("aria-pressed", String(mode === "fullscreen"));
     fullButton.dataset.offered = String(offered);
-    fullButton.style.opacity = offered || mode === "fullscreen" || hovered ? "1" : "0";
+    fullButton.style.opacity = offered || mode === "fullscreen" || hovered ? "1" : ".6";
     fullButton.style.outline = offered ? "2px solid var(--jp-brand-color1, #1976d2)" : "";
   };
   let hovered = false;
@@ -709,7 +715,7 @@ function render({ model, el }) {
       displayMode: mode,
       availableDisplayModes: canFullscreen ? [...DISPLAY_MODES] : ["inline"],
       containerDimensions: mode === "fullscreen"
-        ? { height: Math.floor(el.clientHeight) }
+        ? { height: Math.floor(box.clientHeight) }
         : { maxHeight: visible() },
       locale: navigator.language,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
