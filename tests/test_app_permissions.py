@@ -44,7 +44,7 @@ MIME = "text/html;profile=mcp-app"
 
 @pytest.fixture
 def frontend(monkeypatch):
-    monkeypatch.setattr("nb_elicit._runtime.apps.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
 
 
 @pytest.fixture(autouse=True)

@@ -39,8 +39,7 @@ HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 @pytest.fixture
 def frontend(monkeypatch):
     """A widget frontend is attached (as far as showing apps goes)."""
-    monkeypatch.setattr("nb_elicit._runtime.apps.widget_frontend_attached",
-                        lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
 
 
 @pytest.fixture

@@ -39,8 +39,7 @@ CAP = getattr(runtime_apps, "MAX_LIVE_APPS", 4)
 @pytest.fixture
 def frontend(monkeypatch):
     """A widget frontend is attached (as far as showing apps goes)."""
-    monkeypatch.setattr("nb_elicit._runtime.apps.widget_frontend_attached",
-                        lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
 
 
 @pytest.fixture

@@ -54,7 +54,7 @@ RECORD = {"resource_uri": URI, "tool": "clock", "tool_input": {}}
 @pytest.fixture(autouse=True)
 def frontend(monkeypatch):
     """A widget frontend is attached (told yes); nothing is displayed for real."""
-    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     monkeypatch.setattr("nb_elicit._ui.call_view.display", lambda *a, **kw: None)
 
 

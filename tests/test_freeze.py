@@ -518,7 +518,7 @@ def test_a_connections_quiet_request_displays_nothing_until_something_shows(monk
     from nb_elicit._runtime import runner
     from nb_elicit._runtime.sessions import State
 
-    monkeypatch.setattr(runner, "widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     displays = Displays()
     monkeypatch.setattr(call_view, "display", displays)
     sessions = type("Sessions", (), {"state": State.READY})()

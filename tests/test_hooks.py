@@ -126,7 +126,7 @@ def test_show_app_shows_a_pydantic_ai_apps_record_and_routes_its_calls_through_t
     from pydantic_ai.messages import ToolReturnPart
     from pydantic_ai.models.test import TestModel
 
-    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
 
     async def scenario(person):
         toolset = MCPToolset(fastmcp.Client(fastmcp_target(journal, tmp_path), mode="legacy"))
@@ -229,7 +229,7 @@ def test_show_app_routes_an_adk_shaped_widget_through_the_sdks_client(journal, m
     shape), its app's requests sent through the SDK's own Client."""
     from types import SimpleNamespace
 
-    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     widget = SimpleNamespace(provider="mcp", payload={
         "resource_uri": "ui://nb-elicit-demo/clock.html", "tool": "clock",
         "tool_args": {"label": "Kitchen"}})

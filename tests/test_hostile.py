@@ -199,7 +199,7 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
     # frontend each waiting request would wait at most NB_ELICIT_HEADLESS_WAIT (10 s) for its
     # turn, and a loaded machine can take longer than that to show and answer 103 forms one
     # after another: the last ones were then cancelled as unseen, which is not this test's case.
-    monkeypatch.setattr("nb_elicit._runtime.asking.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     async def send(conn, person):
         before = len(widget_module._instances)
         call = asyncio.ensure_future(conn.call_tool("flood", {"count": 200}))

@@ -218,8 +218,7 @@ def test_apps_are_switched_per_connection_and_no_apps_connects_without(ip, tmp_p
 def test_apps_off_ends_the_apps_shown_now(ip, tmp_path, monkeypatch):
     import nb_elicit._runtime.connection  # noqa: F401 - its modules keep the real check
 
-    monkeypatch.setattr("nb_elicit._runtime.apps.widget_frontend_attached",
-                        lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     journal = Journal(tmp_path / "journal.jsonl")
     run(ip, f"%mcp connect demo -- {' '.join(demo_command(journal))}")
     run(ip, "%mcp call demo clock")

@@ -147,7 +147,7 @@ class _Named:
 
 
 def framework_app_label(text, monkeypatch):
-    monkeypatch.setattr("nb_elicit._runtime.framework_apps.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     monkeypatch.setattr("nb_elicit._ui.call_view.display", lambda *a, **kw: None)
 
     async def show():

@@ -77,11 +77,11 @@ from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.download_card import DownloadCard, SavedFile
+from . import kernel_compat
 from .kernel_compat import (
     Frontend,
     frontend,
     keep_widget_messages_flowing,
-    widget_frontend_attached,
 )
 
 __all__ = ["AppLog", "Apps"]
@@ -136,7 +136,8 @@ class Apps:
         from .calls import current_call
 
         call = current_call.get()
-        if call is None or call.quiet or not self.enabled or not widget_frontend_attached():
+        if (call is None or call.quiet or not self.enabled
+                or not kernel_compat.widget_frontend_attached()):
             return None
         if frontend() is Frontend.VOILA:  # (its frame never starts there: the result as text)
             return None

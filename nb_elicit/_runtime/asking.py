@@ -42,10 +42,11 @@ from .._ui.call_view import CallView
 from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
 from .._ui.url_card import UrlConsentCard
+from . import kernel_compat
 from .backlog import Turn
 from .calls import Call
 from .guard import Guard
-from .kernel_compat import count_views, keep_widget_messages_flowing, widget_frontend_attached
+from .kernel_compat import count_views, keep_widget_messages_flowing
 from .pending import PENDING
 from .side_shell import held_here
 
@@ -423,10 +424,11 @@ async def _by_person(context: RequestContext, message: object,
     """Wait for this request's turn in the backlog, then show it (made only then: a waiting
     request costs no widgets) and wait for the person."""
     server, backlog = context.server, context.guard.backlog
-    wait = None if widget_frontend_attached() else headless_wait()
+    wait = None if kernel_compat.widget_frontend_attached() else headless_wait()
     try:
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
-            turn = await backlog.turn(context.view, wait, seen=widget_frontend_attached)
+            turn = await backlog.turn(context.view, wait,
+                                      seen=kernel_compat.widget_frontend_attached)
     except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
         _record_gone(context, message, None, how_gone(context, error))
         raise
@@ -467,7 +469,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
     # (asking first: the form shows at once that the calls' timeouts are paused)
     with context.asking():
         try:
-            attached = widget_frontend_attached()
+            attached = kernel_compat.widget_frontend_attached()
             if not attached:
                 count_views(prompt)  # (a frontend that shows it says so: then it waits on)
             context.view.add_form(prompt)
@@ -496,7 +498,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
 def _unless_seen(prompt: PromptWidget) -> None:
     """The no-frontend wait is over: the prompt is answered ``cancel`` unless, by now, a
     frontend showed it or another of our widgets (it looks again, rather than decide once)."""
-    if not widget_frontend_attached():
+    if not kernel_compat.widget_frontend_attached():
         prompt.dismiss(AnsweredBy.NO_FRONTEND)
 
 

@@ -27,7 +27,7 @@ from .._core.jsonrpc import REQUEST_TIMEOUT
 from .._core.outcome import AnsweredBy
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
-from .kernel_compat import widget_frontend_attached
+from . import kernel_compat
 from .pending import PENDING
 
 __all__ = ["Call", "ToolCall", "current_call", "print_for_headless", "run_call"]
@@ -188,7 +188,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
 
 def print_for_headless(view: CallView) -> None:
     """Where nobody sees widgets (nbclient, papermill), say it in plain text too."""
-    if view.lines and not widget_frontend_attached():
+    if view.lines and not kernel_compat.widget_frontend_attached():
         print("\n".join(view.take_lines()))
 
 

@@ -44,11 +44,11 @@ from .._ui.call_view import CallView
 from .._ui.closing import close_tree
 from .._ui.form import ElicitationForm
 from .._ui.trust_card import TrustCard
+from . import kernel_compat
 from .asking import RequestContext, wait_for_person
 from .kernel_compat import (
     check_blocking_supported,
     shows_display_updates,
-    widget_frontend_attached,
 )
 
 __all__ = ["configured_target", "forget_inputs"]
@@ -93,7 +93,7 @@ async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServe
         return
     name = server.name
     store, env_keys = TrustStore(), tuple(env_file or ())
-    if not widget_frontend_attached():
+    if not kernel_compat.widget_frontend_attached():
         started = (" for a run without a person (a Start is remembered for when one watches)"
                    if store.trusts(server, env_keys) else "")
         raise ConnectError(
@@ -159,7 +159,7 @@ async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
     variable = input_env_name(spec.id)
     if variable in os.environ:
         return os.environ[variable]
-    if not widget_frontend_attached():
+    if not kernel_compat.widget_frontend_attached():
         if spec.default is not None and not secret_input(spec):
             return spec.default
         raise ConnectError(f"{server.name!r} needs the input {spec.id!r} of {server.file}, and "

@@ -28,11 +28,12 @@ from .._core.types import ToolResult
 from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
+from . import kernel_compat
 from .apps import Apps, deliver
 from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
 from .hooks import Asker
-from .kernel_compat import in_running_cell, shows_display_updates, widget_frontend_attached
+from .kernel_compat import in_running_cell, shows_display_updates
 
 __all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
 
@@ -225,7 +226,7 @@ async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str |
 async def _show(record: AppRecord, via: Any, asker: Asker):
     """In the running cell's context: the view, the app under it, its result."""
     name = asker.server
-    if not widget_frontend_attached():
+    if not kernel_compat.widget_frontend_attached():
         print(t("app_not_shown_headless", server=name, tool=record.tool))
         return None
     view = CallView(name, record.tool, show_waiting=False)

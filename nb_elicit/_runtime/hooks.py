@@ -58,6 +58,7 @@ from .._mcp.clocks import install as note_request_clocks
 from .._mcp.clocks import paused as paused_clocks
 from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
+from . import kernel_compat
 from .asking import RequestContext, ask
 from .calls import print_for_headless
 from .guard import Guard
@@ -69,7 +70,6 @@ from .kernel_compat import (
     running_cell,
     shows_display_updates,
     watch_cells,
-    widget_frontend_attached,
 )
 from .side_shell import in_context, side_shell
 
@@ -343,7 +343,7 @@ async def _ask_in_cell(asker: Asker, request,
     """On the kernel's loop, in the running cell's context: a view of its own in that cell,
     and the request answered there as on a connection."""
     view = CallView(asker.server, t("hook_what"), show_waiting=False)
-    if widget_frontend_attached():
+    if kernel_compat.widget_frontend_attached():
         view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
         # (a request answered by a policy shows nothing)
     context = RequestContext(asker.server, view, asker.guard, named=asker.named, what=WHAT)

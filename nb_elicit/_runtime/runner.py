@@ -19,11 +19,12 @@ from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
 from .._ui.task_card import TaskCard
+from . import kernel_compat
 from .apps import Apps, deliver
 from .asking import RequestContext, ask
 from .calls import Call, current_call, run_call
 from .guard import Guard
-from .kernel_compat import shows_display_updates, widget_frontend_attached
+from .kernel_compat import shows_display_updates
 from .sessions import SessionPool, State
 from .task_follow import follow
 from .tasks import TASKS, TaskRun, identity
@@ -53,9 +54,9 @@ class CallRunner:
             raise ServerDisconnected(f"the connection {self.name!r} is closed; connect again")
         view = CallView(self.name, what, show_waiting=show_waiting)
         if show_waiting:
-            view.show(keyboard=widget_frontend_attached(),
+            view.show(keyboard=kernel_compat.widget_frontend_attached(),
                       in_place=not shows_display_updates())
-        elif widget_frontend_attached():
+        elif kernel_compat.widget_frontend_attached():
             view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
         return view
 

@@ -35,8 +35,7 @@ def make_world(tmp_path: Path, monkeypatch):
 
 def attach(monkeypatch) -> None:
     """As if a widget frontend were attached (the card is shown, not displayed for real)."""
-    monkeypatch.setattr("nb_elicit._runtime.configured.widget_frontend_attached", lambda: True)
-    monkeypatch.setattr("nb_elicit._runtime.asking.widget_frontend_attached", lambda: True)
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
 
 
 def marker_config(marker: Path) -> dict:
