@@ -167,7 +167,9 @@ FOREIGN_PRIVATE = {
     ("_mcp/session.py", "_elicitation_callback"): "the SDK session's elicitation callback",
     # The ipykernel workaround (docs/kernels.md), version-gated.
     ("_runtime/kernel_compat.py", "_handle_msg"): "ipywidgets' comm handler, wrapped",
-    ("_runtime/kernel_compat.py", "_topic"): "ipykernel's iopub topic for a status message",
+    ("_runtime/kernel_compat.py", "_publish_status"): "ipykernel's one way to publish a status, "
+                                                      "wrapped so that the kernel reads busy "
+                                                      "while a cell runs",
     ("_runtime/kernel_compat.py", "_getframe"): "sys: the message's path, from the stack",
     ("_runtime/kernel_compat.py", "_current_frames"): "sys: what the kernel's thread runs",
     # ipywidgets' own way to learn that a frontend displayed a widget ("set this to 0 to
