@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Protocol
+from typing import Any
 
 from .limits import MAX_CHOICES
+from .shapes import Problems
 from .text import shorten
 
 __all__ = ["brief", "count", "got", "json_type", "number", "shown_number", "too_long",
            "too_many_choices"]
-
-
-class Problems(Protocol):
-    def add(self, path: str, reason: str) -> None: ...
 
 
 def too_long(text: str, limit: int, what: str = "it") -> str:

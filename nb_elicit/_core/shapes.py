@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-__all__ = ["UNRESOLVED", "flatten", "unwrap_nullable"]
+__all__ = ["UNRESOLVED", "Problems", "flatten", "unwrap_nullable"]
 
 
 class Problems(Protocol):
+    """Where a schema's reader reports what it refuses: ``(path, reason)``, one spot each (the
+    schema's reader collects them into one :class:`~.errors.SchemaError`)."""
+
     def add(self, path: str, reason: str) -> None: ...
 
 
