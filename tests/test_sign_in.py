@@ -31,8 +31,8 @@ from nb_elicit._core.history import HISTORY
 from nb_elicit._core.tokens import TokenStore, forget_server
 from nb_elicit._core.url import check_url
 from nb_elicit._mcp.auth import _sign_in_failure
-from nb_elicit._runtime.callback import LoopbackCallback
 from nb_elicit._runtime.kernel_compat import walk_widgets
+from nb_elicit._runtime.loopback import LoopbackCallback
 from nb_elicit._ui.link_button import LinkButton
 from nb_elicit._ui.signin_card import SignInCard
 

@@ -23,7 +23,7 @@ from .._core.tokens import TokenStore
 from .._core.url import check_url
 from .._ui.signin_card import SignInCard
 from .asking import RequestContext, wait_for_person
-from .callback import CallbackResult, LoopbackCallback, free_port
+from .loopback import CallbackResult, LoopbackCallback, free_port
 
 __all__ = ["SignIn"]
 
