@@ -58,3 +58,17 @@ def test_decline_answers_decline_and_offers_nothing():
     card.decline_button.click()
     assert card.answer.result().action == "decline"
     assert card.link.value == ""
+
+
+def test_a_reader_without_widgets_sees_what_a_prompt_asks_in_one_line():
+    """Every prompt's text for a saved notebook or nbconvert comes from one hook, plain_text();
+    the download card, which had no text of its own, showed ipywidgets' 'VBox(children=...)'."""
+    from nb_elicit._ui.url_card import RetryPanel
+
+    card = DownloadCard("The app sent this file.", SavedFile("r.csv", "text/csv", b"1"),
+                        server="demo")
+    panel = RetryPanel("Needs a page", [], server="demo", what="tool")
+    for prompt, text in [(card, "[demo asks: The app sent this file.]"),
+                         (panel, "[demo asks: Needs a page]")]:
+        assert prompt._repr_mimebundle_()["text/plain"] == prompt.plain_text() == text
+        prompt.close()

@@ -89,12 +89,8 @@ class ElicitationForm(PromptWidget):
         for control in self.controls.values():
             control.on_parts_change(self._parts_changed)
 
-    def _repr_mimebundle_(self, **kwargs):
-        # What a reader without widgets sees for this output (saved notebooks, nbconvert).
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = f"[form from {self.server}: {self.message}]"
-        return bundle
+    def plain_text(self) -> str:
+        return f"[form from {self.server}: {self.message}]"
 
     # -- the answer ---------------------------------------------------------------------------
 

@@ -65,12 +65,8 @@ class PermissionCard(PromptWidget):
         self.add_class("nb-elicit-permission-card")
         self.body([listed, about, actions, self.status])
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = (f"[{self.server} asks for its app: "
-                                    f"{permission_names(self.permissions)}]")
-        return bundle
+    def plain_text(self) -> str:
+        return f"[{self.server} asks for its app: {permission_names(self.permissions)}]"
 
     @property
     def ticked(self) -> list[str]:

@@ -86,6 +86,18 @@ class PromptWidget(widgets.VBox):
         self.add_class("nb-elicit-prompt")
         self.add_class(self.css_class)
 
+    def _repr_mimebundle_(self, **kwargs):
+        # What a reader without widgets sees for this output (saved notebooks, nbconvert).
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = self.plain_text()
+        return bundle
+
+    def plain_text(self) -> str:
+        """This prompt in one line of text, for a reader without widgets (subclasses say what
+        they ask)."""
+        return f"[{self.server} asks: {visible(self.message)}]"
+
     def _ipython_display_(self) -> None:
         """Displayed on its own (``display(form)``, nb_elicit's Python API, as
         notebooks/form-gallery.ipynb does), not inside a call's view: the widget, then the

@@ -87,11 +87,8 @@ class SignInCard(PromptWidget):
         self.add_class("nb-elicit-signin")
         self.body([sees, *address, actions, self.status, self.paste_box])
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = f"[{self.server} asks you to sign in at {self.url.host}]"
-        return bundle
+    def plain_text(self) -> str:
+        return f"[{self.server} asks you to sign in at {self.url.host}]"
 
     # -- what the person does -------------------------------------------------------------------
 

@@ -144,14 +144,10 @@ class TrustCard(PromptWidget):
         """Every line of the card as plain text (what a person reads)."""
         return "\n".join(f"{label}: {value}" for label, value, _ in self.facts())
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            target = (self.shown.runs or self.shown.command if self.shown.transport == "stdio"
-                      else self.shown.target)
-            bundle["text/plain"] = (f"[start {self.configured.name!r} of "
-                                    f"{visible(self.configured.file)}? {target}]")
-        return bundle
+    def plain_text(self) -> str:
+        target = (self.shown.runs or self.shown.command if self.shown.transport == "stdio"
+                  else self.shown.target)
+        return f"[start {self.configured.name!r} of {visible(self.configured.file)}? {target}]"
 
     def start(self) -> bool:
         """Answer ``accept``: the person agrees that it starts."""

@@ -65,11 +65,8 @@ class UrlConsentCard(PromptWidget):
         self.add_class("nb-elicit-url-card")
         self.body([*address, actions, self.link, self.status])
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = f"[{self.server} asks you to open {self.url.url}]"
-        return bundle
+    def plain_text(self) -> str:
+        return f"[{self.server} asks you to open {self.url.url}]"
 
     def consent(self) -> bool:
         """Answer ``accept`` (the person agrees to open the page) and show the link."""
