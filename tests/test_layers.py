@@ -160,11 +160,11 @@ def test_public_names_are_sorted_unique_and_complete():
 FOREIGN_PRIVATE = {
     # The SDK's ClientSession hooks that teach it tasks (mcp 2.3 has no public ones);
     # tests/test_tasks_adapter.py fails if they change.
-    ("_mcp/session.py", "_build_capabilities"): "the SDK session's capability advert",
-    ("_mcp/session.py", "_on_request"): "the SDK session's handler of the server's requests",
-    ("_mcp/session.py", "_stamp"): "the SDK session's request stamping (version, meta)",
-    ("_mcp/session.py", "_dispatcher"): "the SDK session's raw request sender",
-    ("_mcp/session.py", "_elicitation_callback"): "the SDK session's elicitation callback",
+    ("_mcp/sdk_patches.py", "_build_capabilities"): "the SDK session's capability advert",
+    ("_mcp/sdk_patches.py", "_on_request"): "the SDK session's handler of the server's requests",
+    ("_mcp/sdk_patches.py", "_stamp"): "the SDK session's request stamping (version, meta)",
+    ("_mcp/sdk_patches.py", "_dispatcher"): "the SDK session's raw request sender",
+    ("_mcp/sdk_patches.py", "_elicitation_callback"): "the SDK session's elicitation callback",
     # The ipykernel workaround (docs/kernels.md), version-gated.
     ("_runtime/kernel_compat.py", "_handle_msg"): "ipywidgets' comm handler, wrapped",
     ("_runtime/kernel_compat.py", "_publish_status"): "ipykernel's one way to publish a status, "

@@ -12,7 +12,7 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from nb_elicit._mcp import client_tasks
 from nb_elicit._mcp.client_tasks import ClientTasks
-from nb_elicit._mcp.session import _TASKS_AD, _TaskAwareClient
+from nb_elicit._mcp.sdk_patches import TASKS_AD, TaskAwareClient
 from nb_elicit._mcp.tasks import (
     ExtensionTaskCreated,
     ExtensionTaskStatus,
@@ -32,11 +32,11 @@ def test_the_session_hooks_the_adapter_uses_are_there():
     assert "_dispatcher" in made.__code__.co_names
     assert list(inspect.signature(JSONRPCDispatcher.send_raw_request).parameters)[:4] == [
         "self", "method", "params", "opts"]
-    assert "_build_session" in vars(_TaskAwareClient)
+    assert "_build_session" in vars(TaskAwareClient)
 
 
 def test_the_2025_ad_declares_form_tasks_list_and_cancel():
-    ad = _TASKS_AD.model_dump(by_alias=True, exclude_none=True)
+    ad = TASKS_AD.model_dump(by_alias=True, exclude_none=True)
     assert ad == {"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}}
 
 

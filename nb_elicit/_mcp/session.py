@@ -12,23 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import dataclasses
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from typing import IO, Any
+from collections.abc import Awaitable, Callable
+from typing import IO
 
-import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.extension import advertise
-from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
-from mcp_types import methods as wire_methods
 
 from .._core.answer import Answer
 from .._core.apps import APP_MIME
@@ -41,16 +37,18 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
-from .._core.result_check import plainly_valid
 from .._core.tasks import TaskShape
-from .._core.text import shorten
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .auth import SignInFlow, SigningClient, oauth_provider
-from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import MALFORMED_LIMIT, describe, map_request_errors, request_of
-from .jsonschema_import import jsonschema_imported
+from .errors import describe, map_request_errors, request_of
+from .sdk_patches import (
+    TASKS_VERSION,
+    TaskAwareClient,
+    ends_with_its_stream,
+    results_wait_for_jsonschema,
+)
 from .tasks import (
     TTL_MS,
     RemoteTask,
@@ -77,16 +75,6 @@ EndHandler = Callable[[], None]
 
 #: Protocol versions that have no URL mode (a client on them cannot have declared it).
 _FORM_ONLY_VERSIONS = ("2025-06-18",)
-#: The protocol version of the experimental tasks (SEP-1686).
-_TASKS_VERSION = TaskShape.V2025.value
-#: What nb_elicit declares of the 2025-11-25 tasks: it lists and cancels its own tasks, and
-#: runs a server's forms as tasks when asked.
-_TASKS_AD = types.ClientTasksCapability(
-    list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
-    requests=types.ClientTasksRequestsCapability(elicitation=types.TasksElicitationCapability(
-        create=types.TasksCreateElicitationCapability())))
-
-
 class ServerSession:
     """One open SDK client to one server, in one protocol era (:class:`Era`)."""
 
@@ -241,7 +229,7 @@ class ServerSession:
     @property
     def task_shape(self) -> TaskShape | None:
         """Which tasks this session speaks with its server (None: none)."""
-        if self.protocol_version == _TASKS_VERSION:
+        if self.protocol_version == TASKS_VERSION:
             return TaskShape.V2025 if self._server_runs_tool_tasks() else None
         extensions = getattr(self._server_capabilities(), "extensions", None) or {}
         return TaskShape.EXTENSION if TaskShape.EXTENSION.value in extensions else None
@@ -341,8 +329,8 @@ class ServerSession:
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
-            transport = _ends_with_its_stream(transport, self._end)
-            async with _TaskAwareClient(transport, mode=self.era.value,
+            transport = ends_with_its_stream(transport, self._end)
+            async with TaskAwareClient(transport, mode=self.era.value,
                                         elicitation_callback=self._on_elicit,
                                         message_handler=self._on_message,
                                         extensions=[TasksExtension(self, self._follow),
@@ -350,7 +338,7 @@ class ServerSession:
                                                               {"mimeTypes": [APP_MIME]})],
                                         client_tasks=self._client_tasks) as client:
                 self._client = client
-                _results_wait_for_jsonschema(client.session, self._output_schema)
+                results_wait_for_jsonschema(client.session, self._output_schema)
                 info = client.server_info
                 self._about = (client.protocol_version, info.name if info else None,
                                info.version if info else None)
@@ -383,7 +371,7 @@ class ServerSession:
     async def _runs_as_task(self, name: str) -> bool:
         """Whether a call of ``name`` goes out as a 2025-11-25 task (the 2026-07-28 extension
         needs no asking: the server answers with a task, and the claim follows it)."""
-        if self.protocol_version != _TASKS_VERSION or not self._server_runs_tool_tasks():
+        if self.protocol_version != TASKS_VERSION or not self._server_runs_tool_tasks():
             return False
         if name not in self._task_support:
             with contextlib.suppress(ServerError):
@@ -455,121 +443,6 @@ class ServerSession:
         return types.ElicitResult(**answer.to_result())
 
 
-@dataclasses.dataclass
-class _TaskAwareClient(Client):
-    """The SDK's client, taught the 2025-11-25 tasks that mcp 2.3 has types for but does not
-    speak (SEP-1686): its capability ad gains ``tasks``; the server's ``tasks/*`` requests and
-    its ``elicitation/create`` with ``params.task`` are answered by :class:`ClientTasks`
-    before the SDK would refuse them; and a task-augmented ``tools/call`` (and ``tasks/get``,
-    ``tasks/cancel``) go out through the dispatcher's ``send_raw_request``, as the SDK's own
-    ``send_request`` does, but without its check of the answer (a ``CreateTaskResult`` is no
-    ``CallToolResult``; a status the SDK does not know is nb_elicit's to judge). These use the
-    session's own hooks (``_build_capabilities``, ``_on_request``, ``_stamp``,
-    ``_dispatcher``): mcp 2.3 has no public one for them; ``tests/test_tasks_adapter.py``
-    fails if they change."""
-
-    client_tasks: ClientTasks | None = None
-
-    async def _build_session(self, exit_stack):
-        session = await super()._build_session(exit_stack)
-        _teach_tasks(session, self.client_tasks or ClientTasks())
-        return session
-
-
-def _teach_tasks(session, client_tasks: ClientTasks) -> None:
-    build_capabilities, on_request = session._build_capabilities, session._on_request
-
-    def capabilities(version: str) -> types.ClientCapabilities:
-        ad = build_capabilities(version)
-        return ad.model_copy(update={"tasks": _TASKS_AD}) if version == _TASKS_VERSION else ad
-
-    async def answer(dctx, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        if (session.protocol_version or _TASKS_VERSION) == _TASKS_VERSION:
-            if method in CLIENT_TASK_METHODS:
-                return await client_tasks.answer(method, dict(params or {}))
-            if method == "elicitation/create" and isinstance(params, Mapping) \
-                    and params.get("task") is not None:
-                request = wire_methods.parse_server_request(method, _TASKS_VERSION, params)
-                context = ClientRequestContext(session=session, request_id=dctx.request_id,
-                                               meta=request.params.meta)
-                return client_tasks.create(session._elicitation_callback(context,
-                                                                         request.params))
-        return await on_request(dctx, method, params)
-
-    async def send_raw(method: str, params: dict[str, Any], timeout: float | None = None,
-                       progress=None) -> dict[str, Any]:
-        data: dict[str, Any] = {"method": method, "params": params}
-        opts: dict[str, Any] = {}
-        session._stamp(data, opts)
-        if timeout is not None:
-            opts["timeout"] = timeout
-        if progress is not None:
-            opts["on_progress"] = progress
-        return await session._dispatcher.send_raw_request(method, data.get("params"), opts)
-
-    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
-                             progress) -> dict[str, Any]:
-        data = types.CallToolRequest(params=types.CallToolRequestParams(
-            name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
-            by_alias=True, mode="json", exclude_none=True)
-        return await send_raw("tools/call", data["params"], timeout, progress)
-
-    session._build_capabilities = capabilities
-    session._on_request = answer
-    session.send_raw = send_raw
-    session.send_task_call = send_task_call
-
-
-@contextlib.asynccontextmanager
-async def _ends_with_its_stream(transport, on_end: Callable[[], None]):
-    """``transport`` (the SDK's ``Transport``: its read and write streams), with ``on_end()``
-    called the moment its read stream ends. The SDK's dispatcher reads that stream until it
-    ends, then cancels the requests it was answering (``JSONRPCDispatcher.run`` in
-    ``mcp/shared/jsonrpc_dispatcher.py``: the read loop, then ``tg.cancel_scope.cancel()``);
-    so a request cancelled because its server went away finds the session ended already."""
-    async with transport as (read_stream, write_stream):
-        yield _WatchedStream(read_stream, on_end), write_stream
-
-
-class _WatchedStream:
-    """A read stream (the SDK's ``ReadStream`` protocol) that calls ``on_end()`` when it ends:
-    at its end of stream, or when it is closed under its reader."""
-
-    def __init__(self, stream, on_end: Callable[[], None]):
-        self._stream, self._on_end = stream, on_end
-
-    @property
-    def last_context(self):
-        """The sender's context of the last item, where the stream keeps one (the SDK reads
-        it with ``getattr``)."""
-        return getattr(self._stream, "last_context", None)
-
-    async def receive(self):
-        try:
-            return await self._stream.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.aclose()
-
-
 def _task_of_its_own(coro, name: str) -> asyncio.Task:
     """A task that starts from an empty context, not a copy of the caller's: a session outlives
     the call that opened it (a reconnect, a second era), and requests it hears later must not
@@ -579,31 +452,6 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
         return asyncio.get_running_loop().create_task(coro, name=name,
                                                       context=contextvars.Context())
     return contextvars.Context().run(asyncio.create_task, coro, name=name)
-
-
-def _results_wait_for_jsonschema(session, output_schema) -> None:
-    """The SDK checks a structured tool result with jsonschema, imported on the event loop the
-    first time: a second or more (``rfc3987-syntax``, which Jupyter installs, builds a grammar
-    as jsonschema imports it) in which the kernel answers nothing, and the cell waits. A result
-    that :func:`~nb_elicit._core.result_check.plainly_valid` finds valid under its tool's output
-    schema (``await output_schema(name)``; a plain return type's ``{"result": ...}``) needs no
-    jsonschema; any other waits, without blocking, for the import on a thread of its own. A
-    result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
-    check = session.validate_tool_result
-
-    async def validate_tool_result(name, result) -> None:
-        if result.structured_content is not None:  # (as an output schema requires)
-            schema = await output_schema(name)
-            if schema is not None and plainly_valid(schema, result.structured_content):
-                return
-            await asyncio.wrap_future(jsonschema_imported())
-        try:
-            await check(name, result)
-        except RuntimeError as exc:  # (the SDK's word for a result off the output schema)
-            raise ServerError(INTERNAL_ERROR, shorten(str(exc), MALFORMED_LIMIT,
-                                                      one_line=True)) from None
-
-    session.validate_tool_result = validate_tool_result
 
 
 def _plain(model) -> dict:
