@@ -286,6 +286,8 @@ class ShownApp:
             self._requests_view = CallView(self.connection.name, f"{self.log.tool} · app",
                                            show_waiting=False)
             self.asks.children = (self._requests_view,)
+            if self.view is not None:
+                self.view.apps_ask()  # (the keyboard for what it asks)
         return self._requests_view
 
     def ask_permissions(self) -> None:

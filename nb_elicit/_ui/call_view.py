@@ -99,6 +99,8 @@ class CallView(widgets.VBox):
         self._apps_shown = False
         #: The apps' own keyboard script, while they show (see :meth:`show_app`).
         self._apps_keys = None
+        #: Where to display the apps' keyboard script once an app asks something.
+        self._apps_keys_later: contextvars.Context | None = None
         self._apps_class = f"nb-elicit-apps-{uuid.uuid4().hex[:12]}"
         #: The line in the apps' place once the last of them ended (see :meth:`app_ended`).
         self.apps_line: str | None = None
@@ -301,14 +303,22 @@ class CallView(widgets.VBox):
             self._script_handle.update(_Apps(self.apps))
         else:
             self._script_handle = display(_Apps(self.apps), display_id=True)
-        if self._keyboard and self._apps_keys is None:
-            # The apps' own keyboard script, rooted at their box: what an app asks (its forms,
-            # a link card) may come after the call ended, its view frozen, and the view's
-            # script never shown (it comes with the view's first form).
-            self._apps_keys = display(
-                Javascript(keyboard_script(self._apps_class)), display_id=True
-            )
+        if self._keyboard:
+            # The apps' own keyboard script, rooted at their box, in this cell once an app asks
+            # something (see apps_ask): its forms and cards may come after the call ended, its
+            # view frozen, and the view's script never shown (it comes with the view's first
+            # form). An app that asks nothing leaves no script output, which would be emptied.
+            self._apps_keys_later = contextvars.copy_context()
         return shown
+
+    def apps_ask(self) -> None:
+        """An app of this call asks the person something (a form, a consent card): display the
+        apps' keyboard script, once, in the call's cell, so that its first field takes the
+        focus and the keyboard goes back to the notebook once it is answered."""
+        context, self._apps_keys_later = self._apps_keys_later, None
+        if context is not None and self._apps_keys is None and self._apps_shown:
+            self._apps_keys = context.run(
+                display, Javascript(keyboard_script(self._apps_class)), display_id=True)
 
     def app_ended(self, box: widgets.Widget, reason: str = "",
                   shown: NoticeEntry | None = None) -> None:
@@ -343,6 +353,7 @@ class CallView(widgets.VBox):
         if self._apps_keys is not None:
             self._apps_keys.update(_Static(None))
             self._apps_keys = None
+        self._apps_keys_later = None
         self._apps_shown = False
         if self.frozen and not self.apps.children:
             close_soon(self.apps)
