@@ -24,7 +24,8 @@ fi
 # busy on average); run side by side they fill the 2 cores:
 #   - on this Python, the browser tests (tests/browser), in a log shown once they are done;
 #   - on this Python, the other tests marked `once` (the npm suites, Binder, the notebooks run
-#     end to end...), in a log of their own;
+#     end to end...), then the browser's run of the bundled notebooks from lab.sh, in a log of
+#     their own;
 #   - on this Python, every other test, here;
 #   - the tests that depend on the Python version (see the script) on the oldest
 #     and the newest supported Python (scripts/test-python-range.sh), at a lower CPU priority
@@ -38,11 +39,16 @@ setsid nice -n 10 bash scripts/test-python-range.sh >"$range_log" 2>&1 &
 range=$!
 # (--durations: the slowest tests, where to look when the suite grows slow; one run keeps
 # pytest's cache, the other does not write it at the same time)
+# (The bundled notebooks run from lab.sh, a browser module of about 5 minutes, go after the
+# other tests marked once, which end about 10 minutes before the browser's: the whole suite
+# then waits less for its longest run.)
+from_lab_sh=tests/browser/test_notebooks_from_lab_sh.py
 setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=25 tests/browser \
-    >"$browser_log" 2>&1 &
+    --deselect "$from_lab_sh" >"$browser_log" 2>&1 &
 browser=$!
-setsid .venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m once \
-    --ignore=tests/browser >"$once_log" 2>&1 &
+setsid bash -c '.venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m once \
+    --ignore=tests/browser; first=$?; .venv/bin/python -m pytest -p no:cacheprovider "$0"; \
+    second=$?; [ "$first" -eq 0 ] && [ "$second" -eq 0 ]' "$from_lab_sh" >"$once_log" 2>&1 &
 once=$!
 # All stopped (with their kernels, servers and browsers) if this script ends first.
 trap 'kill -- "-$range" "-$browser" "-$once" 2>/dev/null || true' EXIT
