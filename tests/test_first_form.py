@@ -128,10 +128,10 @@ import asyncio, json, sys, threading
 from nb_elicit._core.types import StdioTarget
 from nb_elicit._mcp.jsonschema_import import jsonschema_imported
 from nb_elicit._mcp import Era, ServerSession
-import nb_elicit._mcp.session
+import nb_elicit._mcp.sdk_patches
 
 # (as for an output schema that needs jsonschema: the demo's need none, see test_validate.py)
-nb_elicit._mcp.session.plainly_valid = lambda schema, value: False
+nb_elicit._mcp.sdk_patches.plainly_valid = lambda schema, value: False
 
 seen = {"importers": [], "turns": 0}
 
