@@ -154,10 +154,13 @@ def test_sdk_client_auto_answers_a_2026_input_required_retry(fe, journal):
 
 
 def test_the_framework_s_own_timeout_waits_while_the_person_reads(fe, journal):
-    """The SDK's Client times each request (here 2 s): the tool call that asked is still in
-    flight when the person answers after 4 s, and its result arrives."""
-    opened(fe, sdk_client(journal, options="read_timeout_seconds=2"))
-    cell = fe.execute("result = await client.call_tool('github_username')\n"
+    """The SDK's Client times a request (here the tool call, 2 s): the call that asked is still
+    in flight when the person answers after 4 s, and its result arrives. (The timeout is the
+    call's own, not the client's: on a loaded machine the client's handshake under a 2 s
+    timeout could time out before any form, and the test then said nothing of the form.)"""
+    opened(fe, sdk_client(journal))
+    cell = fe.execute("result = await client.call_tool('github_username', "
+                      "read_timeout_seconds=2)\n"
                       "print(result.content[0].text)")
     answer_octocat(fe, cell, journal, after=4)
 
