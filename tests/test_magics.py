@@ -436,7 +436,7 @@ def _kill(pid_file: Path) -> None:
             with open(f"/proc/{pid}/stat") as stat:
                 if stat.read().split(") ")[1].startswith("Z"):
                     return
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # (reaped, even between open and read)
             return
         time.sleep(0.02)
 
