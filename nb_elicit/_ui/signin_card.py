@@ -68,8 +68,7 @@ class SignInCard(PromptWidget):
         self.decline_button.description = t("signin_cancel")
         self.decline_button.tooltip = t("signin_cancel.tip")
         sees = self.html(text_html(t("signin_sees")))
-        address, link_box = address_widgets(self, url)
-        link_box.close()  # (Sign in is the link itself)
+        address = address_widgets(self, url)
         #: The full address as text (shown until the click).
         self.full_address = address[1]
         self.paste_text = widgets.Text(placeholder="http://127.0.0.1:…/callback?code=…",

@@ -31,10 +31,9 @@ from .prompt import PromptWidget, make_button
 __all__ = ["RetryPanel", "UrlConsentCard", "address_widgets"]
 
 
-def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> tuple[list[widgets.Widget],
-                                                                     widgets.HTML]:
+def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> list[widgets.Widget]:
     """What a consent card shows of an address before consent: the host in large type, the
-    full URL as text and its warnings; and the link box, hidden until the person consents."""
+    full URL as text and its warnings."""
     host = prompt.html(f'<div style="font-size: 1.4em; font-weight: bold">'
                        f'{html.escape(url.host)}</div>', "nb-elicit-url-host")
     full = prompt.html(f'<code style="word-break: break-all; white-space: pre-wrap">'
@@ -43,9 +42,7 @@ def address_widgets(prompt: PromptWidget, url: CheckedUrl) -> tuple[list[widgets
     for warning in url.warnings:
         shown.append(prompt.html(f'<div style="color: var(--jp-warn-color0)">'
                                  f'{text_html("⚠ " + warning)}</div>', "nb-elicit-url-warning"))
-    link = widgets.HTML(layout=widgets.Layout(display="none"),
-                        _dom_classes=("nb-elicit-url-link-box",))
-    return shown, link
+    return shown
 
 
 class UrlConsentCard(PromptWidget):
@@ -60,7 +57,10 @@ class UrlConsentCard(PromptWidget):
         self.open_button = make_button(t("open"), "nb-elicit-open", t("open.tip", host=url.host),
                                        style="primary", kit=self.kit)
         self.open_button.on_click(lambda _: self._guarded(self.consent))
-        address, self.link = address_widgets(self, url)
+        address = address_widgets(self, url)
+        #: The link, hidden until the person consents.
+        self.link = widgets.HTML(layout=widgets.Layout(display="none"),
+                                 _dom_classes=("nb-elicit-url-link-box",))
         actions = self.row([self.open_button, self.decline_button], "nb-elicit-actions")
         self.add_class("nb-elicit-url-card")
         self.body([*address, actions, self.link, self.status])
