@@ -21,12 +21,17 @@ from .i18n import duration, t
 from .text import shorten
 
 __all__ = ["MAX_AGE", "MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
-           "TaskStart", "TaskTimeline", "TimelineEntry", "age_of", "parse_instant",
-           "poll_seconds", "status_word"]
+           "TaskStart", "TaskTimeline", "TimelineEntry", "age_of", "attach_command",
+           "parse_instant", "poll_seconds", "status_word"]
 
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 #: The statuses after which a task never changes again.
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def attach_command(connection: str, task_id: str) -> str:
+    """The line that attaches to a running task again, in the cell where it runs."""
+    return f"%mcp task {connection} {task_id}"
 
 
 def status_word(status: object) -> str:

@@ -23,7 +23,7 @@ from .._core.i18n import language as current_language
 from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, POLICIES, parse_policy
 from .._core.secrets import target_secrets
-from .._core.tasks import status_word
+from .._core.tasks import attach_command, status_word
 from .._core.text import close_names, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
@@ -261,7 +261,7 @@ async def tasks(magic, rest: str):
     runs = [[r.connection, r.tool, r.task_id, *_run_row(r, told.get((r.connection, r.task_id)),
                                                          now)] for r in listed]
     kept = [[s.connection, s.tool, s.task_id, *_saved_row(s, told[s.key], now), s.where,
-             f"%mcp task {s.connection} {s.task_id}"] for s in saved]
+             attach_command(s.connection, s.task_id)] for s in saved]
     # A task this kernel detached from that may still run, and that the file does not list
     # (a stdio server's, which ends with this kernel): the line that attaches to it, here.
     in_file = {s.key for s in saved}
@@ -333,7 +333,7 @@ def _attach_line(run, told, in_file: set) -> str:
                                           and told.terminal)
     if not run.detached or ended or key in in_file:
         return ""
-    return f"%mcp task {run.connection} {run.task_id}"
+    return attach_command(run.connection, run.task_id)
 
 
 def _saved_row(saved, told, now: float) -> list[str]:

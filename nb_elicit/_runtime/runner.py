@@ -15,6 +15,7 @@ from typing import Any
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
 from .._core.outcome import Refusal
+from .._core.tasks import attach_command
 from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
@@ -131,7 +132,7 @@ class CallRunner:
         async def ask_one(request: ElicitationRequest) -> Answer:
             return await ask(self.request_context(), request, refuse_with=Refusal.CANCEL)
 
-        return await follow(run, ask_one, hint=f"%mcp task {self.name} {remote.task_id}")
+        return await follow(run, ask_one, hint=attach_command(self.name, remote.task_id))
 
     def request_context(self, related_task: str | None = None) -> RequestContext:
         """Where a request of this server (a form, a URL card, a sign-in card) is answered.
