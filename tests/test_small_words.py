@@ -159,9 +159,11 @@ def test_a_completed_tasks_progress_bar_is_full_too():
 
 def test_no_text_repeats_a_word_and_an_apps_card_names_its_tool_plainly():
     """("the task goes on on the server", "Its app, shown with clock, sent this link.")"""
-    from nb_elicit._core.i18n import TEXTS, t
+    from helpers.texts import texts
 
-    doubled = {key: match.group(0) for key, (english, _) in TEXTS.items()
+    from nb_elicit._core.i18n import t
+
+    doubled = {key: match.group(0) for key, english in texts("en").items()
                for match in re.finditer(r"\b(\w+) \1\b", english, re.IGNORECASE)}
     assert doubled == {}
     assert t("app_asks_link", tool="clock") == "The app of clock sent this link."
