@@ -14,7 +14,8 @@ quick.
 
 The language is, in order: what :func:`set_language` chose (``%mcp language``), the
 environment variable ``NB_ELICIT_LANG``, then the locale (``LC_ALL``, ``LC_MESSAGES``,
-``LANG``, ``LANGUAGE``): a locale starting with ``zh`` gives Chinese, anything else English.
+``LANG``, ``LANGUAGE``): a locale starting with ``zh`` gives Chinese (one starting with any
+code of :data:`LANGUAGES`, that language), anything else English.
 Text from servers is never translated. Pure: no ipywidgets, no mcp.
 """
 
@@ -70,7 +71,7 @@ def set_language(lang: str | None) -> str:
         elif lang not in LANGUAGES:
             from .errors import InvalidArgument  # (lazily: the errors are told in these words)
 
-            raise InvalidArgument(f"unknown language {lang!r}: use en, zh or auto")
+            raise InvalidArgument(f"unknown language {lang!r}: use {', '.join(LANGUAGES)} or auto")
     _chosen = lang
     return language()
 
@@ -85,7 +86,7 @@ def language() -> str:
     for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         value = os.environ.get(name, "")
         if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+            return next((lang for lang in LANGUAGES if value.lower().startswith(lang)), "en")
     return "en"
 
 
