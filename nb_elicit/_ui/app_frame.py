@@ -92,7 +92,7 @@ MIN_HEIGHT = 40
 #: The tallest app the frame takes at its full height (px); the frame's box, at most
 #: `AppFrame.max_height` and 80% of the window tall, scrolls over it.
 MAX_CONTENT_HEIGHT = 50_000
-#: The frame's texts (``app_<key>`` in ``_core/i18n.py``).
+#: The frame's texts (``app_<key>`` in ``_core/locale/``'s catalogues).
 TEXTS = ("title", "closed", "left_page", "not_started", "elsewhere", "fullscreen",
          "fullscreen_asked", "exit_fullscreen")
 BUNDLE = Path(__file__).parent / "static" / "app_host.js"
