@@ -294,6 +294,19 @@ def test_tokens_are_owner_only_files_under_the_jupyter_data_dir(data_dir):
     assert forget_server("https://mcp.example.com/mcp") and not path.exists()
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1]", ""])
+def test_a_tokens_file_it_cannot_read_counts_as_none_and_a_sign_in_writes_it_anew(data_dir,
+                                                                                   text):
+    store = TokenStore("https://mcp.example.com/mcp", "registered")
+    store.save("client", {"client_id": "c1"})
+    path = store.folder / "tokens.json"
+    path.write_text(text, encoding="utf-8")
+    assert store.load("tokens") is None and store.load("client") == {"client_id": "c1"}
+    store.save("tokens", {"token": {"access_token": "AT-NEW"}})
+    assert store.load("tokens") == {"token": {"access_token": "AT-NEW"}}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_a_memory_store_writes_nothing(data_dir):
     store = TokenStore("https://mcp.example.com/mcp", "registered", memory=True)
     store.save("tokens", {"token": {"access_token": "AT-SECRET"}})

@@ -9,26 +9,29 @@ kernel follows it now (:func:`this_kernel`; none once detached, or when its kern
 following it). An entry goes when its task ends; a detached task, or one whose kernel died,
 stays until it is attached to and ends, or ``%mcp tasks --forget`` drops it.
 
-Every change reads, changes and writes the file under :func:`~.private.locked`, a lock that
-holds across processes: two kernels never lose each other's entries. What the file holds that
-this version cannot read (a row edited by hand, a later version's row, its keys, the file's
-other keys) is written back as it was; a file that is not a JSON object of that shape (not JSON
-at all) is never written over: a change then fails in one line
+The file is a :class:`~.json_store.JsonStore`: every change reads, changes and writes it under
+a lock that holds across processes, so two kernels never lose each other's entries. What the
+file holds that this version cannot read (a row edited by hand, a later version's row, its
+keys, the file's other keys) is written back as it was; a file that is not a JSON object of
+that shape (not JSON at all) is never written over: a change then fails in one line
 (:class:`~.errors.UnreadableFile`, an OSError), and the list is empty, with a warning.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import UnreadableFile
-from .private import StoreWarning, locked, read_json_object, write_json_owner_only
+from .json_store import JsonStore
+from .private import StoreWarning
 from .secrets import redact_url
 from .tasks import TaskShape
 
@@ -157,70 +160,80 @@ class TaskStore:
     def __repr__(self) -> str:
         return f"<nb_elicit TaskStore {self.path}>"
 
+    @property
+    def _store(self) -> JsonStore:
+        return JsonStore(self.path, version=VERSION)
+
     def entries(self) -> list[SavedTask]:
         """The entries it can read; none, with a warning (:class:`~.private.StoreWarning`),
         when the file cannot be read at all."""
-        path = self.path
-        if not path.parent.is_dir():
+        store = self._store
+        try:
+            return _File.of(store, store.look() or {}).entries
+        except UnreadableFile as error:
+            warnings.warn(str(error), StoreWarning, stacklevel=2)
             return []
-        with locked(path):
-            try:
-                return self._read()
-            except UnreadableFile as error:
-                warnings.warn(str(error), StoreWarning, stacklevel=2)
-                return []
 
     def add(self, task: SavedTask) -> None:
-        with locked(self.path):
-            file = self._load()
+        with self._changing() as file:
             kept = [t for t in file.entries if t.key != task.key]
-            self._write(file, [*kept, task][-KEEP:])
+            file.put([*kept, task][-KEEP:])
 
     def remove(self, task: SavedTask) -> None:
         """Drop the entry of ``task`` (its connection and id), only if it is of the same
         server: an entry another server's task left under that name stays."""
-        with locked(self.path):
-            file = self._load()
+        with self._changing() as file:
             kept = [t for t in file.entries
                     if not (t.key == task.key and t.identity.matches(task.identity))]
             if len(kept) != len(file.entries):
-                self._write(file, kept)
+                file.put(kept)
 
     def follow(self, task: SavedTask, kernel: str | None) -> None:
         """Say which kernel follows ``task`` now (None: none), if the file has it."""
-        with locked(self.path):
-            file = self._load()
+        with self._changing() as file:
             changed = [replace(t, kernel=kernel) if t.key == task.key
                        and t.identity.matches(task.identity) else t for t in file.entries]
             if changed != file.entries:
-                self._write(file, changed)
+                file.put(changed)
 
     def forget(self, connection: str | None = None, task_id: str | None = None) -> int:
         """Forget entries (of one connection, or one task; every entry when both are None);
         how many went. (Rows it cannot read are not its to forget: they stay.)"""
-        with locked(self.path):
-            file = self._load()
+        with self._changing() as file:
             kept = [t for t in file.entries if not (connection in (None, t.connection)
                                                     and task_id in (None, t.task_id))]
             if len(kept) != len(file.entries):
-                self._write(file, kept)
-            return len(file.entries) - len(kept)
+                file.put(kept)
+        return len(file.entries) - len(kept)
 
     def find(self, connection: str, task_id: str) -> SavedTask | None:
         return next((t for t in self.entries() if t.key == (connection, task_id)), None)
 
-    def _read(self) -> list[SavedTask]:
-        return self._load().entries
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[_File]:
+        """The file as read, to change under the lock (:meth:`.JsonStore.changing`): what
+        :meth:`_File.put` puts in it is written when the block ends."""
+        store = self._store
+        with store.changing() as document:
+            yield _File.of(store, document)
 
-    def _load(self) -> _File:
-        """The file as read: its entries, its rows this version cannot read and the rest of
-        it. :class:`~.errors.UnreadableFile` when it is no JSON object with a list of rows."""
-        document = read_json_object(self.path) or {}
-        rows = document.get("tasks", [])
-        if not isinstance(rows, list):
-            raise UnreadableFile(self.path, '"tasks" is not a list')
+
+@dataclass
+class _File:
+    """The file of running tasks as read: its entries, and its rows this version cannot read,
+    in the object read (the rest of the file, written back as it was)."""
+
+    document: dict
+    entries: list[SavedTask]
+    #: The rows it could not read, written back as they were.
+    unread: list
+
+    @classmethod
+    def of(cls, store: JsonStore, document: dict) -> _File:
+        """The file read from ``document``. :class:`~.errors.UnreadableFile` when it has no
+        list of rows."""
         entries, unread = [], []
-        for row in rows:
+        for row in store.part(document, "tasks", list):
             entry = _entry(row)
             if entry is _GONE:
                 continue  # (a stdio server's, from an older file: it died with its kernel)
@@ -228,24 +241,11 @@ class TaskStore:
                 unread.append(row)  # (a damaged row, or a later version's: kept as it is)
             else:
                 entries.append(entry)
-        return _File(document, entries, unread)
+        return cls(document, entries, unread)
 
-    def _write(self, file: _File, entries: list[SavedTask]) -> None:
-        version = file.document.get("version")
-        later = isinstance(version, int) and not isinstance(version, bool) and version > VERSION
-        write_json_owner_only(self.path, {
-            **file.document, "version": version if later else VERSION,
-            "tasks": [*file.unread, *(t.row() for t in entries)]})
-
-
-@dataclass
-class _File:
-    """The file of running tasks as read (see :meth:`TaskStore._load`)."""
-
-    document: dict
-    entries: list[SavedTask]
-    #: The rows it could not read, written back as they were.
-    unread: list
+    def put(self, entries: list[SavedTask]) -> None:
+        """Make ``entries`` the file's, after the rows it could not read."""
+        self.document["tasks"] = [*self.unread, *(t.row() for t in entries)]
 
 
 #: A row left out on purpose (a stdio server's task, from an older file).

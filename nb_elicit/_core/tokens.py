@@ -4,21 +4,23 @@
     <jupyter data dir>/nb_elicit/tokens/<server>/<client>/client.json   (the registered client)
 
 ``<server>`` is the server's host and port plus a hash of its URL; ``<client>`` a hash of which
-client signed in (see :attr:`~nb_elicit._core.auth.AuthConfig.client_key`). The store holds
-plain dicts (the SDK's models are made in ``_mcp/auth.py``); no repr and no error shows what is in
-them. Pure: no ipywidgets, no mcp.
+client signed in (see :attr:`~nb_elicit._core.auth.AuthConfig.client_key`). Each file is a
+:class:`~.json_store.JsonStore`, written whole in one step under its lock; one that cannot be
+read counts as none (signing in again writes it anew). The store holds plain dicts (the SDK's
+models are made in ``_mcp/auth.py``); no repr and no error shows what is in them. Pure: no
+ipywidgets, no mcp.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
-import os
 import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from .errors import UnreadableFile
+from .json_store import JsonStore
 
 __all__ = ["KINDS", "TokenStore", "forget_server", "tokens_root"]
 
@@ -72,12 +74,10 @@ class TokenStore:
             with _LOCK:
                 found = _MEMORY.get((self.server_url, self.client_key), {}).get(kind)
             return dict(found) if found is not None else None
-        path = self.folder / f"{kind}.json"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+            return self._file(kind).look()
+        except UnreadableFile:
+            return None  # (signing in again writes it anew)
 
     def save(self, kind: str, data: dict) -> None:
         """Keep ``data`` (owner-only: the folders 0700, the file 0600, written atomically)."""
@@ -86,22 +86,13 @@ class TokenStore:
             with _LOCK:
                 _MEMORY.setdefault((self.server_url, self.client_key), {})[kind] = dict(data)
             return
+        self._file(kind).write(data)
+
+    def _file(self, kind: str) -> JsonStore:
+        """The file of ``kind``: the nb_elicit folder and every folder below it are the
+        store's own (0700); each write replaces the whole file."""
         folder = self.folder
-        for part in (folder.parent.parent.parent, folder.parent.parent, folder.parent, folder):
-            part.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for part in (folder.parent.parent, folder.parent, folder):
-            os.chmod(part, 0o700)
-        path = folder / f"{kind}.json"
-        temporary = folder / f".{kind}.{os.getpid()}.{threading.get_ident()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file)
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+        return JsonStore(folder / f"{kind}.json", top=folder.parent.parent.parent)
 
     def forget(self) -> None:
         """Drop what this client holds at this server."""

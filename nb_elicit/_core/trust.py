@@ -35,8 +35,8 @@ from .auth import HEADLESS_MODES, parse_auth
 from .configs import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
 from .errors import ConfigError, UnreadableFile
 from .filecheck import ConfigWarning
+from .json_store import JsonStore
 from .masking import MASK
-from .private import locked, read_json_object, write_json_owner_only
 from .secrets import mask_literals, redact_argv, redact_url, secret_input
 from .text import visible
 
@@ -119,8 +119,9 @@ def approved_by_env(name: str, environ: Mapping[str, str] | None = None) -> bool
 class TrustStore:
     """The consents given so far: by file (its absolute path), key path and entry hash.
 
-    Every read, and every read-change-write, holds :func:`~.private.locked` (a lock across
-    threads and processes): two kernels saying Start at once keep both consents."""
+    The file is a :class:`~.json_store.JsonStore`: every read, and every read-change-write,
+    holds a lock across threads and processes, so two kernels saying Start at once keep both
+    consents."""
 
     def __init__(self, path: Path | None = None):
         self._path = path
@@ -132,69 +133,48 @@ class TrustStore:
     def __repr__(self) -> str:
         return f"<nb_elicit TrustStore {self.path}>"
 
-    def _read(self) -> dict[str, dict]:
-        """The consents by file (as read: what this version cannot read stays as it is); none
-        when the file cannot be read (every project server asks again)."""
-        try:
-            return self._load()[1]
-        except UnreadableFile:
-            return {}
-
-    def _load(self) -> tuple[dict, dict[str, dict]]:
-        """The file as read, and its consents by file. :class:`~.errors.UnreadableFile` when
-        it is no JSON object with an object of files: nothing is written over it then."""
-        document = read_json_object(self.path) or {}
-        files = document.get("files", {})
-        if not isinstance(files, dict):
-            raise UnreadableFile(self.path, '"files" is not an object')
-        return document, files
+    @property
+    def _store(self) -> JsonStore:
+        return JsonStore(self.path, version=2)
 
     def trusts(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> bool:
         """Whether the person said Start to this very entry of this file, in this workspace,
         with these inputs and the env file keys ``env_keys``."""
-        keys = self._read_locked().get(_file_key(server), {})
+        keys = self._read().get(_file_key(server), {})
         return isinstance(keys, dict) and keys.get(server.key) == entry_hash(server, env_keys)
 
-    def _read_locked(self) -> dict[str, dict]:
-        """The consents, read under the lock; where its lock file cannot be made (no folder
-        yet, or one not writable) read as they are: the file is only ever replaced whole, in
-        one step, so a read never sees half a write."""
-        if not self.path.parent.is_dir():
-            return {}
+    def _read(self) -> dict[str, dict]:
+        """The consents by file (as read: what this version cannot read stays as it is); none
+        when the file cannot be read (every project server asks again)."""
+        store = self._store
         try:
-            with locked(self.path):
-                return self._read()
-        except OSError:  # (the lock file cannot be made: a folder not writable)
-            return self._read()
+            return store.part(store.look() or {}, "files", dict)
+        except UnreadableFile:
+            return {}
 
     def remember(self, server: ConfiguredServer, env_keys: Iterable[str] = ()) -> None:
         """Keep the consent to this entry (replacing one given to an earlier version of it).
         OSError when the file cannot be written, or read (:class:`~.errors.UnreadableFile`:
         it is left as it is); the caller says so in one line."""
-        with locked(self.path):
-            document, files = self._load()
+        store = self._store
+        with store.changing() as document:
+            files = store.part(document, "files", dict)
             keys = files.get(_file_key(server))
             keys = dict(keys) if isinstance(keys, dict) else {}
             keys[server.key] = entry_hash(server, env_keys)
-            self._write(document, {**files, _file_key(server): keys})
+            document["files"] = {**files, _file_key(server): keys}
 
     def forget(self, server: ConfiguredServer | None = None) -> None:
         """Forget the consent to ``server`` (every consent when None)."""
-        with locked(self.path):
-            document, files = self._load()
+        store = self._store
+        with store.changing() as document:
+            files = store.part(document, "files", dict)
             if server is None:
                 files = {}
             elif isinstance(files.get(_file_key(server)), dict):
                 keys = {k: v for k, v in files[_file_key(server)].items() if k != server.key}
                 files = {**files, _file_key(server): keys}
-            self._write(document, {f: k for f, k in files.items() if k != {}})
-
-    def _write(self, document: dict, files: dict) -> None:
-        """The consents ``files``, and the rest of the file as it was read."""
-        version = document.get("version")
-        later = isinstance(version, int) and not isinstance(version, bool) and version > 2
-        write_json_owner_only(self.path, {**document, "version": version if later else 2,
-                                          "files": files})
+            document["files"] = {f: k for f, k in files.items() if k != {}}
 
 
 #: A word shown as it is; any other is quoted as a shell would need it (``${VAR}`` stays plain:
