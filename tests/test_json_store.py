@@ -147,16 +147,13 @@ def test_a_look_without_its_folder_makes_no_folder_and_no_lock_file(tmp_path):
     assert JsonStore(path).look() is None  # (an empty file: none yet)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into any folder")
-def test_a_look_in_a_folder_it_cannot_write_reads_without_the_lock(tmp_path):
+def test_a_look_where_the_lock_file_cannot_be_made_reads_without_the_lock(tmp_path):
     path = tmp_path / "shared" / "store.json"
     JsonStore(path).write({"k": 1})
-    os.unlink(path.parent / f".{path.name}.lock")
-    os.chmod(path.parent, 0o500)
-    try:
-        assert JsonStore(path).look() == {"k": 1}
-    finally:
-        os.chmod(path.parent, 0o700)
+    lock = path.parent / f".{path.name}.lock"
+    os.unlink(lock)
+    lock.mkdir()  # (no one can open it as the lock file, root included: a read-only folder's case)
+    assert JsonStore(path).look() == {"k": 1}
 
 
 # -- the version -------------------------------------------------------------------------------
