@@ -78,6 +78,7 @@ from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.download_card import DownloadCard, SavedFile
 from . import kernel_compat
+from .calls import CallKind, current_call
 from .kernel_compat import (
     Frontend,
     frontend,
@@ -133,8 +134,6 @@ class Apps:
 
     async def show_for(self, tool: str, arguments: dict | None):
         """The app of ``tool`` in the current call's cell, when it has one and it can show."""
-        from .calls import current_call
-
         call = current_call.get()
         if (call is None or call.quiet or not self.enabled
                 or not kernel_compat.widget_frontend_attached()):
@@ -153,7 +152,7 @@ class Apps:
         connection = self.connection
         return await connection.runner.run(
             view, connection.runner.call_tool(tool, arguments, with_app=False),
-            show=False, timeout=connection.timeout, keep_view=True)
+            CallKind.APP_TOOL, connection.timeout)
 
     async def read_for_app(self, uri: str, view) -> dict:
         """``resources/read`` of an app of this connection, as a quiet call in ``view`` (the
@@ -163,7 +162,7 @@ class Apps:
         async def read():
             return await (await connection.sessions.session()).read_resource(uri)
 
-        return await connection.runner.run(view, read(), show=False, quiet=True, keep_view=True)
+        return await connection.runner.run(view, read(), CallKind.APP_READ)
 
     async def ask_consent(self, message: str, target: str, make_card, view,
                           consent: Consent = Consent.URL) -> Outcome:

@@ -30,7 +30,7 @@ from .._core.url import check_address
 from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
 from .background import Background
-from .calls import ToolCall
+from .calls import CallKind, ToolCall
 from .configured import configured_target
 from .guard import Guard
 from .kernel_compat import check_blocking_supported
@@ -233,15 +233,15 @@ class Connection:
         check_blocking_supported()
         view = self.runner.view(f"{tool}", show_waiting=True)
         return await self.runner.run(view, self.runner.call_tool(tool, arguments, task),
-                                     show=True, timeout=self.timeout)
+                                     CallKind.TOOL, self.timeout)
 
     def start_tool(self, tool: str, arguments: dict | None = None, *,
                    task: bool | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self.runner.view(tool, show_waiting=True)
         job = self.background.spawn(
-            self.runner.run(view, self.runner.call_tool(tool, arguments, task), show=True,
-                            interruptible=False, timeout=self.timeout), tool, awaited=True)
+            self.runner.run(view, self.runner.call_tool(tool, arguments, task),
+                            CallKind.STARTED, self.timeout), tool, awaited=True)
         return ToolCall(job, self.name, tool, view)
 
     async def attach_task(self, task_id: str, tool: str | None = None) -> ToolResult:

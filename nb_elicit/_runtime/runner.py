@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
@@ -23,7 +23,7 @@ from .._ui.task_card import TaskCard
 from . import kernel_compat
 from .apps import Apps, deliver
 from .asking import RequestContext, ask
-from .calls import Call, current_call, run_call
+from .calls import Call, CallKind, current_call, run_call
 from .guard import Guard
 from .kernel_compat import shows_display_updates
 from .sessions import SessionPool, State
@@ -32,6 +32,8 @@ from .tasks import TASKS, TaskRun, identity
 from .url_required import ask_before_retry
 
 __all__ = ["CallRunner"]
+
+T = TypeVar("T")
 
 
 class CallRunner:
@@ -61,10 +63,12 @@ class CallRunner:
             view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
         return view
 
-    async def run(self, view: CallView, work: Awaitable, **options):
-        """``work`` as a call of this connection (see :func:`run_call` for the ``options``)."""
-        return await run_call(self.name, view, work, self._calls, owner=self.guard,
-                              on_disconnect=self._mark_disconnected, **options)
+    async def run(self, view: CallView, work: Awaitable[T], kind: CallKind,
+                  timeout: float | None = None) -> T:
+        """``work`` as a call of this connection, of the ``kind`` given, shown in ``view`` (see
+        :func:`run_call`); ``timeout``: seconds it may run while none of its forms is open."""
+        return await run_call(self.name, view, work, self._calls, kind, timeout=timeout,
+                              owner=self.guard, on_disconnect=self._mark_disconnected)
 
     async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):
         """A request that is no tool call (a listing, a read), on the primary era's session."""
@@ -73,7 +77,7 @@ class CallRunner:
         async def run():
             return await request(await self.sessions.session())
 
-        return await self.run(view, run(), show=False, quiet=True)
+        return await self.run(view, run(), CallKind.QUIET)
 
     def _mark_disconnected(self) -> None:
         """A request found the server gone."""
