@@ -76,15 +76,16 @@ async def refused(app, method: str, params: dict) -> AppRequestError:
 
 
 def counting_reads(conn) -> list[str]:
-    """The URIs ``conn`` reads from now on, in order."""
+    """The URIs ``conn`` reads for its apps from now on (through their host), in order."""
     seen: list[str] = []
-    read = conn.read_resource
+    host = conn.apps.host
+    read = host.read_for_app
 
-    async def counted(uri):
+    async def counted(uri, view):
         seen.append(uri)
-        return await read(uri)
+        return await read(uri, view)
 
-    conn.read_resource = counted
+    host.read_for_app = counted
     return seen
 
 

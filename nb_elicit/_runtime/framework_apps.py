@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._core.errors import NbElicitError
@@ -29,7 +29,7 @@ from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
 from . import kernel_compat
-from .apps import Apps, deliver
+from .apps import Apps, ShownApp, deliver
 from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
 from .hooks import Asker
@@ -82,9 +82,10 @@ def app_record(app: Any, tool: str | None = None) -> AppRecord:
 
 
 class FrameworkSession:
-    """The requests an app makes (its tools, its resources), sent through a framework's
-    session ``via``; what :class:`~.apps.Apps` calls a connection. Whatever the framework's
-    session raises leaves as one line (:meth:`answering`)."""
+    """The host of the apps shown through a framework's session ``via``
+    (:class:`~.apps.AppHost`): what an app asks of its server (its tools, its resources) is
+    sent through ``via``; its consent cards go the way every request of that label goes.
+    Whatever the framework's session raises leaves as one line (:meth:`answering`)."""
 
     def __init__(self, asker: Asker, via: Any):
         #: Who asks: the label the person gave (``server=``), else the server's claim.
@@ -92,6 +93,7 @@ class FrameworkSession:
         self.name = asker.server
         self.via = via
         self.guard = asker.guard
+        self._listing: dict[str, dict] | None = None
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -137,38 +139,39 @@ class FrameworkSession:
             listed = await client.list_tools()
         return wire(getattr(listed, "tools", listed))
 
-
-class FrameworkApps(Apps):
-    """The apps shown through one framework's session: what an app asks goes through
-    ``via``; its consent cards go the way every request of that label goes."""
-
-    def __init__(self, connection: FrameworkSession):
-        super().__init__(connection)
-        self._listing: dict[str, dict] | None = None
+    # -- as the host of its apps ----------------------------------------------------------
 
     async def listed_tool(self, tool: str) -> dict | None:
         """``tool`` as the framework's session lists it: listed once, and again when the app
         names a tool the last listing lacked (a framework tells of no list change)."""
         if self._listing is None or tool not in self._listing:
-            self._listing = {t["name"]: t for t in await self.connection.list_tools()
+            self._listing = {t["name"]: t for t in await self.list_tools()
                              if isinstance(t, dict) and isinstance(t.get("name"), str)}
         return self._listing.get(tool)
 
-    async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
-        return await self.connection.call_tool(tool, arguments)
+    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+        return await self.call_tool(tool, arguments)
 
-    async def read_for_app(self, uri: str, view) -> dict:
-        return await self.connection.read_resource(uri)
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+        return await self.read_resource(uri)
 
-    async def ask_consent(self, message: str, target: str, make_card, view,
-                          consent: Consent = Consent.URL) -> Outcome:
-        connection = self.connection
-        asker = connection.asker
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], object],
+                          view: CallView, consent: Consent = Consent.URL) -> Outcome:
+        asker = self.asker
         return await ask_consent(RequestContext(asker.server, view, asker.guard,
                                                 named=asker.named),
                                  message, target, make_card, consent)
 
-    def ended(self, app) -> None:
+
+class FrameworkApps(Apps):
+    """The apps shown through one framework's session (``session``, their host), let go with
+    the last of them."""
+
+    def __init__(self, session: FrameworkSession):
+        super().__init__(session)
+        self.session = session
+
+    def ended(self, app: ShownApp) -> None:
         """An app of this session ended: once none lives, the session is let go, with the
         resources read through it."""
         if not self.shown:
@@ -196,7 +199,7 @@ _LIVE: list[FrameworkApps] = []
 def _apps_of(via: Any, asker: Asker) -> FrameworkApps:
     """The apps of the session ``via``: those of its apps still living, or new ones."""
     for apps in _LIVE:
-        if apps.connection.via is via:
+        if apps.session.via is via:
             return apps
     apps = FrameworkApps(FrameworkSession(asker, via))
     _LIVE.append(apps)
