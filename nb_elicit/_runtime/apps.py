@@ -546,7 +546,7 @@ async def _teardown(app: ShownApp, params: dict) -> dict:
     return {}
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     """The text of an app's content blocks (a list of ``{"type": "text", "text": ...}``)."""
     blocks = content if isinstance(content, list) else [content]
     texts = [b.get("text") for b in blocks if isinstance(b, dict) and isinstance(b.get("text"),

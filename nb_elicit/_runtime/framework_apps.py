@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Protocol
 
 from .._core.errors import NbElicitError
 from .._core.i18n import t
@@ -35,7 +35,45 @@ from .asking import RequestContext, ask_consent
 from .hooks import Asker
 from .kernel_compat import in_running_cell, shows_display_updates
 
-__all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
+__all__ = ["AppRecord", "FrameworkSession", "Via", "app_record", "show_app"]
+
+
+class AppToolset(Protocol):
+    """What nb_elicit reads of pydantic-ai's ``MCPToolset`` (``client``: its SDK client, which
+    lists the tools)."""
+
+    client: SdkSession
+
+    async def call_tool_for_app(self, name: str, arguments: dict) -> dict: ...
+
+    async def read_resource_for_app(self, uri: str) -> dict: ...
+
+
+class FastMcpClient(Protocol):
+    """What nb_elicit reads of FastMCP's ``Client``: its requests that answer in the SDK's
+    types."""
+
+    async def call_tool_mcp(self, name: str, arguments: dict) -> object: ...
+
+    async def read_resource_mcp(self, uri: str) -> object: ...
+
+    async def list_tools(self) -> object: ...
+
+
+class SdkSession(Protocol):
+    """What nb_elicit reads of the SDK's ``Client`` or ``ClientSession`` (ADK's and others'
+    sessions); what they answer, the SDK's models, goes through :func:`~.._mcp.hooks.wire`."""
+
+    async def call_tool(self, name: str, arguments: dict) -> object: ...
+
+    async def read_resource(self, uri: str) -> object: ...
+
+    async def list_tools(self) -> object: ...
+
+
+#: A framework's session that an app's requests go through (``via``), told apart by the
+#: methods it has.
+Via = AppToolset | FastMcpClient | SdkSession
 
 
 class AppRecord:
@@ -51,7 +89,7 @@ class AppRecord:
         return {"name": self.tool, "_meta": {"ui": {"resourceUri": self.resource_uri}}}
 
 
-def app_record(app: Any, tool: str | None = None) -> AppRecord:
+def app_record(app: object, tool: str | None = None) -> AppRecord:
     """``app`` as an :class:`AppRecord`: pydantic-ai's ``ToolReturnPart`` (or its
     ``metadata["mcp_app"]``), or ADK's ``UiWidget`` (``provider="mcp"``, its ``payload``), or
     either as a dict. ValueError (one line) for anything else."""
@@ -87,7 +125,7 @@ class FrameworkSession:
     sent through ``via``; its consent cards go the way every request of that label goes.
     Whatever the framework's session raises leaves as one line (:meth:`answering`)."""
 
-    def __init__(self, asker: Asker, via: Any):
+    def __init__(self, asker: Asker, via: Via):
         #: Who asks: the label the person gave (``server=``), else the server's claim.
         self.asker = asker
         self.name = asker.server
@@ -178,7 +216,7 @@ class FrameworkApps(Apps):
             _forget(self)
 
 
-def tool_result(answer: Any) -> ToolResult:
+def tool_result(answer: object) -> ToolResult:
     """A ``CallToolResult`` in the wire's shape as a :class:`ToolResult`."""
     if not isinstance(answer, dict):
         return ToolResult(content=[], is_error=True)
@@ -196,7 +234,7 @@ def tool_result(answer: Any) -> ToolResult:
 _LIVE: list[FrameworkApps] = []
 
 
-def _apps_of(via: Any, asker: Asker) -> FrameworkApps:
+def _apps_of(via: Via, asker: Asker) -> FrameworkApps:
     """The apps of the session ``via``: those of its apps still living, or new ones."""
     for apps in _LIVE:
         if apps.session.via is via:
@@ -211,7 +249,7 @@ def _forget(apps: FrameworkApps) -> None:
         _LIVE.remove(apps)
 
 
-async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str | None = None):
+async def show_app(app: object, via: Via, *, tool: str | None = None, server: str | None = None):
     """Show the MCP App of a framework's tool call in the running cell; the app's requests go
     through ``via``, the framework's session (pydantic-ai's ``MCPToolset``, a FastMCP
     ``Client``, the SDK's ``Client`` or ``ClientSession``). ``server`` labels it (default: the
@@ -226,7 +264,7 @@ async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str |
     return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, asker))
 
 
-async def _show(record: AppRecord, via: Any, asker: Asker):
+async def _show(record: AppRecord, via: Via, asker: Asker):
     """In the running cell's context: the view, the app under it, its result."""
     name = asker.server
     if not kernel_compat.widget_frontend_attached():
@@ -254,7 +292,7 @@ async def _show(record: AppRecord, via: Any, asker: Asker):
     return shown
 
 
-def _server_name(via: Any) -> str | None:
+def _server_name(via: object) -> str | None:
     for holder in (via, getattr(via, "client", None), getattr(via, "session", None)):
         info = getattr(holder, "server_info", None) if holder is not None else None
         name = getattr(info, "name", None)
