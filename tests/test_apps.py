@@ -199,6 +199,22 @@ def test_a_tool_not_for_apps_is_refused_and_one_for_apps_runs(frontend):
     assert app.log.calls == ["for_app"]  # (the refused ones never ran)
 
 
+def test_an_app_s_call_of_a_tool_with_an_app_shows_no_second_app(frontend):
+    # (the app's calls go through its host, which runs the tool alone: only a call started in
+    # a cell shows its tool's app)
+    async def scenario(person):
+        conn = await nb_elicit.connect("other", APPS_SERVER)
+        await conn.call_tool("with_app")
+        (app,) = conn.apps.shown
+        answer = await app.answer("tools/call", {"name": "with_app", "arguments": {"word": "hi"}})
+        return app, answer, list(conn.apps.shown), app.ended
+
+    app, answer, shown, ended = drive(scenario)
+    assert answer["content"][0]["text"] == "<b>hi</b> from with_app"
+    assert shown == [app] and not ended
+    assert app.log.calls == ["with_app"]
+
+
 def test_the_app_cannot_reach_a_tool_of_another_connection(frontend, journal):
     async def scenario(person):
         demo = await nb_elicit.connect("demo", demo_command(journal))
