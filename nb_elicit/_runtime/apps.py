@@ -80,6 +80,7 @@ from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
 from .._ui.call_view import CallView
 from .._ui.download_card import DownloadCard, SavedFile
+from .._ui.prompt import PromptWidget
 from . import kernel_compat
 from .calls import current_call
 from .kernel_compat import (
@@ -137,7 +138,7 @@ class AppHost(Protocol):
         """``resources/read`` for an app: in ``view`` (the app's view of its requests), or,
         None, for the app's own resource before it shows; nothing is displayed for it."""
 
-    async def ask_consent(self, message: str, target: str, make_card: Callable[[], object],
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
                           view: CallView, consent: Consent = Consent.URL) -> Outcome:
         """A consent card of an app (to open a link, save a file, grant permissions) in
         ``view``, the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""

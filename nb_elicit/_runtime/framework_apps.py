@@ -28,6 +28,7 @@ from .._core.types import ToolResult
 from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
+from .._ui.prompt import PromptWidget
 from . import kernel_compat
 from .apps import Apps, ShownApp, deliver
 from .apps import show_app as show_in_view
@@ -193,7 +194,7 @@ class FrameworkSession:
     async def read_for_app(self, uri: str, view: CallView | None) -> dict:
         return await self.read_resource(uri)
 
-    async def ask_consent(self, message: str, target: str, make_card: Callable[[], object],
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
                           view: CallView, consent: Consent = Consent.URL) -> Outcome:
         asker = self.asker
         return await ask_consent(RequestContext(asker.server, view, asker.guard,

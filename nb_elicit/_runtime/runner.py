@@ -18,6 +18,7 @@ from .._core.tasks import attach_command
 from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
+from .._ui.prompt import PromptWidget
 from .._ui.task_card import TaskCard
 from . import kernel_compat
 from .asking import RequestContext, ask, ask_consent
@@ -188,7 +189,7 @@ class ConnectionHost:
 
         return await runner.run(view, read(), CallKind.APP_READ)
 
-    async def ask_consent(self, message: str, target: str, make_card: Callable[[], object],
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
                           view: CallView, consent: Consent = Consent.URL) -> Outcome:
         return await ask_consent(self.runner.context_in(view), message, target, make_card,
                                  consent)
