@@ -1,5 +1,5 @@
 """An app's requests as the runtime answers them, without a kernel: a shown app
-(``_runtime/apps.py: ShownApp``) with a stand-in connection, in a call's view whose one log
+(``_runtime/apps.py: ShownApp``) with a stand-in host, in a call's view whose one log
 tells what the app did, each event once."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from nb_elicit._core.notices import MAX_NOTICES
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._runtime.apps import Apps, ShownApp
-from nb_elicit._runtime.guard import Guard
 from nb_elicit._ui.app_frame import AppFrame
 from nb_elicit._ui.call_view import CallView
 
@@ -23,26 +22,13 @@ pytestmark = pytest.mark.timeout(60)
 TOOL = {"name": "get-time", "_meta": {"ui": {"resourceUri": "ui://get-time/mcp-app.html"}}}
 
 
-class Connection:
-    """What ``ShownApp`` uses of a connection: its name, guard, tools."""
+class CallingHost:
+    """The host of the app (``AppHost``): each call of the app's answers at once, in the view
+    it is given; the listing is TOOL."""
 
     name = "apps"
 
     def __init__(self):
-        self.guard = Guard(server=self.name)
-
-    def _gone(self) -> bool:
-        return False
-
-    async def list_tools(self) -> list[dict]:
-        return [TOOL]
-
-
-class CallingApps(Apps):
-    """Each call of the app's answers at once, in the view it is given; the listing is TOOL."""
-
-    def __init__(self):
-        super().__init__(Connection())
         self.views = []
 
     async def listed_tool(self, tool: str) -> dict | None:
@@ -51,6 +37,20 @@ class CallingApps(Apps):
     async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
         self.views.append(view)
         return ToolResult([{"type": "text", "text": f"time {len(self.views)}"}])
+
+    async def read_for_app(self, uri: str, view) -> dict:
+        raise AssertionError("no resource is read here")
+
+    async def ask_consent(self, message, target, make_card, view, consent=None):
+        raise AssertionError("no consent is asked here")
+
+
+class CallingApps(Apps):
+    """The apps of a :class:`CallingHost` (``views``: where its calls showed)."""
+
+    def __init__(self):
+        super().__init__(CallingHost())
+        self.views = self.host.views
 
 
 def shown_app(apps: Apps) -> ShownApp:

@@ -76,15 +76,16 @@ async def refused(app, method: str, params: dict) -> AppRequestError:
 
 
 def counting_reads(conn) -> list[str]:
-    """The URIs ``conn`` reads from now on, in order."""
+    """The URIs ``conn`` reads for its apps from now on (through their host), in order."""
     seen: list[str] = []
-    read = conn.read_resource
+    host = conn.apps.host
+    read = host.read_for_app
 
-    async def counted(uri):
+    async def counted(uri, view):
         seen.append(uri)
-        return await read(uri)
+        return await read(uri, view)
 
-    conn.read_resource = counted
+    host.read_for_app = counted
     return seen
 
 
@@ -196,6 +197,22 @@ def test_a_tool_not_for_apps_is_refused_and_one_for_apps_runs(frontend):
     assert bad.code == -32602
     assert ok["content"][0]["text"] == "for_app got hi"
     assert app.log.calls == ["for_app"]  # (the refused ones never ran)
+
+
+def test_an_app_s_call_of_a_tool_with_an_app_shows_no_second_app(frontend):
+    # (the app's calls go through its host, which runs the tool alone: only a call started in
+    # a cell shows its tool's app)
+    async def scenario(person):
+        conn = await nb_elicit.connect("other", APPS_SERVER)
+        await conn.call_tool("with_app")
+        (app,) = conn.apps.shown
+        answer = await app.answer("tools/call", {"name": "with_app", "arguments": {"word": "hi"}})
+        return app, answer, list(conn.apps.shown), app.ended
+
+    app, answer, shown, ended = drive(scenario)
+    assert answer["content"][0]["text"] == "<b>hi</b> from with_app"
+    assert shown == [app] and not ended
+    assert app.log.calls == ["with_app"]
 
 
 def test_the_app_cannot_reach_a_tool_of_another_connection(frontend, journal):

@@ -522,7 +522,7 @@ def test_a_connections_quiet_request_displays_nothing_until_something_shows(monk
     displays = Displays()
     monkeypatch.setattr(call_view, "display", displays)
     sessions = type("Sessions", (), {"state": State.READY})()
-    calls = runner.CallRunner("demo", sessions, guard=None, apps=None)
+    calls = runner.CallRunner("demo", sessions, guard=None)
     quiet = calls.view("list_tools", show_waiting=False)
     assert displays.shown == []
     quiet.notice("demo asked something", "info")

@@ -49,7 +49,7 @@ class _DictHook(ElicitationHook):
         return got if isinstance(got, Answer) else Answer("cancel")
 
 
-def _name(value: Any) -> str | None:
+def _name(value: object) -> str | None:
     """``value`` as a name: a string with something but white space in it, one line, cut to
     :data:`~.hooks.LABEL_LIMIT` characters; else None."""
     if not isinstance(value, str) or not value.strip():
@@ -61,8 +61,8 @@ class _ClaudeHook(_DictHook):
     framework = "claude"
     public_name = "claude_hooks()"
 
-    async def __call__(self, input_data: Any = None, tool_use_id: Any = None,
-                       context: Any = None) -> dict:
+    async def __call__(self, input_data: object = None, tool_use_id: object = None,
+                       context: object = None) -> dict:
         data = input_data if isinstance(input_data, dict) else {}
         # (the key of the person's mcp_servers option, which the CLI names: a label)
         answer = await self.ask_dict(data, data.get("mcp_server_name"))
@@ -98,7 +98,7 @@ class _InterruptHook(_DictHook):
 _INTERRUPT = _InterruptHook()
 
 
-async def answer_interrupt(interrupt: Any, server: str | None = None) -> dict:
+async def answer_interrupt(interrupt: object, server: str | None = None) -> dict:
     """Show the forms of LangGraph's ``mcp_elicitation`` interrupt (an ``Interrupt`` or its
     ``value``) and return the value to resume with: ``{"responses": {key: {"action": ...,
     "content": ...}}}``. Its requests are answered at once where they can be (a respond

@@ -53,9 +53,11 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import dataclasses
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import ipywidgets as widgets
 
@@ -76,15 +78,18 @@ from .._core.text import shorten, visible
 from .._core.types import ToolResult
 from .._core.url import check_url
 from .._ui.app_frame import AppFrame, AppRequestError
+from .._ui.call_view import CallView
 from .._ui.download_card import DownloadCard, SavedFile
+from .._ui.prompt import PromptWidget
 from . import kernel_compat
+from .calls import current_call
 from .kernel_compat import (
     Frontend,
     frontend,
     keep_widget_messages_flowing,
 )
 
-__all__ = ["AppLog", "Apps"]
+__all__ = ["AppHost", "AppLog", "Apps"]
 
 #: What an app may keep on the call's result: messages, and the size of its model context.
 MAX_MESSAGES = 100
@@ -110,81 +115,91 @@ class AppLog:
     calls: list[str] = field(default_factory=list)
 
 
-class Apps:
-    """The apps of one connection: whether they are shown, and their resources, read once."""
+class AppHost(Protocol):
+    """What an app's requests need of whoever shows it: a connection's runner
+    (:class:`~.runner.ConnectionHost`) or a framework's session
+    (:class:`~.framework_apps.FrameworkSession`). The host answers only for its own server:
+    the tools it lists, a call of one of them, a read of its resources, and the consent cards
+    of its apps, asked the way every request of that server goes."""
 
-    def __init__(self, connection, enabled: bool = True):
-        self.connection = connection
+    @property
+    def name(self) -> str:
+        """The server, as its forms, cards and lines name it."""
+
+    async def listed_tool(self, tool: str) -> dict | None:
+        """``tool`` as the server lists it (None: it lists no such tool)."""
+
+    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+        """A call an app makes: its forms show in ``view`` (the app's view of its requests,
+        kept: nothing is displayed, frozen or closed for the call), and no second app is shown
+        for it."""
+
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+        """``resources/read`` for an app: in ``view`` (the app's view of its requests), or,
+        None, for the app's own resource before it shows; nothing is displayed for it."""
+
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
+                          view: CallView, consent: Consent = Consent.URL) -> Outcome:
+        """A consent card of an app (to open a link, save a file, grant permissions) in
+        ``view``, the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""
+
+
+class Apps:
+    """The apps of one host (see :class:`AppHost`): whether they are shown, and their
+    resources, read once."""
+
+    def __init__(self, host: AppHost, enabled: bool = True):
+        self.host = host
         self.enabled = enabled
         self._resources: dict[str, AppResource] = {}
         self.shown: list[ShownApp] = []
 
     async def resource(self, uri: str) -> AppResource:
         if uri not in self._resources:
-            read = await self.connection.read_resource(uri)
+            read = await self.host.read_for_app(uri, None)
             self._resources[uri] = app_resource(uri, read)
         return self._resources[uri]
 
-    async def listed_tool(self, tool: str) -> dict | None:
-        """``tool`` as the session of its era lists it (None: it lists no such tool). The
-        session lists once, and again after the server says its list changed."""
-        session = await self.connection.sessions.for_tool(tool)
-        return await session.listed_tool(tool)
-
-    async def show_for(self, tool: str, arguments: dict | None):
+    async def show_for(self, tool: str, arguments: dict | None) -> ShownApp | None:
         """The app of ``tool`` in the current call's cell, when it has one and it can show."""
-        from .calls import current_call
-
         call = current_call.get()
         if (call is None or call.quiet or not self.enabled
                 or not kernel_compat.widget_frontend_attached()):
             return None
         if frontend() is Frontend.VOILA:  # (its frame never starts there: the result as text)
             return None
-        listed = await self.listed_tool(tool)
+        listed = await self.host.listed_tool(tool)
         if listed is None:
             return None
         return await show_app(self, listed, call.view, arguments)
 
-    async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
-        """A call an app of this connection makes: its forms show in ``view`` (the app's view
-        of its requests, kept: nothing is displayed, frozen or closed for the call), and no
-        second app is shown for it."""
-        connection = self.connection
-        return await connection.runner.run(
-            view, connection.runner.call_tool(tool, arguments, with_app=False),
-            show=False, timeout=connection.timeout, keep_view=True)
-
-    async def read_for_app(self, uri: str, view) -> dict:
-        """``resources/read`` of an app of this connection, as a quiet call in ``view`` (the
-        app's view of its requests): nothing is displayed for it."""
-        connection = self.connection
-
-        async def read():
-            return await (await connection.sessions.session()).read_resource(uri)
-
-        return await connection.runner.run(view, read(), show=False, quiet=True, keep_view=True)
-
-    async def ask_consent(self, message: str, target: str, make_card, view,
-                          consent: Consent = Consent.URL) -> Outcome:
-        """A consent card of an app (to open a link, save a file, grant permissions) in ``view``,
-        the way a server's URL request goes (see :func:`~.asking.ask_consent`)."""
-        from .asking import ask_consent
-
-        context = self.connection.runner.context_in(view)
-        return await ask_consent(context, message, target, make_card, consent)
+    async def with_app(self, tool: str, arguments: dict | None,
+                       call: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
+        """``call()``, a call of ``tool`` that a person started in a cell, with the app of
+        ``tool`` (when it has one and it can show) shown in that call's cell first, and the
+        call's result (or why it failed) delivered to it; the result keeps the app's log. The
+        calls an app makes itself come through :meth:`AppHost.call_for_app`, which shows no
+        app."""
+        app = await self.show_for(tool, arguments)
+        try:
+            result = await call()
+        except BaseException as error:
+            deliver(app, None, error)
+            raise
+        deliver(app, result)
+        return dataclasses.replace(result, app=app.log) if app is not None else result
 
     def set_enabled(self, enabled: bool) -> None:
         """``%mcp apps on|off``: off ends every app shown now, with a line saying so."""
         self.enabled = enabled
         if not enabled:
             for app in list(self.shown):
-                app.end(t("app_ended_off", server=self.connection.name))
+                app.end(t("app_ended_off", server=self.host.name))
 
     def close(self) -> None:
         """The connection closes: every app it shows ends, with a line saying so."""
         for app in list(self.shown):
-            app.end(t("app_ended_closed", server=self.connection.name))
+            app.end(t("app_ended_closed", server=self.host.name))
 
     def ended(self, app: ShownApp) -> None:
         """``app`` ended (it has left :attr:`shown`). A connection's apps live as long as the
@@ -218,8 +233,9 @@ class ShownApp:
         frame.on_end(self._frame_ended)
 
     @property
-    def connection(self):
-        return self.apps.connection
+    def host(self) -> AppHost:
+        """Whoever answers the app's requests (its connection, or a framework's session)."""
+        return self.apps.host
 
     def said_call(self, tool: str) -> None:
         """The app called ``tool``: one line per tool, counting the calls (an app that polls
@@ -281,9 +297,7 @@ class ShownApp:
         and its consent cards. Made when the first request needs it; never displayed of its
         own (it is in the app's box), kept while the app lives."""
         if self._requests_view is None:
-            from .._ui.call_view import CallView
-
-            self._requests_view = CallView(self.connection.name, f"{self.log.tool} · app",
+            self._requests_view = CallView(self.host.name, f"{self.log.tool} · app",
                                            show_waiting=False)
             self.asks.children = (self._requests_view,)
             if self.view is not None:
@@ -328,17 +342,17 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
         raise AppRequestError(INVALID_PARAMS,
                               "tools/call needs a tool name and an arguments object")
     try:
-        tool = await app.apps.listed_tool(name)
+        tool = await app.host.listed_tool(name)
     except NbElicitError as error:  # (the listing failed: one line, as the call's would)
         raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
     if tool is None:
-        raise AppRequestError(INVALID_PARAMS, f"{app.connection.name} has no tool {name!r}")
+        raise AppRequestError(INVALID_PARAMS, f"{app.host.name} has no tool {name!r}")
     if "app" not in visibility(tool):
         raise AppRequestError(INVALID_PARAMS, f"{name} is not for apps (its visibility is "
                                       f"{list(visibility(tool))})")
     app.log.calls.append(name)
     try:
-        result: ToolResult = await app.apps.call_for_app(name, arguments, app.requests_view)
+        result: ToolResult = await app.host.call_for_app(name, arguments, app.requests_view)
     except NbElicitError as error:
         app.say(t("app_called_failed", tool=name, error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(getattr(error, "code", INTERNAL_ERROR), str(error)) from None
@@ -360,7 +374,7 @@ async def _resources_read(app: ShownApp, params: dict) -> dict:
     if not isinstance(uri, str) or not uri:
         raise AppRequestError(INVALID_PARAMS, "resources/read needs a uri")
     try:
-        return await app.apps.read_for_app(uri, app.requests_view)
+        return await app.host.read_for_app(uri, app.requests_view)
     except ServerError as error:
         raise AppRequestError(error.code, error.message) from None
     except NbElicitError as error:  # (its server gone, its session failed: one line)
@@ -377,9 +391,9 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
     from .._ui.url_card import UrlConsentCard
 
     message = t("app_asks_link", tool=app.log.tool)
-    card = _Made(lambda: UrlConsentCard(message, checked, server=app.connection.name))
+    card = _Made(lambda: UrlConsentCard(message, checked, server=app.host.name))
     try:
-        outcome = await app.apps.ask_consent(message, checked.url, card, app.requests_view)
+        outcome = await app.host.ask_consent(message, checked.url, card, app.requests_view)
     finally:
         app.done_asking()
     return _consented(app, outcome, card, "app_link_opened", "app_link_declined",
@@ -431,9 +445,9 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
         app.say(t("app_download_refused", error=str(error)), NoticeKind.WARNING)
         raise AppRequestError(INVALID_PARAMS, str(error)) from None
     message = t("app_asks_download", tool=app.log.tool)
-    card = _Made(lambda: DownloadCard(message, saved, server=app.connection.name))
+    card = _Made(lambda: DownloadCard(message, saved, server=app.host.name))
     try:
-        outcome = await app.apps.ask_consent(message, saved.name, card, app.requests_view,
+        outcome = await app.host.ask_consent(message, saved.name, card, app.requests_view,
                                              Consent.FILE)
     finally:
         app.done_asking()
@@ -472,10 +486,10 @@ async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
     asked = app.resource.permissions
     message = t("app_asks_permissions", tool=app.log.tool)
     granted: tuple[str, ...] = ()
-    card = _Made(lambda: PermissionCard(message, asked, server=app.connection.name,
+    card = _Made(lambda: PermissionCard(message, asked, server=app.host.name,
                                         not_offered=app.resource.not_offered))
     try:
-        outcome = await app.apps.ask_consent(message, permission_names(asked), card,
+        outcome = await app.host.ask_consent(message, permission_names(asked), card,
                                              app.requests_view, Consent.PERMISSION)
         answer = outcome.answer
         if answer is not None and answer.action == "accept":
@@ -533,7 +547,7 @@ async def _teardown(app: ShownApp, params: dict) -> dict:
     return {}
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     """The text of an app's content blocks (a list of ``{"type": "text", "text": ...}``)."""
     blocks = content if isinstance(content, list) else [content]
     texts = [b.get("text") for b in blocks if isinstance(b, dict) and isinstance(b.get("text"),
@@ -568,7 +582,7 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
         view.notice(t("app_refused", error=str(error)), NoticeKind.WARNING)
         return None
     while len(apps.shown) >= MAX_LIVE_APPS:  # (the oldest ends: its place says so)
-        apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.connection.name))
+        apps.shown[0].end(t("app_ended_cap", most=MAX_LIVE_APPS, server=apps.host.name))
     frame = frame_class(html=resource.html, csp=resource.csp,
                         tool=tool, tool_input=arguments or {}, held=bool(resource.permissions))
     app = ShownApp(apps, tool, resource, frame)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import enum
 import time
 from collections.abc import Awaitable, Callable
 
@@ -30,7 +31,7 @@ from .._ui.call_view import CallView
 from . import kernel_compat
 from .pending import PENDING
 
-__all__ = ["Call", "ToolCall", "current_call", "print_for_headless", "run_call"]
+__all__ = ["Call", "CallKind", "ToolCall", "current_call", "print_for_headless", "run_call"]
 
 #: How often a waiting cell wakes up, so that Kernel > Interrupt ends it promptly.
 WAKE = 0.2
@@ -39,14 +40,48 @@ current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
     "nb_elicit_call", default=None)
 
 
+class CallKind(enum.Enum):
+    """What a call is, which says how :func:`run_call` runs it: one value per kind of call,
+    so that no caller puts together a set of flags that no call has.
+
+    Each one says whether the call shows its result in its view (``shows_result``); whether
+    it wakes up now and then so that Kernel > Interrupt lands (``interruptible``: not a call
+    nobody waits for in its cell); whether it is ``quiet`` (it owns no form but one the SDK
+    says it asked); and whether its view is not its own but outlives it (``keeps_view``: the
+    one view of an app's requests, which the call neither writes its failure in, its caller
+    tells, nor finishes or freezes)."""
+
+    #: A tool call (or a task attached again) awaited in its cell: its result shows there.
+    TOOL = ("tool", True, True, False, False)
+    #: A tool call started in the background (``start_tool``): its result shows in its cell,
+    #: which nobody waits in.
+    STARTED = ("started", True, False, False, False)
+    #: A request that is no tool call (a listing, a read): nothing shows but its forms.
+    QUIET = ("quiet", False, True, True, False)
+    #: A tool call an app makes: its forms show in the app's view of its requests.
+    APP_TOOL = ("app tool", False, True, False, True)
+    #: A ``resources/read`` of an app, quiet, in the app's view of its requests.
+    APP_READ = ("app read", False, True, True, True)
+
+    def __init__(self, label: str, shows_result: bool, interruptible: bool, quiet: bool,
+                 keeps_view: bool):
+        self.label = label
+        self.shows_result = shows_result
+        self.interruptible = interruptible
+        self.quiet = quiet
+        self.keeps_view = keeps_view
+
+
 class Call:
     """One request in flight on a connection, with the view in the cell that made it."""
 
-    def __init__(self, view: CallView, timeout: float | None = None, quiet: bool = False):
+    def __init__(self, view: CallView, timeout: float | None = None,
+                 kind: CallKind = CallKind.TOOL):
         self.view = view
+        self.kind = kind
         #: A quiet request (list_tools, read_resource, ...): it never owns a form it may not
         #: have asked for.
-        self.quiet = quiet
+        self.quiet = kind.quiet
         #: Seconds the call may run while nobody is answering one of its forms (None: no limit).
         self.timeout = timeout
         self._asking = 0  # elicitations of this call still being answered
@@ -103,21 +138,18 @@ class Call:
             await asyncio.wait(answering, timeout=timeout)
 
 
-async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call], *,
-                   show: bool, interruptible: bool = True, timeout: float | None = None,
-                   quiet: bool = False, on_disconnect: Callable[[], None] = lambda: None,
-                   keep_view: bool = False, owner: object):
-    """Run ``work`` as a call of ``server`` shown in ``view``; return its result.
+async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call],
+                   kind: CallKind, *, timeout: float | None = None,
+                   on_disconnect: Callable[[], None] = lambda: None, owner: object):
+    """Run ``work`` as a call of ``server`` of the ``kind`` given (see :class:`CallKind`),
+    shown in ``view``; return its result.
 
     ``owner`` owns the forms of ``server`` (its guard, see :mod:`.pending`): they end when the
     server goes away.
 
-    ``timeout`` ends the call once it has run that long with none of its forms open; a
-    ``quiet`` call (a listing, a read) owns no form but one the SDK says it asked.
-    ``keep_view``: the view is not the call's own but outlives it (the one view of an app's
-    requests): its forms show there, and the call neither writes its failure there (its caller
-    tells) nor finishes or freezes it."""
-    call = Call(view, timeout, quiet=quiet)
+    ``timeout`` ends the call once it has run that long with none of its forms open."""
+    call = Call(view, timeout, kind)
+    show, keep_view = kind.shows_result, kind.keeps_view
     view.follow(call)
     calls.append(call)
     token = current_call.set(call)
@@ -125,7 +157,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     task = asyncio.ensure_future(work)
     succeeded = False
     try:
-        if interruptible or timeout is not None:
+        if kind.interruptible or timeout is not None:
             # Wake up now and then: Kernel > Interrupt only lands while we are awake, and the
             # timeout is checked (it stands still while a form is open).
             while not task.done():

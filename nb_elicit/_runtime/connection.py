@@ -30,12 +30,12 @@ from .._core.url import check_address
 from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
 from .background import Background
-from .calls import ToolCall
+from .calls import CallKind, ToolCall
 from .configured import configured_target
 from .guard import Guard
 from .kernel_compat import check_blocking_supported
 from .pending import PENDING
-from .runner import CallRunner
+from .runner import CallRunner, ConnectionHost
 from .sessions import SessionPool, State
 from .signin import SignIn
 from .task_attach import attach, look_up
@@ -144,8 +144,6 @@ class Connection:
                  timeout: float | None = None, auth: AuthConfig | None = None,
                  apps: bool = True):
         self.name = name
-        #: This connection's MCP Apps: whether they show, and their resources, read once.
-        self.apps = Apps(self, enabled=apps)
         self.target = target
         #: Seconds a tool call may take (None: no limit).
         self.timeout = timeout
@@ -157,7 +155,9 @@ class Connection:
         #: with the connection.
         self.background = Background(name)
         #: Its calls: their views, running them, and where the server's requests are answered.
-        self.runner = CallRunner(name, self.sessions, self.guard, self.apps)
+        self.runner = CallRunner(name, self.sessions, self.guard)
+        #: This connection's MCP Apps: whether they show, and their resources, read once.
+        self.apps = Apps(ConnectionHost(self.runner, lambda: self.timeout), enabled=apps)
         #: How this connection signs in (HTTP only; None for stdio).
         self.sign_in: SignIn | None = None
         if isinstance(target, HttpTarget):
@@ -232,17 +232,24 @@ class Connection:
         ``task=False`` calls a tool whose task support is optional without one."""
         check_blocking_supported()
         view = self.runner.view(f"{tool}", show_waiting=True)
-        return await self.runner.run(view, self.runner.call_tool(tool, arguments, task),
-                                     show=True, timeout=self.timeout)
+        return await self.runner.run(view, self._with_app(tool, arguments, task), CallKind.TOOL,
+                                     self.timeout)
 
     def start_tool(self, tool: str, arguments: dict | None = None, *,
                    task: bool | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self.runner.view(tool, show_waiting=True)
         job = self.background.spawn(
-            self.runner.run(view, self.runner.call_tool(tool, arguments, task), show=True,
-                            interruptible=False, timeout=self.timeout), tool, awaited=True)
+            self.runner.run(view, self._with_app(tool, arguments, task), CallKind.STARTED,
+                            self.timeout), tool, awaited=True)
         return ToolCall(job, self.name, tool, view)
+
+    async def _with_app(self, tool: str, arguments: dict | None,
+                        task: bool | None) -> ToolResult:
+        """The call of ``tool`` a cell started, with the app it comes with shown in its cell
+        and given its result (an app's own calls show none: see :class:`ConnectionHost`)."""
+        return await self.apps.with_app(
+            tool, arguments, lambda: self.runner.call_tool(tool, arguments, task))
 
     async def attach_task(self, task_id: str, tool: str | None = None) -> ToolResult:
         """Follow a task of this server again (one detached, or an earlier kernel's), in this

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from .._core.errors import NbElicitError
 from .._core.i18n import t
@@ -28,14 +28,53 @@ from .._core.types import ToolResult
 from .._mcp.errors import map_request_errors
 from .._mcp.hooks import wire
 from .._ui.call_view import CallView
+from .._ui.prompt import PromptWidget
 from . import kernel_compat
-from .apps import Apps, deliver
+from .apps import Apps, ShownApp, deliver
 from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
 from .hooks import Asker
 from .kernel_compat import in_running_cell, shows_display_updates
 
-__all__ = ["AppRecord", "FrameworkSession", "app_record", "show_app"]
+__all__ = ["AppRecord", "FrameworkSession", "Via", "app_record", "show_app"]
+
+
+class AppToolset(Protocol):
+    """What nb_elicit reads of pydantic-ai's ``MCPToolset`` (``client``: its SDK client, which
+    lists the tools)."""
+
+    client: SdkSession
+
+    async def call_tool_for_app(self, name: str, arguments: dict) -> dict: ...
+
+    async def read_resource_for_app(self, uri: str) -> dict: ...
+
+
+class FastMcpClient(Protocol):
+    """What nb_elicit reads of FastMCP's ``Client``: its requests that answer in the SDK's
+    types."""
+
+    async def call_tool_mcp(self, name: str, arguments: dict) -> object: ...
+
+    async def read_resource_mcp(self, uri: str) -> object: ...
+
+    async def list_tools(self) -> object: ...
+
+
+class SdkSession(Protocol):
+    """What nb_elicit reads of the SDK's ``Client`` or ``ClientSession`` (ADK's and others'
+    sessions); what they answer, the SDK's models, goes through :func:`~.._mcp.hooks.wire`."""
+
+    async def call_tool(self, name: str, arguments: dict) -> object: ...
+
+    async def read_resource(self, uri: str) -> object: ...
+
+    async def list_tools(self) -> object: ...
+
+
+#: A framework's session that an app's requests go through (``via``), told apart by the
+#: methods it has.
+Via = AppToolset | FastMcpClient | SdkSession
 
 
 class AppRecord:
@@ -51,7 +90,7 @@ class AppRecord:
         return {"name": self.tool, "_meta": {"ui": {"resourceUri": self.resource_uri}}}
 
 
-def app_record(app: Any, tool: str | None = None) -> AppRecord:
+def app_record(app: object, tool: str | None = None) -> AppRecord:
     """``app`` as an :class:`AppRecord`: pydantic-ai's ``ToolReturnPart`` (or its
     ``metadata["mcp_app"]``), or ADK's ``UiWidget`` (``provider="mcp"``, its ``payload``), or
     either as a dict. ValueError (one line) for anything else."""
@@ -82,16 +121,18 @@ def app_record(app: Any, tool: str | None = None) -> AppRecord:
 
 
 class FrameworkSession:
-    """The requests an app makes (its tools, its resources), sent through a framework's
-    session ``via``; what :class:`~.apps.Apps` calls a connection. Whatever the framework's
-    session raises leaves as one line (:meth:`answering`)."""
+    """The host of the apps shown through a framework's session ``via``
+    (:class:`~.apps.AppHost`): what an app asks of its server (its tools, its resources) is
+    sent through ``via``; its consent cards go the way every request of that label goes.
+    Whatever the framework's session raises leaves as one line (:meth:`answering`)."""
 
-    def __init__(self, asker: Asker, via: Any):
+    def __init__(self, asker: Asker, via: Via):
         #: Who asks: the label the person gave (``server=``), else the server's claim.
         self.asker = asker
         self.name = asker.server
         self.via = via
         self.guard = asker.guard
+        self._listing: dict[str, dict] | None = None
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -137,45 +178,46 @@ class FrameworkSession:
             listed = await client.list_tools()
         return wire(getattr(listed, "tools", listed))
 
-
-class FrameworkApps(Apps):
-    """The apps shown through one framework's session: what an app asks goes through
-    ``via``; its consent cards go the way every request of that label goes."""
-
-    def __init__(self, connection: FrameworkSession):
-        super().__init__(connection)
-        self._listing: dict[str, dict] | None = None
+    # -- as the host of its apps ----------------------------------------------------------
 
     async def listed_tool(self, tool: str) -> dict | None:
         """``tool`` as the framework's session lists it: listed once, and again when the app
         names a tool the last listing lacked (a framework tells of no list change)."""
         if self._listing is None or tool not in self._listing:
-            self._listing = {t["name"]: t for t in await self.connection.list_tools()
+            self._listing = {t["name"]: t for t in await self.list_tools()
                              if isinstance(t, dict) and isinstance(t.get("name"), str)}
         return self._listing.get(tool)
 
-    async def call_for_app(self, tool: str, arguments: dict, view) -> ToolResult:
-        return await self.connection.call_tool(tool, arguments)
+    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+        return await self.call_tool(tool, arguments)
 
-    async def read_for_app(self, uri: str, view) -> dict:
-        return await self.connection.read_resource(uri)
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+        return await self.read_resource(uri)
 
-    async def ask_consent(self, message: str, target: str, make_card, view,
-                          consent: Consent = Consent.URL) -> Outcome:
-        connection = self.connection
-        asker = connection.asker
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
+                          view: CallView, consent: Consent = Consent.URL) -> Outcome:
+        asker = self.asker
         return await ask_consent(RequestContext(asker.server, view, asker.guard,
                                                 named=asker.named),
                                  message, target, make_card, consent)
 
-    def ended(self, app) -> None:
+
+class FrameworkApps(Apps):
+    """The apps shown through one framework's session (``session``, their host), let go with
+    the last of them."""
+
+    def __init__(self, session: FrameworkSession):
+        super().__init__(session)
+        self.session = session
+
+    def ended(self, app: ShownApp) -> None:
         """An app of this session ended: once none lives, the session is let go, with the
         resources read through it."""
         if not self.shown:
             _forget(self)
 
 
-def tool_result(answer: Any) -> ToolResult:
+def tool_result(answer: object) -> ToolResult:
     """A ``CallToolResult`` in the wire's shape as a :class:`ToolResult`."""
     if not isinstance(answer, dict):
         return ToolResult(content=[], is_error=True)
@@ -193,10 +235,10 @@ def tool_result(answer: Any) -> ToolResult:
 _LIVE: list[FrameworkApps] = []
 
 
-def _apps_of(via: Any, asker: Asker) -> FrameworkApps:
+def _apps_of(via: Via, asker: Asker) -> FrameworkApps:
     """The apps of the session ``via``: those of its apps still living, or new ones."""
     for apps in _LIVE:
-        if apps.connection.via is via:
+        if apps.session.via is via:
             return apps
     apps = FrameworkApps(FrameworkSession(asker, via))
     _LIVE.append(apps)
@@ -208,7 +250,7 @@ def _forget(apps: FrameworkApps) -> None:
         _LIVE.remove(apps)
 
 
-async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str | None = None):
+async def show_app(app: object, via: Via, *, tool: str | None = None, server: str | None = None):
     """Show the MCP App of a framework's tool call in the running cell; the app's requests go
     through ``via``, the framework's session (pydantic-ai's ``MCPToolset``, a FastMCP
     ``Client``, the SDK's ``Client`` or ``ClientSession``). ``server`` labels it (default: the
@@ -223,7 +265,7 @@ async def show_app(app: Any, via: Any, *, tool: str | None = None, server: str |
     return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, asker))
 
 
-async def _show(record: AppRecord, via: Any, asker: Asker):
+async def _show(record: AppRecord, via: Via, asker: Asker):
     """In the running cell's context: the view, the app under it, its result."""
     name = asker.server
     if not kernel_compat.widget_frontend_attached():
@@ -251,7 +293,7 @@ async def _show(record: AppRecord, via: Any, asker: Asker):
     return shown
 
 
-def _server_name(via: Any) -> str | None:
+def _server_name(via: object) -> str | None:
     for holder in (via, getattr(via, "client", None), getattr(via, "session", None)):
         info = getattr(holder, "server_info", None) if holder is not None else None
         name = getattr(info, "name", None)

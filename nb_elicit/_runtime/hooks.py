@@ -43,7 +43,6 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any
 
 from .._core.answer import Answer
 from .._core.errors import ArgumentTypeError, InvalidRequest
@@ -126,7 +125,7 @@ class Asker:
         return cls(label, guard_for(label), True)
 
     @classmethod
-    def unlabelled(cls, session: Any, claim: str | None, framework: str) -> Asker:
+    def unlabelled(cls, session: object, claim: str | None, framework: str) -> Asker:
         """A request of an unlabelled hook, through ``session`` (the framework's MCP session,
         None where it hands over none): the server's ``claim`` shown as a claim, else the
         framework's name."""
@@ -134,7 +133,7 @@ class Asker:
         return cls(shown, _session_guard(session, shown), False)
 
 
-def _session_guard(session: Any, shown: str) -> Guard:
+def _session_guard(session: object, shown: str) -> Guard:
     """The guard of the requests that come through ``session``: one per session while it
     lives; a fresh one where the session cannot be held weakly (or there is none)."""
     if session is None:
@@ -193,7 +192,7 @@ class ElicitationHook:
         session has its own)."""
         return guard_for(self.label) if self.label is not None else None
 
-    def asker(self, context: Any, claim: str | None = None) -> Asker:
+    def asker(self, context: object, claim: str | None = None) -> Asker:
         """Who asks in a request that came with ``context`` (the framework's: its ``session``
         is the MCP session): this hook's label, else the server's claim (``claim``, or the
         name the session's server gave itself)."""
@@ -234,7 +233,7 @@ class ElicitationHook:
 
     # -- answering ------------------------------------------------------------------------
 
-    async def answer(self, context: Any, params: Any,
+    async def answer(self, context: object, params: object,
                      claim: str | None = None) -> Answer | BaseException:
         """The person's (or the policy's, ...) answer to one request, or why there is none
         (an exception, which the shape turns into an ``ErrorData`` or ``cancel``); every
@@ -247,7 +246,7 @@ class ElicitationHook:
         with paused_clocks():
             return await self._answer(context, params, claim)
 
-    async def _answer(self, context: Any, params: Any,
+    async def _answer(self, context: object, params: object,
                       claim: str | None) -> Answer | BaseException:
         asker, message = Asker(self.framework, Guard(server=self.framework), False), None
         cell = contextvars.copy_context()
@@ -297,7 +296,7 @@ class ElicitationCallback(ElicitationHook):
     public_name = "elicitation_callback"
     refuse_with = Refusal.ERROR
 
-    async def __call__(self, context: Any, params: Any = None):
+    async def __call__(self, context: object, params: object = None):
         got = await self.answer(context, params)
         if isinstance(got, Answer):
             return result_of(got)
@@ -314,8 +313,8 @@ class ElicitationHandler(ElicitationHook):
     public_name = "elicitation_handler"
     refuse_with = Refusal.CANCEL
 
-    async def __call__(self, message: Any = None, response_type: Any = None, params: Any = None,
-                       context: Any = None):
+    async def __call__(self, message: object = None, response_type: object = None,
+                       params: object = None, context: object = None):
         got = await self.answer(context, params if params is not None else {
             "message": message})
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
@@ -405,7 +404,7 @@ async def _loop_takes_calls(loop: asyncio.AbstractEventLoop) -> bool:
     return True
 
 
-def _failed(cell: contextvars.Context, asker: Asker, message: Any, error: BaseException,
+def _failed(cell: contextvars.Context, asker: Asker, message: str | None, error: BaseException,
             refuse_with: Refusal) -> None:
     server = asker.server
     suffix = "_cancel" if refuse_with is Refusal.CANCEL else ""
@@ -419,7 +418,7 @@ def _failed(cell: contextvars.Context, asker: Asker, message: Any, error: BaseEx
                                         notice_kind=NoticeKind.ERROR, notice=line))
 
 
-def _tell(cell: contextvars.Context, asker: Asker, message: Any, outcome: Outcome) -> None:
+def _tell(cell: contextvars.Context, asker: Asker, message: str | None, outcome: Outcome) -> None:
     """An outcome that no view shows: recorded (history), and its line printed in the cell."""
     context = RequestContext(asker.server, None, asker.guard, named=asker.named, what=WHAT,
                              say=_printer(cell))

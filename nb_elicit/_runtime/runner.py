@@ -8,22 +8,21 @@ is retried; a call the server runs as a task shows a task card and is followed t
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
-from .._core.outcome import Refusal
+from .._core.outcome import Consent, Outcome, Refusal
 from .._core.tasks import attach_command
 from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView
+from .._ui.prompt import PromptWidget
 from .._ui.task_card import TaskCard
 from . import kernel_compat
-from .apps import Apps, deliver
-from .asking import RequestContext, ask
-from .calls import Call, current_call, run_call
+from .asking import RequestContext, ask, ask_consent
+from .calls import Call, CallKind, current_call, run_call
 from .guard import Guard
 from .kernel_compat import shows_display_updates
 from .sessions import SessionPool, State
@@ -31,18 +30,19 @@ from .task_follow import follow
 from .tasks import TASKS, TaskRun, identity
 from .url_required import ask_before_retry
 
-__all__ = ["CallRunner"]
+__all__ = ["CallRunner", "ConnectionHost"]
+
+T = TypeVar("T")
 
 
 class CallRunner:
     """The calls of one connection: their views, running them, and the context in which a
     request of its server is answered."""
 
-    def __init__(self, name: str, sessions: SessionPool, guard: Guard, apps: Apps):
+    def __init__(self, name: str, sessions: SessionPool, guard: Guard):
         self.name = name
         self.sessions = sessions
         self.guard = guard
-        self.apps = apps
         self._calls: list[Call] = []
 
     # -- views and calls ------------------------------------------------------------------
@@ -61,10 +61,12 @@ class CallRunner:
             view.show_when_needed(keyboard=True, in_place=not shows_display_updates())
         return view
 
-    async def run(self, view: CallView, work: Awaitable, **options):
-        """``work`` as a call of this connection (see :func:`run_call` for the ``options``)."""
-        return await run_call(self.name, view, work, self._calls, owner=self.guard,
-                              on_disconnect=self._mark_disconnected, **options)
+    async def run(self, view: CallView, work: Awaitable[T], kind: CallKind,
+                  timeout: float | None = None) -> T:
+        """``work`` as a call of this connection, of the ``kind`` given, shown in ``view`` (see
+        :func:`run_call`); ``timeout``: seconds it may run while none of its forms is open."""
+        return await run_call(self.name, view, work, self._calls, kind, timeout=timeout,
+                              owner=self.guard, on_disconnect=self._mark_disconnected)
 
     async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):
         """A request that is no tool call (a listing, a read), on the primary era's session."""
@@ -73,7 +75,7 @@ class CallRunner:
         async def run():
             return await request(await self.sessions.session())
 
-        return await self.run(view, run(), show=False, quiet=True)
+        return await self.run(view, run(), CallKind.QUIET)
 
     def _mark_disconnected(self) -> None:
         """A request found the server gone."""
@@ -81,21 +83,11 @@ class CallRunner:
 
     # -- tool calls -----------------------------------------------------------------------
 
-    async def call_tool(self, tool: str, arguments: dict | None, task: bool | None = None,
-                        with_app: bool = True) -> ToolResult:
-        """Call; if the server first needs pages opened (-32042), show them and retry. A tool
-        that comes with an app shows it in the call's cell (``with_app``)."""
-        app = await self.apps.show_for(tool, arguments) if with_app else None
-        try:
-            result = await self._call_tool_until_done(tool, arguments, task)
-        except BaseException as error:
-            deliver(app, None, error)
-            raise
-        deliver(app, result)
-        return dataclasses.replace(result, app=app.log) if app is not None else result
-
-    async def _call_tool_until_done(self, tool: str, arguments: dict | None,
-                                    task: bool | None) -> ToolResult:
+    async def call_tool(self, tool: str, arguments: dict | None,
+                        task: bool | None = None) -> ToolResult:
+        """Call; if the server first needs pages opened (-32042), show them and retry. (The
+        app a tool comes with is shown by whoever starts the call: see
+        :meth:`~.apps.Apps.with_app`.)"""
         while True:
             try:
                 return await self._call_tool(tool, arguments, task)
@@ -160,3 +152,44 @@ class CallRunner:
     def _stray_view(self) -> CallView:
         """Where a request that belongs to no call of ours is shown: the current cell."""
         return self.view("a request of its own", show_waiting=False)
+
+
+class ConnectionHost:
+    """A connection as the host of its apps (:class:`~.apps.AppHost`): the tools its sessions
+    list, an app's calls and reads run by its runner in the app's view of its requests, and
+    the app's consent cards answered there, the way its server's requests are.
+    ``timeout``: the connection's timeout of a tool call, as it is when the app calls."""
+
+    def __init__(self, runner: CallRunner, timeout: Callable[[], float | None]):
+        self.runner = runner
+        self.timeout = timeout
+
+    @property
+    def name(self) -> str:
+        return self.runner.name
+
+    async def listed_tool(self, tool: str) -> dict | None:
+        """``tool`` as the session of its era lists it (None: it lists no such tool). The
+        session lists once, and again after the server says its list changed."""
+        session = await self.runner.sessions.for_tool(tool)
+        return await session.listed_tool(tool)
+
+    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+        runner = self.runner
+        return await runner.run(view, runner.call_tool(tool, arguments), CallKind.APP_TOOL,
+                                self.timeout())
+
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+        runner = self.runner
+        if view is None:  # (the app's own resource: a quiet request of its own)
+            return await runner.quiet(f"resource {uri}", lambda s: s.read_resource(uri))
+
+        async def read() -> dict:
+            return await (await runner.sessions.session()).read_resource(uri)
+
+        return await runner.run(view, read(), CallKind.APP_READ)
+
+    async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
+                          view: CallView, consent: Consent = Consent.URL) -> Outcome:
+        return await ask_consent(self.runner.context_in(view), message, target, make_card,
+                                 consent)

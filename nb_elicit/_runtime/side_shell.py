@@ -38,11 +38,14 @@ import contextvars
 import threading
 import weakref
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import ipywidgets as widgets
 
 from .kernel_compat import current_kernel, running_cell, walk_widgets
+
+if TYPE_CHECKING:  # (the kernel's type only: ipykernel is the kernel that runs us)
+    from ipykernel.ipkernel import IPythonKernel
 
 __all__ = ["SideShell", "held_here", "in_context", "side_shell"]
 
@@ -56,7 +59,7 @@ class SideShell:
     """A subshell of the kernel's own, where requests asked while the main thread is held are
     answered (see the module's docstring). One per kernel, made when first needed, kept."""
 
-    def __init__(self, kernel: Any, subshell_id: str, loop: asyncio.AbstractEventLoop,
+    def __init__(self, kernel: IPythonKernel, subshell_id: str, loop: asyncio.AbstractEventLoop,
                  thread: threading.Thread):
         self.kernel = kernel
         self.id = subshell_id
@@ -113,7 +116,7 @@ class SideShell:
             comm._reply_subshell_for = self._route
             self._pinned.add(widget)
 
-    def _route(self, data: Any, default: str | None) -> str:
+    def _route(self, data: object, default: str | None) -> str:
         return self.id
 
     # -- after each message, after each cell ------------------------------------------------
@@ -131,7 +134,7 @@ class SideShell:
                 self.kernel.shell.set_parent(parent)
                 self.kernel._shell_context = context
 
-    def _after_cell(self, result: Any) -> None:
+    def _after_cell(self, result: object) -> None:
         """A cell ended (on the main thread). Ended by an error (an interrupt among them), its
         requests still open here are answered ``cancel``: its framework's thread lives on, and
         nobody waits in the cell for its answer."""
@@ -147,7 +150,7 @@ def _marked(parent: dict, subshell_id: str) -> dict:
     return {**parent, "header": {**parent["header"], "subshell_id": subshell_id}}
 
 
-def _cell_context(kernel: Any, cell: dict) -> contextvars.Context:
+def _cell_context(kernel: IPythonKernel, cell: dict) -> contextvars.Context:
     """The kernel's context for threads that have none of their own, with the running cell as
     its parent."""
     context = kernel._shell_context.copy()
@@ -167,7 +170,7 @@ class _Probe:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         #: The kernel probed, and its side shell.
-        self.kernel: Any = None
+        self.kernel: IPythonKernel | None = None
         self.made: SideShell | None = None
 
     def get(self) -> SideShell | None:
@@ -180,7 +183,7 @@ class _Probe:
             return self.made
 
 
-def _open(kernel: Any) -> SideShell | None:
+def _open(kernel: IPythonKernel) -> SideShell | None:
     """A new subshell of ``kernel`` for nb_elicit, or None where a name it needs is missing."""
     try:
         from ipykernel.comm.comm import BaseComm

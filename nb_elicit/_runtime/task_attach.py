@@ -14,6 +14,7 @@ from .._core.task_store import ServerIdentity
 from .._core.tasks import TaskShape, TaskState
 from .._core.types import ToolResult
 from .._mcp import Era
+from .calls import CallKind
 from .runner import CallRunner
 from .sessions import SessionPool
 from .tasks import TASKS, identity
@@ -56,7 +57,7 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
                                                                session.task_shape))
         raise ServerError(METHOD_NOT_FOUND, t("task_no_tasks", server=name))
 
-    return await runner.run(view, work(), show=True, timeout=timeout)
+    return await runner.run(view, work(), CallKind.TOOL, timeout)
 
 
 async def look_up(sessions: SessionPool, task_id: str) -> TaskState:
