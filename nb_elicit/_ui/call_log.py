@@ -142,6 +142,11 @@ class CallLog:
         none of them)."""
         return [prompt.message for prompt in self.open_prompts()]
 
+    def drop_answered(self, keep: int) -> None:
+        """Of the requests answered, the newest ``keep`` stay and the others leave and close."""
+        answered = [c for c in self.prompts() if c.answer.done()]
+        self.drop(answered[:max(0, len(answered) - keep)])
+
     def drop(self, prompts: list) -> None:
         """The answered requests ``prompts`` leave the view and the log, and close."""
         gone = {id(c) for c in prompts if c.answer.done()}

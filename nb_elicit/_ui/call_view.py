@@ -12,8 +12,6 @@ freezing (:mod:`.cell_outputs`); the view lays them out, in order, and tells the
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import uuid
 
 import ipywidgets as widgets
@@ -31,7 +29,6 @@ from .draw_soon import DrawSoon
 from .kit import Kit
 from .plain_text import PlainText
 from .progress import ProgressLine
-from .prompt import after_answer
 from .result_view import ResultSlot, result_box, result_text
 from .waiting_line import WaitingLine
 
@@ -56,6 +53,8 @@ class CallView(PlainText, widgets.VBox):
     frozen = _outputs_attribute("frozen", "Whether the transcript took the view's place.")
     in_place = _outputs_attribute(
         "in_place", "Whether the ended view stays in place, live (see CellOutputs.in_place).")
+    script_handle = _outputs_attribute(
+        "script_handle", "The handle of the view's second output (its script, then its apps).")
 
     def __init__(self, server: str, what: str, *, show_waiting: bool = True):
         self.server, self.what = server, what
@@ -85,11 +84,6 @@ class CallView(PlainText, widgets.VBox):
         super().__init__([self.status], layout=_KIT.plain,
                          _dom_classes=("nb-elicit-call", self.css_class))
 
-    @property
-    def script_handle(self):
-        """The display handle of the view's second output (its keyboard script, then its
-        apps); None until it shows."""
-        return self.outputs.script_handle
 
     def plain_text(self) -> str:
         waiting = self.status.value and self.waiting_line.ticker.ticking
@@ -128,14 +122,7 @@ class CallView(PlainText, widgets.VBox):
         self.outputs.keyboard_now()
         self.waiting_line.show_waited(form)
         self._waiting_again()  # (hides the waiting line: the form has the one timer)
-        with contextlib.suppress(RuntimeError):  # (no running loop: the next tick will do)
-            loop = asyncio.get_running_loop()
-
-            def answered(_answer) -> None:  # (from any thread) the line comes back, once
-                with contextlib.suppress(RuntimeError):  # the answer has left; loop closed?
-                    loop.call_soon_threadsafe(after_answer, self._waiting_again)
-
-            form.answer.add_done_callback(answered)
+        self.waiting_line.when_answered(form, self._waiting_again)
         if not self.frozen:
             self.waiting_line.ticker.start()
 
@@ -188,8 +175,7 @@ class CallView(PlainText, widgets.VBox):
     def drop_answered(self, keep: int) -> None:
         """Of the requests answered here, the newest ``keep`` stay and the others leave and
         close (for a view that outlives its requests: the one of an app's requests)."""
-        answered = [c for c in self.call_log.prompts() if c.answer.done()]
-        self.drop(answered[:max(0, len(answered) - keep)])
+        self.call_log.drop_answered(keep)
 
     def drop(self, prompts: list) -> None:
         """The answered requests ``prompts`` leave the view (told elsewhere, or no longer

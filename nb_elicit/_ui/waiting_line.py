@@ -10,6 +10,8 @@ open forms' timers: the call has one clock.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -18,6 +20,7 @@ import ipywidgets as widgets
 from .._core.i18n import duration, t
 from .html import text_html
 from .kit import Kit
+from .prompt import after_answer
 from .ticker import Ticker
 
 __all__ = ["WaitingLine"]
@@ -75,6 +78,19 @@ class WaitingLine:
         """How long ``prompt`` (a form of the call) has waited, with the call's timeout, and
         its own clock unless the task card has the one clock."""
         prompt.show_waited(*self.timeout(), clock=not self._task_following())
+
+    def when_answered(self, prompt, again: Callable[[], None]) -> None:
+        """Call ``again()`` on the running event loop once ``prompt`` is answered (the answer
+        may come on any thread; ``again`` runs after it has left, see :func:`after_answer`):
+        the line comes back, once. Without a running loop the next tick will do."""
+        with contextlib.suppress(RuntimeError):
+            loop = asyncio.get_running_loop()
+
+            def answered(_answer) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop is already closed
+                    loop.call_soon_threadsafe(after_answer, again)
+
+            prompt.answer.add_done_callback(answered)
 
     def redraw(self) -> None:
         """The waiting line now. While a request of the call is open it hides: the open form
