@@ -84,7 +84,6 @@ class CallView(PlainText, widgets.VBox):
         super().__init__([self.status], layout=_KIT.plain,
                          _dom_classes=("nb-elicit-call", self.css_class))
 
-
     def plain_text(self) -> str:
         waiting = self.status.value and self.waiting_line.ticker.ticking
         return f"[{self.server} · {self.what}]" if waiting else ""

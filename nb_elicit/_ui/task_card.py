@@ -200,8 +200,8 @@ class TaskCard(PlainText, widgets.VBox):
     def show_asked(self, asked_in) -> None:
         """The questions asked inside the task show in ``asked_in`` (the call's log): its box
         goes in :attr:`forms`; it tells how many things it has shown (``told_count()``) and
-        the messages of the questions that wait for an answer (``open_messages()``), and says
-        when those change (:meth:`asked_changed`)."""
+        the messages of the questions that wait for an answer (``open_messages()``); the call's
+        view says when those change (:meth:`asked_changed`)."""
         self._asked_in = asked_in
         self.forms.children = (asked_in.asked_box,)
 
