@@ -112,7 +112,7 @@ def views(monkeypatch):
     from nb_elicit._ui.call_view import CallView
 
     shown = []
-    monkeypatch.setattr("nb_elicit._ui.call_view.display",
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display",
                         lambda view, **kw: shown.append(view) if isinstance(view, CallView)
                         else None)
     return shown

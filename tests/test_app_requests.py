@@ -117,7 +117,7 @@ def test_an_app_that_asks_to_close_ends_with_a_line_in_the_place_of_the_shown_li
         "12:00",
         "Note: The app says: hello",
     ]
-    assert app.view.apps_line == "The app ended: it asked to close."
+    assert app.view.call_apps.line == "The app ended: it asked to close."
     html = transcript_bundle(app.view.transcript())["text/html"]
     assert html.count("The app ended") == 1 and "is shown here" not in html
     assert html.index("Result from apps") < html.index("The app says: hello")

@@ -434,7 +434,7 @@ def test_every_card_still_waiting_stays_under_the_app_and_a_few_answered_ones(fr
         await asyncio.sleep(0.2)
         view = app.requests_view
         shown = [c for c in view.asked if isinstance(c, UrlConsentCard)]
-        waiting = shown == first, view.backlog_text
+        waiting = shown == first, view.backlog.text
         for i in range(8):
             card = await person.wait_for_form(i + 1)
             card.decline_button.click()

@@ -222,7 +222,7 @@ def test_25_clock_calls_leave_at_most_the_cap_of_live_apps_and_no_html_in_synced
     for view in views[:-CAP]:
         assert Notice(ended, "info") in view.transcript().items
     # (its place in the cell: a line saying so, in place of the app's widgets)
-    assert views[0].apps_line == ended
+    assert views[0].call_apps.line == ended
 
 
 def test_the_html_goes_to_the_frame_once_by_message_and_never_as_state(frontend, journal):

@@ -47,7 +47,7 @@ def shown(monkeypatch) -> list[CallView]:
             views.append(obj)
         return Handle()
 
-    monkeypatch.setattr("nb_elicit._ui.call_view.display", display)
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display", display)
     return views
 
 

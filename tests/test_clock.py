@@ -89,7 +89,7 @@ def test_many_views_and_cards_share_one_task_and_finished_ones_unsubscribe(monke
         alive = clock_task() is ticking
         views[4].finish()
         await asyncio.sleep(0)
-        return tasks, ticking, alive, clock_task(), [v._ticker for v in views], card.ticking
+        return tasks, ticking, alive, clock_task(), [v.waiting_line.ticker.subscription for v in views], card.ticking
 
     tasks, ticking, alive, after, tickers, card_ticking = asyncio.run(scenario())
     assert len(tasks) == 1 and alive
@@ -102,7 +102,7 @@ def test_the_waiting_line_ticks_with_the_clock(monkeypatch):
 
     async def scenario():
         view = CallView("demo", "tool")
-        view.started -= 3
+        view.waiting_line.started -= 3
         await until(lambda: "(3 s so far)" in view.status.value)
         shown = view.status.value
         view.finish()
@@ -118,7 +118,7 @@ def test_a_view_whose_loop_closed_stops_ticking_without_a_fuss():
     view, task = asyncio.run(made())  # (the loop closes with the view still ticking)
     assert task.done()
     view.finish()  # the subscription is given up on a closed loop
-    assert view._ticker is None
+    assert view.waiting_line.ticker.subscription is None
 
 
 def test_a_clock_does_not_keep_its_loop_alive():

@@ -689,7 +689,7 @@ def test_one_timer_while_a_form_is_open():
     async def scenario():
         view = CallView("demo", "contact_info")
         view.follow(Clock())
-        view._show_waiting()
+        view.waiting_line.redraw()
         before = view.status.layout.display
         form = make(CONTACT)
         view.add_form(form)
@@ -698,7 +698,7 @@ def test_one_timer_while_a_form_is_open():
         form.decline_button.click()
         await asyncio.sleep(0.05)
         after = view.status.layout.display
-        view._stop_ticking()
+        view.waiting_line.ticker.stop()
         return before, during, after, view.status.value, form
 
     before, (hidden, waited), after, line, form = asyncio.run(scenario())

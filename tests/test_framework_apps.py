@@ -55,7 +55,7 @@ RECORD = {"resource_uri": URI, "tool": "clock", "tool_input": {}}
 def frontend(monkeypatch):
     """A widget frontend is attached (told yes); nothing is displayed for real."""
     monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
-    monkeypatch.setattr("nb_elicit._ui.call_view.display", lambda *a, **kw: None)
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display", lambda *a, **kw: None)
 
 
 def test_sessions_and_their_html_are_let_go_once_their_apps_end():

@@ -13,7 +13,7 @@ import pytest
 from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
-from nb_elicit._ui import call_view, closing
+from nb_elicit._ui import cell_outputs, closing, draw_soon
 from nb_elicit._ui.call_view import CallView
 from nb_elicit._ui.closing import close_soon, tree_models
 from nb_elicit._ui.form import ElicitationForm
@@ -91,7 +91,7 @@ def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
         asyncio.get_running_loop().set_exception_handler(
             lambda _loop, context: failures.append(context["exception"]))
         view, _forms = answered_view(2)
-        view._stop_ticking()
+        view.waiting_line.ticker.stop()
         models = tree_models(view)
         broken = models[len(models) // 2]
 
@@ -118,7 +118,7 @@ def test_with_the_pause_between_batches_every_model_is_closed_too(monkeypatch):
 
     async def scenario():
         view, _forms = answered_view(2)
-        view._stop_ticking()
+        view.waiting_line.ticker.stop()
         models = tree_models(view)
         close_soon(view)
         first = sum(not is_open(m) for m in models)
@@ -137,7 +137,7 @@ def test_with_the_pause_between_batches_every_model_is_closed_too(monkeypatch):
 def view_made_on_a_loop_now_gone(forms: int) -> CallView:
     async def made():
         view, _forms = answered_view(forms)
-        view._stop_ticking()
+        view.waiting_line.ticker.stop()
         return view
 
     return asyncio.run(made())
@@ -218,7 +218,7 @@ def test_a_view_with_a_request_still_open_cannot_freeze_and_so_shows_its_result(
 # -- counts that change in bursts are drawn once ------------------------------------------------
 
 def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(monkeypatch):
-    monkeypatch.setattr(call_view, "DRAW_EVERY", 0.05)
+    monkeypatch.setattr(draw_soon, "DRAW_EVERY", 0.05)
     from nb_elicit._runtime.guard import Guard
 
     async def scenario():
@@ -227,11 +227,11 @@ def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(mo
         for count in range(1, 101):  # a hundred requests wait, a hundred more are cancelled
             view.show_backlog("bench", count, lambda: None)
             guard.count_notice(AnsweredBy.BACKLOG_FULL, view, lambda n: f"cancelled {n} requests")
-        line, (notice,) = view._backlog.children[0], view.asked
+        line, (notice,) = view.backlog.widget.children[0], view.asked
         values = {"line": [], "notice": []}
         line.observe(lambda change: values["line"].append(change["new"]), "value")
         notice.observe(lambda change: values["notice"].append(change["new"]), "value")
-        said = (view.backlog_text, list(view.lines), view.transcript().items)
+        said = (view.backlog.text, list(view.lines), view.transcript().items)
         await asyncio.sleep(0.2)
         return view, values, said
 
@@ -246,7 +246,7 @@ def test_a_burst_of_count_changes_is_drawn_once_and_the_text_is_right_at_once(mo
 
 
 def test_a_view_frozen_before_its_counts_were_drawn_draws_them_first(monkeypatch):
-    monkeypatch.setattr(call_view, "DRAW_EVERY", 60.0)  # (never, within the test)
+    monkeypatch.setattr(draw_soon, "DRAW_EVERY", 60.0)  # (never, within the test)
     from nb_elicit._runtime.guard import Guard
 
     async def scenario():
@@ -277,12 +277,12 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
 
     async def scenario():
         view = CallView("apps", "get-time", show_waiting=False)
-        view.display_handle, view._script_handle = Handle(), Handle()  # (as show() leaves them)
+        view.display_handle, view.outputs.script_handle = Handle(), Handle()  # (as show() leaves them)
         frame = widgets.HTML("<p>the app</p>")
         box = widgets.VBox([frame])
         view.show_app(box)
         # The app is shown in the view's second output (where the keyboard script was).
-        assert view._script_handle.bundles == [{WIDGET: {
+        assert view.outputs.script_handle.bundles == [{WIDGET: {
             "version_major": 2, "version_minor": 0, "model_id": view.apps.model_id},
             "text/plain": ""}]
         assert box not in tree_models(view) and view.apps not in tree_models(view)
@@ -302,7 +302,7 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
     assert "An app of apps · get-time is shown here" in bundle["text/plain"]
     assert "12:00" in bundle["text/plain"]
     # The app's output was not touched, and the app is still live.
-    assert len(view._script_handle.bundles) == 1
+    assert len(view.outputs.script_handle.bundles) == 1
     assert not any(is_open(m) for m in models)
     assert all(is_open(m) for m in (view.apps, box, frame))
     # What the app does later goes into the transcript, which is drawn again in its place.
@@ -312,11 +312,11 @@ def test_a_calls_app_has_an_output_of_its_own_that_the_freeze_leaves_alone():
     # (after the result, where it came)
     text = latest["text/plain"]
     assert text.index("12:00") < text.index("The app called get-time.")
-    assert len(view._script_handle.bundles) == 1
+    assert len(view.outputs.script_handle.bundles) == 1
 
     # Its connection closes: the app's widgets close, and its output is emptied.
     view.app_ended(box)
-    assert view._script_handle.bundles[-1] == {"text/plain": ""}
+    assert view.outputs.script_handle.bundles[-1] == {"text/plain": ""}
     assert not any(is_open(m) for m in (view.apps, box, frame, frame.layout))
 
 
@@ -328,7 +328,7 @@ def test_a_reloaded_page_that_kept_the_line_saying_the_app_is_shown_has_it_hidde
 
     async def scenario():
         view = CallView("apps", "get-time", show_waiting=False)
-        view.display_handle, view._script_handle = Handle(), Handle()
+        view.display_handle, view.outputs.script_handle = Handle(), Handle()
         box = widgets.VBox([widgets.HTML("<p>the app</p>")])
         shown = view.show_app(box)
         box_two = widgets.VBox([widgets.HTML("<p>another app</p>")])
@@ -356,14 +356,14 @@ def test_a_reloaded_page_that_kept_the_line_saying_the_app_is_shown_has_it_hidde
 def test_a_frozen_call_without_apps_empties_its_script_output_and_never_made_an_apps_box():
     async def scenario():
         view, _forms = answered_view(1)
-        view._script_handle = Handle()
+        view.outputs.script_handle = Handle()
         assert view.freeze()
         await asyncio.sleep(0.05)
         return view
 
     view = asyncio.run(scenario())
-    assert view._script_handle.bundles == [{"text/plain": ""}]
-    assert view._apps is None  # (made when an app is first shown)
+    assert view.outputs.script_handle.bundles == [{"text/plain": ""}]
+    assert view.call_apps.box is None  # (made when an app is first shown)
 
 
 # -- the layout and style models every prompt shares ------------------------------------------
@@ -442,7 +442,7 @@ def test_a_call_that_shows_only_its_waiting_line_makes_three_models_and_the_rest
 # -- a view that shows only once something shows in it ----------------------------------------
 
 class Displays:
-    """``display`` for call_view: every object displayed, and a :class:`Handle` for each."""
+    """``display`` for cell_outputs: every object displayed, and a :class:`Handle` for each."""
 
     def __init__(self):
         self.shown: list[tuple[object, Handle]] = []
@@ -458,7 +458,7 @@ def test_a_quiet_view_that_showed_nothing_leaves_no_output_at_all(monkeypatch):
     # empty outputs a moment later: two empty outputs saved with the notebook, and a view the
     # page was still drawing when it was taken away ("Could not add child view to box").
     displays = Displays()
-    monkeypatch.setattr(call_view, "display", displays)
+    monkeypatch.setattr(cell_outputs, "display", displays)
 
     async def scenario():
         view = CallView("demo", "list_tools", show_waiting=False)
@@ -476,7 +476,7 @@ def test_a_quiet_view_that_showed_nothing_leaves_no_output_at_all(monkeypatch):
 
 def test_a_quiet_view_shows_once_something_shows_in_it_in_the_cell_it_was_made_in(monkeypatch):
     displays = Displays()
-    monkeypatch.setattr(call_view, "display", displays)
+    monkeypatch.setattr(cell_outputs, "display", displays)
     cell = contextvars.ContextVar("cell", default="none")
     where = []
 
@@ -484,7 +484,7 @@ def test_a_quiet_view_shows_once_something_shows_in_it_in_the_cell_it_was_made_i
         where.append(cell.get())
         return displays(obj, **kwargs)
 
-    monkeypatch.setattr(call_view, "display", display)
+    monkeypatch.setattr(cell_outputs, "display", display)
     cell.set("the calling cell")
     view = CallView("demo", "list_tools", show_waiting=False)
     view.show_when_needed(keyboard=True)
@@ -506,7 +506,7 @@ def test_a_quiet_view_shows_once_something_shows_in_it_in_the_cell_it_was_made_i
 
 def test_a_quiet_view_that_failed_shows_its_failure_line(monkeypatch):
     displays = Displays()
-    monkeypatch.setattr(call_view, "display", displays)
+    monkeypatch.setattr(cell_outputs, "display", displays)
     view = CallView("demo", "list_tools", show_waiting=False)
     view.show_when_needed(keyboard=False)
     view.show_failure("✖ demo · list_tools: the server is gone")
@@ -520,7 +520,7 @@ def test_a_connections_quiet_request_displays_nothing_until_something_shows(monk
 
     monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
     displays = Displays()
-    monkeypatch.setattr(call_view, "display", displays)
+    monkeypatch.setattr(cell_outputs, "display", displays)
     sessions = type("Sessions", (), {"state": State.READY})()
     calls = runner.CallRunner("demo", sessions, guard=None)
     quiet = calls.view("list_tools", show_waiting=False)
@@ -536,7 +536,7 @@ def test_the_keyboard_script_comes_with_the_first_form_and_a_call_without_one_le
     # Every call used to display its keyboard script at once, and empty it when frozen: a
     # call that showed no form (a task's card, an app's clock) left an empty output saved.
     displays = Displays()
-    monkeypatch.setattr(call_view, "display", displays)
+    monkeypatch.setattr(cell_outputs, "display", displays)
 
     async def scenario():
         plain = CallView("demo", "research", show_waiting=True)

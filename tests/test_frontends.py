@@ -188,7 +188,7 @@ def test_a_view_in_place_ends_with_its_result_shown_in_it_and_is_never_replaced(
 def test_a_view_in_place_brings_its_keyboard_script_at_once(monkeypatch):
     # (Voilà draws only what a cell displayed while it ran: a start_tool form comes later)
     shown = []
-    monkeypatch.setattr("nb_elicit._ui.call_view.display",
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display",
                         lambda obj, **kw: shown.append(obj) or Handle())
     CallView("demo", "contact_info", show_waiting=False).show(keyboard=True)
     assert [type(obj).__name__ for obj in shown] == ["CallView"]  # (the script: with a form)

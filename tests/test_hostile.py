@@ -212,7 +212,7 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)
         shown, waiting = len(PENDING), conn.guard.backlog.waiting
-        line = views[-1].backlog_text
+        line = views[-1].backlog.text
         growth = len(widget_module._instances) - before
         for _ in range(100):
             person.will("accept", {"name": "Ada"})
@@ -228,7 +228,7 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
     assert counts == {"accept": 103, "cancel": 97}
     notices = [w.value for w in views[0].asked if "nb-elicit-notice" in w._dom_classes]
     assert len(notices) == 1 and "answered cancel to 97 requests" in notices[0]
-    assert views[0].backlog_text == ""  # nothing waits any more
+    assert views[0].backlog.text == ""  # nothing waits any more
     assert growth < 3 * 60  # widgets for 3 forms and one line, not 200 forms
 
 

@@ -73,10 +73,10 @@ def test_a_live_view_and_its_transcript_tell_one_log_in_time_order_the_result_in
     view.notice("after the result", NoticeKind.INFO)
     # The live view: the later line under the result, each line once.
     shown = [line.notice.text for line in view.asked]
-    later = [line.notice.text for line in view.later.children]
+    later = [line.notice.text for line in view.call_log.later.children]
     assert shown == ["before the result"] and later == ["after the result"]
     order = list(view.children)
-    assert order.index(view.result) < order.index(view.later)
+    assert order.index(view.result) < order.index(view.call_log.later)
     # The transcript: the same log, in the same order.
     text = transcript_bundle(view.transcript())["text/plain"].splitlines()
     assert text == ["[demo · clock]", "Note: before the result", "Result from demo:", "12:00",

@@ -35,10 +35,10 @@ def text_of(value: str) -> str:
 
 def test_the_waiting_line_says_how_long_so_far_and_how_long_is_left(monkeypatch):
     view = CallView("demo", "sign_in", show_waiting=False)
-    line = text_of(view._waiting_text())
+    line = text_of(view.waiting_line.text())
     assert re.fullmatch(r"Waiting for demo · sign_in \(\d+ s so far\)…", line)
-    monkeypatch.setattr(view, "_timeout", lambda: (42.0, False))  # (a call with a timeout)
-    line = text_of(view._waiting_text())
+    monkeypatch.setattr(view.waiting_line, "timeout", lambda: (42.0, False))  # (a call with a timeout)
+    line = text_of(view.waiting_line.text())
     assert re.fullmatch(r"Waiting for demo · sign_in \(\d+ s so far, \d+ s left\)…", line), line
 
 

@@ -342,11 +342,11 @@ def test_the_transcript_is_static_escaped_text_of_the_whole_timeline():
 def test_a_card_sits_in_a_calls_view():
     view = CallView("demo", "research", show_waiting=False)
     shown = card()
-    view._set_asked((shown,))
+    view.call_log.set_asked((shown,))
     shown.update(state("working"))
     shown.end(state("completed"))
     assert view.transcript().items == []  # (the view tells no card as a request)
-    assert not view._open_prompts()
+    assert not view.call_log.open_prompts()
 
 
 def test_the_card_in_chinese():
@@ -388,14 +388,14 @@ def test_a_backlog_line_during_a_task_keeps_the_card_in_the_call_view():
         view.show_task(card)
         view.show_backlog("demo", 3, lambda: None)
         children = view.children
-        inside = view.asked_box in card.forms.children
+        inside = view.call_log.asked_box in card.forms.children
         close_tree(view)  # (none of its models is left open for the next test)
         return children, view, inside
 
     children, view, inside = asyncio.run(scenario())
     # the card is still where the forms were, above the waiting line
     assert children.index(view.task_card) < children.index(view.status)
-    assert view._backlog in children
+    assert view.backlog.widget in children
     assert inside
 
 

@@ -204,7 +204,7 @@ def test_a_flood_of_200_questions_in_one_poll_goes_through_the_backlog(extension
             assert time.monotonic() < deadline, (backlog.open, backlog.waiting)
             assert not call.done()
             await asyncio.sleep(0.02)
-        call._view._backlog.children[1].click()  # "Cancel waiting requests"
+        call._view.backlog.widget.children[1].click()  # "Cancel waiting requests"
         shown = PENDING.forms()
         for form in shown:
             fill(form, {"name": "Ada"})

@@ -313,7 +313,7 @@ def test_a_trust_file_that_cannot_be_written_costs_one_line_not_the_start(world,
         def update(self, obj):
             lines.append(obj._repr_mimebundle_()["text/plain"])
 
-    monkeypatch.setattr("nb_elicit._ui.call_view.display", lambda *a, **kw: Handle())
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display", lambda *a, **kw: Handle())
 
     async def scenario(person):
         connecting = asyncio.ensure_future(nb_elicit.connect("seed"))

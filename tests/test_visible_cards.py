@@ -148,7 +148,7 @@ class _Named:
 
 def framework_app_label(text, monkeypatch):
     monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
-    monkeypatch.setattr("nb_elicit._ui.call_view.display", lambda *a, **kw: None)
+    monkeypatch.setattr("nb_elicit._ui.cell_outputs.display", lambda *a, **kw: None)
 
     async def show():
         shown = await nb_elicit.show_app({"resource_uri": TOOL["_meta"]["ui"]["resourceUri"],

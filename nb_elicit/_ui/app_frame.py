@@ -352,20 +352,20 @@ class AppFrame(anywidget.AnyWidget):
             return  # (nothing to answer to)
         method, params = content.get("method"), content.get("params")
         if method not in REQUESTS or self._handler is None:
-            self._error(request_id, METHOD_NOT_FOUND, "Method not found")
+            self.send(_error_reply(request_id, METHOD_NOT_FOUND, "Method not found"))
             return
         if not isinstance(params, dict):
-            self._error(request_id, INVALID_PARAMS, "Invalid params")
+            self.send(_error_reply(request_id, INVALID_PARAMS, "Invalid params"))
             return
         try:
             outcome = self._handler(method, params)
         except Exception as exc:  # noqa: BLE001 - becomes the app's JSON-RPC error
-            self._failed(request_id, method, exc)
+            self.send(_failure_reply(request_id, method, exc))
             return
         if inspect.isawaitable(outcome):
             self._later(outcome, method, request_id)
         else:
-            self._result(request_id, method, outcome)
+            self.send(_result_reply(request_id, method, outcome))
 
     def _notification(self, content: dict) -> None:
         method, params = content.get("method"), content.get("params")
@@ -399,7 +399,8 @@ class AppFrame(anywidget.AnyWidget):
             with contextlib.suppress(AttributeError):
                 awaitable.close()  # type: ignore[attr-defined]
             if request_id is not None:
-                self._error(request_id, INTERNAL_ERROR, "Internal error (no event loop)")
+                self.send(_error_reply(request_id, INTERNAL_ERROR,
+                                        "Internal error (no event loop)"))
             return
 
         def done(finished) -> None:
@@ -412,35 +413,41 @@ class AppFrame(anywidget.AnyWidget):
                 if error is not None:
                     log.warning("the handler of %s failed", method, exc_info=error)
             elif error is not None:
-                self._failed(request_id, method, error)
+                self.send(_failure_reply(request_id, method, error))
             else:
-                self._result(request_id, method, finished.result())
+                self.send(_result_reply(request_id, method, finished.result()))
 
         if request_id is not None:
             self._running[request_id] = running
         running.add_done_callback(done)
 
-    def _result(self, request_id: int, method: str, result: object) -> None:
-        if result is None:
-            result = {}
-        if not isinstance(result, dict):
-            self._error(request_id, INTERNAL_ERROR,
-                        f"Internal error (the handler returned {type(result).__name__})")
-            return
-        try:
-            json.dumps(result)
-        except (TypeError, ValueError) as exc:
-            self._failed(request_id, method, exc)
-            return
-        self.send({"kind": "response", "id": request_id, "result": result})
 
-    def _failed(self, request_id: int, method: str, exc: BaseException) -> None:
-        if isinstance(exc, AppRequestError):
-            self._error(request_id, exc.code, exc.message)
-            return
-        log.warning("the handler of %s failed", method, exc_info=exc)
-        self._error(request_id, INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")
+# -- the app's JSON-RPC responses ----------------------------------------------------------------
 
-    def _error(self, request_id: int, code: int, message: str) -> None:
-        self.send({"kind": "response", "id": request_id,
-                   "error": {"code": code, "message": message}})
+def _result_reply(request_id: int, method: str, result: object) -> dict:
+    """The response that carries a handler's ``result`` (None: an empty one); a result that is
+    no JSON object is the handler's failure."""
+    if result is None:
+        result = {}
+    if not isinstance(result, dict):
+        return _error_reply(request_id, INTERNAL_ERROR,
+                            f"Internal error (the handler returned {type(result).__name__})")
+    try:
+        json.dumps(result)
+    except (TypeError, ValueError) as exc:
+        return _failure_reply(request_id, method, exc)
+    return {"kind": "response", "id": request_id, "result": result}
+
+
+def _failure_reply(request_id: int, method: str, exc: BaseException) -> dict:
+    """The response to a request whose handler raised ``exc``: an `AppRequestError` is that
+    JSON-RPC error; anything else is logged and ``INTERNAL_ERROR`` with its class name only
+    (its text may quote what the app or the server sent)."""
+    if isinstance(exc, AppRequestError):
+        return _error_reply(request_id, exc.code, exc.message)
+    log.warning("the handler of %s failed", method, exc_info=exc)
+    return _error_reply(request_id, INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")
+
+
+def _error_reply(request_id: int, code: int, message: str) -> dict:
+    return {"kind": "response", "id": request_id, "error": {"code": code, "message": message}}

@@ -30,6 +30,7 @@ from .html import text_html
 from .keyboard import keyboard_script
 from .kit import Kit, synced_keys
 from .loop import running_loop
+from .plain_text import PlainText
 from .style import stylesheet
 
 __all__ = ["PromptWidget", "after_answer", "make_button"]
@@ -37,7 +38,7 @@ __all__ = ["PromptWidget", "after_answer", "make_button"]
 OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 
 
-class PromptWidget(widgets.VBox):
+class PromptWidget(PlainText, widgets.VBox):
     """A request from ``server`` that the person answers once (subclasses add the body)."""
 
     def __init__(self, message: str, server: str, asks: str, **kwargs):
@@ -85,13 +86,6 @@ class PromptWidget(widgets.VBox):
         self._box_kwargs = kwargs
         self.add_class("nb-elicit-prompt")
         self.add_class(self.css_class)
-
-    def _repr_mimebundle_(self, **kwargs):
-        # What a reader without widgets sees for this output (saved notebooks, nbconvert).
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = self.plain_text()
-        return bundle
 
     def plain_text(self) -> str:
         """This prompt in one line of text, for a reader without widgets (subclasses say what

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Callable
 
 import ipywidgets as widgets
 
@@ -19,8 +20,35 @@ from .._core.transcript import (
 )
 from .._core.types import ToolResult
 from .html import text_html
+from .kit import Kit
 
-__all__ = ["result_box", "result_text"]
+__all__ = ["ResultSlot", "result_box", "result_text"]
+
+
+class ResultSlot:
+    """The place of a call's result in its view: the result, once it came (the transcript
+    tells it), and the box that shows it, made when first needed (``made()`` is then called,
+    for the view to lay it out)."""
+
+    def __init__(self, kit: Kit, made: Callable[[], None]):
+        self._kit, self._made = kit, made
+        self.result: ToolResult | None = None
+        self.box: widgets.VBox | None = None
+
+    @property
+    def widget(self) -> widgets.VBox:
+        """The box of the result (made when first needed)."""
+        if self.box is None:
+            self.box = widgets.VBox(layout=self._kit.plain, _dom_classes=("nb-elicit-result",))
+            self._made()
+        return self.box
+
+    def told(self) -> dict | None:
+        """The result as the transcript tells it (None: none came)."""
+        if self.result is None:
+            return None
+        return {"content": self.result.content, "structured": self.result.structured,
+                "is_error": self.result.is_error}
 
 
 def result_box(server: str, what: str, result: ToolResult) -> widgets.VBox:

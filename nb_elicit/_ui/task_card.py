@@ -34,10 +34,8 @@ from __future__ import annotations
 
 import collections
 import html
-import threading
 import time
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -57,11 +55,12 @@ from .._core.tasks import (
 )
 from .._core.text import shorten, visible
 from .._core.transcript import notice_html
-from .clock import Subscription, subscribe
 from .html import text_html
 from .kit import Kit
+from .plain_text import PlainText
 from .progress import ProgressLine
-from .prompt import make_button
+from .task_buttons import TaskButtons
+from .ticker import Ticker
 
 __all__ = ["TaskCard", "badge_html"]
 
@@ -113,7 +112,7 @@ class _Told(NamedTuple):
     mark: int
 
 
-class TaskCard(widgets.VBox):
+class TaskCard(PlainText, widgets.VBox):
     """The task ``task_id`` of ``server`` (the connection name) running ``tool``;
     ``shape_label`` names the protocol's shape of tasks."""
 
@@ -123,17 +122,13 @@ class TaskCard(widgets.VBox):
         #: runtime's run (``%mcp tasks``, the file) read it.
         self.start = TaskStart()
         self.timeline = TaskTimeline(self.start)
-        #: What shows the questions asked inside the task (the call's view, see
+        #: What shows the questions asked inside the task (the call's log, see
         #: :meth:`show_asked`): it tells how many things it showed, and which questions wait.
         self._asked_in = None
         self.kit = kit = Kit()
-        self._lock = threading.Lock()
-        self._cancel_callbacks: list[Callable[[], object]] = []
-        self._detach_callbacks: list[Callable[[], object]] = []
-        self._cancelling = self._detaching = False
         self._cancel_confirmed = False
         self._finished = self._detached = False
-        self._ticker: Subscription | None = None
+        self.ticker = Ticker(self._tick)
         #: Status reports ignored (out of order), as counted.
         self.ignored = 0
         #: The card's notices (ignored statuses, notes), each when it came: the first
@@ -154,10 +149,10 @@ class TaskCard(widgets.VBox):
             f'<div class="nb-elicit-title"><span class="nb-elicit-server" '
             f'style="font-weight: 600">{_e(server)} · {_e(tool)}</span></div>',
             "nb-elicit-task-header")
-        self.id_line = self._html(self._id_html(None), "nb-elicit-task-id")
+        self.id_line = self._html(id_html(task_id, shape_label, None), "nb-elicit-task-id")
         self.badge = self._html("", "nb-elicit-task-badge")
         self.message = self._html("", "nb-elicit-task-message")
-        self.elapsed = widgets.HTML(self._elapsed_html(), layout=widgets.Layout(),
+        self.elapsed = widgets.HTML(elapsed_html(self.timeline.elapsed()), layout=widgets.Layout(),
                                     _dom_classes=("nb-elicit-task-elapsed",))
         # (one line, centred: the badge, the server's message, then the clock, muted)
         state_row = widgets.HBox([self.badge, self.message, self.elapsed],
@@ -168,17 +163,10 @@ class TaskCard(widgets.VBox):
         self.notice_line = widgets.HTML(layout=widgets.Layout(display="none"),
                                          _dom_classes=("nb-elicit-task-notice",))
         self.forms = widgets.VBox(layout=kit.plain, _dom_classes=("nb-elicit-task-forms",))
-        self.cancel_button = make_button(t("task_cancel"), "nb-elicit-task-cancel",
-                                         t("task_cancel.tip"), kit=kit)
-        self.detach_button = make_button(t("task_detach"), "nb-elicit-task-detach",
-                                         t("task_detach.tip"), kit=kit)
-        self.cancel_button.on_click(lambda _: self._click_cancel())
-        self.detach_button.on_click(lambda _: self._click_detach())
-        # (the task's buttons, on the header's line, at its right end: a form's buttons are
-        # under its fields, far from them)
-        self.actions = widgets.HBox([self.cancel_button, self.detach_button],
-                                    layout=widgets.Layout(margin="0 0 0 auto", flex="0 0 auto"),
-                                    _dom_classes=("nb-elicit-task-actions",))
+        self.buttons = TaskButtons(kit, lambda: self.ended, self._say)
+        self.cancel_button = self.buttons.cancel_button
+        self.detach_button = self.buttons.detach_button
+        self.actions = self.buttons.actions
         head = widgets.HBox([self.header, self.actions],
                             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
                             _dom_classes=("nb-elicit-task-head",))
@@ -188,19 +176,16 @@ class TaskCard(widgets.VBox):
             layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
                                   padding="2px 0 2px 10px", margin="4px 0"),
             _dom_classes=("nb-elicit-task-card",))
-        self._tick_soon()
+        self.ticker.start()
 
     def _html(self, value: str, css_class: str) -> widgets.HTML:
         return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML),
                             _dom_classes=(css_class,))
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            status = self.timeline.status
-            word = status_word(status) if status is not None else "…"
-            bundle["text/plain"] = f"[{self.server} · {self.tool}: {self._id_text()}, {word}]"
-        return bundle
+    def plain_text(self) -> str:
+        status = self.timeline.status
+        word = status_word(status) if status is not None else "…"
+        return f"[{self.server} · {self.tool}: {id_text(self.task_id, self.shape_label)}, {word}]"
 
     @property
     def started(self) -> float:
@@ -213,10 +198,10 @@ class TaskCard(widgets.VBox):
         return self.start.dated
 
     def show_asked(self, asked_in) -> None:
-        """The questions asked inside the task show in ``asked_in`` (the call's view): its box
+        """The questions asked inside the task show in ``asked_in`` (the call's log): its box
         goes in :attr:`forms`; it tells how many things it has shown (``told_count()``) and
-        the messages of the questions that wait for an answer (``open_messages()``), and says
-        when those change (:meth:`asked_changed`)."""
+        the messages of the questions that wait for an answer (``open_messages()``); the call's
+        view says when those change (:meth:`asked_changed`)."""
         self._asked_in = asked_in
         self.forms.children = (asked_in.asked_box,)
 
@@ -242,7 +227,7 @@ class TaskCard(widgets.VBox):
         if state.status in STATUSES:
             self.start.date(state)  # (or its run did: the start is one, see TaskRun)
         self._tick()  # (at once: no clock shows the card's own age first)
-        now, wall = self._ended_at(state)
+        now, wall = ended_at(state, self.timeline, self.start)
         mark, latest = self._mark(), self.timeline.latest
         if state.status == "input_required" and latest is not None:
             # (the status that says the task waits for the questions goes before them, even
@@ -257,9 +242,10 @@ class TaskCard(widgets.VBox):
         latest = self.timeline.latest
         if latest is not None:
             self.badge.value = badge_html(latest.status)
-            self.id_line.value = self._id_html(latest.status)
+            self.id_line.value = id_html(self.task_id, self.shape_label, latest.status)
             self._show_message()
-        self._tick_soon()
+        if not self.ended:
+            self.ticker.start()
         return None
 
     def _show_message(self) -> None:
@@ -277,21 +263,6 @@ class TaskCard(widgets.VBox):
             message = None  # (a "Done" next to the badge "Done": said once)
         detail = " · ".join(part for part in (message, latest.error) if part)
         self.message.value = text_html(visible(detail)) if detail else ""
-
-    def _ended_at(self, state: TaskState) -> tuple[float | None, float | None]:
-        """When a final ``state`` came, on the card's clocks: when the server says it ended
-        (its ``lastUpdatedAt``, from its ``createdAt``), not when it was seen, which may be a
-        poll, or an attach, later; never before the status shown last, nor after now. (None,
-        None): now."""
-        if not state.terminal or not self.dated:
-            return None, None
-        created, updated = parse_instant(state.created_at), parse_instant(state.last_updated_at)
-        if created is None or updated is None or not 0 <= updated - created <= MAX_AGE:
-            return None, None
-        latest, mono, wall = self.timeline.latest, time.monotonic(), time.time()
-        floor = latest.at if latest is not None else self.started
-        at = min(mono, max(floor, self.started + (updated - created)))
-        return at, wall - (mono - at)
 
     @property
     def notices(self) -> list[Notice]:
@@ -334,27 +305,16 @@ class TaskCard(widgets.VBox):
         self.notice_line.value = notice_html(shown or text, kind)
         self.notice_line.layout.display = None
 
-    # -- the buttons ----------------------------------------------------------------------
+    # -- the buttons (see :mod:`.task_buttons`) ---------------------------------------------
 
     def on_cancel(self, callback: Callable[[], object]) -> None:
         """Call ``callback()`` when the person clicks **Cancel task** (once per click, on the thread
         that handles the click: not always the event loop's)."""
-        self._cancel_callbacks.append(callback)
+        self.buttons.on_cancel(callback)
 
     def on_detach(self, callback: Callable[[], object]) -> None:
         """Call ``callback()`` when the person clicks **Detach** (once per click)."""
-        self._detach_callbacks.append(callback)
-
-    def _click_cancel(self) -> None:
-        with self._lock:  # (a click may be handled on another thread)
-            if self._cancelling or self.ended:
-                return
-            self._cancelling = True
-        self.cancel_button.disabled = True
-        self._say(t("task_cancel_sent"), passing=True)
-        failure = _call_all(self._cancel_callbacks)
-        if failure is not None:
-            self.cancel_failed(t("task_click_failed", error=failure))
+        self.buttons.on_detach(callback)
 
     def cancel_confirmed(self, state: TaskState) -> None:
         """The server accepted the cancel; a final ``state`` ends the card."""
@@ -368,25 +328,7 @@ class TaskCard(widgets.VBox):
 
     def cancel_failed(self, reason: str) -> None:
         """The cancel did not go through: say why, and offer **Cancel task** again."""
-        with self._lock:
-            self._cancelling = False
-        if not self.ended:
-            text = t("task_cancel_failed", reason=shorten(str(reason), TEXT_LIMIT, one_line=True))
-            self.cancel_button.disabled = False
-            self._say(text)
-
-    def _click_detach(self) -> None:
-        with self._lock:
-            if self._detaching or self.ended:
-                return
-            self._detaching = True
-        self.detach_button.disabled = True
-        failure = _call_all(self._detach_callbacks)
-        if failure is not None:
-            with self._lock:
-                self._detaching = False
-            self.detach_button.disabled = False
-            self._say(t("task_detach_failed", reason=t("task_click_failed", error=failure)))
+        self.buttons.cancel_failed(reason)
 
     def detached(self, hint: str) -> None:
         """The card follows the task no more; it keeps running on the server. ``hint`` says how to
@@ -409,27 +351,12 @@ class TaskCard(widgets.VBox):
             self._stop()
             if self.progress is not None and (self.timeline.status or state.status) == "completed":
                 self.progress.done()
-            self._say(self._end_text(state))
+            self._say(end_text(self.timeline, state, self._cancel_confirmed))
         if result_text:  # (kept, not shown: the call's view shows the result, once)
             self.result_text = shorten(str(result_text), RESULT_LIMIT, at_word=True)
 
-    def _end_text(self, state: TaskState) -> str:
-        status = self.timeline.status or shorten(str(state.status), 40, one_line=True)
-        took = duration(self.timeline.took())
-        latest = self.timeline.latest
-        error = latest.error if latest is not None else state.error
-        if status == "completed":
-            return t("task_ended_completed", time=took)
-        if status == "failed":
-            return (t("task_ended_failed_error", time=took, error=error) if error else
-                    t("task_ended_failed", time=took))
-        if status == "cancelled":
-            return t("task_ended_cancel_confirmed" if self._cancel_confirmed else
-                     "task_ended_cancelled", time=took)
-        return t("task_ended_other", time=took, status=status_word(status))
-
     def _stop(self) -> None:
-        self._stop_ticking()
+        self.ticker.stop()
         self.actions.layout.display = "none"
         self.elapsed.layout.display = "none"
 
@@ -450,53 +377,18 @@ class TaskCard(widgets.VBox):
         return f'<div role="status" aria-live="polite">{inner}</div>'
 
     def close(self) -> None:
-        self._stop_ticking()
+        self.ticker.stop()
         super().close()
 
     # -- the clock --------------------------------------------------------------------------
 
-    def _id_html(self, status: str | None) -> str:
-        """The task's short id (its first :data:`SHORT_ID` characters), then a details line
-        with the whole id (selected whole by a click, to copy), the protocol's shape of tasks
-        and ``status`` as the protocol names it (protocol words, kept out of the header and
-        the badge)."""
-        whole = shorten(str(self.task_id), WHOLE_ID_LIMIT, one_line=True)
-        short = short_id(str(self.task_id))
-        shape = shorten(str(self.shape_label), ID_LIMIT, one_line=True)
-        copy = "user-select: all; font-family: var(--jp-code-font-family)"
-        word = shorten(str(status), ID_LIMIT, one_line=True)
-        said = ("" if status is None else
-                f'<div>{_e(t("task_protocol_status", status=word))}</div>')
-        return (f'<div style="{_MUTED}">{_e(t("task_short_id", id=short))}</div>'
-                f'<details style="{_MUTED}"><summary style="cursor: pointer">'
-                f'{_e(t("task_details"))}</summary>'
-                f'<div>{_e(t("task_whole_id"))} <span style="{copy}">{_e(whole)}</span></div>'
-                f'<div>{_e(t("task_protocol", shape=shape))}</div>{said}</details>')
-
-    def _id_text(self) -> str:
-        return t("task_id_line", id=shorten(str(self.task_id), ID_LIMIT, one_line=True),
-                 shape=shorten(str(self.shape_label), ID_LIMIT, one_line=True))
-
-    def _elapsed_html(self) -> str:
-        text = t("task_running", time=duration(self.timeline.elapsed()))
-        return f'<span style="{_MUTED}">{_e(text)}</span>'
-
-    def _tick_soon(self) -> None:
-        """Tick on the running event loop, if there is one, until the card ends."""
-        if self._ticker is None and not self.ended:
-            self._ticker = subscribe(self._tick)
-
     def _tick(self) -> None:
-        self.elapsed.value = self._elapsed_html()
-
-    def _stop_ticking(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
+        self.elapsed.value = elapsed_html(self.timeline.elapsed())
 
     @property
     def ticking(self) -> bool:
-        return self._ticker is not None
+        """Whether the card's clock ticks (see :attr:`ticker`)."""
+        return self.ticker.ticking
 
     # -- the transcript it leaves -----------------------------------------------------------
 
@@ -511,53 +403,115 @@ class TaskCard(widgets.VBox):
         clock time and the task's age then, the notices, and what the card said (cancel,
         detach, how it ended). A final status and the line that says how the task ended are
         one line ("14:02:07 Completed after 10 s."). The result is the call's to tell."""
-        said = list(self._said)
-        ending = said[-1] if self._finished and said else None
-        events: list[tuple[float, int, str]] = []
-        entries = self.timeline.entries
-        for index, entry in enumerate(entries):
-            last = index == len(entries) - 1
-            if last and ending is not None and entry.status in TERMINAL:
-                text, at, mark = ending
-                before = entries[index - 1].message if index else None
-                # (the server's message, if it said something new with the final status)
-                detail = (entry.message if entry.message and entry.message != before
-                          and entry.message not in text else "")
-                clock = self.timeline.clock_time(entry)
-                events.append((entry.at, entry.mark,
-                               f"  {clock} {text}" + (f" — {detail}" if detail else "")))
-                said.pop()
-                ending = None
-                continue
-            events.append((entry.at, entry.mark, "  " + self.timeline.entry_line(entry, True)))
-            if index == 0 and self.timeline.omitted:
-                events.append((entry.at, entry.mark,
-                               "  " + t("task_omitted", n=self.timeline.omitted)))
-        for notice, at, mark in self._noticed:
-            events.append((at, mark, f"  {t('notice_' + notice.kind)} {notice.text}"))
-        events += [(at, mark, text) for text, at, mark in said]
-        events.sort(key=lambda event: (event[1], event[0]))
-        lines = [(0, self._id_text()), *((mark, text) for _, mark, text in events)]
+        lines = [(0, id_text(self.task_id, self.shape_label)),
+                 *_events(self.timeline, self._said, self._noticed, self._finished)]
         if self.notice_count > len(self._noticed):
             more = t("task_notices_more", n=self.notice_count - len(self._noticed))
             lines.append((lines[-1][0], "  " + more))
         return lines
 
 
-def _call_all(callbacks: list[Callable[[], object]]) -> str | None:
-    """Call each callback; the kind of the first failure (printed), or None. A failing
-    callback stops no other."""
-    failure = None
-    for callback in list(callbacks):
-        try:
-            callback()
-        except Exception as exc:  # noqa: BLE001 - reported on the card
-            failure = failure or type(exc).__name__
-            traceback.print_exc()
-    return failure
+
+def _events(timeline: TaskTimeline, said: Iterable[_Told],
+            noticed: list[_Told], finished: bool) -> list[tuple[int, str]]:
+    """The lines of a card's transcript after its id (see :meth:`TaskCard.transcript_marked`),
+    each with its mark, in order: the statuses of ``timeline``, the ``noticed`` notices and the
+    lines ``said``; the last said joins a final status when the task ``finished``."""
+    said = list(said)
+    ending = said[-1] if finished and said else None
+    events: list[tuple[float, int, str]] = []
+    entries = timeline.entries
+    for index, entry in enumerate(entries):
+        last = index == len(entries) - 1
+        if last and ending is not None and entry.status in TERMINAL:
+            text, at, mark = ending
+            before = entries[index - 1].message if index else None
+            # (the server's message, if it said something new with the final status)
+            detail = (entry.message if entry.message and entry.message != before
+                      and entry.message not in text else "")
+            clock = timeline.clock_time(entry)
+            events.append((entry.at, entry.mark,
+                           f"  {clock} {text}" + (f" — {detail}" if detail else "")))
+            said.pop()
+            ending = None
+            continue
+        events.append((entry.at, entry.mark, "  " + timeline.entry_line(entry, True)))
+        if index == 0 and timeline.omitted:
+            events.append((entry.at, entry.mark,
+                           "  " + t("task_omitted", n=timeline.omitted)))
+    for notice, at, mark in noticed:
+        events.append((at, mark, f"  {t('notice_' + notice.kind)} {notice.text}"))
+    events += [(at, mark, text) for text, at, mark in said]
+    events.sort(key=lambda event: (event[1], event[0]))
+    return [(mark, text) for _, mark, text in events]
 
 
 def _e(value: object) -> str:
     """``value`` as escaped text, its invisible characters as escapes (a server's id, status,
     tool or message: see :func:`~nb_elicit._core.text.visible`)."""
     return html.escape(visible(str(value)))
+
+
+def id_html(task_id: object, shape_label: object, status: str | None) -> str:
+    """A card's id line: the task's short id (its first :data:`SHORT_ID` characters), then a
+    details line with the whole id (selected whole by a click, to copy), the protocol's shape
+    of tasks and ``status`` as the protocol names it (protocol words, kept out of the header
+    and the badge)."""
+    whole = shorten(str(task_id), WHOLE_ID_LIMIT, one_line=True)
+    short = short_id(str(task_id))
+    shape = shorten(str(shape_label), ID_LIMIT, one_line=True)
+    copy = "user-select: all; font-family: var(--jp-code-font-family)"
+    word = shorten(str(status), ID_LIMIT, one_line=True)
+    said = ("" if status is None else
+            f'<div>{_e(t("task_protocol_status", status=word))}</div>')
+    return (f'<div style="{_MUTED}">{_e(t("task_short_id", id=short))}</div>'
+            f'<details style="{_MUTED}"><summary style="cursor: pointer">'
+            f'{_e(t("task_details"))}</summary>'
+            f'<div>{_e(t("task_whole_id"))} <span style="{copy}">{_e(whole)}</span></div>'
+            f'<div>{_e(t("task_protocol", shape=shape))}</div>{said}</details>')
+
+
+def id_text(task_id: object, shape_label: object) -> str:
+    """The task's id and shape as the transcript's first line and the plain text tell them."""
+    return t("task_id_line", id=shorten(str(task_id), ID_LIMIT, one_line=True),
+             shape=shorten(str(shape_label), ID_LIMIT, one_line=True))
+
+
+def elapsed_html(seconds: float) -> str:
+    """The card's clock: how long ago the task started, muted."""
+    text = t("task_running", time=duration(seconds))
+    return f'<span style="{_MUTED}">{_e(text)}</span>'
+
+
+def ended_at(state: TaskState, timeline: TaskTimeline,
+             start: TaskStart) -> tuple[float | None, float | None]:
+    """When a final ``state`` came, on the card's clocks: when the server says it ended
+    (its ``lastUpdatedAt``, from its ``createdAt``), not when it was seen, which may be a
+    poll, or an attach, later; never before the status shown last, nor after now. (None,
+    None): now."""
+    if not state.terminal or not start.dated:
+        return None, None
+    created, updated = parse_instant(state.created_at), parse_instant(state.last_updated_at)
+    if created is None or updated is None or not 0 <= updated - created <= MAX_AGE:
+        return None, None
+    latest, mono, wall = timeline.latest, time.monotonic(), time.time()
+    floor = latest.at if latest is not None else start.mono
+    at = min(mono, max(floor, start.mono + (updated - created)))
+    return at, wall - (mono - at)
+
+
+def end_text(timeline: TaskTimeline, state: TaskState, cancel_confirmed: bool) -> str:
+    """The card's line that says how its task ended (``state``, or the status shown last)."""
+    status = timeline.status or shorten(str(state.status), 40, one_line=True)
+    took = duration(timeline.took())
+    latest = timeline.latest
+    error = latest.error if latest is not None else state.error
+    if status == "completed":
+        return t("task_ended_completed", time=took)
+    if status == "failed":
+        return (t("task_ended_failed_error", time=took, error=error) if error else
+                t("task_ended_failed", time=took))
+    if status == "cancelled":
+        return t("task_ended_cancel_confirmed" if cancel_confirmed else
+                 "task_ended_cancelled", time=took)
+    return t("task_ended_other", time=took, status=status_word(status))
