@@ -35,14 +35,13 @@ from .._core.errors import (
     SchemaError,
     ServerDisconnected,
     ServerError,
-    SignInError,
 )
 from .._core.tasks import TaskShape
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .auth import SignInFlow, SigningClient, oauth_provider
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import describe, map_request_errors, request_of
+from .errors import connect_error, map_request_errors, request_of
 from .sdk_patches import (
     TASKS_VERSION,
     TaskAwareClient,
@@ -85,8 +84,6 @@ class ServerSession:
         self.target = target
         #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
         self.auth = auth
-        #: Why the last request failed to sign in (the transport only says "error").
-        self._auth_failure: SignInError | None = None
         self.era = Era(era)
         self._handler = handler
         self._on_complete = on_complete
@@ -298,8 +295,7 @@ class ServerSession:
     async def _request(self, method, *args, answer_to: str | None = None):
         """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
         request in the line of an answer that does not fit the protocol."""
-        self._auth_failure = None
-        with map_request_errors(answer_to, self._take_auth_failure, self._went_away):
+        with map_request_errors(answer_to, self._went_away):
             return await method(*args)
 
     def _went_away(self) -> None:
@@ -323,7 +319,7 @@ class ServerSession:
                 transport = sse_client(self.target.url, headers=self.target.headers,
                                        timeout=30, sse_read_timeout=None)
             elif isinstance(self.target, HttpTarget):
-                http = SigningClient(self, self.target.url, headers=self.target.headers,
+                http = SigningClient(self.auth, self.target.url, headers=self.target.headers,
                                       timeout=httpx2.Timeout(30, read=None),
                                       auth=oauth_provider(self.target.url, self.auth))
                 transport = streamable_http_client(self.target.url, http_client=http)
@@ -346,7 +342,7 @@ class ServerSession:
                 await self._stop.wait()
         except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`
             if not ready.done():
-                ready.set_exception(self._take_auth_failure() or ConnectError(describe(exc)))
+                ready.set_exception(connect_error(exc))
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
@@ -398,15 +394,6 @@ class ServerSession:
             raise ServerError(INTERNAL_ERROR, f"{task.tool} runs as a task, and nothing follows "
                                               "tasks on this session")
         return await self._on_task(task)
-
-    def record_auth_failure(self, error: SignInError) -> None:
-        """Why the current request failed to sign in (its HTTP client knows; the transport
-        says only "error"): raised for the request instead of what the SDK says."""
-        self._auth_failure = error
-
-    def _take_auth_failure(self) -> SignInError | None:
-        failure, self._auth_failure = self._auth_failure, None
-        return failure
 
     def _stdio_transport(self):
         command, *args = self.target.command
