@@ -2,9 +2,9 @@
 HTTP+SSE, in one protocol era (:class:`~.era.Era`).
 
 A session keeps its SDK ``Client`` open inside a task of its own, because the SDK's task groups
-must be entered and left by the same task, while calls come from notebook cells. Elicitation
-requests reach the handler given to :meth:`ServerSession.open`; whatever it raises is turned
-into a JSON-RPC error here, and only here.
+must be entered and left by the same task, while calls come from notebook cells. What its
+server asks of the client, and what the client must hear of it, goes to the
+:class:`~.server_requests.ServerRequests` it was made with (its connection's).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import IO
 
 import httpx2
@@ -24,39 +24,35 @@ from mcp.client.extension import advertise
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+from mcp_types import REQUEST_TIMEOUT
 
-from .._core.answer import Answer
 from .._core.apps import APP_MIME
 from .._core.apps import EXTENSION as APPS_EXTENSION
 from .._core.errors import (
     ConnectError,
-    InvalidRequest,
-    SchemaError,
     ServerDisconnected,
     ServerError,
 )
 from .._core.tasks import TaskShape
-from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
-from .auth import SignInFlow, SigningClient, oauth_provider
+from .._core.types import HttpTarget, SseTarget, StdioTarget, ToolResult
+from .auth import SigningClient, oauth_provider
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import connect_error, map_request_errors, request_of
+from .errors import connect_error, map_request_errors
 from .sdk_patches import (
     TASKS_VERSION,
     TaskAwareClient,
     ends_with_its_stream,
     results_wait_for_jsonschema,
 )
+from .server_requests import Listener, ServerRequests
 from .tasks import (
     TTL_MS,
     RemoteTask,
-    TaskFollower,
     TasksExtension,
     attach_extension,
     attach_legacy,
     legacy_task,
-    related_task_of,
     tool_result_of,
 )
 
@@ -67,29 +63,21 @@ __all__ = ["ServerSession"]
 # still receives it).
 logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
 
-ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
-CompleteHandler = Callable[[str], None]
 ProgressHandler = Callable[[float, "float | None", "str | None"], None]
-EndHandler = Callable[[], None]
 
-#: Protocol versions that have no URL mode (a client on them cannot have declared it).
-_FORM_ONLY_VERSIONS = ("2025-06-18",)
+
 class ServerSession:
-    """One open SDK client to one server, in one protocol era (:class:`Era`)."""
+    """One open SDK client to one server, in one protocol era (:class:`Era`); what the server
+    asks and says goes to ``requests`` (:class:`ServerRequests`)."""
 
-    def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
-                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None, auth: SignInFlow | None = None,
-                 on_task: TaskFollower | None = None):
+    def __init__(self, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
+                 errlog: IO[str] | None = None):
         self.target = target
-        #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
-        self.auth = auth
         self.era = Era(era)
-        self._handler = handler
-        self._on_complete = on_complete
-        self._on_end = on_end
+        self._requests = requests
         self._errlog = errlog
-        self._on_task = on_task
+        #: The SDK's callbacks: the server's elicitations and notifications, passed on.
+        self._listener = Listener(requests, lambda: self.protocol_version, self.tools_changed)
         #: Each tool's ``execution.taskSupport`` (2025-11-25), as the last listing said.
         self._task_support: dict[str, str] = {}
         #: Each tool as the last listing showed it (its ``_meta`` names its app, if any).
@@ -113,20 +101,12 @@ class ServerSession:
         self.lost = False
 
     @classmethod
-    async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
-                   errlog: IO[str] | None = None,
-                   on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None, auth: SignInFlow | None = None,
-                   on_task: TaskFollower | None = None) -> ServerSession:
-        """Start the server (or reach it) and finish the handshake.
-
-        ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
-        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended;
-        ``auth`` (a :class:`~nb_elicit._runtime.signin.SignIn`) signs in to an HTTP server
-        that asks for it; ``on_task(task)`` follows a call the server runs as a task
-        (:class:`~.tasks.RemoteTask`) and returns its result.
-        """
-        session = cls(target, era, handler, errlog, on_complete, on_end, auth, on_task)
+    async def open(cls, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
+                   errlog: IO[str] | None = None) -> ServerSession:
+        """Start the server (or reach it) and finish the handshake; a stdio server's stderr
+        goes to ``errlog``. A sign-in that failed on the way is raised as its
+        :class:`~nb_elicit.SignInError`, any other failure as one :class:`ConnectError`."""
+        session = cls(target, era, requests, errlog)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
@@ -159,8 +139,8 @@ class ServerSession:
         """Call a tool; ``on_progress(progress, total, message)`` hears its progress.
 
         A tool the server may run as a task (2025-11-25: its ``taskSupport``; 2026-07-28: the
-        server's choice) is followed by ``on_task`` to its end; ``task=False`` calls a tool
-        whose task support is optional without one."""
+        server's choice) is followed to its end by the requests' ``follow``; ``task=False``
+        calls a tool whose task support is optional without one."""
         progress = None
         if on_progress is not None:
             async def progress(value: float, total: float | None, message: str | None) -> None:
@@ -308,8 +288,7 @@ class ServerSession:
             return
         self.lost = True
         self.ended.set()
-        if self._on_end is not None:
-            self._on_end()
+        self._requests.ended()
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
@@ -319,17 +298,18 @@ class ServerSession:
                 transport = sse_client(self.target.url, headers=self.target.headers,
                                        timeout=30, sse_read_timeout=None)
             elif isinstance(self.target, HttpTarget):
-                http = SigningClient(self.auth, self.target.url, headers=self.target.headers,
-                                      timeout=httpx2.Timeout(30, read=None),
-                                      auth=oauth_provider(self.target.url, self.auth))
+                sign_in = self._requests.sign_in
+                http = SigningClient(sign_in, self.target.url, headers=self.target.headers,
+                                     timeout=httpx2.Timeout(30, read=None),
+                                     auth=oauth_provider(self.target.url, sign_in))
                 transport = streamable_http_client(self.target.url, http_client=http)
             else:
                 transport = self._stdio_transport()
             transport = ends_with_its_stream(transport, self._end)
             async with TaskAwareClient(transport, mode=self.era.value,
-                                        elicitation_callback=self._on_elicit,
-                                        message_handler=self._on_message,
-                                        extensions=[TasksExtension(self, self._follow),
+                                        elicitation_callback=self._listener.elicitation,
+                                        message_handler=self._listener.message,
+                                        extensions=[TasksExtension(self, self._requests.follow),
                                                     advertise(APPS_EXTENSION,
                                                               {"mimeTypes": [APP_MIME]})],
                                         client_tasks=self._client_tasks) as client:
@@ -382,18 +362,9 @@ class ServerSession:
             if not result.is_error:
                 await self.validate_tool_result(name, result)
             return result
-        return await self._follow_raw(legacy_task(self, name, raw))
-
-    async def _follow_raw(self, task: RemoteTask) -> types.CallToolResult:
-        result = await self._follow(task)
+        result = await self._requests.follow(legacy_task(self, name, raw))
         return types.CallToolResult(content=result.content, structured_content=result.structured,
                                     is_error=result.is_error)
-
-    async def _follow(self, task: RemoteTask) -> ToolResult:
-        if self._on_task is None:
-            raise ServerError(INTERNAL_ERROR, f"{task.tool} runs as a task, and nothing follows "
-                                              "tasks on this session")
-        return await self._on_task(task)
 
     def _stdio_transport(self):
         command, *args = self.target.command
@@ -401,33 +372,11 @@ class ServerSession:
                                        cwd=self.target.cwd)
         return stdio_client(params, errlog=self._errlog) if self._errlog else stdio_client(params)
 
-    async def _on_message(self, message) -> None:
-        if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
-            self._on_complete(message.params.elicitation_id)
-        elif isinstance(message, types.ToolListChangedNotification):
-            self.tools_changed()
-
     def tools_changed(self) -> None:
         """The server's tool list changed: the next :meth:`listed_tool` lists it again."""
         self._tools = {}
         self._task_support = {}
         self._listed = False
-
-    async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
-        """The single place where what the handler raises becomes a JSON-RPC error."""
-        request = request_of(params, related_task=related_task_of(
-            getattr(context, "meta", None)) or related_task_of(getattr(params, "meta", None)))
-        if request.mode == "url" and self.protocol_version in _FORM_ONLY_VERSIONS:
-            return types.ErrorData(code=INVALID_PARAMS, message=(
-                f"URL mode does not exist in protocol {self.protocol_version}, so nb_elicit "
-                "did not declare it"))
-        try:
-            answer = await self._handler(request)
-        except (SchemaError, InvalidRequest) as exc:
-            return types.ErrorData(code=INVALID_PARAMS, message=str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
-            return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
-        return types.ElicitResult(**answer.to_result())
 
 
 def _task_of_its_own(coro, name: str) -> asyncio.Task:
