@@ -24,8 +24,8 @@ class ClientRequests:
     out (:meth:`_request`). A request that finds the server gone marks the session
     :attr:`lost`."""
 
-    #: The open client (None: not yet, or no more).
-    _client: Client | None = None
+    #: The open client (None: not yet; closed: see :attr:`closed`).
+    _client: Client | None
     #: The client has ended (closed, or its server exited).
     closed: bool = False
     #: A request found the server gone; the client may still be winding down.

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO
 
 import mcp_types as types
+from mcp import Client
 from mcp.client.extension import advertise
 from mcp_types import REQUEST_TIMEOUT
 
@@ -51,6 +52,12 @@ from .transports import transport_to
 
 __all__ = ["ServerSession"]
 
+# (Keep mcp_types first, then the SDK's package, then its modules: %load_ext imports this
+# module on a thread of its own while the cell that loaded it may import the SDK too, and two
+# threads importing the SDK at once can deadlock on its module locks, which Python breaks by
+# handing one a half-imported module. This order leaves the cell's import the time to finish
+# first; a module of the SDK imported first here did not (tests/test_hooks_kernel.py).)
+
 # The SDK logs an OAuth failure with its traceback; with no logging configured Python would
 # print it into the cell. nb_elicit reports it as one line instead (a configured handler
 # still receives it).
@@ -76,6 +83,7 @@ class ServerSession(ClientRequests):
         self._listener = Listener(requests, lambda: self.protocol_version, self._tools.changed)
         #: The server's forms that run as our tasks.
         self._client_tasks = ClientTasks()
+        self._client: Client | None = None
         #: What the handshake said (kept: the SDK's client refuses to tell once it is closed).
         self._about: tuple[str | None, str | None, str | None] = (None, None, None)
         self._stop = asyncio.Event()
