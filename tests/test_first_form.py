@@ -148,10 +148,17 @@ async def ticks():
         seen["turns"] += 1
         await asyncio.sleep(0.005)
 
+class Nobody:  # (the session's ServerRequests: "hello" asks nothing, runs no task)
+    sign_in = None
+    def completed(self, elicitation_id): pass
+    def ended(self): pass
+    async def elicit(self, request): raise AssertionError(request)
+    async def follow(self, task): raise AssertionError(task)
+
 async def main():
     ticker = asyncio.create_task(ticks())
     session = await ServerSession.open(StdioTarget((sys.executable, "-m", "nb_elicit.demo")),
-                                       Era.HANDSHAKE, None)
+                                       Era.HANDSHAKE, Nobody())
     before = "jsonschema" in sys.modules
     first = await session.call_tool("hello", {"name": "Ada"})
     turns_at_end = seen["turns"]

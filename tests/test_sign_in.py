@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -35,6 +36,9 @@ from nb_elicit._runtime.kernel_compat import walk_widgets
 from nb_elicit._runtime.loopback import LoopbackCallback
 from nb_elicit._ui.link_button import LinkButton
 from nb_elicit._ui.signin_card import SignInCard
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup
 
 AUTH_URL = ("https://auth.example.com/authorize?response_type=code&client_id=abc"
             "&state=S1&code_challenge=x&code_challenge_method=S256")
@@ -497,6 +501,67 @@ def test_auth_off_says_the_server_asks_for_sign_in(demo_with_sign_in):
 
     error = drive(scenario)
     assert "asks for sign-in (401)" in str(error) and "auth is off" in str(error)
+
+
+def test_a_failed_sign_in_is_the_answer_to_the_request_that_met_it():
+    """The HTTP client answers the request itself with the failure (a JSON-RPC error the
+    transport passes on to that request), which the error table raises as the SignInError:
+    no other request can take it for its own."""
+    from mcp import MCPError
+    from mcp_types import ErrorData
+
+    from nb_elicit._mcp.auth import SigningClient
+    from nb_elicit._mcp.errors import from_mcp_error
+
+    def server(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(401, headers={"www-authenticate": 'Bearer realm="x"'},
+                               text="sign in first")
+
+    async def post() -> httpx2.Response:
+        async with SigningClient(None, "http://127.0.0.1:9/mcp",
+                                 transport=httpx2.MockTransport(server)) as client:
+            return await client.post("http://127.0.0.1:9/mcp", json={"jsonrpc": "2.0"})
+
+    response = asyncio.run(post())
+    assert response.status_code == 401
+    error = from_mcp_error(MCPError.from_error_data(ErrorData(**response.json()["error"])))
+    assert isinstance(error, SignInError) and error.step == "config"
+    assert "asks for sign-in (401)" in str(error) and "auth is off" in str(error)
+
+
+def test_a_servers_own_error_cannot_pass_for_a_failed_sign_in():
+    from mcp import MCPError
+    from mcp_types import ErrorData
+
+    from nb_elicit._mcp.errors import from_mcp_error, sign_in_failed
+
+    made = sign_in_failed(SignInError("could not sign in to x: cancelled", "cancelled"))
+    forged = {**made, "data": {key: {**mark, "key": "guessed"}
+                               for key, mark in made["data"].items()}}
+    error = from_mcp_error(MCPError.from_error_data(ErrorData(**forged)))
+    assert not isinstance(error, SignInError)
+    assert isinstance(from_mcp_error(MCPError.from_error_data(ErrorData(**made))), SignInError)
+
+
+def test_a_connect_says_the_sign_in_that_failed_wherever_the_sdk_wrapped_it():
+    from mcp import MCPError
+    from mcp_types import ErrorData
+
+    from nb_elicit._mcp.errors import connect_error, sign_in_failed
+
+    failed = MCPError.from_error_data(ErrorData(**sign_in_failed(
+        SignInError("could not sign in to x: the person cancelled", "cancelled"))))
+    try:
+        try:
+            raise failed
+        except MCPError:
+            raise RuntimeError("the handshake failed") from None  # (still its __context__)
+    except RuntimeError as wrapped:
+        group = BaseExceptionGroup("task group", [OSError("closed"), wrapped])
+    error = connect_error(group)
+    assert isinstance(error, SignInError) and error.step == "cancelled"
+    assert str(error) == "could not sign in to x: the person cancelled"
+    assert type(connect_error(OSError("refused"))) is ConnectError
 
 
 def test_the_client_metadata_document_is_valid_json_with_a_url_client_id():

@@ -243,15 +243,16 @@ def test_a_url_request_on_a_protocol_without_url_mode_gets_invalid_params():
     """On 2025-06-18 nb_elicit cannot have declared URL mode, so such a request is refused."""
     import mcp_types as types
 
-    from nb_elicit._mcp import Era, ServerSession, StdioTarget
+    from nb_elicit._mcp.server_requests import Listener
 
-    async def never(request):  # pragma: no cover - must not be reached
-        raise AssertionError("the handler must not see an undeclared mode")
+    class Connection:  # (what the session's ServerRequests would be)
+        async def elicit(self, request):  # pragma: no cover - must not be reached
+            raise AssertionError("the handler must not see an undeclared mode")
 
-    session = ServerSession(StdioTarget(("x",)), Era.HANDSHAKE, never)
-    session._about = ("2025-06-18", None, None)  # (what the handshake said: see ServerSession)
+    # (the protocol version as the handshake said it)
+    listener = Listener(Connection(), lambda: "2025-06-18", lambda: None)
     params = types.ElicitRequestURLParams(message="m", url="https://a.example",
                                           elicitation_id="1")
-    error = asyncio.run(session._on_elicit(None, params))
+    error = asyncio.run(listener.elicitation(None, params))
     assert isinstance(error, types.ErrorData) and error.code == -32602
     assert "2025-06-18" in error.message

@@ -5,7 +5,9 @@ Everything above it speaks in plain Python: targets, :class:`ElicitationRequest`
 changes its API, this package is what changes:
 
 - :mod:`.session`: :class:`ServerSession`, one SDK ``Client`` on one transport, in one
-  protocol era (:class:`Era`);
+  protocol era (:class:`Era`), made with its connection's :class:`ServerRequests`
+  (:mod:`.server_requests`: what the server asks of the client, and what the client must
+  hear);
 - :mod:`.auth`: signing in, with the SDK's OAuth 2.1 providers over nb_elicit's token store;
 - :mod:`.errors`: the one table that turns the SDK's and the transports' failures into
   nb_elicit's exceptions;
@@ -18,7 +20,8 @@ from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget
 
 # The SDK is imported with the first of these, not with the package: `%load_ext nb_elicit` can
 # set up :mod:`.every_session` without the second the SDK takes to import.
-_LAZY = {"Era": ".era", "needs_other_era": ".errors", "ServerSession": ".session"}
+_LAZY = {"Era": ".era", "needs_other_era": ".errors", "ServerRequests": ".server_requests",
+         "ServerSession": ".session"}
 
 
 def __getattr__(name: str):
@@ -31,5 +34,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerSession", "SseTarget", "StdioTarget",
-           "ToolResult", "needs_other_era"]
+__all__ = ["ElicitationRequest", "Era", "HttpTarget", "ServerRequests", "ServerSession",
+           "SseTarget", "StdioTarget", "ToolResult", "needs_other_era"]

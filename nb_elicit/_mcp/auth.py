@@ -1,9 +1,8 @@
 """Signing in (MCP authorization): the SDK's OAuth 2.1 providers over nb_elicit's token store.
 
 A :class:`SigningClient` is a session's HTTP client: the SDK's provider as its ``auth``, and a
-sign-in that fails turned into one line (:class:`~nb_elicit.SignInError`) that the session
-raises for the request that met it. It knows the session only as a :class:`SigningSession`,
-and the connection's sign-in only as a :class:`SignInFlow`.
+sign-in that fails turned into one line (:class:`~nb_elicit.SignInError`) that answers the
+request that met it. It knows the connection's sign-in only as a :class:`SignInFlow`.
 
 Every request a sign-in makes (discovery, registration, token, refresh) and every request that
 carries its token goes over https, or http to this machine only (:class:`_HttpsOnly`, the one
@@ -34,18 +33,18 @@ from mcp.shared.auth import (
     OAuthToken,
     ProtectedResourceMetadata,
 )
-from mcp_types import INTERNAL_ERROR
 
 from .._core.auth import challenge_param, is_bearer, sign_in_error
 from .._core.errors import SignInError
 from .._core.secrets import redact_url
 from .._core.url import https_or_loopback
+from .errors import sign_in_failed
 
 if TYPE_CHECKING:
     from .._core.auth import AuthConfig
     from .._core.tokens import TokenStore
 
-__all__ = ["SignInFlow", "SigningClient", "SigningSession", "oauth_provider"]
+__all__ = ["SignInFlow", "SigningClient", "oauth_provider"]
 
 
 class SignInFlow(Protocol):
@@ -72,37 +71,29 @@ class SignInFlow(Protocol):
     async def authorize(self, authorization_url: str) -> Any: ...
 
 
-class SigningSession(Protocol):
-    """What a :class:`SigningClient` signs in for: a session's sign-in (None: none), and where
-    the real reason of a failed sign-in goes (the session raises it for the request)."""
-
-    @property
-    def auth(self) -> SignInFlow | None: ...
-
-    def record_auth_failure(self, error: SignInError) -> None: ...
-
-
 class SigningClient(httpx2.AsyncClient):
     """The HTTP client of a session: the SDK's OAuth provider as its ``auth``, and a sign-in
     that fails turned into one line (the transport would otherwise say only "error", or lose
     the request).
 
-    A failure inside the provider becomes a JSON-RPC error response to the request that
-    triggered it; the session keeps the real reason (:class:`SignInError`) and raises that.
+    A sign-in that fails inside the provider (or a server that asks for one where auth is
+    off) is answered, at once, to the request that met it: a JSON-RPC error that carries the
+    :class:`SignInError` (:func:`~.errors.sign_in_failed`), which the session raises for that
+    request (:func:`~.errors.from_mcp_error`). No other request can take it for its own.
     """
 
-    def __init__(self, session: SigningSession, server_url: str, **kwargs):
+    def __init__(self, sign_in: SignInFlow | None, server_url: str, **kwargs):
         super().__init__(**kwargs)
-        self._session = session
+        self._sign_in = sign_in
         self._server_url = server_url
 
     def __repr__(self) -> str:
         return f"<nb_elicit HTTP client for {self._server_url}>"
 
     async def send(self, request: httpx2.Request, **kwargs) -> httpx2.Response:
-        session = self._session
-        name = session.auth.name if session.auth is not None else str(self._server_url)
-        saved = session.auth.tokens_saved if session.auth is not None else 0
+        sign_in = self._sign_in
+        name = sign_in.name if sign_in is not None else str(self._server_url)
+        saved = sign_in.tokens_saved if sign_in is not None else 0
         try:
             response = await super().send(request, **kwargs)
         except SignInError as error:
@@ -110,34 +101,41 @@ class SigningClient(httpx2.AsyncClient):
         except (httpx2.HTTPError, OSError):
             raise  # the server went away: as without sign-in
         except Exception as error:  # noqa: BLE001 - the SDK's OAuth failed: say at which step
-            if session.auth is None:
+            if sign_in is None:
                 raise
             return self._failed(request, _sign_in_failure(name, error))
         challenge = response.headers.get("www-authenticate", "")
-        if session.auth is None or not session.auth.config.enabled:
+        if sign_in is None or not sign_in.config.enabled:
             if response.status_code == 401 and is_bearer(challenge):
-                session.record_auth_failure(SignInError(
+                await response.aclose()
+                return _answer(request, response.status_code, SignInError(
                     f"could not connect to {name}: the server asks for sign-in (401) and this "
                     "connection's auth is off", "config"))
             return response
-        scope_error = challenge_param(challenge, "error") == "insufficient_scope"
-        if response.status_code == 403 and scope_error:
-            self._note(sign_in_error(name, "scope", challenge_param(challenge, "scope")))
-        elif response.status_code == 401 and session.auth.tokens_saved > saved:
-            self._note(sign_in_error(name, "refused", "401 with a fresh token"))
-        return response
+        failure = None
+        if response.status_code == 403 and challenge_param(challenge, "error") == \
+                "insufficient_scope":
+            failure = sign_in_error(name, "scope", challenge_param(challenge, "scope"))
+        elif response.status_code == 401 and sign_in.tokens_saved > saved:
+            failure = sign_in_error(name, "refused", "401 with a fresh token")
+        if failure is None:
+            return response
+        await response.aclose()
+        return self._failed(request, failure, response.status_code)
 
-    def _note(self, error: SignInError) -> None:
-        self._session.record_auth_failure(error)
-        if self._session.auth is not None:
-            self._session.auth.failed(error)
+    def _failed(self, request: httpx2.Request, error: SignInError,
+                status: int = 401) -> httpx2.Response:
+        if self._sign_in is not None:
+            self._sign_in.failed(error)
+        return _answer(request, status, error)
 
-    def _failed(self, request: httpx2.Request, error: SignInError) -> httpx2.Response:
-        self._note(error)
-        body = {"jsonrpc": "2.0", "id": None,
-                "error": {"code": INTERNAL_ERROR, "message": "sign-in failed"}}
-        return httpx2.Response(401, headers={"content-type": "application/json"},
-                               content=json.dumps(body).encode(), request=request)
+
+def _answer(request: httpx2.Request, status: int, error: SignInError) -> httpx2.Response:
+    """The answer to ``request`` that says ``error``: a JSON-RPC error the transport passes on
+    to the request (the SDK puts the request's own id in it)."""
+    body = {"jsonrpc": "2.0", "id": None, "error": sign_in_failed(error)}
+    return httpx2.Response(status, headers={"content-type": "application/json"},
+                           content=json.dumps(body).encode(), request=request)
 
 
 def _sign_in_failure(name: str, error: Exception) -> SignInError:

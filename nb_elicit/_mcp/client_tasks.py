@@ -102,7 +102,7 @@ class ClientTasks:
         for task in self._tasks.values():
             task.job.cancel()
 
-    def _task(self, task_id: Any) -> _ClientTask:
+    def _task(self, task_id: object) -> _ClientTask:
         task = self._tasks.get(task_id) if isinstance(task_id, str) else None
         if task is None:
             raise MCPError(code=INVALID_PARAMS, message=f"unknown task id {task_id!r}")

@@ -25,9 +25,18 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import Protocol
 
 __all__ = ["install", "paused"]
+
+
+class _Clock(Protocol):
+    """What this module needs of the SDK's ``RequestClock`` (private to the SDK: checked by
+    :func:`install` before any is noted)."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
 
 
 class _Clocks:
@@ -36,10 +45,10 @@ class _Clocks:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.installed: bool | None = None
-        self.live: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[Any]] = (
+        self.live: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[_Clock]] = (
             weakref.WeakKeyDictionary())
 
-    def add(self, clock: Any) -> asyncio.AbstractEventLoop | None:
+    def add(self, clock: _Clock) -> asyncio.AbstractEventLoop | None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # (not asyncio: trio)
@@ -48,7 +57,7 @@ class _Clocks:
             self.live.setdefault(loop, weakref.WeakSet()).add(clock)
         return loop
 
-    def discard(self, loop: asyncio.AbstractEventLoop | None, clock: Any) -> None:
+    def discard(self, loop: asyncio.AbstractEventLoop | None, clock: _Clock) -> None:
         if loop is None:
             return
         with self.lock:
@@ -56,7 +65,7 @@ class _Clocks:
             if running is not None:
                 running.discard(clock)
 
-    def here(self) -> list[Any]:
+    def here(self) -> list[_Clock]:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -87,7 +96,7 @@ def install() -> bool:
             return False
 
         @contextlib.contextmanager
-        def noted(timeout: float | None) -> Iterator[Any]:
+        def noted(timeout: float | None) -> Iterator[_Clock]:
             with original(timeout) as clock:
                 loop = _CLOCKS.add(clock)
                 try:

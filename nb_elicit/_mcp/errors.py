@@ -1,16 +1,17 @@
 """The error table: what the SDK and its transports raise, as nb_elicit's exceptions.
 
 Every request of a :class:`~.session.ServerSession` goes through :func:`map_request_errors`,
-and a failed connect through :func:`describe`; nothing else above the adapter sees an SDK
-exception.
+and a failed connect through :func:`connect_error`; nothing else above the adapter sees an SDK
+exception. A sign-in that fails comes back as the answer to the request that met it
+(:func:`sign_in_failed`), and leaves here as the :class:`SignInError` it was.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import anyio
 import httpx2
@@ -20,7 +21,14 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, URL_EL
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 from pydantic import ValidationError
 
-from .._core.errors import NbElicitError, ServerDisconnected, ServerError, UrlElicitationRequired
+from .._core.errors import (
+    ConnectError,
+    NbElicitError,
+    ServerDisconnected,
+    ServerError,
+    SignInError,
+    UrlElicitationRequired,
+)
 from .._core.text import shorten
 from .._core.types import ElicitationRequest
 from .era import Era
@@ -28,8 +36,8 @@ from .era import Era
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
 
-__all__ = ["GONE", "describe", "from_mcp_error", "malformed", "map_request_errors",
-           "needs_other_era", "request_of"]
+__all__ = ["GONE", "connect_error", "describe", "from_mcp_error", "malformed",
+           "map_request_errors", "needs_other_era", "request_of", "sign_in_failed"]
 
 #: What a transport raises when its server is gone.
 GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError,
@@ -38,20 +46,17 @@ GONE = (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResour
 
 @contextlib.contextmanager
 def map_request_errors(answer_to: str | None = None,
-                       reason: Callable[[], NbElicitError | None] = lambda: None,
                        gone: Callable[[], None] = lambda: None) -> Iterator[None]:
     """Inside: an SDK or transport failure of a request leaves as nb_elicit's exception
-    (:class:`ServerError`, :class:`UrlElicitationRequired`, :class:`ServerDisconnected`), and
-    an answer that does not fit the protocol as one line (:func:`malformed`; ``answer_to``
-    names the request).
-
-    ``reason()``, when it gives one, stands for a JSON-RPC error: the real cause that the
-    transport could not say (a failed sign-in); ``gone()`` hears that the server went away.
+    (:class:`ServerError`, :class:`UrlElicitationRequired`, :class:`ServerDisconnected`, the
+    :class:`SignInError` of a sign-in that failed), and an answer that does not fit the
+    protocol as one line (:func:`malformed`; ``answer_to`` names the request). ``gone()``
+    hears that the server went away.
     """
     try:
         yield
     except MCPError as exc:
-        error = reason() or from_mcp_error(exc)
+        error = from_mcp_error(exc)
     except ValidationError as exc:  # (the SDK checks every answer against its schema)
         raise malformed(f"the server's answer to {answer_to}" if answer_to else
                         "the server's answer", exc) from None
@@ -95,8 +100,33 @@ def needs_other_era(error: ServerError, era: Era) -> bool:
             and error.message == "Handler returned an invalid result")
 
 
+#: Where the JSON-RPC error that stands for a failed sign-in keeps its step, with this
+#: process's key: made by the client itself (:func:`sign_in_failed`), never sent, so a
+#: server's error cannot pass for one.
+_SIGN_IN = "nb_elicit/signInFailed"
+_KEY = secrets.token_hex(16)
+
+
+def sign_in_failed(error: SignInError) -> dict[str, object]:
+    """A sign-in that failed, as the JSON-RPC error its HTTP client answers the request that
+    met it with (the transport carries no exception of its HTTP client to the request; it
+    passes a JSON-RPC error on): raised again for that request by :func:`from_mcp_error`."""
+    return {"code": INTERNAL_ERROR, "message": str(error),
+            "data": {_SIGN_IN: {"step": error.step, "key": _KEY}}}
+
+
+def _sign_in_error(exc: MCPError) -> SignInError | None:
+    mark = exc.data.get(_SIGN_IN) if isinstance(exc.data, dict) else None
+    if isinstance(mark, dict) and mark.get("key") == _KEY:
+        return SignInError(exc.message, str(mark.get("step") or ""))
+    return None
+
+
 def from_mcp_error(exc: MCPError) -> NbElicitError:
     """One JSON-RPC error of the SDK as nb_elicit's exception."""
+    signing_in = _sign_in_error(exc)
+    if signing_in is not None:
+        return signing_in
     if exc.code == CONNECTION_CLOSED:
         return ServerDisconnected(f"the server went away ({exc.message})")
     if exc.code == URL_ELICITATION_REQUIRED:
@@ -106,7 +136,7 @@ def from_mcp_error(exc: MCPError) -> NbElicitError:
     return ServerError(exc.code, exc.message, exc.data)
 
 
-def url_requests(data: Any) -> list[ElicitationRequest]:
+def url_requests(data: object) -> list[ElicitationRequest]:
     """The URL requests listed in a -32042 error's data (entries that are not are dropped)."""
     entries = data.get("elicitations") if isinstance(data, dict) else None
     if not isinstance(entries, list):
@@ -119,6 +149,26 @@ def url_requests(data: Any) -> list[ElicitationRequest]:
             continue
         requests.append(request_of(params))
     return requests
+
+
+def connect_error(exc: BaseException) -> ConnectError:
+    """Why a connect failed, in one line: the sign-in that failed on its way (wherever it is
+    among the SDK's exception groups and causes), else the innermost cause."""
+    return _sign_in_within(exc, set()) or ConnectError(describe(exc))
+
+
+def _sign_in_within(exc: BaseException | None, seen: set[int]) -> SignInError | None:
+    if exc is None or id(exc) in seen:
+        return None
+    seen.add(id(exc))
+    if isinstance(exc, MCPError) and (found := _sign_in_error(exc)) is not None:
+        return found
+    inner = list(exc.exceptions) if isinstance(exc, BaseExceptionGroup) else []
+    for other in (*inner, exc.__cause__, exc.__context__):
+        found = _sign_in_within(other, seen)
+        if found is not None:
+            return found
+    return None
 
 
 def describe(exc: BaseException) -> str:

@@ -23,8 +23,18 @@ import inspect
 import sys
 import threading
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (the SDK is imported only once a session is made: see _WrapOnImport)
+    from importlib.machinery import ModuleSpec
+
+    import mcp_types
+    from mcp.client.session import ClientSession, ElicitationFnT
+    from mcp.shared.dispatcher import ProgressFnT
+
+    CallResult = mcp_types.CallToolResult | mcp_types.InputRequiredResult
 
 __all__ = ["given", "turn"]
 
@@ -39,22 +49,22 @@ class _EverySession:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.callback: Callable[[], Callable[..., Any]] | None = None
-        self.given: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.callback: Callable[[], ElicitationFnT] | None = None
+        self.given: weakref.WeakSet[ClientSession] = weakref.WeakSet()
         self.wrapped = False
 
-    def wrap(self, module: Any) -> None:
+    def wrap(self, module: ModuleType) -> None:
         """Wrap ``module.ClientSession`` once (the SDK's module, just imported or earlier)."""
         with self.lock:
             if self.wrapped:
                 return
             self.wrapped = True
-        session_type = module.ClientSession
+        session_type: type[ClientSession] = module.ClientSession
         made, call = session_type.__init__, session_type.call_tool
         signature = inspect.signature(made)
         owner = self
 
-        def __init__(session: Any, *args: Any, **kwargs: Any) -> None:
+        def __init__(session: ClientSession, *args: object, **kwargs: object) -> None:
             callback = owner.callback
             if callback is not None:
                 bound = signature.bind_partial(session, *args, **kwargs)
@@ -65,16 +75,19 @@ class _EverySession:
                     return
             made(session, *args, **kwargs)
 
-        async def call_tool(session: Any, name: str, arguments: Any = None,
+        async def call_tool(session: ClientSession, name: str,
+                            arguments: dict[str, object] | None = None,
                             read_timeout_seconds: float | None = None,
-                            progress_callback: Any = None, **options: Any) -> Any:
+                            progress_callback: ProgressFnT | None = None,
+                            **options: object) -> CallResult:
             if session not in owner.given or options.get("allow_input_required"):
                 return await call(session, name, arguments, read_timeout_seconds,
                                   progress_callback, **options)
             from mcp.client._input_required import run_input_required_driver
             from mcp.types import InputRequiredResult
 
-            async def retry(responses: Any, state: str | None) -> Any:
+            async def retry(responses: mcp_types.InputResponses | None,
+                            state: str | None) -> CallResult:
                 return await call(session, name, arguments, read_timeout_seconds,
                                   progress_callback, **{**options, "input_responses": responses,
                                                         "request_state": state,
@@ -84,7 +97,8 @@ class _EverySession:
             if not isinstance(first, InputRequiredResult):
                 return first
 
-            async def dispatch(key: str, request: Any) -> Any:
+            async def dispatch(key: str, request: mcp_types.InputRequest,
+                               ) -> mcp_types.InputResponse | mcp_types.ErrorData:
                 params = getattr(request, "params", None)
                 context = module.ClientRequestContext(session=session, request_id=key,
                                                       meta=getattr(params, "meta", None))
@@ -103,7 +117,8 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
     """Wraps the SDK's ClientSession as its module is imported (so that turning this on costs
     no import of the SDK), then leaves ``sys.meta_path``."""
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname != SESSION_MODULE:
             return None
         with _EVERY.lock:
@@ -115,7 +130,7 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
             return spec
         run = loader.exec_module
 
-        def exec_module(module: Any) -> None:
+        def exec_module(module: ModuleType) -> None:
             run(module)
             _EVERY.wrap(module)
 
@@ -126,7 +141,7 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
 _FINDER = _WrapOnImport()
 
 
-def turn(callback: Callable[[], Callable[..., Any]] | None) -> None:
+def turn(callback: Callable[[], ElicitationFnT] | None) -> None:
     """From now on, sessions made without an elicitation callback get ``callback()`` (None: they
     get none again, as the SDK makes them). Does not import the SDK."""
     with _EVERY.lock:
@@ -140,6 +155,6 @@ def turn(callback: Callable[[], Callable[..., Any]] | None) -> None:
             sys.meta_path.insert(0, _FINDER)
 
 
-def given(session: Any) -> bool:
+def given(session: object) -> bool:
     """Whether ``session`` got nb_elicit's callback because it was made without one."""
     return session in _EVERY.given

@@ -29,7 +29,7 @@ __all__ = ["error_result", "plain_request", "result_of", "server_name_of", "wire
 ERROR_LIMIT = 300
 
 
-def plain_request(params: Any, context: Any = None) -> ElicitationRequest:
+def plain_request(params: object, context: object = None) -> ElicitationRequest:
     """The SDK's elicitation params (or a dict of them) as nb_elicit's request; InvalidRequest
     when they are not elicitation params at all."""
     if isinstance(params, dict):
@@ -50,7 +50,7 @@ def plain_request(params: Any, context: Any = None) -> ElicitationRequest:
         related_task=related)
 
 
-def server_name_of(context: Any) -> str | None:
+def server_name_of(context: object) -> str | None:
     """The name the server gave itself in the handshake (or its 2026-07-28 discover result),
     from a hook's context (the SDK's ``ClientRequestContext``: ``context.session``)."""
     session = getattr(context, "session", None)
@@ -76,7 +76,7 @@ def error_result(error: BaseException) -> types.ErrorData:
         f"nb_elicit failed: {error!r}", ERROR_LIMIT))
 
 
-def wire(value: Any) -> Any:
+def wire(value: object) -> Any:
     """An SDK model (or a list of them) as the JSON-shaped dicts of the wire (camelCase keys);
     anything else as it is."""
     if isinstance(value, (list, tuple)):

@@ -2,9 +2,9 @@
 HTTP+SSE, in one protocol era (:class:`~.era.Era`).
 
 A session keeps its SDK ``Client`` open inside a task of its own, because the SDK's task groups
-must be entered and left by the same task, while calls come from notebook cells. Elicitation
-requests reach the handler given to :meth:`ServerSession.open`; whatever it raises is turned
-into a JSON-RPC error here, and only here.
+must be entered and left by the same task, while calls come from notebook cells. What its
+server asks of the client, and what the client must hear of it, goes to the
+:class:`~.server_requests.ServerRequests` it was made with (its connection's).
 """
 
 from __future__ import annotations
@@ -14,90 +14,73 @@ import contextlib
 import contextvars
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO
 
-import httpx2
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.extension import advertise
-from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+from mcp_types import REQUEST_TIMEOUT
 
-from .._core.answer import Answer
 from .._core.apps import APP_MIME
 from .._core.apps import EXTENSION as APPS_EXTENSION
-from .._core.errors import (
-    ConnectError,
-    InvalidRequest,
-    SchemaError,
-    ServerDisconnected,
-    ServerError,
-    SignInError,
-)
+from .._core.errors import ConnectError, ServerError
 from .._core.tasks import TaskShape
-from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
-from .auth import SignInFlow, SigningClient, oauth_provider
+from .._core.types import HttpTarget, StdioTarget, ToolResult
+from .client_requests import ClientRequests
 from .client_tasks import ClientTasks
 from .era import Era
-from .errors import describe, map_request_errors, request_of
+from .errors import connect_error
 from .sdk_patches import (
     TASKS_VERSION,
     TaskAwareClient,
     ends_with_its_stream,
     results_wait_for_jsonschema,
 )
+from .server_requests import Listener, ServerRequests
 from .tasks import (
     TTL_MS,
     RemoteTask,
-    TaskFollower,
     TasksExtension,
     attach_extension,
     attach_legacy,
     legacy_task,
-    related_task_of,
     tool_result_of,
 )
+from .tool_listing import ToolListing
+from .transports import transport_to
 
 __all__ = ["ServerSession"]
+
+# (Keep mcp_types first, then the SDK's package, then its modules: %load_ext imports this
+# module on a thread of its own while the cell that loaded it may import the SDK too, and two
+# threads importing the SDK at once can deadlock on its module locks, which Python breaks by
+# handing one a half-imported module. This order leaves the cell's import the time to finish
+# first; a module of the SDK imported first here did not (tests/test_hooks_kernel.py).)
 
 # The SDK logs an OAuth failure with its traceback; with no logging configured Python would
 # print it into the cell. nb_elicit reports it as one line instead (a configured handler
 # still receives it).
 logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
 
-ElicitHandler = Callable[[ElicitationRequest], Awaitable[Answer]]
-CompleteHandler = Callable[[str], None]
 ProgressHandler = Callable[[float, "float | None", "str | None"], None]
-EndHandler = Callable[[], None]
+Progress = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
-#: Protocol versions that have no URL mode (a client on them cannot have declared it).
-_FORM_ONLY_VERSIONS = ("2025-06-18",)
-class ServerSession:
-    """One open SDK client to one server, in one protocol era (:class:`Era`)."""
 
-    def __init__(self, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
-                 errlog: IO[str] | None = None, on_complete: CompleteHandler | None = None,
-                 on_end: EndHandler | None = None, auth: SignInFlow | None = None,
-                 on_task: TaskFollower | None = None):
+class ServerSession(ClientRequests):
+    """One open SDK client to one server, in one protocol era (:class:`Era`); what the server
+    asks and says goes to ``requests`` (:class:`ServerRequests`)."""
+
+    def __init__(self, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
+                 errlog: IO[str] | None = None):
         self.target = target
-        #: The connection's :class:`~nb_elicit._runtime.signin.SignIn` (HTTP), or None.
-        self.auth = auth
-        #: Why the last request failed to sign in (the transport only says "error").
-        self._auth_failure: SignInError | None = None
         self.era = Era(era)
-        self._handler = handler
-        self._on_complete = on_complete
-        self._on_end = on_end
+        self._requests = requests
         self._errlog = errlog
-        self._on_task = on_task
-        #: Each tool's ``execution.taskSupport`` (2025-11-25), as the last listing said.
-        self._task_support: dict[str, str] = {}
-        #: Each tool as the last listing showed it (its ``_meta`` names its app, if any).
-        self._tools: dict[str, dict] = {}
-        self._listed = False
+        #: The server's tools, as its last listing said.
+        self._tools = ToolListing(lambda: self.list_tools())
+        #: The SDK's callbacks: the server's elicitations and notifications, passed on.
+        self._listener = Listener(requests, lambda: self.protocol_version, self._tools.changed)
         #: The server's forms that run as our tasks.
         self._client_tasks = ClientTasks()
         self._client: Client | None = None
@@ -110,37 +93,20 @@ class ServerSession:
         #: was answering, so one that is cancelled can tell at once whether its server went
         #: away (set) or withdrew it (not set).
         self.ended = asyncio.Event()
-        #: The client has ended (closed, or its server exited).
-        self.closed = False
-        #: A request found the server gone; the client may still be winding down.
-        self.lost = False
 
     @classmethod
-    async def open(cls, target: StdioTarget | HttpTarget, era: Era, handler: ElicitHandler,
-                   errlog: IO[str] | None = None,
-                   on_complete: CompleteHandler | None = None,
-                   on_end: EndHandler | None = None, auth: SignInFlow | None = None,
-                   on_task: TaskFollower | None = None) -> ServerSession:
-        """Start the server (or reach it) and finish the handshake.
-
-        ``handler`` answers elicitation requests; ``on_complete(elicitation_id)`` hears
-        ``notifications/elicitation/complete``; ``on_end()`` hears that the session ended;
-        ``auth`` (a :class:`~nb_elicit._runtime.signin.SignIn`) signs in to an HTTP server
-        that asks for it; ``on_task(task)`` follows a call the server runs as a task
-        (:class:`~.tasks.RemoteTask`) and returns its result.
-        """
-        session = cls(target, era, handler, errlog, on_complete, on_end, auth, on_task)
+    async def open(cls, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
+                   errlog: IO[str] | None = None) -> ServerSession:
+        """Start the server (or reach it) and finish the handshake; a stdio server's stderr
+        goes to ``errlog``. A sign-in that failed on the way is raised as its
+        :class:`~nb_elicit.SignInError`, any other failure as one :class:`ConnectError`."""
+        session = cls(target, era, requests, errlog)
         ready: asyncio.Future = asyncio.get_running_loop().create_future()
         session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
         return session
 
     # -- what the server is ---------------------------------------------------------------
-
-    @property
-    def usable(self) -> bool:
-        """Whether requests can go out on this session."""
-        return not self.closed and not self.lost
 
     @property
     def protocol_version(self) -> str | None:
@@ -154,78 +120,6 @@ class ServerSession:
     def server_version(self) -> str | None:
         return self._about[2]
 
-    # -- requests -------------------------------------------------------------------------
-
-    async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
-                        on_progress: ProgressHandler | None = None,
-                        task: bool | None = None) -> ToolResult:
-        """Call a tool; ``on_progress(progress, total, message)`` hears its progress.
-
-        A tool the server may run as a task (2025-11-25: its ``taskSupport``; 2026-07-28: the
-        server's choice) is followed by ``on_task`` to its end; ``task=False`` calls a tool
-        whose task support is optional without one."""
-        progress = None
-        if on_progress is not None:
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                on_progress(value, total, message)
-        try:
-            if task is not False and await self._runs_as_task(name):
-                result = await self._request(self._call_as_task, name, arguments or {},
-                                             timeout, progress)
-            else:
-                result = await self._request(self._live().call_tool, name, arguments or {},
-                                             timeout, progress)
-        except ServerError as error:
-            if error.code != REQUEST_TIMEOUT or timeout is None:
-                raise
-            raise ServerError(error.code, f"{name} took longer than the connection's timeout "
-                                          f"of {timeout:g} s, so it was cancelled") from None
-        return tool_result_of(result)
-
-    async def list_tools(self) -> list[dict]:
-        tools = (await self._request(self._live().list_tools)).tools
-        for tool in tools:
-            execution = getattr(tool, "execution", None)
-            self._task_support[tool.name] = getattr(execution, "task_support", None) or "forbidden"
-        listed = [_plain(t) for t in tools]
-        self._tools = {t["name"]: t for t in listed}
-        self._listed = True
-        return listed
-
-    async def _output_schema(self, name: str) -> dict | None:
-        """The output schema of the tool ``name`` as the server lists it (listed once if it is
-        not known yet, as the SDK would list it to check a result); None: none, or not listed."""
-        if name not in self._tools:
-            with contextlib.suppress(ServerError):
-                await self.list_tools()
-        return self._tools.get(name, {}).get("outputSchema")
-
-    async def listed_tool(self, name: str) -> dict | None:
-        """The tool ``name`` as the server lists it, listed once if need be (and again once the
-        server said its list changed); only a server with resources can have apps, so no other
-        is asked (None: not listed)."""
-        if name not in self._tools and not self._listed and getattr(
-                self._server_capabilities(), "resources", None) is not None:
-            with contextlib.suppress(ServerError):
-                await self.list_tools()
-        return self._tools.get(name)
-
-    async def tool_names(self) -> list[str] | None:
-        """The names of the server's tools, as its last listing said (listed once, and again
-        once the server said its list changed); None if it cannot list them."""
-        if not self._listed:
-            try:
-                await self.list_tools()
-            except ServerError:
-                return None
-        return list(self._tools)
-
-    def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
-        """A task of this server known by its id (attached to again, maybe after a restart)."""
-        if shape == TaskShape.V2025:
-            return attach_legacy(self, tool, task_id)
-        return attach_extension(self, tool, task_id)
-
     @property
     def task_shape(self) -> TaskShape | None:
         """Which tasks this session speaks with its server (None: none)."""
@@ -234,33 +128,54 @@ class ServerSession:
         extensions = getattr(self._server_capabilities(), "extensions", None) or {}
         return TaskShape.EXTENSION if TaskShape.EXTENSION.value in extensions else None
 
-    async def request(self, request, result_type):
-        """One request of a shape the SDK's client has no method for (the tasks' requests)."""
-        return await self._request(self._live().session.send_request, request, result_type,
-                                   answer_to=request.method)
+    # -- requests -------------------------------------------------------------------------
 
-    async def raw_request(self, method: str, params: dict) -> dict:
-        """One request whose answer the caller checks itself, as a dict: the SDK's check of a
-        2025-11-25 task refuses a status it does not know, which nb_elicit shows as a warning
-        instead (see ``_core/tasks.py``)."""
-        return await self._request(self._live().session.send_raw, method, params,
-                                   answer_to=method)
+    async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
+                        on_progress: ProgressHandler | None = None,
+                        task: bool | None = None) -> ToolResult:
+        """Call a tool; ``on_progress(progress, total, message)`` hears its progress.
 
-    async def validate_tool_result(self, name: str, result) -> None:
-        await self._live().session.validate_tool_result(name, result)
+        A tool the server may run as a task (2025-11-25: its ``taskSupport``; 2026-07-28: the
+        server's choice) is followed to its end by the requests' ``follow``; ``task=False``
+        calls a tool whose task support is optional without one."""
+        progress = None
+        if on_progress is not None:
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                on_progress(value, total, message)
+        try:
+            if task is not False and await self._runs_as_task(name):
+                result = await self._request(self._call_as_task(name, arguments or {}, timeout,
+                                                                progress))
+            else:
+                result = await self._request(self._live().call_tool(name, arguments or {},
+                                                                    timeout, progress))
+        except ServerError as error:
+            if error.code != REQUEST_TIMEOUT or timeout is None:
+                raise
+            raise ServerError(error.code, f"{name} took longer than the connection's timeout "
+                                          f"of {timeout:g} s, so it was cancelled") from None
+        return tool_result_of(result)
 
-    async def list_prompts(self) -> list[dict]:
-        return [_plain(p) for p in (await self._request(self._live().list_prompts)).prompts]
+    async def list_tools(self) -> list[dict]:
+        return self._tools.keep((await self._request(self._live().list_tools())).tools)
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> dict:
-        return _plain(await self._request(self._live().get_prompt, name, arguments))
+    async def listed_tool(self, name: str) -> dict | None:
+        """The tool ``name`` as the server lists it, listed once if need be (and again once the
+        server said its list changed); only a server with resources can have apps, so no other
+        is asked (None: not listed)."""
+        resources = getattr(self._server_capabilities(), "resources", None)
+        return await self._tools.tool(name, may_have_apps=resources is not None)
 
-    async def list_resources(self) -> list[dict]:
-        result = await self._request(self._live().list_resources)
-        return [_plain(r) for r in result.resources]
+    async def tool_names(self) -> list[str] | None:
+        """The names of the server's tools, as its last listing said (listed once, and again
+        once the server said its list changed); None if it cannot list them."""
+        return await self._tools.names()
 
-    async def read_resource(self, uri: str) -> dict:
-        return _plain(await self._request(self._live().read_resource, uri))
+    def attach(self, task_id: str, tool: str, shape: TaskShape) -> RemoteTask:
+        """A task of this server known by its id (attached to again, maybe after a restart)."""
+        if shape == TaskShape.V2025:
+            return attach_legacy(self, tool, task_id)
+        return attach_extension(self, tool, task_id)
 
     def stop(self) -> None:
         """Ask the client to close (and a stdio server to stop), without waiting for it."""
@@ -290,21 +205,6 @@ class ServerSession:
 
     # -- internals ------------------------------------------------------------------------
 
-    def _live(self) -> Client:
-        if self.closed or self._client is None:
-            raise ServerDisconnected("the connection is closed")
-        return self._client
-
-    async def _request(self, method, *args, answer_to: str | None = None):
-        """``method(*args)``, its failures as nb_elicit's exceptions; ``answer_to`` names the
-        request in the line of an answer that does not fit the protocol."""
-        self._auth_failure = None
-        with map_request_errors(answer_to, self._take_auth_failure, self._went_away):
-            return await method(*args)
-
-    def _went_away(self) -> None:
-        self.lost = True
-
     def _end(self) -> None:
         """The session ends (its server's stream ended, or it is closing): no request goes out
         on it any more, and whoever hears of its end hears it now, once."""
@@ -312,33 +212,22 @@ class ServerSession:
             return
         self.lost = True
         self.ended.set()
-        if self._on_end is not None:
-            self._on_end()
+        self._requests.ended()
 
     async def _run(self, ready: asyncio.Future) -> None:
         http = None
         try:
-            if isinstance(self.target, SseTarget):
-                # HTTP+SSE: no read timeout on the event stream (a form may stay open long).
-                transport = sse_client(self.target.url, headers=self.target.headers,
-                                       timeout=30, sse_read_timeout=None)
-            elif isinstance(self.target, HttpTarget):
-                http = SigningClient(self, self.target.url, headers=self.target.headers,
-                                      timeout=httpx2.Timeout(30, read=None),
-                                      auth=oauth_provider(self.target.url, self.auth))
-                transport = streamable_http_client(self.target.url, http_client=http)
-            else:
-                transport = self._stdio_transport()
-            transport = ends_with_its_stream(transport, self._end)
-            async with TaskAwareClient(transport, mode=self.era.value,
-                                        elicitation_callback=self._on_elicit,
-                                        message_handler=self._on_message,
-                                        extensions=[TasksExtension(self, self._follow),
+            transport, http = transport_to(self.target, self._requests.sign_in, self._errlog)
+            async with TaskAwareClient(ends_with_its_stream(transport, self._end),
+                                        mode=self.era.value,
+                                        elicitation_callback=self._listener.elicitation,
+                                        message_handler=self._listener.message,
+                                        extensions=[TasksExtension(self, self._requests.follow),
                                                     advertise(APPS_EXTENSION,
                                                               {"mimeTypes": [APP_MIME]})],
                                         client_tasks=self._client_tasks) as client:
                 self._client = client
-                results_wait_for_jsonschema(client.session, self._output_schema)
+                results_wait_for_jsonschema(client.session, self._tools.output_schema)
                 info = client.server_info
                 self._about = (client.protocol_version, info.name if info else None,
                                info.version if info else None)
@@ -346,7 +235,7 @@ class ServerSession:
                 await self._stop.wait()
         except BaseException as exc:  # noqa: BLE001 - reported to whoever waits on `ready`
             if not ready.done():
-                ready.set_exception(self._take_auth_failure() or ConnectError(describe(exc)))
+                ready.set_exception(connect_error(exc))
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
         finally:
@@ -359,7 +248,7 @@ class ServerSession:
                     await http.aclose()
             self._end()
 
-    def _server_capabilities(self):
+    def _server_capabilities(self) -> types.ServerCapabilities | None:
         client = self._client
         return client.session.server_capabilities if client is not None else None
 
@@ -373,77 +262,22 @@ class ServerSession:
         needs no asking: the server answers with a task, and the claim follows it)."""
         if self.protocol_version != TASKS_VERSION or not self._server_runs_tool_tasks():
             return False
-        if name not in self._task_support:
-            with contextlib.suppress(ServerError):
-                await self.list_tools()
-            self._task_support.setdefault(name, "forbidden")  # (not listed: asked once only)
-        return self._task_support.get(name, "forbidden") in ("optional", "required")
+        return await self._tools.may_run_as_task(name)
 
-    async def _call_as_task(self, name: str, arguments: dict, timeout: float | None, progress):
+    async def _call_as_task(self, name: str, arguments: dict, timeout: float | None,
+                            progress: Progress | None) -> types.CallToolResult:
         raw = await self._live().session.send_task_call(name, arguments, TTL_MS, timeout, progress)
         if "task" not in raw:  # the server ran it at once after all
             result = types.CallToolResult.model_validate(raw, by_name=False)
             if not result.is_error:
                 await self.validate_tool_result(name, result)
             return result
-        return await self._follow_raw(legacy_task(self, name, raw))
-
-    async def _follow_raw(self, task: RemoteTask) -> types.CallToolResult:
-        result = await self._follow(task)
+        result = await self._requests.follow(legacy_task(self, name, raw))
         return types.CallToolResult(content=result.content, structured_content=result.structured,
                                     is_error=result.is_error)
 
-    async def _follow(self, task: RemoteTask) -> ToolResult:
-        if self._on_task is None:
-            raise ServerError(INTERNAL_ERROR, f"{task.tool} runs as a task, and nothing follows "
-                                              "tasks on this session")
-        return await self._on_task(task)
 
-    def record_auth_failure(self, error: SignInError) -> None:
-        """Why the current request failed to sign in (its HTTP client knows; the transport
-        says only "error"): raised for the request instead of what the SDK says."""
-        self._auth_failure = error
-
-    def _take_auth_failure(self) -> SignInError | None:
-        failure, self._auth_failure = self._auth_failure, None
-        return failure
-
-    def _stdio_transport(self):
-        command, *args = self.target.command
-        params = StdioServerParameters(command=command, args=list(args), env=self.target.env,
-                                       cwd=self.target.cwd)
-        return stdio_client(params, errlog=self._errlog) if self._errlog else stdio_client(params)
-
-    async def _on_message(self, message) -> None:
-        if isinstance(message, types.ElicitCompleteNotification) and self._on_complete:
-            self._on_complete(message.params.elicitation_id)
-        elif isinstance(message, types.ToolListChangedNotification):
-            self.tools_changed()
-
-    def tools_changed(self) -> None:
-        """The server's tool list changed: the next :meth:`listed_tool` lists it again."""
-        self._tools = {}
-        self._task_support = {}
-        self._listed = False
-
-    async def _on_elicit(self, context, params) -> types.ElicitResult | types.ErrorData:
-        """The single place where what the handler raises becomes a JSON-RPC error."""
-        request = request_of(params, related_task=related_task_of(
-            getattr(context, "meta", None)) or related_task_of(getattr(params, "meta", None)))
-        if request.mode == "url" and self.protocol_version in _FORM_ONLY_VERSIONS:
-            return types.ErrorData(code=INVALID_PARAMS, message=(
-                f"URL mode does not exist in protocol {self.protocol_version}, so nb_elicit "
-                "did not declare it"))
-        try:
-            answer = await self._handler(request)
-        except (SchemaError, InvalidRequest) as exc:
-            return types.ErrorData(code=INVALID_PARAMS, message=str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug of ours is an internal error
-            return types.ErrorData(code=INTERNAL_ERROR, message=f"nb_elicit failed: {exc!r}")
-        return types.ElicitResult(**answer.to_result())
-
-
-def _task_of_its_own(coro, name: str) -> asyncio.Task:
+def _task_of_its_own(coro: Coroutine[object, object, None], name: str) -> asyncio.Task:
     """A task that starts from an empty context, not a copy of the caller's: a session outlives
     the call that opened it (a reconnect, a second era), and requests it hears later must not
     take that finished call for the current one."""
@@ -453,6 +287,3 @@ def _task_of_its_own(coro, name: str) -> asyncio.Task:
                                                       context=contextvars.Context())
     return contextvars.Context().run(asyncio.create_task, coro, name=name)
 
-
-def _plain(model) -> dict:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -166,7 +166,7 @@ def attach_legacy(session, tool: str, task_id: str) -> RemoteTask:
                        placeholder=True)
 
 
-def related_task_of(meta: Any) -> str | None:
+def related_task_of(meta: object) -> str | None:
     """The task a 2025-11-25 request belongs to, from its ``_meta``."""
     if not isinstance(meta, dict):
         meta = getattr(meta, "model_extra", None) or {}
@@ -313,7 +313,7 @@ def attach_extension(session, tool: str, task_id: str) -> RemoteTask:
                           placeholder=True)
 
 
-def _error_text(error: Any) -> str | None:
+def _error_text(error: object) -> str | None:
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return error["message"]
     return None

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._core.answer import Answer
 from .._core.auth import AuthConfig
 from .._core.connect_options import ConnectOptions
 from .._core.errors import InvalidArgument, ServerDisconnected
@@ -27,7 +28,7 @@ from .._core.secrets import target_secrets
 from .._core.tasks import TaskState
 from .._core.tokens import forget_server
 from .._core.url import check_address
-from .._mcp import HttpTarget, SseTarget, StdioTarget, ToolResult
+from .._mcp import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps
 from .background import Background
 from .calls import CallKind, ToolCall
@@ -40,6 +41,9 @@ from .sessions import SessionPool, State
 from .signin import SignIn
 from .task_attach import attach, look_up
 from .tasks import TASKS, TaskRun
+
+if TYPE_CHECKING:
+    from .._mcp.tasks import RemoteTask
 
 __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
 
@@ -133,6 +137,30 @@ async def logout(name: str) -> bool:
                           "or the server's URL")
 
 
+class _Requests:
+    """What a connection's server asks of it, and what the connection hears of it
+    (:class:`~nb_elicit._mcp.ServerRequests`, given to its sessions): forms and tasks go to its
+    call runner, a URL interaction done to its guard, a session's end to its sessions."""
+
+    def __init__(self, connection: Connection):
+        self._connection = connection
+
+    @property
+    def sign_in(self) -> SignIn | None:
+        return self._connection.sign_in
+
+    async def elicit(self, request: ElicitationRequest) -> Answer:
+        return await self._connection.runner.on_elicit(request)
+
+    async def follow(self, task: RemoteTask) -> ToolResult:
+        return await self._connection.runner.follow_task(task)
+
+    def completed(self, elicitation_id: str) -> None:
+        self._connection.guard.complete(elicitation_id)
+
+    def ended(self) -> None:
+        self._connection.sessions.session_ended()
+
 
 class Connection:
     """A live connection to one MCP server. Make one with :func:`connect`.
@@ -150,7 +178,7 @@ class Connection:
         #: Backpressure, mute, rate limit and the secret-form rule of this connection.
         self.guard = guard or Guard(server=name)
         #: Its sessions, one per protocol era, and its state.
-        self.sessions = SessionPool(name, target, self.guard.complete)
+        self.sessions = SessionPool(name, target, _Requests(self))
         #: The work it runs in the background (calls started with :meth:`start_tool`): ended
         #: with the connection.
         self.background = Background(name)
@@ -163,7 +191,6 @@ class Connection:
         if isinstance(target, HttpTarget):
             self.sign_in = SignIn(name, target.url, auth or AuthConfig(),
                                   self.runner.request_context)
-        self.sessions.answer_with(self.runner.on_elicit, self.runner.follow_task, self.sign_in)
 
     # -- what it is -----------------------------------------------------------------------
 

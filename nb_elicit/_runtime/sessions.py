@@ -14,7 +14,6 @@ import asyncio
 import enum
 import tempfile
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from .._core.errors import (
     ConnectError,
@@ -25,7 +24,7 @@ from .._core.errors import (
 )
 from .._core.masking import hide
 from .._core.types import ToolResult
-from .._mcp import Era, HttpTarget, ServerSession, StdioTarget, needs_other_era
+from .._mcp import Era, HttpTarget, ServerRequests, ServerSession, StdioTarget, needs_other_era
 
 __all__ = ["SessionPool", "State"]
 
@@ -49,18 +48,16 @@ _TRANSITIONS: dict[State, frozenset[State]] = {
 
 
 class SessionPool:
-    """The sessions of one connection (one per era), its state, and its server's stderr log."""
+    """The sessions of one connection (one per era), its state, and its server's stderr log.
 
-    def __init__(self, name: str, target: StdioTarget | HttpTarget,
-                 on_complete: Callable[[str], None] | None = None):
+    ``requests`` (the connection's) answers what the server asks of every session, and hears
+    what it must (:class:`~nb_elicit._mcp.ServerRequests`); a session's end it passes on to
+    :meth:`session_ended`."""
+
+    def __init__(self, name: str, target: StdioTarget | HttpTarget, requests: ServerRequests):
         self.name = name
         self.target = target
-        self._on_complete = on_complete
-        #: Who answers the server's requests and follows its tasks (the call runner), and
-        #: how an HTTP server is signed in to: see :meth:`answer_with`.
-        self._on_elicit: Callable[..., Awaitable[Any]] | None = None
-        self._on_task: Callable[..., Awaitable[ToolResult]] | None = None
-        self._sign_in: Any = None
+        self._requests = requests
         self._sessions: dict[Era, ServerSession] = {}
         #: The era of the first handshake, and of every request that names no tool.
         self.primary = Era.HANDSHAKE
@@ -79,12 +76,6 @@ class SessionPool:
             self.log_path = log.name
         else:
             self._errlog = None
-
-    def answer_with(self, on_elicit: Callable[..., Awaitable[Any]],
-                    on_task: Callable[..., Awaitable[ToolResult]], sign_in: Any) -> None:
-        """Who answers the server's elicitations (``on_elicit``), follows a call it runs as a
-        task (``on_task``), and signs in to it (``sign_in``, HTTP only)."""
-        self._on_elicit, self._on_task, self._sign_in = on_elicit, on_task, sign_in
 
     # -- state ----------------------------------------------------------------------------
 
@@ -198,10 +189,8 @@ class SessionPool:
             if session is None or not session.usable:
                 if session is not None:
                     await session.close()  # gone already, or going: let it finish
-                session = await ServerSession.open(self.target, era, self._on_elicit,
-                                                   self._errlog, self._on_complete,
-                                                   self._session_ended, auth=self._sign_in,
-                                                   on_task=self._on_task)
+                session = await ServerSession.open(self.target, era, self._requests,
+                                                   self._errlog)
                 if self._state is State.CLOSED:  # closed while the handshake ran
                     await session.close()
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
@@ -210,8 +199,9 @@ class SessionPool:
                 self.to(State.READY)
             return session
 
-    def _session_ended(self) -> None:
-        """A session ended (its server exited, or it was closed)."""
+    def session_ended(self) -> None:
+        """A session ended (its server exited, or it was closed): the connection is
+        disconnected once none is left that requests can go out on."""
         if not any(s.usable for s in self._sessions.values()):
             self.to(State.DISCONNECTED)
 
