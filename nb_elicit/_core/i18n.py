@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import os
 
+from .kernel import part
+
 __all__ = ["LANGUAGES", "duration", "language", "set_language", "t"]
 
 LANGUAGES = ("en", "zh")
 ENV_LANG = "NB_ELICIT_LANG"
-_chosen: str | None = None
+
+
+class ChosenLanguage:
+    """The language :func:`set_language` chose (None: automatic): a part of the kernel's
+    owner (:mod:`.kernel`)."""
+
+    def __init__(self) -> None:
+        self.lang: str | None = None
 
 #: key: (English, Chinese). Placeholders are filled with str.format.
 TEXTS: dict[str, tuple[str, str]] = {
@@ -569,7 +578,6 @@ TEXTS: dict[str, tuple[str, str]] = {
 
 def set_language(lang: str | None) -> str:
     """Choose ``"en"`` or ``"zh"`` for nb_elicit's own texts; None goes back to automatic."""
-    global _chosen
     if lang is not None:
         lang = lang.strip().lower()
         if lang in ("auto", ""):
@@ -578,14 +586,15 @@ def set_language(lang: str | None) -> str:
             from .errors import InvalidArgument  # (lazily: the errors are told in these words)
 
             raise InvalidArgument(f"unknown language {lang!r}: use en, zh or auto")
-    _chosen = lang
+    part(ChosenLanguage).lang = lang
     return language()
 
 
 def language() -> str:
     """The language in use now: ``"en"`` or ``"zh"``."""
-    if _chosen is not None:
-        return _chosen
+    chosen = part(ChosenLanguage).lang
+    if chosen is not None:
+        return chosen
     wanted = os.environ.get(ENV_LANG, "").strip().lower()
     if wanted in LANGUAGES:
         return wanted
