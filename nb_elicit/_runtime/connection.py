@@ -154,7 +154,7 @@ class Connection:
                  apps: bool = True):
         self.name = name
         #: The kernel's owner this connection was made in (which its close leaves).
-        self.kernel: KernelState = kernel_state()
+        self._kept_by: KernelState = kernel_state()
         #: This connection's MCP Apps: whether they show, and their resources, read once.
         self.apps = Apps(self, enabled=apps)
         self.target = target
@@ -270,7 +270,7 @@ class Connection:
 
     def tasks(self) -> list[TaskRun]:
         """This connection's tasks that this kernel follows or followed."""
-        return self.kernel.tasks.runs(self.name)
+        return self._kept_by.tasks.runs(self.name)
 
     async def list_tools(self) -> list[dict]:
         return await self.runner.quiet("list_tools", lambda s: s.list_tools())
@@ -312,10 +312,10 @@ class Connection:
         its background work (a call still running) ends."""
         if not self.sessions.to(State.CLOSED):
             return
-        self.kernel.pending.close("The connection was closed.", self.guard)
+        self._kept_by.pending.close("The connection was closed.", self.guard)
         self.apps.close()
-        if self.kernel.connections.get(self.name) is self:
-            del self.kernel.connections[self.name]
+        if self._kept_by.connections.get(self.name) is self:
+            del self._kept_by.connections[self.name]
         try:
             await self.sessions.close()
         finally:
