@@ -30,7 +30,7 @@ P = TypeVar("P")
 
 class Parts:
     """Kernel-wide state held by its class: one instance of each, made on first use. A part
-    with a ``close()`` is closed, newest first, when its owner is."""
+    with an ``owner_closed()`` is told, newest first, when its owner closes."""
 
     def __init__(self) -> None:
         self._parts: dict[type, object] = {}
@@ -58,9 +58,10 @@ class Parts:
             return dict(self._parts)
 
     def close(self) -> None:
-        """Close each part that can be (newest first); a failing one does not stop the rest."""
+        """Tell each part that asks (``owner_closed()``, newest first) that its owner closes;
+        a failing one does not stop the rest."""
         for found in reversed(list(self.made().values())):
-            closing = getattr(found, "close", None)
+            closing = getattr(found, "owner_closed", None)
             if callable(closing):
                 with contextlib.suppress(Exception):
                     closing()

@@ -16,7 +16,8 @@ the next use starts a new one.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 from .._core import kernel
 from .._core.history import History
@@ -24,10 +25,12 @@ from .._core.policy import Policies
 from .._core.recording import Tape
 from .._ui.clock import LoopClocks
 from .._ui.kit import SharedModels
-from .guard import HookGuards
-from .pending import PendingForms
 from .status import KernelStatus
-from .tasks import Tasks
+
+if TYPE_CHECKING:
+    from .guard import HookGuards
+    from .pending import PendingForms
+    from .tasks import Tasks
 
 __all__ = ["KernelState", "close_kernel_state", "kernel_state"]
 
@@ -39,13 +42,33 @@ class KernelState(kernel.Parts):
         super().__init__()
         #: Live connections by name, as made by ``connect()`` (and ``%mcp connect``).
         self.connections: dict[str, Any] = {}
-        self.pending = PendingForms()
-        self.tasks = Tasks()
-        self.guards = HookGuards()
         #: The apps of framework sessions still on screen (see :mod:`.framework_apps`).
         self.framework_apps: list = []
         #: Input values of configured servers asked for, by (config file, input id).
         self.inputs: dict[tuple[str, str], str] = {}
+
+    # (The forms, tasks and guards are parts too, their modules imported on first use, so that
+    # %load_ext, which makes the owner, stays quick.)
+    @property
+    def pending(self) -> PendingForms:
+        """The forms still waiting for a person."""
+        from .pending import PendingForms
+
+        return self.part(PendingForms)
+
+    @property
+    def tasks(self) -> Tasks:
+        """The tasks this kernel follows."""
+        from .tasks import Tasks
+
+        return self.part(Tasks)
+
+    @property
+    def guards(self) -> HookGuards:
+        """The guards of the hooks' requests."""
+        from .guard import HookGuards
+
+        return self.part(HookGuards)
 
     @property
     def history(self) -> History:
@@ -78,7 +101,8 @@ class KernelState(kernel.Parts):
         """Close every waiting form (answered cancel, showing ``reason``) and every connection,
         then the parts. A connection closes on the running loop where there is one (its own
         work ends it), else here."""
-        self.pending.close(reason)
+        if "nb_elicit._runtime.pending" in sys.modules:  # (else no form was ever shown)
+            self.pending.close(reason)
         closing = [conn.close() for conn in list(self.connections.values())]
         self.connections.clear()
         super().close()

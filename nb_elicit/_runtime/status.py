@@ -40,7 +40,7 @@ class KernelStatus:
         events.register(name, callback)
         self._watching.append((events, name, callback))
 
-    def close(self) -> None:
+    def owner_closed(self) -> None:
         """Stop following cells (the next owner follows them again)."""
         watching, self._watching = self._watching, []
         for events, name, callback in watching:
