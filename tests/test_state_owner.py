@@ -176,3 +176,34 @@ def test_the_check_finds_each_kind_of_registry(tmp_path):
     assert stateful_classes(trees) == {"Box", "Kept", "Rows"}
     assert registries(paths, package) == {f"nb_elicit_sample.kinds.{n}"
                      for n in ("SEEN", "LOG", "BOX", "LOCAL", "_chosen", "ROWS")}
+
+
+def test_what_the_pure_model_kept_before_the_runtime_s_owner_was_made_is_kept_by_it():
+    from nb_elicit._core.history import History
+    from nb_elicit._core.i18n import language, set_language
+    from nb_elicit._core.kernel import part
+    from nb_elicit._runtime.state import KernelState, kernel_state
+
+    set_language("zh")
+    part(History).add("demo", "Who?", "decline", None, "person")
+    owner = kernel_state()
+    assert isinstance(owner, KernelState) and kernel_state() is owner
+    assert language() == "zh" and len(owner.history.entries) == 1
+    assert owner.history is part(History)
+
+
+def test_closing_the_owner_closes_its_forms_and_the_next_use_starts_a_new_one():
+    from nb_elicit._runtime.state import close_kernel_state, kernel_state
+    from nb_elicit._ui.form import ElicitationForm
+
+    owner = kernel_state()
+    owner.history.add("demo", "Who?", "decline", None, "person")
+    owner.policies.set(owner.policies.for_anyone(), "demo")
+    form = ElicitationForm("Who?", {"type": "object", "properties": {}}, server="demo")
+    with owner.pending.track(form, object(), None):
+        close_kernel_state("nb_elicit was unloaded.")
+        assert form.answer.done() and form.answer.result().action == "cancel"
+    again = kernel_state()
+    assert again is not owner
+    assert again.history.entries == [] and again.policies.per_connection == {}
+    assert len(again.pending) == 0 and again.connections == {}
