@@ -9,10 +9,12 @@ class: :func:`part` makes the part on first use (``Kind()``) and keeps it in the
 so the pure model and the widgets work without the runtime (a bare :class:`Parts` is made then,
 which the runtime's owner adopts when it is made).
 
-What lives as long as the process, not the kernel session, is kept apart in :func:`process`:
-the patches nb_elicit makes in other libraries' modules (the SDK's session class, its request
-clocks), which cannot be undone and must not be made twice, and the locks of files this
-process holds. A new owner starts with none of the first kind of state and all of the second.
+What lives as long as the process, not the kernel session, is kept apart, as the process's
+parts (:func:`process_part`): the patches nb_elicit makes in other libraries' modules (the
+SDK's session class, its request clocks), which cannot be undone and must not be made twice,
+the one import of jsonschema, the kernel's side shell (a subshell lives as long as its
+kernel), and the locks of files this process holds. A new owner starts with none of the
+first kind of state and all of the second.
 
 This module imports nothing of nb_elicit, so that every module (the errors first) can use it.
 """
@@ -23,7 +25,7 @@ import contextlib
 import threading
 from typing import TypeVar
 
-__all__ = ["Parts", "current", "install", "owner_of", "part", "process", "process_part"]
+__all__ = ["Parts", "current", "install", "owner_of", "part", "process_part"]
 
 P = TypeVar("P")
 
@@ -115,11 +117,6 @@ def part(kind: type[P]) -> P:
     return current().part(kind)
 
 
-def process() -> Parts:
-    """What lives as long as the process (see the module's docstring)."""
-    return _SLOTS.process
-
-
 def process_part(kind: type[P]) -> P:
-    """The process's ``kind``."""
+    """The process's ``kind`` (see the module's docstring), made on first use."""
     return _SLOTS.process.part(kind)
