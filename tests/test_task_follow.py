@@ -254,11 +254,10 @@ class Remote:
 @pytest.mark.parametrize(("code", "forgotten"), [
     (-32602, True), (-32002, True),  # the server does not know the task
     (-32001, False), (-32600, False), (-32603, False)])  # a timeout, anything else: it may run
-def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, code, forgotten):
+def test_only_unknown_task_errors_forget_the_saved_task(code, forgotten):
     from nb_elicit._core.task_store import ServerIdentity
 
-    monkeypatch.setattr(kernel_state(), "tasks", Tasks(TaskStore(tmp_path / "tasks.json")))
-    registry = kernel_state().tasks
+    registry = kernel_state().tasks  # (this test's own, its file in tmp_path: see task_file)
 
     async def scenario():
         run = TaskRun("h", Remote("t-1", code))
