@@ -39,6 +39,20 @@ def nb_module(*names: str):
     return importlib.import_module(names[-1])
 
 
+def nb_kept(attr: str, *old: str):
+    """What the kernel's owner keeps as ``attr`` (``kernel_state().history``); for an older
+    revision, the module-level registry it was (``module:NAME`` each, newest first)."""
+    with contextlib.suppress(ImportError):
+        return getattr(importlib.import_module("nb_elicit._runtime.state").kernel_state(), attr)
+    *newer, oldest = old
+    for each in newer:
+        module, name = each.split(":")
+        with contextlib.suppress(ImportError):
+            return getattr(importlib.import_module(module), name)
+    module, name = oldest.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 # ---------------------------------------------------------------------------------- schemas
 
 OPTIONS = ["red", "green", "blue"]
@@ -297,11 +311,13 @@ def stats() -> dict:
     blocks = sys.getallocatedblocks()  # (first: before this function's own lists and sets)
     names = collections.Counter(type(w).__name__ for w in list(ipywidgets.Widget.widgets.values()))
     try:
-        pending = len(nb_module("nb_elicit._runtime.pending", "nb_elicit._pending").PENDING)
+        pending = len(nb_kept("pending", "nb_elicit._runtime.pending:PENDING",
+                              "nb_elicit._pending:PENDING"))
     except Exception:  # noqa: BLE001 - reported as unknown
         pending = None
     try:
-        history_ = nb_module("nb_elicit._core.history", "nb_elicit._history").HISTORY
+        history_ = nb_kept("history", "nb_elicit._core.history:HISTORY",
+                           "nb_elicit._history:HISTORY")
         history = len(history_.entries) if hasattr(history_, "entries") else len(history_)
         history_limit = getattr(history_, "limit", None)
     except Exception:  # noqa: BLE001 - reported as unknown

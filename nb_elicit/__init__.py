@@ -71,7 +71,8 @@ def __getattr__(name: str):
         from importlib import import_module
 
         value = getattr(import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
+        if name != "connections":  # (the kernel's owner's, which unload replaces: read anew)
+            globals()[name] = value
         return value
     raise AttributeError(f"module 'nb_elicit' has no attribute {name!r}")
 

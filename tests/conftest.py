@@ -31,6 +31,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def fresh_kernel_state():
+    """Each test starts with a kernel state of its own (the connections, history, policies,
+    waiting forms, tasks... of nb_elicit._runtime.state), which is closed after it. Only the
+    pure model's slot is touched here: a pure test loads no widgets."""
+    from nb_elicit._core import kernel
+
+    before = kernel.install(None)
+    if before is not None:
+        before.close()
+    yield
+    after = kernel.install(None)
+    if after is not None:
+        after.close()
+
+
 @pytest.fixture
 def ip():
     """IPython's test shell with nb_elicit loaded (unloaded after the test)."""

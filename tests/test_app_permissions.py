@@ -30,9 +30,9 @@ from nb_elicit._core.apps import (
     permissions_not_offered,
     side_doors,
 )
-from nb_elicit._core.history import HISTORY
 from nb_elicit._core.outcome import AnsweredBy
-from nb_elicit._core.policy import POLICIES, parse_policy
+from nb_elicit._core.policy import parse_policy
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.app_frame import AppFrame
 from nb_elicit._ui.permission_card import PermissionCard, permission_names
 
@@ -45,13 +45,6 @@ MIME = "text/html;profile=mcp-app"
 @pytest.fixture
 def frontend(monkeypatch):
     monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
-
-
-@pytest.fixture(autouse=True)
-def no_policies():
-    yield
-    POLICIES.everywhere = None
-    POLICIES.per_connection.clear()
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -254,7 +247,7 @@ async def shown(conn):
 def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
     async def scenario(person):
         conn = await nb_elicit.connect("perms", APPS_SERVER)
-        HISTORY.clear()
+        kernel_state().history.clear()
         app = await shown(conn)
         sent = sent_by(app.frame)
         app.frame._handle_custom_msg({"kind": "html"}, [])  # (the front end asks at once)
@@ -270,7 +263,7 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
         await app._permissions_task
         await asyncio.sleep(0.05)
         left = all(card not in view.asked for view in app.asks.children)
-        return app, card, before, under_app, sent, list(HISTORY.entries), left
+        return app, card, before, under_app, sent, list(kernel_state().history.entries), left
 
     app, card, before, under_app, sent, history, left = drive(scenario)
     assert isinstance(card, PermissionCard) and under_app
@@ -299,11 +292,11 @@ def test_the_card_comes_before_the_frame_gets_anything(frontend, press):
 def test_a_respond_policy_never_grants_a_permission(frontend):
     async def scenario(person):
         conn = await nb_elicit.connect("perms", APPS_SERVER)
-        POLICIES.per_connection["perms"] = parse_policy("accept {}", "test")
-        HISTORY.clear()
+        kernel_state().policies.per_connection["perms"] = parse_policy("accept {}", "test")
+        kernel_state().history.clear()
         app = await shown(conn)
         await app._permissions_task
-        return app, person.seen, list(HISTORY.entries)
+        return app, person.seen, list(kernel_state().history.entries)
 
     app, seen, history = drive(scenario)
     assert seen == [] and app.frame.permissions == {} and not app.frame.held

@@ -25,7 +25,7 @@ from nb_elicit._core.apps import APP_MIME, MAX_APP_BYTES
 from nb_elicit._core.notices import MAX_NOTICES, Notice
 from nb_elicit._core.transcript import item_html, transcript_bundle
 from nb_elicit._runtime import apps as runtime_apps
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.app_frame import AppRequestError
 from nb_elicit._ui.url_card import UrlConsentCard
 from nb_elicit.demo.clock import APP_FILE, APP_URI
@@ -459,7 +459,7 @@ def test_a_link_nb_elicit_refuses_shows_no_card(frontend, journal, url):
         await conn.call_tool("clock")
         (app,) = conn.apps.shown
         error = await refused(app, "ui/open-link", {"url": url})
-        return error, app, list(PENDING.forms()), person.seen
+        return error, app, list(kernel_state().pending.forms()), person.seen
 
     error, app, pending, seen = drive(scenario)
     assert error.code == -32602

@@ -19,10 +19,10 @@ from helpers.servers import SERVERS, Journal, demo_command, drive
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401 - bound before a frontend is said to be there
 from nb_elicit._core.notices import Notice
-from nb_elicit._core.policy import POLICIES, parse_policy
+from nb_elicit._core.policy import parse_policy
 from nb_elicit._mcp.session import ServerSession
 from nb_elicit._runtime import apps as runtime_apps
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.app_frame import AppFrame
 from nb_elicit._ui.call_view import CallView
 from nb_elicit._ui.download_card import DownloadCard
@@ -47,15 +47,9 @@ def journal(tmp_path) -> Journal:
     return Journal(tmp_path / "journal.jsonl")
 
 
-@pytest.fixture(autouse=True)
-def no_policies():
-    yield
-    POLICIES.everywhere = None
-    POLICIES.per_connection.clear()
-
-
 def open_cards() -> list:
-    return [p for p in PENDING.forms() if isinstance(p, UrlConsentCard | DownloadCard)]
+    return [p for p in kernel_state().pending.forms()
+            if isinstance(p, UrlConsentCard | DownloadCard)]
 
 
 def links(app, count: int) -> list[asyncio.Future]:
@@ -150,7 +144,7 @@ def test_a_respond_policy_never_opens_an_app_link_nor_saves_its_file(frontend, j
                                                                      policy):
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
-        POLICIES.per_connection["demo"] = parse_policy(policy, "test")
+        kernel_state().policies.per_connection["demo"] = parse_policy(policy, "test")
         await conn.call_tool("clock")
         (app,) = conn.apps.shown
         link = await app.answer("ui/open-link", {"url": "https://example.com"})

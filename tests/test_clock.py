@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from nb_elicit._core.kernel import part
 from nb_elicit._core.tasks import TaskState
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui import clock
@@ -130,10 +131,10 @@ def test_a_clock_does_not_keep_its_loop_alive():
         return weakref.ref(asyncio.get_running_loop())
 
     gc.collect()
-    before = len(clock._CLOCKS)  # (loops of earlier tests that something else still holds)
+    before = len(part(clock.LoopClocks))  # (loops of earlier tests that something else still holds)
     loop = asyncio.new_event_loop()
     ref = loop.run_until_complete(scenario())
     loop.close()
     del loop
     gc.collect()
-    assert ref() is None and len(clock._CLOCKS) == before
+    assert ref() is None and len(part(clock.LoopClocks)) == before

@@ -202,14 +202,14 @@ def test_a_failure_while_a_form_is_open_closes_it_and_tells_the_cell_and_the_ser
     """Past the schema and the request checks, any failure of nb_elicit's own ends the same
     way: one line in the cell, an internal error to the server, the history, and no form left
     open (or locked on a bare exception name)."""
-    from nb_elicit._core.history import HISTORY
+    from nb_elicit._runtime.state import kernel_state
     from nb_elicit._ui.prompt import PromptWidget
 
     async def overflow(self):
         raise OverflowError("int too large to convert to float")
 
     monkeypatch.setattr(PromptWidget, "wait", overflow)
-    HISTORY.clear()
+    kernel_state().history.clear()
 
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
@@ -226,7 +226,8 @@ def test_a_failure_while_a_form_is_open_closes_it_and_tells_the_cell_and_the_ser
     assert form.submit_button.disabled
     errors = [w for w in notices if "nb-elicit-notice-error" in w._dom_classes]
     assert len(errors) == 1 and "OverflowError" in html.unescape(errors[0].value)
-    assert [(e.action, e.answered_by) for e in HISTORY.entries] == [("error", "failed")]
+    assert [(e.action, e.answered_by) for e in kernel_state().history.entries] == [
+        ("error", "failed")]
 
 
 def test_concurrent_elicitations_on_two_connections_each_get_their_own_form(journal, views):

@@ -13,7 +13,7 @@ import pytest
 from helpers.servers import demo_command, drive, hostile_command
 
 import nb_elicit
-from nb_elicit._core.history import HISTORY
+from nb_elicit._runtime.state import kernel_state
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -43,7 +43,7 @@ def test_a_connection_that_reconnects_is_connected_again_and_withdrawals_say_so(
     form = person_seen[-1]
     assert form.message == "Going away"
     assert html.unescape(form.status.value).count("hostile withdrew this request.") == 1
-    assert HISTORY.entries[-1].answered_by == "withdrawn"
+    assert kernel_state().history.entries[-1].answered_by == "withdrawn"
 
 
 @pytest.mark.parametrize("bad", [
@@ -82,24 +82,23 @@ def test_a_closed_connection_still_says_what_it_was(journal):
 from helpers.fill import fill  # noqa: E402
 from helpers.servers import hostile_command as _hostile  # noqa: E402
 
-from nb_elicit._runtime.pending import PENDING  # noqa: E402
-
 
 def entries_for(message: str) -> list[tuple[str, str]]:
-    return [(e.action, e.answered_by) for e in HISTORY.entries if e.message == message]
+    return [(e.action, e.answered_by) for e in kernel_state().history.entries
+            if e.message == message]
 
 
 def test_a_click_just_after_a_withdrawal_is_refused_and_recorded_as_withdrawn(journal, views):
     """A withdrawal is told from a disconnection at once (the session has not ended), and
     leaves no window for an answer: nothing can be sent, so the form says withdrawn."""
-    HISTORY.clear()
+    kernel_state().history.clear()
 
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
         call = conn.start_tool("withdraw", {"after": 0.5})
         form = await person.wait_for_form(unless=call)
         fill(form, {"answer": "too late"})
-        while form in PENDING.forms():  # the server withdrew it: its wait has ended
+        while form in kernel_state().pending.forms():  # the server withdrew it: its wait has ended
             await asyncio.sleep(0.005)
         form.submit_button.click()
         result = await call
@@ -131,7 +130,7 @@ def test_an_answer_given_as_the_request_is_withdrawn_is_taken_back():
 def test_a_form_closed_by_its_server_dying_is_in_the_history_once(views):
     """The session ended the moment its server's stream did: the form, cancelled after
     that, says disconnected at once."""
-    HISTORY.clear()
+    kernel_state().history.clear()
 
     async def scenario(person):
         conn = await nb_elicit.connect("hostile", _hostile(), rate_limit=None)
@@ -147,7 +146,7 @@ def test_a_form_closed_by_its_server_dying_is_in_the_history_once(views):
 
 
 def test_a_form_closed_with_its_connection_is_in_the_history_once(views):
-    HISTORY.clear()
+    kernel_state().history.clear()
 
     async def scenario(person):
         conn = await nb_elicit.connect("hostile", _hostile(), rate_limit=None)

@@ -403,13 +403,11 @@ def test_forms_share_their_plain_layout_and_styles_and_closing_one_leaves_them_o
     assert all(isinstance(m, widgets.Layout) for m in changeable)
 
 
-def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form(monkeypatch):
-    from nb_elicit._ui import kit
+def test_a_shared_model_that_was_closed_is_made_anew_for_the_next_form():
     from nb_elicit._ui.kit import Kit, is_shared
 
-    # (a kit of this test's own: the one it closes must not be the one that live widgets of
-    # earlier tests of this process still show, which a later test reads)
-    monkeypatch.setattr(kit, "_SHARED", {})
+    # (the kit is this test's own, as each test's kernel state is: the one it closes is not
+    # the one that live widgets of earlier tests of this process still show)
     plain = Kit().plain
     assert is_shared(plain) and is_open(plain)
     plain.close()  # (as Widget.close_all() would)

@@ -44,7 +44,6 @@ def kernel(monkeypatch):
     for name in ("JPY_SESSION_NAME", "VOILA_KERNEL_ID", "COLAB_RELEASE_TAG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
-    monkeypatch.setattr(kernel_compat, "_SIGHTINGS", kernel_compat._Sightings())
     import ipywidgets
 
     monkeypatch.setattr(ipywidgets.Widget, "_control_comm", None, raising=False)

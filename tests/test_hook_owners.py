@@ -17,10 +17,9 @@ from helpers.servers import demo_command, drive, hostile_command, stdio_params
 from mcp import Client
 
 import nb_elicit
-from nb_elicit._core.history import HISTORY
 from nb_elicit._core.recording import schema_hash
 from nb_elicit._runtime import hooks
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 
 KEY_FORM = {"type": "object", "properties": {"api_key": {"type": "string"}},
             "required": ["api_key"]}
@@ -29,14 +28,6 @@ KEY_FORM = {"type": "object", "properties": {"api_key": {"type": "string"}},
 def claiming(name: str):
     """The hostile test server, calling itself ``name``."""
     return stdio_params(hostile_command(), HOSTILE_NAME=name)
-
-
-@pytest.fixture(autouse=True)
-def fresh_history():
-    HISTORY.clear()
-    yield
-    nb_elicit.respond("ask")
-    HISTORY.clear()
 
 
 def answer(form, action: str, content: dict | None = None) -> None:
@@ -93,7 +84,7 @@ def test_unloading_answers_a_hooks_form_cancel_and_its_session_goes_on(journal):
     form, first, second = drive(scenario)
     assert (first, second) == ("No username: you chose cancel.", "Hello, @ada!")
     assert form.answered_by == "closed" and "unloaded" in form.status.value
-    assert [(e.action, e.answered_by) for e in HISTORY.entries] == [
+    assert [(e.action, e.answered_by) for e in kernel_state().history.entries] == [
         ("cancel", "closed"), ("accept", "person")]
 
 
@@ -107,8 +98,9 @@ def test_pending_forms_belong_to_an_owner_object_not_a_name():
             return True
 
     mine, theirs, form_a, form_b = object(), object(), Form(), Form()
-    with PENDING.track(form_a, mine, None), PENDING.track(form_b, theirs, None):
-        assert PENDING.close("closed.", mine) == 1
+    pending = kernel_state().pending
+    with pending.track(form_a, mine, None), pending.track(form_b, theirs, None):
+        assert pending.close("closed.", mine) == 1
     assert form_a.closed == [("closed", "closed.")] and form_b.closed == []
 
 
@@ -138,7 +130,7 @@ def test_a_server_claiming_a_connections_name_gets_nothing_set_for_that_name(tmp
     (form,) = seen
     assert "sk-live-123" not in json.dumps(got)
     assert "&quot;github&quot; (named by the server)" in form.message_line.value
-    assert [(e.server, e.action, e.answered_by) for e in HISTORY.entries] == [
+    assert [(e.server, e.action, e.answered_by) for e in kernel_state().history.entries] == [
         ('"github" (named by the server)', "decline", "person")]
 
 
@@ -154,9 +146,9 @@ def test_a_claimed_name_is_shown_escaped_and_each_session_has_its_own_guard():
     assert first.server == '"git\\u202ebuh" (named by the server)' and not first.named
     assert hooks.Asker.unlabelled(one, "git\u202ebuh", "mcp").guard is first.guard
     assert hooks.Asker.unlabelled(two, "git\u202ebuh", "mcp").guard is not first.guard
-    held = len(hooks._SESSION_GUARDS)
+    held = len(kernel_state().guards.by_session)
     del one, two
-    assert len(hooks._SESSION_GUARDS) == held - 2  # (forgotten with their sessions)
+    assert len(kernel_state().guards.by_session) == held - 2  # (forgotten with their sessions)
     assert "git\u202ebuh" not in hooks.labels()  # (a claim never becomes a label)
     labelled = hooks.Asker.labelled("github")
     assert labelled.named and labelled.guard is nb_elicit.elicitation_callback.named(
@@ -229,7 +221,7 @@ def test_a_held_kernel_still_answers_by_the_respond_policy_mute_and_replay(held_
     assert (by_policy.action, by_policy.content) == ("accept", {"name": "Ada"})
     assert by_mute.action == "cancel"
     assert (by_replay.action, by_replay.content) == ("accept", {"name": "Grace"})
-    assert [(e.server, e.answered_by) for e in HISTORY.entries] == [
+    assert [(e.server, e.answered_by) for e in kernel_state().history.entries] == [
         ("by-policy", "policy"), ("muted", "muted"), ("replayed", "replay")]
 
 
@@ -240,7 +232,7 @@ def test_a_burst_on_a_held_kernel_is_one_line_and_every_request_is_in_the_histor
     printed = capsys.readouterr().err
     assert printed.count("The kernel is blocked") == 1, printed
     assert "Further requests of burst while the kernel is blocked" in printed
-    assert [e.answered_by for e in HISTORY.entries] == ["kernel blocked"] * 5
+    assert [e.answered_by for e in kernel_state().history.entries] == ["kernel blocked"] * 5
 
 
 # -- 9. never raise into a framework ----------------------------------------------------------
@@ -259,7 +251,7 @@ def test_claude_hooks_answer_a_blank_or_odd_server_name_instead_of_raising():
     blank, odd = drive(scenario)
     assert blank["hookSpecificOutput"]["content"] == {"repo": "a"}
     assert odd["hookSpecificOutput"]["content"] == {"repo": "b"}
-    assert [e.server for e in HISTORY.entries] == ["claude", "claude"]
+    assert [e.server for e in kernel_state().history.entries] == ["claude", "claude"]
 
 
 def test_the_frameworks_own_cancellation_still_goes_on_as_a_cancellation():
@@ -268,10 +260,10 @@ def test_the_frameworks_own_cancellation_still_goes_on_as_a_cancellation():
                                                requested_schema=FORM["requestedSchema"])
         asked = asyncio.ensure_future(nb_elicit.elicitation_callback(None, params))
         for _ in range(500):
-            if PENDING.forms():
+            if kernel_state().pending.forms():
                 break
             await asyncio.sleep(0.01)
-        (form,) = PENDING.forms()
+        (form,) = kernel_state().pending.forms()
         asked.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asked
@@ -290,7 +282,7 @@ def test_a_request_nb_elicit_ends_by_itself_is_cancel_with_a_line_not_a_cancella
                                                requested_schema=FORM["requestedSchema"])
         asked = asyncio.ensure_future(nb_elicit.elicitation_callback.named("ours")(None, params))
         for _ in range(500):
-            if PENDING.forms():
+            if kernel_state().pending.forms():
                 break
             await asyncio.sleep(0.01)
         (inner,) = [task for task in asyncio.all_tasks()

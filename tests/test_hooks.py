@@ -15,7 +15,7 @@ from mcp import Client
 
 import nb_elicit
 from nb_elicit._core.frameworks import UNKNOWN, blocking_call
-from nb_elicit._core.history import HISTORY
+from nb_elicit._runtime.state import kernel_state
 
 NESTED = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
 
@@ -27,14 +27,6 @@ def sdk_target(journal):
 def fastmcp_target(journal, tmp_path):
     command, *args = demo_command(journal)
     return StdioTransport(command=command, args=args, log_file=tmp_path / "demo.log")
-
-
-@pytest.fixture(autouse=True)
-def fresh_history():
-    HISTORY.clear()
-    yield
-    nb_elicit.respond("ask")
-    HISTORY.clear()
 
 
 def test_the_synchronous_call_nearest_the_cell_is_named():
@@ -56,7 +48,7 @@ def test_what_is_no_elicitation_is_an_error_or_a_cancel_never_an_exception(capsy
     printed = capsys.readouterr().err
     assert "sent a request nb_elicit cannot show, so it answered with an error" in printed
     assert "sent a request nb_elicit cannot show, so it answered cancel" in printed
-    assert [e.answered_by for e in HISTORY.entries] == ["refused", "refused"]
+    assert [e.answered_by for e in kernel_state().history.entries] == ["refused", "refused"]
 
 
 def test_a_form_it_cannot_show_is_an_error_for_the_sdk_and_cancel_for_fastmcp(journal, tmp_path):
@@ -73,7 +65,7 @@ def test_a_form_it_cannot_show_is_an_error_for_the_sdk_and_cancel_for_fastmcp(jo
     sdk, fast = drive(scenario)
     assert sdk["error"]["code"] == types.INVALID_PARAMS
     assert fast == {"action": "cancel", "content": None}
-    assert [e.answered_by for e in HISTORY.entries] == ["refused", "refused"]
+    assert [e.answered_by for e in kernel_state().history.entries] == ["refused", "refused"]
 
 
 def test_labels_tell_servers_apart_for_policies_mute_and_history(journal):
@@ -99,7 +91,7 @@ def test_labels_tell_servers_apart_for_policies_mute_and_history(journal):
     assert texts == ["No username: you chose decline.", "No username: you chose cancel.",
                      "Hello, @octocat!"]
     assert forms == 1  # (only the unlabelled one reached the person)
-    assert [(e.server, e.action, e.answered_by) for e in HISTORY.entries] == [
+    assert [(e.server, e.action, e.answered_by) for e in kernel_state().history.entries] == [
         ("github", "decline", "policy"), ("quiet", "cancel", "muted"),
         ('"nb-elicit-demo" (named by the server)', "accept", "person")]
     assert repr(quiet) == "<nb_elicit.elicitation_callback.named('quiet')>"
@@ -183,7 +175,7 @@ def test_claude_hooks_answer_the_clis_elicitation_hook_input_through_the_form():
                                                "content": {"repo": "nb_elicit"}}}
     assert refused == {"hookSpecificOutput": {"hookEventName": "Elicitation",
                                               "action": "cancel"}}
-    assert [(e.server, e.answered_by) for e in HISTORY.entries] == [
+    assert [(e.server, e.answered_by) for e in kernel_state().history.entries] == [
         ("github", "person"), ("github", "refused")]
 
 
@@ -202,7 +194,7 @@ def test_answer_interrupt_returns_langgraphs_resume_value():
     assert drive(scenario) == {"responses": {"party": {"action": "accept",
                                                        "content": {"people": 3}},
                                              "ok": {"action": "decline"}}}
-    assert {e.server for e in HISTORY.entries} == {'"book" (named by the server)'}
+    assert {e.server for e in kernel_state().history.entries} == {'"book" (named by the server)'}
     with pytest.raises(ValueError, match="mcp_elicitation"):
         asyncio.run(nb_elicit.answer_interrupt({"type": "other"}))
 
@@ -268,8 +260,8 @@ def test_a_secret_typed_into_a_hooks_form_reaches_the_server_and_nothing_else(jo
 
     sent, told = drive(scenario)
     assert sent == {"action": "accept", "content": {"user": "ada", "password": "hunter2-secret"}}
-    (entry,) = HISTORY.entries
-    assert "hunter2" not in entry.sent and "hunter2" not in HISTORY.as_text()
+    (entry,) = kernel_state().history.entries
+    assert "hunter2" not in entry.sent and "hunter2" not in kernel_state().history.as_text()
     assert entry.content["user"] == "ada"
     assert "hunter2" not in repr(told)  # (what the form leaves in the transcript)
     assert "ada" in repr(told)
@@ -298,7 +290,7 @@ def test_a_hooks_answers_are_recorded_and_replayed_by_its_label(journal, tmp_pat
         nb_elicit.replay(None)
     assert recorded == ("Hello, @octocat!", 1)
     assert replayed == ("Hello, @octocat!", 0)  # (nobody was asked)
-    assert [(e.server, e.answered_by) for e in HISTORY.entries] == [("gh", "person"),
+    assert [(e.server, e.answered_by) for e in kernel_state().history.entries] == [("gh", "person"),
                                                                      ("gh", "replay")]
 
 
@@ -345,4 +337,4 @@ def test_a_hooks_view_is_titled_in_words_not_by_the_protocols_name(journal, monk
     (view,) = views
     title = transcript_bundle(view.transcript())["text/plain"].splitlines()[0]
     assert title == "[demo · question]"
-    assert HISTORY.entries[0].tool == "elicitation"  # (the history's key stays)
+    assert kernel_state().history.entries[0].tool == "elicitation"  # (the history's key stays)

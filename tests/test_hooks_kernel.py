@@ -132,8 +132,8 @@ def test_sdk_client_legacy_shows_the_form_in_the_calling_cell(fe, journal):
     assert '"name": "Ada Lovelace"' in fe.stdout(cell)
     assert answers(journal) == [CONTACT]
     # Told apart by the server's own name, in the history.
-    _, outputs = fe.run("from nb_elicit._core.history import HISTORY\n"
-                        "print(HISTORY.as_text())", timeout=10)
+    _, outputs = fe.run("from nb_elicit._runtime.state import kernel_state\n"
+                        "print(kernel_state().history.as_text())", timeout=10)
     assert '"nb-elicit-demo" (named by the server) · elicitation  accept (person)' in "".join(
         o.get("text", "") for o in outputs)
 
@@ -381,8 +381,10 @@ def test_a_held_kernel_without_a_side_shell_answers_cancel_at_once(fe, journal):
     taken away), a held kernel's request that only a person could answer is answered cancel,
     with a line that says which call to use instead."""
     opened(fe, THREAD.format(args=demo_args(journal)))
-    opened(fe, "from nb_elicit._runtime import side_shell\n"
-               "side_shell._PROBE.kernel, side_shell._PROBE.made = get_ipython().kernel, None")
+    opened(fe, "from nb_elicit._core.kernel import process_part\n"
+               "from nb_elicit._runtime.side_shell import _Probe\n"
+               "probe = process_part(_Probe)\n"
+               "probe.kernel, probe.made = get_ipython().kernel, None")
     reply, outputs = fe.run(BLOCKED, timeout=CELL_TIMEOUT)
     assert reply["status"] == "ok", outputs
     printed = "".join(o.get("text", "") for o in outputs)

@@ -17,9 +17,7 @@ from helpers.servers import drive, hostile_command
 from ipywidgets.widgets import widget as widget_module
 
 import nb_elicit
-from nb_elicit._core.history import HISTORY
-from nb_elicit._core.policy import POLICIES
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.html import inline_text
 
 pytestmark = pytest.mark.timeout(120)
@@ -45,7 +43,7 @@ def run_case(send, *, rate_limit=None, timeout: float = 180, **connect):
         conn = await nb_elicit.connect("hostile", HOSTILE, rate_limit=rate_limit, **connect)
         outcome = await send(conn, person)
         after = await still_works(conn, person)
-        return outcome, after, len(PENDING)
+        return outcome, after, len(kernel_state().pending)
 
     outcome, after, pending = drive(scenario, timeout)
     assert after == {"result": {"action": "accept", "content": {"name": "Ada"}}}
@@ -211,12 +209,13 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
                       if "nb-elicit-notice" in w._dom_classes):
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.2)
-        shown, waiting = len(PENDING), conn.guard.backlog.waiting
+        shown, waiting = len(kernel_state().pending), conn.guard.backlog.waiting
         line = views[-1].backlog.text
         growth = len(widget_module._instances) - before
         for _ in range(100):
             person.will("accept", {"name": "Ada"})
-        for form in PENDING.forms():  # the three shown before the person had a script
+        # (the three shown before the person had a script)
+        for form in kernel_state().pending.forms():
             fill(form, {"name": "Ada"})
             form.submit_button.click()
         counts = json.loads((await call).text)
@@ -241,15 +240,15 @@ def test_the_person_can_cancel_every_waiting_request_at_once(views):
         (button,) = [b for b in cancel[0].children if "nb-elicit-cancel-waiting" in b._dom_classes]
         button.click()
         await asyncio.sleep(0.3)
-        for form in PENDING.forms():
+        for form in kernel_state().pending.forms():
             form.dismiss_button.click()
         return json.loads((await call).text)
 
     assert run_case(send) == {"cancel": 20}
     notices = [w.value for w in views[0].asked if "nb-elicit-notice" in w._dom_classes]
     assert any("You cancelled 17 requests from hostile" in n for n in notices)
-    assert [e.answered_by for e in HISTORY.entries if e.answered_by == "cancelled while waiting"] == [
-        "cancelled while waiting"] * 17
+    assert [e.answered_by for e in kernel_state().history.entries
+            if e.answered_by == "cancelled while waiting"] == ["cancelled while waiting"] * 17
 
 
 def test_an_optional_rate_limit_answers_cancel_never_decline(views):
@@ -272,7 +271,7 @@ def test_a_flood_answered_by_a_policy_keeps_the_cell_bounded(views):
         try:
             return json.loads((await conn.call_tool("flood", {"count": 200})).text)
         finally:
-            POLICIES.clear()
+            kernel_state().policies.clear()
 
     assert run_case(send, rate_limit="10/min") == {"decline": 200}  # policies are not limited
     lines = views[0].asked
@@ -292,7 +291,7 @@ def test_mute_answers_cancel_with_one_counted_notice_until_unmuted(views):
     assert first == second == {"result": {"action": "cancel"}}
     texts = [w.value for v in views[:2] for w in v.asked]
     assert any("muted" in t and "1 request" in t for t in texts)
-    assert [e.answered_by for e in HISTORY.entries[-3:-1]] == ["muted", "muted"]
+    assert [e.answered_by for e in kernel_state().history.entries[-3:-1]] == ["muted", "muted"]
 
 
 # -- lifecycle ----------------------------------------------------------------------------------
@@ -305,7 +304,7 @@ def test_a_server_that_crashes_mid_form_closes_it_with_a_reason():
         with pytest.raises(nb_elicit.ServerDisconnected):
             await call
         await asyncio.sleep(0.2)
-        return form, len(PENDING)
+        return form, len(kernel_state().pending)
 
     form, pending = drive(scenario)
     assert form.answer.cancelled() and "disconnected" in form.status.value

@@ -32,7 +32,8 @@ def fe():
 def kernel_is_fine(fe):
     reply, outputs = fe.run("1+1", timeout=10)
     assert reply["status"] == "ok" and outputs[-1]["data"]["text/plain"] == "2"
-    reply, outputs = fe.run("len(nb_elicit._runtime.pending.PENDING)", timeout=10)
+    reply, outputs = fe.run("len(nb_elicit._runtime.state.kernel_state().pending)",
+                            timeout=10)
     assert outputs[-1]["data"]["text/plain"] == "0"
 
 

@@ -13,10 +13,8 @@ from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 
 import nb_elicit
-from nb_elicit._core.history import HISTORY
-from nb_elicit._core.policy import POLICIES
 from nb_elicit._magics import _complete
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,12 +24,8 @@ def ip():
     globalipapp.start_ipython()
     shell = globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "nb_elicit")
-    POLICIES.clear()
-    HISTORY.clear()
     yield shell
     shell.run_line_magic("unload_ext", "nb_elicit")
-    POLICIES.clear()
-    HISTORY.clear()
 
 
 def run(ip, cell: str):
@@ -241,8 +235,8 @@ def test_respond_shows_and_sets_the_policy(ip):
     run(ip, "%mcp respond decline")
     assert "Now: decline." in repr(run(ip, "%mcp respond"))
     run(ip, "%mcp respond demo cancel")
-    assert POLICIES.for_connection("demo").action == "cancel"
-    assert POLICIES.for_connection("other").action == "decline"
+    assert kernel_state().policies.for_connection("demo").action == "cancel"
+    assert kernel_state().policies.for_connection("other").action == "decline"
 
 
 def test_unload_closes_connections_and_waiting_forms(ip, tmp_path):
@@ -252,9 +246,10 @@ def test_unload_closes_connections_and_waiting_forms(ip, tmp_path):
     run(ip, "import asyncio, nb_elicit\n"
             "call = nb_elicit.connections['demo'].start_tool('contact_info')\n"
             "await asyncio.sleep(0)")
-    run(ip, "import asyncio\nfor _ in range(200):\n    if nb_elicit._runtime.pending.PENDING.forms(): break\n"
+    run(ip, "import asyncio\nfrom nb_elicit._runtime.state import kernel_state\n"
+            "for _ in range(200):\n    if kernel_state().pending.forms(): break\n"
             "    await asyncio.sleep(0.02)")
-    (form,) = PENDING.forms()
+    (form,) = kernel_state().pending.forms()
     ip.run_line_magic("unload_ext", "nb_elicit")
     run(ip, "await asyncio.sleep(0.5)")
     # (answered cancel by nb_elicit, never left to raise a cancellation into the session)
@@ -521,7 +516,7 @@ def test_a_policy_from_the_environment_never_shows_its_secret(ip, tmp_path, monk
 def test_a_policy_set_by_the_magic_never_shows_its_secret(ip, capsys):
     said = run(ip, f'%mcp respond demo accept {{"password": "{KEY}"}}')
     shown = [_surfaces(said), _surfaces(run(ip, "%mcp respond")),
-             repr(POLICIES.for_connection("demo"))]
+             repr(kernel_state().policies.for_connection("demo"))]
     captured = capsys.readouterr()
     assert "accept" in shown[0]
     assert KEY not in "\n".join([*shown, captured.out, captured.err])

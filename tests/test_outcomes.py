@@ -52,12 +52,12 @@ def test_who_answered_is_not_set_from_outside_the_prompt():
 # -- the one place that writes an outcome ---------------------------------------------------------
 
 from nb_elicit import Answer  # noqa: E402
-from nb_elicit._core.history import History  # noqa: E402
 from nb_elicit._core.outcome import Counted, Outcome  # noqa: E402
-from nb_elicit._core.recording import TAPE, Recorder  # noqa: E402
+from nb_elicit._core.recording import Recorder  # noqa: E402
 from nb_elicit._core.schema import parse_schema  # noqa: E402
 from nb_elicit._runtime import asking  # noqa: E402
 from nb_elicit._runtime.guard import Guard  # noqa: E402
+from nb_elicit._runtime.state import kernel_state  # noqa: E402
 
 
 class FakeView:
@@ -79,10 +79,8 @@ class FakeView:
 
 
 @pytest.fixture
-def history(monkeypatch):
-    fresh = History()
-    monkeypatch.setattr(asking, "HISTORY", fresh)
-    return fresh
+def history():
+    return kernel_state().history  # (each test's own)
 
 
 def test_an_outcome_with_a_status_is_told_as_the_request_with_the_fields_it_sent(history):
@@ -115,7 +113,7 @@ def test_notes_come_before_the_outcomes_own_line(history):
 
 def test_only_a_persons_form_answer_goes_into_the_recording(history, tmp_path, monkeypatch):
     recorder = Recorder(tmp_path / "answers.json")
-    monkeypatch.setattr(TAPE, "recorder", recorder)
+    monkeypatch.setattr(kernel_state().tape, "recorder", recorder)
     view = FakeView()
     for by in ("person", "policy", "replay", "interrupt"):
         asking.write_outcome("demo", "Who?", view, Guard(),
@@ -140,7 +138,7 @@ def test_each_way_of_answering_returns_an_outcome_and_none_writes_history_itself
     tree = ast.parse(inspect.getsource(asking))
     writers = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
                and any(isinstance(n, ast.Attribute) and n.attr == "add"
-                       and isinstance(n.value, ast.Name) and n.value.id == "HISTORY"
+                       and isinstance(n.value, ast.Attribute) and n.value.attr == "history"
                        for n in ast.walk(node))}
     assert writers == {"write_outcome"}
 
@@ -153,7 +151,6 @@ import sys  # noqa: E402
 from helpers.servers import drive  # noqa: E402
 
 import nb_elicit  # noqa: E402
-from nb_elicit._core.policy import POLICIES  # noqa: E402
 from nb_elicit._core.prefill import as_submitted, prefilled  # noqa: E402
 
 #: Five defaults and nothing required, like the conformance suite's SEP-1034 scenario.
@@ -190,13 +187,6 @@ def test_given_values_are_laid_over_the_defaults_and_unknown_names_left_out():
         **ALL_DEFAULTS, "age": 41, "note": "hi"}
 
 
-@pytest.fixture
-def clean_answers():
-    yield
-    POLICIES.clear()
-    TAPE.recorder = TAPE.replayer = None
-
-
 def custom_form(schema):
     async def scenario(person):
         conn = await nb_elicit.connect("demo", [sys.executable, "-m", "nb_elicit.demo"])
@@ -211,24 +201,24 @@ def custom_form(schema):
     ({"age": 41, "note": "hi"}, {**ALL_DEFAULTS, "age": 41, "note": "hi"}),
 ])
 def test_an_accept_policy_sends_the_form_as_shown_with_its_values_over_it(
-        clean_answers, views, given, sent):
+        views, given, sent):
     nb_elicit.respond("accept", given, connection="demo")
     assert custom_form(DEFAULTS) == {"action": "accept", "content": sent}
 
 
-def test_an_accept_policy_sends_a_multi_select_default_as_a_list(clean_answers, views):
+def test_an_accept_policy_sends_a_multi_select_default_as_a_list(views):
     nb_elicit.respond("accept", {}, connection="demo")
     assert custom_form(WITH_CHOICES) == {"action": "accept", "content": {
         **ALL_DEFAULTS, "days": ["mon", "wed"]}}
 
 
-def test_an_accept_policy_that_breaks_the_form_still_answers_cancel(clean_answers, views):
+def test_an_accept_policy_that_breaks_the_form_still_answers_cancel(views):
     nb_elicit.respond("accept", {"age": "old"}, connection="demo")
     assert custom_form(DEFAULTS) == {"action": "cancel", "content": None}
 
 
 def test_a_replayed_answer_that_leaves_out_a_defaulted_field_sends_its_default(
-        clean_answers, views, tmp_path):
+        views, tmp_path):
     path = tmp_path / "answers.json"
     Recorder(path).add("demo", "custom_form", DEFAULTS, "Settings?", "accept", {"age": 41})
     nb_elicit.replay(path)
@@ -236,13 +226,10 @@ def test_a_replayed_answer_that_leaves_out_a_defaulted_field_sends_its_default(
     assert custom_form(DEFAULTS) == {"action": "accept", "content": {**ALL_DEFAULTS, "age": 41}}
 
 
-def test_the_history_names_the_tool_that_asked(clean_answers, views):
-    from nb_elicit._core.history import HISTORY
-
-    HISTORY.clear()
+def test_the_history_names_the_tool_that_asked(views):
     nb_elicit.respond("decline", connection="demo")
     custom_form(DEFAULTS)
-    (entry,) = HISTORY.entries
+    (entry,) = kernel_state().history.entries
     assert (entry.server, entry.tool, entry.action) == ("demo", "custom_form", "decline")
-    assert "demo · custom_form" in HISTORY.as_text()
-    assert ">custom_form</td>" in HISTORY.as_html()
+    assert "demo · custom_form" in kernel_state().history.as_text()
+    assert ">custom_form</td>" in kernel_state().history.as_html()

@@ -7,21 +7,12 @@ import pytest
 from helpers.servers import Journal, demo_command, drive
 
 import nb_elicit
-from nb_elicit._core.policy import POLICIES
-from nb_elicit._core.recording import FORMAT, TAPE, Mismatch, Recorder, Replayer, schema_hash
+from nb_elicit._core.recording import FORMAT, Mismatch, Recorder, Replayer, schema_hash
 
 pytestmark = pytest.mark.timeout(120)
 
 FORM = {"type": "object", "required": ["name"], "properties": {
     "name": {"type": "string"}, "api_key": {"type": "string", "title": "API key"}}}
-
-
-@pytest.fixture(autouse=True)
-def clean():
-    yield
-    TAPE.recorder = TAPE.replayer = None
-    POLICIES.clear()
-
 
 
 # -- the file ---------------------------------------------------------------------------------

@@ -28,12 +28,12 @@ from nb_elicit._core.auth import (
     sign_in_error,
 )
 from nb_elicit._core.errors import ConnectError, SignInError
-from nb_elicit._core.history import HISTORY
 from nb_elicit._core.tokens import TokenStore, forget_server
 from nb_elicit._core.url import check_url
 from nb_elicit._mcp.auth import _sign_in_failure
 from nb_elicit._runtime.kernel_compat import walk_widgets
 from nb_elicit._runtime.loopback import LoopbackCallback
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.link_button import LinkButton
 from nb_elicit._ui.signin_card import SignInCard
 
@@ -414,7 +414,7 @@ def test_signing_in_to_the_demo_then_calling_a_tool(demo_with_sign_in, data_dir,
         for where, text in (("logs", logs.getvalue()), ("stdout", out.out),
                             ("stderr", out.err), ("card repr", repr(card)),
                             ("card", _all_html(card)), ("reprs", " ".join(reprs)),
-                            ("history", HISTORY.as_text())):
+                            ("history", kernel_state().history.as_text())):
             assert value not in text, f"a secret in the {where}"
     print(f"\nclick Sign in -> result: {timings['click_to_result'] * 1000:.0f} ms ({deliver})")
 

@@ -29,9 +29,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 import nb_elicit
 from nb_elicit._core.auth import AuthConfig, parse_auth
 from nb_elicit._core.errors import SignInError
-from nb_elicit._core.history import HISTORY
 from nb_elicit._core.masking import scrub
 from nb_elicit._magics.options import parse_connect
+from nb_elicit._runtime.state import kernel_state
 
 ID_TOKEN = "eyJhbGciOiJFUzI1NiJ9.the-persons-id-token-SECRET.c2lnbmF0dXJl"
 CLIENT_SECRET = "the-mcp-client-secret-SECRET-42"
@@ -243,7 +243,7 @@ def _surfaces(error: BaseException, caplog) -> str:
         connecting: dict = {}
 
     listing = list_connections(Magic(), "")
-    return "\n".join([str(error), repr(error), caplog.text, HISTORY.as_text(),
+    return "\n".join([str(error), repr(error), caplog.text, kernel_state().history.as_text(),
                       repr(listing), str(getattr(listing, "rows", ""))])
 
 

@@ -16,14 +16,12 @@ from helpers.servers import TasksServer, drive
 import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401  (the SDK, imported before the loops start)
 from nb_elicit._core.errors import ServerError
-from nb_elicit._core.history import HISTORY
 from nb_elicit._core.i18n import set_language
 from nb_elicit._core.task_store import TaskStore
 from nb_elicit._core.tasks import TaskStart, TaskState
-from nb_elicit._runtime import task_follow
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._runtime.task_follow import follow
-from nb_elicit._runtime.tasks import TASKS, TaskRun, Tasks
+from nb_elicit._runtime.tasks import TaskRun, Tasks
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -33,7 +31,7 @@ HANG = 15
 
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch, views):
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     return tmp_path / "tasks.json"
 
 
@@ -58,7 +56,7 @@ def chinese():
 def said_at_the_end(form) -> tuple[str, str, str, str]:
     """What the withdrawn form says, what its transcript and its history entry say, and how
     the history says it ended."""
-    (entry,) = [e for e in HISTORY.entries if e.message == form.message][-1:]
+    (entry,) = [e for e in kernel_state().history.entries if e.message == form.message][-1:]
     return form.status_text, form.outcome().status, entry.answered_by, form.answered_by
 
 
@@ -74,7 +72,7 @@ async def ended(call):
 
 
 async def _no_form_open() -> None:
-    while len(PENDING):
+    while len(kernel_state().pending):
         await asyncio.sleep(0.005)
 
 
@@ -103,7 +101,7 @@ def test_cancel_while_a_question_is_open_withdraws_it_and_cancels_at_once(extens
     # ("Cancel sent…" gave way to the line that says how it ended: one line, not two)
     assert run.card.ended and list(run.card.said) == [run.card.status_text]
     assert run.card.status_text.startswith("Cancelled (the server confirmed) after ")
-    assert len(PENDING) == 0
+    assert len(kernel_state().pending) == 0
 
 
 def test_cancel_then_detach_while_a_question_is_open_still_cancels(extension):
@@ -138,7 +136,7 @@ def test_detach_while_a_question_is_open_withdraws_it_and_ends_the_call(extensio
         "You detached from its task: this request is withdrawn.", "task detached",
         "task detached")
     assert extension.lines("tasks/update") == [] and extension.lines("tasks/cancel") == []
-    assert run.detached and TASKS.find("ht", run.task_id) is run
+    assert run.detached and kernel_state().tasks.find("ht", run.task_id) is run
 
 
 @pytest.mark.usefixtures("chinese")
@@ -256,11 +254,10 @@ class Remote:
 @pytest.mark.parametrize(("code", "forgotten"), [
     (-32602, True), (-32002, True),  # the server does not know the task
     (-32001, False), (-32600, False), (-32603, False)])  # a timeout, anything else: it may run
-def test_only_unknown_task_errors_forget_the_saved_task(monkeypatch, tmp_path, code, forgotten):
+def test_only_unknown_task_errors_forget_the_saved_task(code, forgotten):
     from nb_elicit._core.task_store import ServerIdentity
 
-    monkeypatch.setattr(task_follow, "TASKS", Tasks(TaskStore(tmp_path / "tasks.json")))
-    registry = task_follow.TASKS
+    registry = kernel_state().tasks  # (this test's own, its file in tmp_path: see task_file)
 
     async def scenario():
         run = TaskRun("h", Remote("t-1", code))

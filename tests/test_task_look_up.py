@@ -11,7 +11,7 @@ from nb_elicit._core.task_store import SavedTask
 from nb_elicit._core.tasks import TaskShape, TaskState
 from nb_elicit._mcp import Era
 from nb_elicit._runtime import task_attach
-from nb_elicit._runtime.tasks import TASKS
+from nb_elicit._runtime.state import kernel_state
 
 
 class Remote:
@@ -53,15 +53,15 @@ class Pool:
 
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
-    monkeypatch.setattr(TASKS, "_runs", {})
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     # (the server the entry was saved on is not checked in these tests)
     monkeypatch.setattr(task_attach, "_same_server", lambda *args: None)
 
 
 def save(task_id: str, shape: TaskShape) -> None:
-    TASKS.store.add(SavedTask(connection="srv", where="http://127.0.0.1:9/mcp", tool="slow",
-                              task_id=task_id, shape=str(shape), started=time.time() - 5))
+    kernel_state().tasks.store.add(SavedTask(
+        connection="srv", where="http://127.0.0.1:9/mcp", tool="slow", task_id=task_id,
+        shape=str(shape), started=time.time() - 5))
 
 
 def test_a_task_of_an_era_with_no_open_session_is_not_asked_and_nothing_is_opened():

@@ -17,7 +17,8 @@ from IPython.core.error import UsageError
 import nb_elicit
 from nb_elicit._core.task_store import SavedTask, ServerIdentity
 from nb_elicit._core.tasks import TaskStart
-from nb_elicit._runtime.tasks import TASKS, TaskRun
+from nb_elicit._runtime.state import kernel_state
+from nb_elicit._runtime.tasks import TaskRun
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -26,10 +27,9 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch):
-    """Each test keeps its running tasks in a file of its own, and follows none from before."""
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
-    monkeypatch.setattr(TASKS, "_runs", {})
-    monkeypatch.setattr(TASKS, "_finished", type(TASKS._finished)(maxlen=TASKS._finished.maxlen))
+    """Each test keeps its running tasks in a file of its own (and, with its own kernel state,
+    follows none from before)."""
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     return tmp_path / "tasks.json"
 
 
@@ -63,7 +63,7 @@ def follow(loop, connection: str, task_id: str, tool: str, age: float,
     """A task this kernel follows, started ``age`` seconds ago."""
     run_ = TaskRun(connection, Remote(task_id, tool, shape), start=TaskStart(time.time() - age),
                    _loop=loop)
-    TASKS.begin(run_, ServerIdentity("http://127.0.0.1:9/mcp", "srv"))
+    kernel_state().tasks.begin(run_, ServerIdentity("http://127.0.0.1:9/mcp", "srv"))
     return run_
 
 
@@ -72,7 +72,7 @@ def saved(connection: str, task_id: str, tool: str, age: float,
     """A running task an earlier kernel started (in the file, followed by nobody here)."""
     entry = SavedTask(connection=connection, where=where, tool=tool, task_id=task_id,
                       shape="2025-11-25", started=time.time() - age)
-    TASKS.store.add(entry)
+    kernel_state().tasks.store.add(entry)
     return entry
 
 
@@ -94,12 +94,12 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     working.state = TaskState("task-working", "input_required")
     done = follow(loop, "ft", "task-done", "ask_mid_run", age=130)
     done.state = TaskState("task-done", "completed")
-    TASKS.end(done)
+    kernel_state().tasks.end(done)
     detached = follow(loop, "ft", "task-detached", "slow_sum", age=12)
     detached.detached = True
     detached.seen_at = time.time() - 30  # (its server last told its state 30 s ago)
     lost = follow(loop, "ev", "task-lost", "research", age=3)
-    TASKS.end(lost)  # (ended without a final status: the server dropped it)
+    kernel_state().tasks.end(lost)  # (ended without a final status: the server dropped it)
     saved("ev", "task-earlier", "simulate-research-query", age=7200)
 
     view = run(ip, "%mcp tasks")
@@ -122,7 +122,8 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     # the file's running tasks this kernel does not follow: the detached one and the earlier
     # kernel's, each with the line that attaches to it
     assert others.splitlines()[0].startswith(", as this kernel remembers them")
-    assert str(TASKS.store.path) not in text  # (a path, not words: on hover in notebooks)
+    # (a path, not words: on hover in notebooks)
+    assert str(kernel_state().tasks.store.path) not in text
     attach = {line.split()[2]: line for line in others.splitlines()[2:]}
     assert sorted(attach) == ["task-detached", "task-earlier"]
     assert attach["task-earlier"].rstrip().endswith("%mcp task ev task-earlier")
@@ -133,7 +134,7 @@ def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop)
     assert html.count('<table class="nb-elicit-table"') == 2
     assert "%mcp task ev " in html and "task-earlier</span>" in html
     assert "<p>Tasks of this kernel:</p>" in html
-    assert f'<p title="kept in {TASKS.store.path}">Running on their servers' in html
+    assert f'<p title="kept in {kernel_state().tasks.store.path}">Running on their servers' in html
     assert EXTENSION not in text and "2025-11-25" not in text  # (no column of shapes)
 
 
@@ -260,12 +261,12 @@ def test_detach_list_attach_again_and_the_result_shows_in_the_cell(ip, fastmcp_t
     (status,) = statuses
     assert re.fullmatch(r"  \d\d:\d\d:\d\d Completed after (\d+) s\.", status), out
     assert int(re.search(r"after (\d+) s", status).group(1)) >= 1, out
-    (again,) = TASKS.runs("ft")
+    (again,) = kernel_state().tasks.runs("ft")
     assert again.task_id == task_id and again.status == "completed" and not again.detached
     after = repr(run(ip, "%mcp tasks ft"))
     assert "Done" in rows(after, task_id)[0]
     assert seconds_of(rows(after, task_id)[0]) >= 3  # (its age, not the attach's)
-    assert "Running on their servers" not in after and TASKS.store.entries() == []
+    assert "Running on their servers" not in after and kernel_state().tasks.store.entries() == []
 
 
 def test_attaching_to_an_unknown_task_is_one_line(ip, fastmcp_tasks, capsys):
@@ -278,7 +279,7 @@ def test_attaching_to_an_unknown_task_is_one_line(ip, fastmcp_tasks, capsys):
     assert "\n" not in str(error)
     shown = capsys.readouterr()
     assert "Traceback" not in shown.out + shown.err
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_detach_and_cancel_through_the_magic_end_quietly_with_one_line(ip, fastmcp_tasks, capsys):
@@ -289,7 +290,8 @@ def test_detach_and_cancel_through_the_magic_end_quietly_with_one_line(ip, fastm
     def click(button: str) -> threading.Thread:
         def press():  # (a click from the frontend's thread, as a real one comes)
             for _ in range(3000):
-                running = [r for r in TASKS.runs("ft") if not r.ended and not r.detached]
+                running = [r for r in kernel_state().tasks.runs("ft")
+                           if not r.ended and not r.detached]
                 if running and running[0].state is not None and running[0].card is not None:
                     getattr(running[0].card, button).click()
                     return
@@ -319,10 +321,10 @@ def test_no_task_runs_a_2025_tool_whose_task_support_is_optional_inline(ip, tmp_
     capsys.readouterr()
     assert run(ip, '%mcp call demo countdown {"seconds": 1} --no-task') is None
     assert "Counted down from 1 s: done." in capsys.readouterr().out
-    assert TASKS.runs("demo") == []  # a plain call: no task
+    assert kernel_state().tasks.runs("demo") == []  # a plain call: no task
     assert run(ip, '%mcp call demo countdown {"seconds": 1}') is None
     assert "Counted down from 1 s: done." in capsys.readouterr().out
-    (task,) = TASKS.runs("demo")
+    (task,) = kernel_state().tasks.runs("demo")
     assert (task.tool, task.status, task.shape) == ("countdown", "completed", "2025-11-25")
 
 
@@ -333,7 +335,8 @@ def test_no_task_on_the_2026_extension_leaves_it_to_the_server(ip, fastmcp_tasks
     capsys.readouterr()
     assert run(ip, '%mcp call ft slow_sum {"a": 3, "b": 4, "seconds": 0.1} --no-task') is None
     assert "3 + 4 = 7" in capsys.readouterr().out
-    assert [(r.tool, r.status) for r in TASKS.runs("ft")] == [("slow_sum", "completed")]
+    assert [(r.tool, r.status) for r in kernel_state().tasks.runs("ft")] == [
+        ("slow_sum", "completed")]
 
 
 # -- the file of running tasks holds no secret -----------------------------------------------
@@ -343,7 +346,8 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
         fastmcp_tasks, tmp_path, monkeypatch):
     data = tmp_path / "jupyter-data"
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(data))
-    monkeypatch.setattr(TASKS.store, "_path", None)  # the real place: <data dir>/nb_elicit/
+    # (the real place: <data dir>/nb_elicit/)
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", None)
     header_secret, env_secret = "SECRET-header-7f3a9c", "SECRET-env-51d2e8"
     with served([*fastmcp_tasks, "--http"], tmp_path / "server.log") as url:
         async def scenario(person):
@@ -355,10 +359,10 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
             calls = [remote.start_tool("slow_sum", {"a": 1, "b": 1, "seconds": 30}),
                      local.start_tool("slow_sum", {"a": 2, "b": 2, "seconds": 30})]
             for _ in range(3000):
-                if TASKS.store.entries() and all(c.task is not None for c in calls):
+                if kernel_state().tasks.store.entries() and all(c.task is not None for c in calls):
                     break
                 await asyncio.sleep(0.01)
-            text = TASKS.store.path.read_text(encoding="utf-8")
+            text = kernel_state().tasks.store.path.read_text(encoding="utf-8")
             for call in calls:
                 call.cancel()
             await asyncio.gather(*calls, return_exceptions=True)
@@ -366,7 +370,7 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
 
         text = drive(scenario, timeout=120)
     path = data / "nb_elicit" / "tasks.json"
-    assert TASKS.store.path == path
+    assert kernel_state().tasks.store.path == path
     entries = json.loads(text)["tasks"]
     assert [e["connection"] for e in entries] == ["remote"]  # (a stdio server's: never)
     assert {e["where"] for e in entries} == {url}
@@ -379,17 +383,16 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
 def test_tasks_forget_drops_entries_of_the_file(tmp_path, monkeypatch):
     from nb_elicit._core.task_store import SavedTask
     from nb_elicit._magics import handlers
-    from nb_elicit._runtime.tasks import TASKS
 
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     for connection, task_id in [("a", "1"), ("a", "2"), ("b", "3")]:
-        TASKS.store.add(SavedTask(connection=connection, where="http://x/mcp", tool="t",
-                                  task_id=task_id,
-                                  shape="2025-11-25", started=0.0))
+        kernel_state().tasks.store.add(SavedTask(connection=connection, where="http://x/mcp",
+                                                 tool="t", task_id=task_id,
+                                                 shape="2025-11-25", started=0.0))
     said = asyncio.run(handlers.tasks(None, "--forget a 1")).text
     assert "Forgot 1 running task " in said
-    assert [s.task_id for s in TASKS.store.entries()] == ["2", "3"]
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["2", "3"]
     asyncio.run(handlers.tasks(None, "--forget a"))
-    assert [s.task_id for s in TASKS.store.entries()] == ["3"]
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["3"]
     asyncio.run(handlers.tasks(None, "--forget"))
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []

@@ -15,7 +15,7 @@ from helpers.servers import Journal, demo_command, drive, served
 
 import nb_elicit
 from nb_elicit._core.task_store import TaskStore
-from nb_elicit._runtime.tasks import TASKS
+from nb_elicit._runtime.state import kernel_state
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -24,8 +24,7 @@ URL = "http://127.0.0.1:9/mcp"
 
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
-    monkeypatch.setattr(TASKS, "_runs", {})
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     return tmp_path / "tasks.json"
 
 
@@ -91,12 +90,13 @@ def test_a_task_another_live_kernel_follows_is_not_offered_until_that_kernel_end
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert other.stdout.readline().strip() == "following"
-        assert [s.task_id for s in TASKS.store.entries()] == ["followed"]
-        assert TASKS.saved() == []  # (that kernel follows it: %mcp tasks does not offer it)
+        assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["followed"]
+        # (that kernel follows it: %mcp tasks does not offer it)
+        assert kernel_state().tasks.saved() == []
     finally:
         other.stdin.close()
         other.wait(30)
-    assert [s.task_id for s in TASKS.saved()] == ["followed"]  # (its kernel is gone)
+    assert [s.task_id for s in kernel_state().tasks.saved()] == ["followed"]  # (its kernel is gone)
 
 
 def test_attaching_to_a_task_another_live_kernel_follows_is_refused_in_one_line(
@@ -118,7 +118,7 @@ def test_attaching_to_a_task_another_live_kernel_follows_is_refused_in_one_line(
         other.wait(30)
     assert "is followed by another kernel" in said and f":{other.pid}:" in said
     assert "\n" not in said
-    assert [s.task_id for s in TASKS.store.entries()] == ["followed"]
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["followed"]
 
 
 # -- which server a task runs on ----------------------------------------------------------------
@@ -137,7 +137,7 @@ def test_attach_refuses_a_task_of_another_server_and_keeps_its_entry(task_file, 
     assert "the task t-1 runs on other at http://127.0.0.1:1/elsewhere/mcp" in said
     assert f"c is connected to nb-elicit-demo at {demo_http}" in said or demo_http in said
     assert "\n" not in said
-    assert [s.task_id for s in TASKS.store.entries()] == ["t-1"]  # (never dropped)
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["t-1"]  # (never dropped)
 
 
 def test_attach_refuses_the_same_url_when_the_server_gave_another_name(task_file, demo_http):
@@ -151,7 +151,7 @@ def test_attach_refuses_the_same_url_when_the_server_gave_another_name(task_file
 
     said, name = drive(scenario, timeout=60)
     assert f"runs on not-the-demo at {demo_http}" in said and name in said
-    assert [s.task_id for s in TASKS.store.entries()] == ["t-1"]
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["t-1"]
 
 
 def test_an_unknown_task_of_the_same_server_leaves_the_file(task_file, demo_http):
@@ -164,21 +164,22 @@ def test_an_unknown_task_of_the_same_server_leaves_the_file(task_file, demo_http
         return str(lost.value)
 
     assert "the server no longer knows the task t-1" in drive(scenario, timeout=60)
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_removing_an_entry_leaves_another_servers_entry_of_that_name_and_id(task_file):
     from nb_elicit._core.task_store import SavedTask
 
     write_file(task_file, {"where": URL, "server": "one"})
-    TASKS.store.remove(SavedTask(connection="c", where="http://127.0.0.1:2/mcp", tool="t",
-                                 task_id="t-1", shape="2025-11-25", started=0.0))
-    TASKS.store.remove(SavedTask(connection="c", where=URL, tool="t", task_id="t-1",
+    kernel_state().tasks.store.remove(SavedTask(
+        connection="c", where="http://127.0.0.1:2/mcp", tool="t", task_id="t-1",
+        shape="2025-11-25", started=0.0))
+    kernel_state().tasks.store.remove(SavedTask(connection="c", where=URL, tool="t", task_id="t-1",
                                  shape="2025-11-25", started=0.0, server="two"))
-    assert [s.task_id for s in TASKS.store.entries()] == ["t-1"]
-    TASKS.store.remove(SavedTask(connection="c", where=URL, tool="t", task_id="t-1",
+    assert [s.task_id for s in kernel_state().tasks.store.entries()] == ["t-1"]
+    kernel_state().tasks.store.remove(SavedTask(connection="c", where=URL, tool="t", task_id="t-1",
                                  shape="2025-11-25", started=0.0, server="one"))
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 # -- what the file holds ------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def test_the_file_holds_no_token_of_the_url_and_names_the_server(task_file, demo
                                        auth="off")
         call = conn.start_tool("countdown", {"seconds": 30})
         for _ in range(2000):
-            if TASKS.store.entries():
+            if kernel_state().tasks.store.entries():
                 break
             await asyncio.sleep(0.01)
         text = task_file.read_text(encoding="utf-8")
@@ -213,7 +214,7 @@ def test_an_older_files_tokens_are_masked_and_its_stdio_entries_left_out(task_fi
     write_file(task_file,
                {"where": "https://h.example/s/8f3kJ2mQ9xLp4R7tZ1vB/mcp?token=abc", "task_id": "a"},
                {"where": "npx server --api-key sk-live-4f9a2c7e1b3d5a6c", "task_id": "b"})
-    (entry,) = TASKS.store.entries()
+    (entry,) = kernel_state().tasks.store.entries()
     assert entry.task_id == "a"
     assert entry.where == "https://h.example/s/••••••/mcp?token=••••••"
 
@@ -228,7 +229,7 @@ def test_a_stdio_servers_task_is_never_written(task_file, tmp_path):
         while call.task is None or call.task.state is None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.01)
-        running = [r.task_id for r in TASKS.runs("local")]
+        running = [r.task_id for r in kernel_state().tasks.runs("local")]
         written = task_file.exists() and json.loads(task_file.read_text())["tasks"]
         call.cancel()
         await asyncio.gather(call, return_exceptions=True)
@@ -252,9 +253,9 @@ def test_rows_it_cannot_read_are_written_back_as_they_were(task_file):
     odd = ["not", "a", "row"]
     task_file.write_text(json.dumps({"version": 2, "owner": "another kernel",
                                      "tasks": [good, comma, newer, odd]}), encoding="utf-8")
-    TASKS.store.add(SavedTask(connection="c", where=URL, tool="t", task_id="new",
+    kernel_state().tasks.store.add(SavedTask(connection="c", where=URL, tool="t", task_id="new",
                               shape="2025-11-25", started=2.0))
-    TASKS.store.follow(TASKS.store.find("c", "newer"), "host:1:2")
+    kernel_state().tasks.store.follow(kernel_state().tasks.store.find("c", "newer"), "host:1:2")
     written = json.loads(task_file.read_text(encoding="utf-8"))
     rows = {json.dumps(row, sort_keys=True) for row in written["tasks"]}
     assert json.dumps(comma, sort_keys=True) in rows and json.dumps(odd) in rows
@@ -263,7 +264,7 @@ def test_rows_it_cannot_read_are_written_back_as_they_were(task_file):
     assert {r["task_id"] for r in written["tasks"] if isinstance(r, dict)} == {
         "good", "hand-edited", "newer", "new"}
     assert written["owner"] == "another kernel"
-    assert TASKS.store.forget("c", "good") == 1
+    assert kernel_state().tasks.store.forget("c", "good") == 1
     assert len(json.loads(task_file.read_text(encoding="utf-8"))["tasks"]) == 4
 
 
@@ -276,9 +277,9 @@ def test_a_file_it_cannot_parse_is_never_overwritten_and_said_in_one_line(task_f
     task = SavedTask(connection="c", where=URL, tool="t", task_id="new", shape="2025-11-25",
                      started=2.0)
     with pytest.raises(NbElicitError) as raised:
-        TASKS.store.add(task)
+        kernel_state().tasks.store.add(task)
     assert str(task_file) in str(raised.value) and "\n" not in str(raised.value)
     assert isinstance(raised.value, OSError)  # (as a file that cannot be written)
     with pytest.warns(UserWarning, match="left as it is"):
-        assert TASKS.store.entries() == []
+        assert kernel_state().tasks.store.entries() == []
     assert task_file.read_text(encoding="utf-8") == text

@@ -18,8 +18,7 @@ import nb_elicit
 import nb_elicit._runtime.connection  # (the SDK too: imported before any heartbeat starts)
 from nb_elicit._core.notices import Notice
 from nb_elicit._core.transcript import transcript_bundle
-from nb_elicit._runtime.pending import PENDING
-from nb_elicit._runtime.tasks import TASKS
+from nb_elicit._runtime.state import kernel_state
 
 # once: the subject is each server's misbehaviour, one scenario a test, some waiting out real
 # poll intervals (30 s); the follow loop they drive runs on every Python in test_task_follow,
@@ -34,7 +33,7 @@ STALL = 2.0
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch, views):
     """Each test keeps its running tasks in a file of its own (and displays nothing)."""
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     return tmp_path / "tasks.json"
 
 
@@ -75,7 +74,7 @@ def hostile(scenario, timeout: float = 60):
 
     outcome, gaps = drive(beating, timeout)
     assert gaps and max(gaps) < STALL, f"the event loop stalled for {max(gaps):.1f} s"
-    assert len(PENDING) == 0
+    assert len(kernel_state().pending) == 0
     return outcome
 
 
@@ -138,7 +137,7 @@ def test_an_unknown_status_is_a_warning_and_the_first_final_status_wins(server):
     # nb_elicit stops polling at the first final status (2025-11-25 may look once more, after
     # tasks/result answered): "working again" is never taken for the task's state
     assert server.polls(run.task_id) in (3, 4)
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_a_task_that_tools_call_answers_as_completed_already_gives_its_result(extension):
@@ -205,7 +204,7 @@ def test_a_flood_of_200_questions_in_one_poll_goes_through_the_backlog(extension
             assert not call.done()
             await asyncio.sleep(0.02)
         call._view.backlog.widget.children[1].click()  # "Cancel waiting requests"
-        shown = PENDING.forms()
+        shown = kernel_state().pending.forms()
         for form in shown:
             fill(form, {"name": "Ada"})
             form.submit_button.click()
@@ -229,7 +228,7 @@ def test_a_task_the_server_drops_mid_run_is_one_line_and_leaves_the_file(server)
         conn = await nb_elicit.connect("ht", server.command)
         call = conn.start_tool("dropped", {"after": 2})
         run = await started(call)
-        saved = [s.task_id for s in TASKS.store.entries()]
+        saved = [s.task_id for s in kernel_state().tasks.store.entries()]
         said = await failure(call)
         return run, saved, said, call._view
 
@@ -237,8 +236,8 @@ def test_a_task_the_server_drops_mid_run_is_one_line_and_leaves_the_file(server)
     assert saved == []  # (a stdio server's task dies with the kernel: never in the file)
     assert f"the server no longer knows the task {run.task_id}" in one_line(said)
     assert "Task not found" in said
-    assert TASKS.store.entries() == []
-    assert run.ended and TASKS.find("ht", run.task_id) is None
+    assert kernel_state().tasks.store.entries() == []
+    assert run.ended and kernel_state().tasks.find("ht", run.task_id) is None
     assert view.task_card.ended and not view.task_card.ticking  # the card stopped too
 
 
@@ -263,10 +262,12 @@ def test_a_malformed_task_is_one_line(extension, what, said, completed):
     assert "malformed" in one_line(text) and said in text
     assert card.ended and not card.ticking
     assert run.ended and not run.detached  # followed no more
-    assert TASKS.find("ht", run.task_id) is None  # (only a light record of it is kept)
-    (record,) = [r for r in TASKS.runs("ht") if r.task_id == run.task_id]
+    # (only a light record of it is kept)
+    assert kernel_state().tasks.find("ht", run.task_id) is None
+    (record,) = [r for r in kernel_state().tasks.runs("ht") if r.task_id == run.task_id]
     assert record.ended and record.terminal == completed
-    assert TASKS.store.entries() == []  # (a stdio server's task is never in the file)
+    # (a stdio server's task is never in the file)
+    assert kernel_state().tasks.store.entries() == []
 
 
 @pytest.mark.parametrize("what", ["no-task-id", "status-number"])

@@ -22,7 +22,7 @@ from helpers.interop import everything_command, fastmcp_tasks_command
 from helpers.servers import Journal, demo_command, drive, free_port, served
 
 import nb_elicit
-from nb_elicit._runtime.tasks import TASKS
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.form import ElicitationForm
 from nb_elicit._ui.task_card import TaskCard
 
@@ -59,7 +59,7 @@ def everything(request, tmp_path_factory):
 @pytest.fixture(autouse=True)
 def task_file(tmp_path, monkeypatch):
     """Each test keeps its running tasks in a file of its own."""
-    monkeypatch.setattr(TASKS.store, "_path", tmp_path / "tasks.json")
+    monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")
     return tmp_path / "tasks.json"
 
 
@@ -116,7 +116,8 @@ def test_everything_research_query_asks_inside_its_task_card_and_reports_the_ans
     assert "Needs your answer" in " ".join(lines), lines
     assert "Completed after" in " ".join(statuses + lines), lines
     assert run.status == "completed"
-    assert TASKS.store.entries() == []  # ended: no longer in the file of running tasks
+    # ended: no longer in the file of running tasks
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_everything_async_elicitation_runs_our_form_as_a_task_and_gets_what_was_typed(everything):
@@ -243,7 +244,7 @@ def test_fastmcp_interrupt_cancels_the_task_on_the_server(tasks_server):
     run = drive(scenario, timeout=120)
     assert marker.exists() and "cancelled after" in marker.read_text()
     assert run.ended and not run.detached
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_fastmcp_detach_then_attach_again_gets_the_result(fastmcp_tasks, tmp_path):
@@ -255,7 +256,7 @@ def test_fastmcp_detach_then_attach_again_gets_the_result(fastmcp_tasks, tmp_pat
             run.card.detach_button.click()
             with pytest.raises(nb_elicit.NbElicitError) as detached:
                 await call
-            saved = TASKS.saved("ft")
+            saved = kernel_state().tasks.saved("ft")
             result = await conn.attach_task(run.task_id)
             return run, str(detached.value), saved, result
 
@@ -264,7 +265,7 @@ def test_fastmcp_detach_then_attach_again_gets_the_result(fastmcp_tasks, tmp_pat
     assert f"%mcp task ft {run.task_id}" in said
     assert [(s.connection, s.task_id, s.tool) for s in saved] == [("ft", run.task_id, "slow_sum")]
     assert result.text == "1 + 2 = 3"
-    assert TASKS.store.entries() == []
+    assert kernel_state().tasks.store.entries() == []
 
 
 def test_fastmcp_attach_to_an_unknown_task_is_one_line(fastmcp_tasks, tmp_path):

@@ -8,8 +8,8 @@ from helpers.servers import drive, hostile_command
 
 import nb_elicit
 from nb_elicit import InvalidRequest, UrlElicitationRequired
-from nb_elicit._core.policy import POLICIES
 from nb_elicit._core.url import check_url
+from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.url_card import RetryPanel, UrlConsentCard
 
 pytestmark = pytest.mark.timeout(120)
@@ -233,7 +233,7 @@ def test_a_respond_policy_never_consents_to_a_page(views):
             return json.loads((await conn.call_tool(
                 "url", {"url": "https://auth.example.com/x"})).text)
         finally:
-            POLICIES.clear()
+            kernel_state().policies.clear()
 
     assert drive(scenario) == {"result": {"action": "cancel"}}  # never decline for the person
     assert "never consents" in views[0].asked[0].value

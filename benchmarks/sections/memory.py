@@ -168,9 +168,10 @@ def run(opts, sec: Section) -> None:
         "click).")
     kept = ""
     with contextlib.suppress(Exception):
-        from ..in_kernel import nb_module
+        from ..in_kernel import nb_kept
 
-        history = nb_module("nb_elicit._core.history", "nb_elicit._history").HISTORY
+        history = nb_kept("history", "nb_elicit._core.history:HISTORY",
+                          "nb_elicit._history:HISTORY")
         kept = f" (nb_elicit's history keeps the last {history.limit:,} entries)"
     sec.table(f"Kernel before and after the {n} nb_elicit elicitations{kept}",
               ["", "kernel RSS", "live widget models (kernel)", "ElicitationForm",

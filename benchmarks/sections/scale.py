@@ -92,7 +92,7 @@ def run(opts, sec: Section) -> None:
                ["answers at the servers (accept / decline)",
                 f"{len(entries)} of {total} ({accepts} / {declines})"],
                ["lost, or a different answer than clicked", f"{len(lost)}, {len(wrong)}"],
-               ["forms still pending in the kernel (nb_elicit._runtime.pending.PENDING)",
+               ["forms still pending in the kernel (kernel_state().pending)",
                 stats["pending"]],
                ["tool results returned", f"{len(results)} calls, "
                 f"{sum(str(t).count('accept') + str(t).count('decline') for t in results)}"

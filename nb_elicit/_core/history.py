@@ -20,7 +20,7 @@ from .secrets import masked
 from .text import shorten
 from .transcript import words_html
 
-__all__ = ["CELL_LIMIT", "HISTORY", "History", "HistoryEntry", "table_html"]
+__all__ = ["CELL_LIMIT", "History", "HistoryEntry", "table_html"]
 
 #: Characters a table cell shows; a longer text is cut (at a word) and shown whole on hover.
 CELL_LIMIT = 240
@@ -131,7 +131,3 @@ def _asker(entry: HistoryEntry) -> str:
 
 def _clock(at: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(at))
-
-
-
-HISTORY = History()

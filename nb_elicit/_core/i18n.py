@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 
+from .kernel import part, process_part
+
 __all__ = ["LANGUAGES", "duration", "language", "set_language", "t"]
 
 #: The languages with a catalogue; English first, the one every other falls back to.
@@ -31,9 +33,19 @@ ENV_LANG = "NB_ELICIT_LANG"
 #: The folder of the catalogues, and their gettext domain.
 LOCALE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locale")
 DOMAIN = "nb_elicit"
-_chosen: str | None = None
-#: Each language's catalogue once read (``gettext.GNUTranslations``), with its fallbacks.
-_catalogues: dict[str, object] = {}
+
+
+class ChosenLanguage:
+    """The language :func:`set_language` chose (None: automatic): a part of the kernel's
+    owner (:mod:`.kernel`)."""
+
+    def __init__(self) -> None:
+        self.lang: str | None = None
+
+
+class Catalogues(dict):
+    """Each language's catalogue once read (``gettext.GNUTranslations``), with its fallbacks:
+    a part of the process (:func:`~.kernel.process_part`), as the files it read are."""
 
 
 class _NoSuchText:
@@ -50,20 +62,20 @@ def catalogue_path(lang: str) -> str:
 
 def _catalogue(lang: str):
     """``lang``'s catalogue, read on first use, falling back to English, then to KeyError."""
-    found = _catalogues.get(lang)
+    catalogues = process_part(Catalogues)
+    found = catalogues.get(lang)
     if found is None:
         import gettext  # (here: the first text asked for, not import nb_elicit, pays for it)
 
         with open(catalogue_path(lang), "rb") as file:
             found = gettext.GNUTranslations(file)
         found.add_fallback(_catalogue(LANGUAGES[0]) if lang != LANGUAGES[0] else _NoSuchText())
-        _catalogues[lang] = found  # (two threads may both read it: the same texts either way)
+        catalogues[lang] = found  # (two threads may both read it: the same texts either way)
     return found
 
 
 def set_language(lang: str | None) -> str:
     """Choose ``"en"`` or ``"zh"`` for nb_elicit's own texts; None goes back to automatic."""
-    global _chosen
     if lang is not None:
         lang = lang.strip().lower()
         if lang in ("auto", ""):
@@ -72,14 +84,15 @@ def set_language(lang: str | None) -> str:
             from .errors import InvalidArgument  # (lazily: the errors are told in these words)
 
             raise InvalidArgument(f"unknown language {lang!r}: use {', '.join(LANGUAGES)} or auto")
-    _chosen = lang
+    part(ChosenLanguage).lang = lang
     return language()
 
 
 def language() -> str:
     """The language in use now: ``"en"`` or ``"zh"``."""
-    if _chosen is not None:
-        return _chosen
+    chosen = part(ChosenLanguage).lang
+    if chosen is not None:
+        return chosen
     wanted = os.environ.get(ENV_LANG, "").strip().lower()
     if wanted in LANGUAGES:
         return wanted

@@ -8,7 +8,8 @@ the values of secret-named ``--env`` variables and of credential headers. The er
 raises, the ``%mcp`` tables and texts, and the history are scrubbed.
 
 Which names and fields hold a secret is :mod:`.secrets`' and :mod:`.secret_fields`' to say;
-this module imports nothing of nb_elicit, so that everything (the errors first) can use it.
+this module imports nothing of nb_elicit but :mod:`.kernel` (which imports nothing), so that
+everything (the errors first) can use it.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["MASK", "MIN_SEARCHED", "hide", "remember", "scrub", "scrubbed"]
+from .kernel import part
+
+__all__ = ["MASK", "MIN_SEARCHED", "KnownSecrets", "hide", "remember", "scrub", "scrubbed"]
 
 MASK = "••••••"
 #: Values shorter than this are masked where they stand (a key, a header), never searched for in
 #: free text: "1" or "no" would mask half of every line.
 MIN_SEARCHED = 4
-#: Every value nb_elicit was given as a secret in this kernel (see :func:`remember`).
-_KNOWN: set[str] = set()
+
+
+class KnownSecrets(set):
+    """Every value nb_elicit was given as a secret in this kernel (see :func:`remember`): a
+    part of the kernel's owner (:mod:`.kernel`)."""
 
 
 def hide(text: str, hidden: Iterable[str]) -> str:
@@ -36,12 +42,12 @@ def hide(text: str, hidden: Iterable[str]) -> str:
 
 def scrub(text: str, also: Iterable[str] = ()) -> str:
     """``text`` with every remembered secret (and those of ``also``) masked."""
-    return hide(text, _KNOWN.union(v for v in also if len(v) >= MIN_SEARCHED))
+    return hide(text, part(KnownSecrets).union(v for v in also if len(v) >= MIN_SEARCHED))
 
 
 def remember(values: Iterable[str]) -> None:
     """Keep ``values`` as secrets, so that :func:`scrub` masks them wherever they appear."""
-    _KNOWN.update(v for v in values if isinstance(v, str) and len(v) >= MIN_SEARCHED)
+    part(KnownSecrets).update(v for v in values if isinstance(v, str) and len(v) >= MIN_SEARCHED)
 
 
 def scrubbed(value: Any) -> Any:

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidArgument
+from .kernel import part
 from .masking import remember
 from .secrets import masked, secret_values
 
-__all__ = ["ENV_RESPOND", "ENV_WAIT", "POLICIES", "Policies", "Policy", "parse_policy", "respond"]
+__all__ = ["ENV_RESPOND", "ENV_WAIT", "Policies", "Policy", "parse_policy", "respond"]
 
 ENV_RESPOND = "NB_ELICIT_RESPOND"
 ENV_WAIT = "NB_ELICIT_HEADLESS_WAIT"
@@ -77,7 +78,8 @@ def parse_policy(text: str, source: str = "") -> Policy:
 
 @dataclass
 class Policies:
-    """The global policy and one per connection; the environment is read when needed."""
+    """The global policy and one per connection; the environment is read when needed. A part
+    of the kernel's owner (:mod:`.kernel`)."""
 
     everywhere: Policy | None = None
     per_connection: dict[str, Policy] = field(default_factory=dict)
@@ -122,9 +124,6 @@ def headless_wait() -> float:
         return DEFAULT_HEADLESS_WAIT
 
 
-POLICIES = Policies()
-
-
 def respond(policy: str, content: dict | None = None, *, connection: str | None = None) -> Policy:
     """Set how elicitations are answered without a person, for one connection or all.
 
@@ -135,5 +134,5 @@ def respond(policy: str, content: dict | None = None, *, connection: str | None 
     text = policy if content is None else f"{policy} {json.dumps(content)}"
     where = f"connection {connection!r}" if connection else "all connections"
     parsed = parse_policy(text, source=f"set for {where}")
-    POLICIES.set(parsed, connection)
+    part(Policies).set(parsed, connection)
     return parsed

@@ -12,16 +12,23 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from .kernel import process_part
+
 try:
     import fcntl
 except ImportError:  # (Windows: the thread lock only)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["StoreWarning", "locked", "read_json_object", "write_json_owner_only"]
+__all__ = ["HeldLocks", "StoreWarning", "locked", "read_json_object", "write_json_owner_only"]
 
-#: Threads of this process take turns here first; ``_HELD.paths``: the locks this thread holds.
-_THREADS = threading.RLock()
-_HELD = threading.local()
+class HeldLocks:
+    """Threads of this process take turns at ``threads`` first; ``held.paths``: the locks the
+    calling thread holds. A part of the process (:func:`.kernel.process_part`), not of the
+    kernel's owner: a lock is held by the process, whichever owner asked for it."""
+
+    def __init__(self) -> None:
+        self.threads = threading.RLock()
+        self.held = threading.local()
 
 
 class StoreWarning(UserWarning):
@@ -84,8 +91,9 @@ def locked(path: Path) -> Iterator[None]:
     :func:`lock_file` (0600, in the 0700 folder, made if need be) where ``fcntl`` exists, and a
     lock of this process's threads everywhere. A thread that holds it may take it again."""
     key = str(path)
-    with _THREADS:
-        held = _HELD.__dict__.setdefault("paths", set())
+    locks = process_part(HeldLocks)
+    with locks.threads:
+        held = locks.held.__dict__.setdefault("paths", set())
         if fcntl is None or key in held:
             yield
             return

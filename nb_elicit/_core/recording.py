@@ -37,9 +37,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .kernel import part
 from .secrets import secret_property
 
-__all__ = ["FORMAT", "TAPE", "Mismatch", "RecordedAnswer", "Recorder", "Replayer", "record",
+__all__ = ["FORMAT", "Mismatch", "RecordedAnswer", "Recorder", "Replayer", "record",
            "replay", "schema_hash"]
 
 FORMAT = "nb_elicit answers"
@@ -181,33 +182,33 @@ def load(path: Path) -> list[RecordedAnswer]:
 
 
 class Tape:
-    """What this kernel records to, and replays from (at most one file each)."""
+    """What this kernel records to, and replays from (at most one file each): a part of the
+    kernel's owner (:mod:`.kernel`)."""
 
     def __init__(self) -> None:
         self.recorder: Recorder | None = None
         self.replayer: Replayer | None = None
 
 
-TAPE = Tape()
-
-
 def record(path: str | os.PathLike | None) -> str:
     """Save every answer a person gives from now on to ``path`` (None stops recording)."""
+    tape = part(Tape)
     if path is None:
-        TAPE.recorder = None
+        tape.recorder = None
         return "Not recording answers."
-    TAPE.recorder = Recorder(path)
-    count = len(TAPE.recorder.answers)
+    tape.recorder = Recorder(path)
+    count = len(tape.recorder.answers)
     kept = f" (it already holds {count} answer{'s' if count != 1 else ''})" if count else ""
-    return f"Recording answers to {TAPE.recorder.path}{kept}."
+    return f"Recording answers to {tape.recorder.path}{kept}."
 
 
 def replay(path: str | os.PathLike | None) -> str:
     """Answer later requests from the answers recorded in ``path`` (None stops replaying)."""
+    tape = part(Tape)
     if path is None:
-        TAPE.replayer = None
+        tape.replayer = None
         return "Not replaying answers."
-    TAPE.replayer = Replayer(path)
-    count = len(TAPE.replayer.answers)
+    tape.replayer = Replayer(path)
+    count = len(tape.replayer.answers)
     return (f"Replaying {count} answer{'s' if count != 1 else ''} from "
-            f"{TAPE.replayer.path}.")
+            f"{tape.replayer.path}.")

@@ -19,15 +19,22 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from . import kernel
 from .errors import UnreadableFile
 from .json_store import JsonStore
 
-__all__ = ["KINDS", "TokenStore", "forget_server", "tokens_root"]
+__all__ = ["KINDS", "TokenMemory", "TokenStore", "forget_server", "tokens_root"]
 
 KINDS = ("tokens", "client")
-#: Tokens kept in memory only, by (server URL, client key): they last as long as the kernel.
-_MEMORY: dict[tuple[str, str], dict[str, dict]] = {}
-_LOCK = threading.Lock()
+
+
+class TokenMemory:
+    """Tokens kept in memory only, by (server URL, client key): they last as long as the
+    kernel's owner (:mod:`.kernel`), of which this is a part."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, str], dict[str, dict]] = {}
+        self.lock = threading.Lock()
 
 
 def tokens_root() -> Path:
@@ -71,8 +78,9 @@ class TokenStore:
         """What was stored of ``kind`` (tokens or client), or None."""
         _check(kind)
         if self.memory:
-            with _LOCK:
-                found = _MEMORY.get((self.server_url, self.client_key), {}).get(kind)
+            memory = kernel.part(TokenMemory)
+            with memory.lock:
+                found = memory.kept.get((self.server_url, self.client_key), {}).get(kind)
             return dict(found) if found is not None else None
         try:
             return self._file(kind).look()
@@ -83,8 +91,9 @@ class TokenStore:
         """Keep ``data`` (owner-only: the folders 0700, the file 0600, written atomically)."""
         _check(kind)
         if self.memory:
-            with _LOCK:
-                _MEMORY.setdefault((self.server_url, self.client_key), {})[kind] = dict(data)
+            memory = kernel.part(TokenMemory)
+            with memory.lock:
+                memory.kept.setdefault((self.server_url, self.client_key), {})[kind] = dict(data)
             return
         self._file(kind).write(data)
 
@@ -97,8 +106,9 @@ class TokenStore:
     def forget(self) -> None:
         """Drop what this client holds at this server."""
         if self.memory:
-            with _LOCK:
-                _MEMORY.pop((self.server_url, self.client_key), None)
+            memory = kernel.part(TokenMemory)
+            with memory.lock:
+                memory.kept.pop((self.server_url, self.client_key), None)
             return
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -107,9 +117,10 @@ def forget_server(server_url: str, root: Path | None = None) -> bool:
     """Drop every token and registration kept for ``server_url`` (all clients, disk and
     memory); whether there was anything."""
     found = False
-    with _LOCK:
-        for key in [k for k in _MEMORY if k[0] == server_url]:
-            del _MEMORY[key]
+    memory = kernel.part(TokenMemory)
+    with memory.lock:
+        for key in [k for k in memory.kept if k[0] == server_url]:
+            del memory.kept[key]
             found = True
     folder = (root if root is not None else tokens_root()) / _server_dir_name(server_url)
     if folder.exists():

@@ -21,12 +21,12 @@ time a subcommand needs it, which keeps ``%load_ext`` quick.
 from __future__ import annotations
 
 import ast
-import asyncio
 import contextlib
 import re
 import sys
 import threading
 
+from .._core import kernel
 from .commands import AWAITED, COMMANDS, McpMagics
 
 __all__ = ["McpMagics", "load", "unload"]
@@ -138,7 +138,9 @@ def load(ip) -> None:
     ip.set_hook("complete_command", _complete, str_key="%mcp")
     from .._mcp import every_session
     from .._runtime.kernel_compat import enable_frontend, watch_cells
+    from .._runtime.state import kernel_state
 
+    kernel_state()  # (this kernel's owner: see nb_elicit._runtime.state)
     enable_frontend()  # (Colab renders ipywidgets 8 only once told to)
     watch_cells()  # (and the kernel reads busy while a cell runs, whatever waits in it)
     every_session.turn(_hook)  # every MCP session made from now on, a framework's without a
@@ -153,27 +155,11 @@ def unload(ip) -> None:
     from .._mcp import every_session
 
     every_session.turn(None)
-    connection_module = sys.modules.get("nb_elicit._runtime.connection")
-    if connection_module is None:
+    if "nb_elicit._runtime.state" not in sys.modules:  # (no runtime: only pure state to drop)
+        replaced = kernel.install(None)
+        if replaced is not None:
+            replaced.close()
         return
-    from .._runtime.pending import PENDING
+    from .._runtime.state import close_kernel_state
 
-    PENDING.close("nb_elicit was unloaded.")
-    closing = [conn.close() for conn in list(connection_module.connections.values())]
-    connection_module.connections.clear()
-    if not closing:
-        return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    if loop is not None:
-        for coro in closing:
-            # Background work: kernel-wide; each close ends its connection's own work.
-            loop.create_task(coro)
-    else:
-        asyncio.run(_gather(closing))
-
-
-async def _gather(coros):
-    await asyncio.gather(*coros, return_exceptions=True)
+    close_kernel_state("nb_elicit was unloaded.")

@@ -20,8 +20,9 @@ from IPython.core.error import UsageError
 
 from .._core.i18n import duration, set_language
 from .._core.i18n import language as current_language
+from .._core.kernel import part
 from .._core.masking import remember, scrub
-from .._core.policy import ACTIONS, POLICIES, parse_policy
+from .._core.policy import ACTIONS, Policies, parse_policy
 from .._core.secrets import target_secrets
 from .._core.tasks import attach_command, status_word
 from .._core.text import close_names, visible
@@ -80,10 +81,10 @@ def servers(magic, rest: str):
 def list_connections(magic, rest: str):
     connections = runtime().connections
     rows = [[name, c.server_name or "?", c.server_version or "?", c.protocol_version or "?",
-             c.status + (", muted" if c.muted else ""), str(POLICIES.for_connection(name)),
+             c.status + (", muted" if c.muted else ""), str(part(Policies).for_connection(name)),
              str(c.rate_limit or "off")]
             for name, c in connections.items()]
-    rows += [[name, "?", "?", "?", "connecting", str(POLICIES.for_connection(name)), "?"]
+    rows += [[name, "?", "?", "?", "connecting", str(part(Policies).for_connection(name)), "?"]
              for name, task in magic.connecting.items()
              if not task.done() and name not in connections]
     return Table(["name", "server", "version", "protocol", "status", "respond", "rate limit"],
@@ -239,18 +240,19 @@ async def _check_tool(conn, name: str, tool: str) -> None:
 
 
 async def tasks(magic, rest: str):
-    from .._runtime.tasks import TASKS  # (widgets, not the SDK)
+    from .._runtime.state import kernel_state  # (widgets, not the SDK)
 
+    tasks_kept = kernel_state().tasks
     words = rest.split()
     if words and words[0] == "--forget":
         if len(words) > 3:
             raise UsageError("usage: %mcp tasks --forget [NAME [ID]]")
-        gone = TASKS.store.forget(*words[1:3])
+        gone = tasks_kept.store.forget(*words[1:3])
         return Text(f"Forgot {gone} running task{'' if gone == 1 else 's'} in "
-                    f"{TASKS.store.path} (the servers were not told).")
+                    f"{tasks_kept.store.path} (the servers were not told).")
     name = words[0] if words else None
-    listed = TASKS.runs(name)
-    saved = TASKS.saved(name)
+    listed = tasks_kept.runs(name)
+    saved = tasks_kept.saved(name)
     # The tasks no kernel follows now (detached, an earlier kernel's): their servers are asked
     # how they are, all at once (a server that cannot be asked: what was seen last).
     asked = [(r.connection, r.task_id) for r in listed if r.detached and not r.ended]
@@ -281,7 +283,7 @@ async def tasks(magic, rest: str):
         empty=(f"No tasks{of}: this kernel follows none, and remembers none running. A tool "
                "the server runs as a task shows its card in the cell that called it; Detach "
                "leaves it running, to attach to again from here."),
-        kept_in=f"kept in {TASKS.store.path}")
+        kept_in=f"kept in {tasks_kept.store.path}")
 
 
 async def _ask_task(connection: str, task_id: str):
@@ -373,12 +375,13 @@ def respond(magic, rest: str):
         name, rest = head[0], head[1] if len(head) > 1 else ""
     if not rest.strip():
         where = f" {name}" if name else ""
-        current = POLICIES.for_connection(name) if name else (POLICIES.everywhere or
-                                                              POLICIES.for_connection(""))
+        policies = part(Policies)
+        current = policies.for_connection(name) if name else (policies.everywhere or
+                                                              policies.for_connection(""))
         return Text(f"Now: {current}. Set with %mcp respond{where} "
                     'ask|decline|cancel|accept {"field": "value"}')
     policy = parse_policy(rest, source=f"%mcp respond{' ' + name if name else ''}")
-    POLICIES.set(policy, name)
+    part(Policies).set(policy, name)
     return Text(f"Forms {'from ' + repr(name) if name else 'from every server'} are now "
                 f"answered: {policy}.")
 
@@ -434,7 +437,8 @@ def _recording(which: str, rest: str):
     from .._core import recording
 
     if not rest:
-        now = recording.TAPE.recorder if which == "record" else recording.TAPE.replayer
+        tape = part(recording.Tape)
+        now = tape.recorder if which == "record" else tape.replayer
         state = f"{'to' if which == 'record' else 'from'} {now.path}" if now else "off"
         return Text(f"{which}: {state}. Use %mcp {which} PATH, or %mcp {which} off.")
     try:

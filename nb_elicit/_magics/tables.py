@@ -10,7 +10,8 @@ import html
 import inspect
 import re
 
-from .._core.history import HISTORY, table_html
+from .._core.history import History, table_html
+from .._core.kernel import part
 from .._core.masking import scrub
 
 
@@ -109,10 +110,10 @@ class HistoryView:
     """Every elicitation so far: HTML in notebooks, text elsewhere."""
 
     def _repr_html_(self) -> str:
-        return HISTORY.as_html()
+        return part(History).as_html()
 
     def __repr__(self) -> str:
-        return HISTORY.as_text()
+        return part(History).as_text()
 
 
 _DOUBLE_BACKTICKS = re.compile(r"``(.+?)``", re.S)

@@ -27,7 +27,9 @@ import weakref
 from collections.abc import Iterator
 from typing import Protocol
 
-__all__ = ["install", "paused"]
+from .._core.kernel import part, process_part
+
+__all__ = ["RequestClocks", "install", "paused"]
 
 
 class _Clock(Protocol):
@@ -39,12 +41,21 @@ class _Clock(Protocol):
     def resume(self) -> None: ...
 
 
-class _Clocks:
-    """The SDK's request clocks that run now, by event loop (both held weakly)."""
+class _Installed:
+    """Whether :func:`install` patched the SDK's dispatcher (None: not tried yet): a part of
+    the process (:func:`~nb_elicit._core.kernel.process_part`), as the patch is."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.installed: bool | None = None
+
+
+class RequestClocks:
+    """The SDK's request clocks that run now, by event loop (both held weakly): a part of the
+    kernel's owner (:mod:`nb_elicit._core.kernel`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
         self.live: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[_Clock]] = (
             weakref.WeakKeyDictionary())
 
@@ -74,38 +85,41 @@ class _Clocks:
             return list(self.live.get(loop, ()))
 
 
-_CLOCKS = _Clocks()
+def _clocks() -> RequestClocks:
+    return part(RequestClocks)
 
 
 def install() -> bool:
     """Note each clock the SDK's dispatcher starts (once per process); False where the SDK
     has not the clock this needs."""
-    with _CLOCKS.lock:
-        if _CLOCKS.installed is not None:
-            return _CLOCKS.installed
+    patch = process_part(_Installed)
+    with patch.lock:
+        if patch.installed is not None:
+            return patch.installed
         try:
             from mcp.shared import _request_clock, jsonrpc_dispatcher
         except ImportError:
-            _CLOCKS.installed = False
+            patch.installed = False
             return False
         original = getattr(jsonrpc_dispatcher, "request_clock", None)
         clock_type = getattr(_request_clock, "RequestClock", None)
         if original is None or clock_type is None or not all(
                 callable(getattr(clock_type, name, None)) for name in ("pause", "resume")):
-            _CLOCKS.installed = False
+            patch.installed = False
             return False
 
         @contextlib.contextmanager
         def noted(timeout: float | None) -> Iterator[_Clock]:
             with original(timeout) as clock:
-                loop = _CLOCKS.add(clock)
+                noting = _clocks()  # (the owner of the kernel when the clock started)
+                loop = noting.add(clock)
                 try:
                     yield clock
                 finally:
-                    _CLOCKS.discard(loop, clock)
+                    noting.discard(loop, clock)
 
         jsonrpc_dispatcher.request_clock = noted
-        _CLOCKS.installed = True
+        patch.installed = True
         return True
 
 
@@ -113,7 +127,7 @@ def install() -> bool:
 def paused() -> Iterator[int]:
     """Stop every SDK request clock of the current event loop while the block runs (each
     resumes with the time it had left); yields how many were stopped."""
-    clocks = _CLOCKS.here()
+    clocks = _clocks().here()
     stopped = []
     for clock in clocks:
         with contextlib.suppress(Exception):  # (a clock whose request just ended)

@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # (the SDK is imported only once a session is made: see _Wrap
 
     CallResult = mcp_types.CallToolResult | mcp_types.InputRequiredResult
 
+from .._core.kernel import process_part
+
 __all__ = ["given", "turn"]
 
 #: The SDK module whose ClientSession is wrapped.
@@ -45,7 +47,8 @@ SESSION_MODULE = "mcp.client.session"
 class _EverySession:
     """Whether sessions without a hook get a callback now (:attr:`callback`, a function that
     returns it: nb_elicit's hooks are imported only when a session needs one), and which
-    sessions got it."""
+    sessions got it. A part of the process (:func:`~nb_elicit._core.kernel.process_part`), as
+    the wrap of the SDK's class is: ``%load_ext`` turns it on and ``%unload_ext`` off."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -110,18 +113,20 @@ class _EverySession:
         session_type.call_tool = functools.wraps(call)(call_tool)
 
 
-_EVERY = _EverySession()
+def _every() -> _EverySession:
+    return process_part(_EverySession)
 
 
 class _WrapOnImport(importlib.abc.MetaPathFinder):
     """Wraps the SDK's ClientSession as its module is imported (so that turning this on costs
-    no import of the SDK), then leaves ``sys.meta_path``."""
+    no import of the SDK), then leaves ``sys.meta_path``. It holds nothing: one is made for
+    the whole process (:data:`_FINDER`), so that ``sys.meta_path`` has it at most once."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname != SESSION_MODULE:
             return None
-        with _EVERY.lock:
+        with _every().lock:
             if self in sys.meta_path:
                 sys.meta_path.remove(self)
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
@@ -132,7 +137,7 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module: ModuleType) -> None:
             run(module)
-            _EVERY.wrap(module)
+            _every().wrap(module)
 
         loader.exec_module = exec_module
         return spec
@@ -144,17 +149,17 @@ _FINDER = _WrapOnImport()
 def turn(callback: Callable[[], ElicitationFnT] | None) -> None:
     """From now on, sessions made without an elicitation callback get ``callback()`` (None: they
     get none again, as the SDK makes them). Does not import the SDK."""
-    with _EVERY.lock:
-        _EVERY.callback = callback
-        if callback is None or _EVERY.wrapped:
+    with _every().lock:
+        _every().callback = callback
+        if callback is None or _every().wrapped:
             return
         module = sys.modules.get(SESSION_MODULE)
         if module is not None and hasattr(module, "ClientSession"):
-            _EVERY.wrap(module)
+            _every().wrap(module)
         elif _FINDER not in sys.meta_path:
             sys.meta_path.insert(0, _FINDER)
 
 
 def given(session: object) -> bool:
     """Whether ``session`` got nb_elicit's callback because it was made without one."""
-    return session in _EVERY.given
+    return session in _every().given

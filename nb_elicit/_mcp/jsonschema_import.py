@@ -12,10 +12,18 @@ import concurrent.futures
 import sys
 import threading
 
+from .._core.kernel import process_part
+
 __all__ = ["jsonschema_imported"]
 
-_importing: concurrent.futures.Future | None = None
-_importing_lock = threading.Lock()
+
+class _Importing:
+    """The one import of jsonschema, once started: a part of the process
+    (:func:`~nb_elicit._core.kernel.process_part`), as the import is."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.done: concurrent.futures.Future | None = None
 
 
 def jsonschema_imported() -> concurrent.futures.Future:
@@ -23,16 +31,16 @@ def jsonschema_imported() -> concurrent.futures.Future:
     own (started by the first call), so that code on an event loop can wait for the import
     without stopping the loop for the second it takes. Done even if the import failed:
     whoever imports it next gets that error."""
-    global _importing
-    with _importing_lock:
-        if _importing is None:
-            _importing = concurrent.futures.Future()
+    importing = process_part(_Importing)
+    with importing.lock:
+        if importing.done is None:
+            importing.done = concurrent.futures.Future()
             if "jsonschema" in sys.modules:
-                _importing.set_result(None)
+                importing.done.set_result(None)
             else:
-                threading.Thread(target=_import_jsonschema, args=(_importing,), daemon=True,
+                threading.Thread(target=_import_jsonschema, args=(importing.done,), daemon=True,
                                  name="nb_elicit-jsonschema").start()
-        return _importing
+        return importing.done
 
 
 def _import_jsonschema(done: concurrent.futures.Future) -> None:

@@ -95,9 +95,6 @@ class _InterruptHook(_DictHook):
     public_name = "answer_interrupt"
 
 
-_INTERRUPT = _InterruptHook()
-
-
 async def answer_interrupt(interrupt: object, server: str | None = None) -> dict:
     """Show the forms of LangGraph's ``mcp_elicitation`` interrupt (an ``Interrupt`` or its
     ``value``) and return the value to resume with: ``{"responses": {key: {"action": ...,
@@ -116,8 +113,10 @@ async def answer_interrupt(interrupt: object, server: str | None = None) -> dict
     tool = payload.get("tool_name")
     keyed = [(str(r.get("key", i)), r) for i, r in enumerate(requests) if isinstance(r, dict)]
 
+    hook = _InterruptHook()  # (it holds nothing: its guards are the kernel's owner's)
+
     async def one(request: dict) -> dict:
-        return (await _INTERRUPT.ask_dict(request, server, claim=tool)).to_result()
+        return (await hook.ask_dict(request, server, claim=tool)).to_result()
 
     answers = await asyncio.gather(*(one(r) for _, r in keyed[:MAX_INTERRUPT_REQUESTS]))
     responses = dict(zip([k for k, _ in keyed[:MAX_INTERRUPT_REQUESTS]], answers, strict=True))

@@ -23,14 +23,13 @@ from typing import NamedTuple
 
 from .._core.answer import Answer
 from .._core.errors import InvalidRequest, SchemaError
-from .._core.history import HISTORY
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Consent, Counted, Outcome, Refusal
-from .._core.policy import POLICIES, Policy, headless_wait
+from .._core.policy import Policy, headless_wait
 from .._core.prefill import as_submitted
-from .._core.recording import TAPE, Mismatch
+from .._core.recording import Mismatch
 from .._core.schema import FormSpec, parse_schema
 from .._core.secret_fields import secret_fields
 from .._core.text import shorten
@@ -47,8 +46,8 @@ from .backlog import Turn
 from .calls import Call
 from .guard import Guard
 from .kernel_compat import count_views, keep_widget_messages_flowing
-from .pending import PENDING
 from .side_shell import held_here
+from .state import kernel_state
 
 __all__ = ["RequestContext", "Ruled", "ask", "ask_consent", "by_rules", "check_message",
            "how_gone", "outcome_line", "wait_for_person", "write_outcome"]
@@ -104,7 +103,8 @@ class RequestContext:
     def policy(self) -> Policy:
         """The respond policy that answers this request: the one set for its name, where the
         person chose the name; else the one for every connection."""
-        return POLICIES.for_connection(self.server) if self.named else POLICIES.for_anyone()
+        policies = kernel_state().policies
+        return policies.for_connection(self.server) if self.named else policies.for_anyone()
 
     @contextlib.contextmanager
     def asking(self) -> Iterator[None]:
@@ -206,9 +206,9 @@ def write_outcome(server: str, message: object, view: CallView | None, guard: Gu
         elif outcome.notice is not None:
             view.notice(outcome.notice, outcome.notice_kind)
     content = outcome.answer.content if outcome.answer is not None else None
-    HISTORY.add(server, _text(message), outcome.action, content, outcome.answered_by, schema,
-                tool)
-    recorder = TAPE.recorder
+    kernel_state().history.add(server, _text(message), outcome.action, content,
+                               outcome.answered_by, schema, tool)
+    recorder = kernel_state().tape.recorder
     if (recorded and recorder is not None and outcome.by_person and outcome.answer is not None
             and schema is not None and view is not None):
         recorder.add(server, tool, schema, _text(message, limit=None),
@@ -373,7 +373,7 @@ def _from_recording(context: RequestContext, request: ElicitationRequest,
                     spec: FormSpec) -> Outcome | str | None:
     """The recorded answer to this request, if ``%mcp replay`` has one that fits; else why
     not (a line for the cell), or None when there is nothing to replay."""
-    replayer = TAPE.replayer
+    replayer = kernel_state().tape.replayer
     if replayer is None:
         return None
     server, what = context.server, context.what
@@ -477,7 +477,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
             if not attached:
                 # Background work: this wait's own timer, cancelled in its finally.
                 timer = loop.call_later(headless_wait(), _unless_seen, prompt)
-            with PENDING.track(prompt, context.guard, context.call):
+            with kernel_state().pending.track(prompt, context.guard, context.call):
                 return await prompt.wait()
         except asyncio.CancelledError as error:
             # The request is gone: no answer can reach the server any more, so the prompt

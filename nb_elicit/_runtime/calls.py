@@ -29,7 +29,7 @@ from .._core.outcome import AnsweredBy
 from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from . import kernel_compat
-from .pending import PENDING
+from .state import kernel_state
 
 __all__ = ["Call", "CallKind", "ToolCall", "current_call", "print_for_headless", "run_call"]
 
@@ -175,7 +175,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     except asyncio.CancelledError:
         # Interrupted: waiting forms answer "cancel", then the call itself is cancelled
         # (the SDK tells the server). The answers go first, so that the server hears them.
-        if PENDING.dismiss(call=call, answered_by=AnsweredBy.INTERRUPT):
+        if kernel_state().pending.dismiss(call=call, answered_by=AnsweredBy.INTERRUPT):
             await call.let_answers_out(timeout=0.5)
         task.cancel()
         if not keep_view:
@@ -183,7 +183,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
         raise
     except ServerDisconnected as error:
         on_disconnect()
-        PENDING.abandon(t("disconnected", server=server), owner,
+        kernel_state().pending.abandon(t("disconnected", server=server), owner,
                         answered_by=AnsweredBy.DISCONNECTED)
         if not keep_view:
             view.show_failure(f"✖ {server} · {view.what}: {error}")

@@ -50,16 +50,14 @@ from .kernel_compat import (
     check_blocking_supported,
     shows_display_updates,
 )
+from .state import kernel_state
 
 __all__ = ["configured_target", "forget_inputs"]
 
-#: Input values asked for, by (config file, input id), for this kernel's life.
-_REMEMBERED: dict[tuple[str, str], str] = {}
-
-
 def forget_inputs() -> None:
-    """Forget every input value given so far (the next connect asks again)."""
-    _REMEMBERED.clear()
+    """Forget every input value given so far (the next connect asks again): the kernel's
+    owner keeps them, by (config file, input id), for its life."""
+    kernel_state().inputs.clear()
 
 
 async def configured_target(name: str, config: str | os.PathLike | None = None,
@@ -105,7 +103,7 @@ async def _trusted(server: ConfiguredServer, trust: bool, hides: ConfiguredServe
     check_blocking_supported()
     ids = input_ids(server)
     card = TrustCard(server, hides=hides, env_keys=env_keys,
-                     given=[i for i in ids if (str(server.path), i) in _REMEMBERED],
+                     given=[i for i in ids if (str(server.path), i) in kernel_state().inputs],
                      from_env={i: input_env_name(i) for i in ids
                                if input_env_name(i) in os.environ})
     view = CallView(visible(name), "trust", show_waiting=False)
@@ -154,8 +152,9 @@ def _close_card(view: CallView, text: str) -> None:
 
 async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
     key = (str(server.path), spec.id)
-    if key in _REMEMBERED:
-        return _REMEMBERED[key]
+    given = kernel_state().inputs
+    if key in given:
+        return given[key]
     variable = input_env_name(spec.id)
     if variable in os.environ:
         return os.environ[variable]
@@ -166,7 +165,7 @@ async def _input_value(server: ConfiguredServer, spec: InputSpec) -> str:
                            f"no widget frontend is attached to ask for it: set {variable} in "
                            "the kernel's environment")
     value = await _ask(server, spec)
-    _REMEMBERED[key] = value
+    given[key] = value
     return value
 
 

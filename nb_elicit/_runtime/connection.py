@@ -35,20 +35,27 @@ from .calls import CallKind, ToolCall
 from .configured import configured_target
 from .guard import Guard
 from .kernel_compat import check_blocking_supported
-from .pending import PENDING
 from .runner import CallRunner, ConnectionHost
 from .sessions import SessionPool, State
 from .signin import SignIn
+from .state import KernelState, kernel_state
 from .task_attach import attach, look_up
-from .tasks import TASKS, TaskRun
+from .tasks import TaskRun
 
 if TYPE_CHECKING:
     from .._mcp.tasks import RemoteTask
 
-__all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]
+# (connections: the kernel's owner's, read through __getattr__ below)
+__all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]  # noqa: F822
 
-#: Live connections by name, as made by :func:`connect` (and ``%mcp connect``).
-connections: dict[str, Connection] = {}
+
+
+def __getattr__(name: str):
+    # ``connections``: the live connections by name, as made by :func:`connect` (and ``%mcp
+    # connect``), which the kernel's owner keeps (nb_elicit.connections reads them here).
+    if name == "connections":
+        return kernel_state().connections
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 async def connect(name: str, command: Sequence[str] | None = None, *, url: str | None = None,
@@ -69,7 +76,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     USER) plus ``env``, and runs in ``cwd``. ``headers`` (for example a bearer token) go with
     every HTTP request. An existing connection of the same name is closed first.
 
-    The connection is in :data:`connections` (and ``%mcp list``, status ``connecting``) from
+    The connection is in ``connections`` (and ``%mcp list``, status ``connecting``) from
     the moment it starts connecting, so a cell that runs while a connect is under way in the
     background finds it; its calls made meanwhile wait for the handshake. A connect that fails
     removes it, and its one-line error is raised to them too.
@@ -116,6 +123,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     remember(target_secrets(target))  # (masked wherever they show: errors, the log, history)
     connection = Connection(name, target, guard, options.timeout, auth=auth_config,
                             apps=options.apps)
+    connections = kernel_state().connections
     replaced = connections.get(name)
     connections[name] = connection
     if replaced is not None:
@@ -128,6 +136,7 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
 async def logout(name: str) -> bool:
     """Forget the sign-in tokens of connection ``name`` (or of the server at URL ``name``);
     whether any were kept. The connection stays; its next request signs in again."""
+    connections = kernel_state().connections
     if name in connections:
         return await connections[name].logout()
     if name.startswith(("http://", "https://")):
@@ -172,6 +181,8 @@ class Connection:
                  timeout: float | None = None, auth: AuthConfig | None = None,
                  apps: bool = True):
         self.name = name
+        #: The kernel's owner this connection was made in (which its close leaves).
+        self._kept_by: KernelState = kernel_state()
         self.target = target
         #: Seconds a tool call may take (None: no limit).
         self.timeout = timeout
@@ -293,7 +304,7 @@ class Connection:
 
     def tasks(self) -> list[TaskRun]:
         """This connection's tasks that this kernel follows or followed."""
-        return TASKS.runs(self.name)
+        return self._kept_by.tasks.runs(self.name)
 
     async def list_tools(self) -> list[dict]:
         return await self.runner.quiet("list_tools", lambda s: s.list_tools())
@@ -335,10 +346,10 @@ class Connection:
         its background work (a call still running) ends."""
         if not self.sessions.to(State.CLOSED):
             return
-        PENDING.close("The connection was closed.", self.guard)
+        self._kept_by.pending.close("The connection was closed.", self.guard)
         self.apps.close()
-        if connections.get(self.name) is self:
-            del connections[self.name]
+        if self._kept_by.connections.get(self.name) is self:
+            del self._kept_by.connections[self.name]
         try:
             await self.sessions.close()
         finally:

@@ -35,6 +35,7 @@ from .apps import show_app as show_in_view
 from .asking import RequestContext, ask_consent
 from .hooks import Asker
 from .kernel_compat import in_running_cell, shows_display_updates
+from .state import kernel_state
 
 __all__ = ["AppRecord", "FrameworkSession", "Via", "app_record", "show_app"]
 
@@ -228,26 +229,25 @@ def tool_result(answer: object) -> ToolResult:
                       is_error=bool(answer.get("isError")))
 
 
-#: The apps of each framework session one of whose apps lives (its resources read once
-#: meanwhile), found by the session object itself: a session is let go, and the HTML read
-#: through it, when its last app ends (or none could be shown), so that nothing here outlives
-#: the apps on screen.
-_LIVE: list[FrameworkApps] = []
-
-
 def _apps_of(via: Via, asker: Asker) -> FrameworkApps:
-    """The apps of the session ``via``: those of its apps still living, or new ones."""
-    for apps in _LIVE:
+    """The apps of the session ``via``: those of its apps still living, or new ones.
+
+    The kernel's owner keeps the apps of each framework session one of whose apps lives (its
+    resources read once meanwhile), found by the session object itself: a session is let go,
+    and the HTML read through it, when its last app ends (or none could be shown), so that
+    nothing here outlives the apps on screen."""
+    live = kernel_state().framework_apps
+    for apps in live:
         if apps.session.via is via:
             return apps
     apps = FrameworkApps(FrameworkSession(asker, via))
-    _LIVE.append(apps)
+    live.append(apps)
     return apps
 
 
 def _forget(apps: FrameworkApps) -> None:
     with contextlib.suppress(ValueError):
-        _LIVE.remove(apps)
+        kernel_state().framework_apps.remove(apps)
 
 
 async def show_app(app: object, via: Via, *, tool: str | None = None, server: str | None = None):

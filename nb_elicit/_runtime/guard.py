@@ -12,6 +12,8 @@ also remembers URL consent cards by elicitation id, so that a
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +24,7 @@ from .._core.outcome import AnsweredBy
 from .._core.protection import Protection
 from .backlog import Backlog
 
-__all__ = ["Guard"]
+__all__ = ["Guard", "HookGuards"]
 
 _REMEMBERED_CARDS = 200
 
@@ -124,3 +126,47 @@ class Guard:
         """Call ``listener(id)`` for each completion; returns a function that stops it."""
         self._completion_listeners.append(listener)
         return lambda: self._completion_listeners.remove(listener)
+
+
+class HookGuards:
+    """The guards of the hooks' requests, kept by the kernel's owner: one per label (a name
+    the person chose), and one per framework session of unlabelled hooks for as long as the
+    session lives (by the session's identity, since sessions need not be hashable, each with
+    a weak reference)."""
+
+    def __init__(self) -> None:
+        self.by_label: dict[str, Guard] = {}
+        self.by_session: dict[int, tuple[weakref.ref, Guard]] = {}
+        self._lock = threading.Lock()
+
+    def labels(self) -> list[str]:
+        """The labels hooks have been named with so far."""
+        with self._lock:
+            return list(self.by_label)
+
+    def for_label(self, server: str) -> Guard:
+        """The guard of the requests labelled ``server`` (made on first use)."""
+        with self._lock:
+            guard = self.by_label.get(server)
+            if guard is None:
+                guard = self.by_label[server] = Guard(server=server)
+            return guard
+
+    def for_session(self, session: object, shown: str) -> Guard:
+        """The guard of the requests that come through ``session``: one per session while it
+        lives; a fresh one where the session cannot be held weakly (or there is none)."""
+        if session is None:
+            return Guard(server=shown)
+        key = id(session)
+        with self._lock:
+            held = self.by_session.get(key)
+            if held is not None and held[0]() is session:
+                return held[1]
+            try:
+                # (forgotten when the session goes: its id may then be another's)
+                ref = weakref.ref(session, lambda _, key=key: self.by_session.pop(key, None))
+            except TypeError:  # (not weakly referable)
+                return Guard(server=shown)
+            guard = Guard(server=shown)
+            self.by_session[key] = (ref, guard)
+            return guard

@@ -41,7 +41,6 @@ import contextlib
 import contextvars
 import sys
 import threading
-import weakref
 from dataclasses import dataclass
 
 from .._core.answer import Answer
@@ -71,6 +70,7 @@ from .kernel_compat import (
     watch_cells,
 )
 from .side_shell import in_context, side_shell
+from .state import kernel_state
 
 __all__ = ["Asker", "ElicitationCallback", "ElicitationHandler", "ElicitationHook",
            "answer_every_session", "elicitation_callback", "elicitation_handler", "guard_for",
@@ -86,27 +86,15 @@ LOOP_PROBE = 1.0
 #: Characters of a label.
 LABEL_LIMIT = 60
 
-#: One guard per label (a name the person chose): its backlog, rate limit and mute.
-_GUARDS: dict[str, Guard] = {}
-#: One guard per framework session of unlabelled hooks, for as long as the session lives:
-#: by the session's identity (sessions need not be hashable), each with a weak reference.
-_SESSION_GUARDS: dict[int, tuple[weakref.ref, Guard]] = {}
-_GUARDS_LOCK = threading.Lock()
-
-
 def labels() -> list[str]:
     """The labels hooks have been named with so far (names the person chose)."""
-    with _GUARDS_LOCK:
-        return list(_GUARDS)
+    return kernel_state().guards.labels()
 
 
 def guard_for(server: str) -> Guard:
-    """The guard of the requests labelled ``server`` (made on first use)."""
-    with _GUARDS_LOCK:
-        guard = _GUARDS.get(server)
-        if guard is None:
-            guard = _GUARDS[server] = Guard(server=server)
-        return guard
+    """The guard of the requests labelled ``server`` (made on first use): one per label, with
+    its backlog, rate limit and mute (kept by the kernel's owner)."""
+    return kernel_state().guards.for_label(server)
 
 
 @dataclass(frozen=True)
@@ -130,27 +118,7 @@ class Asker:
         None where it hands over none): the server's ``claim`` shown as a claim, else the
         framework's name."""
         shown = t("self_named", name=visible(claim)) if claim else framework
-        return cls(shown, _session_guard(session, shown), False)
-
-
-def _session_guard(session: object, shown: str) -> Guard:
-    """The guard of the requests that come through ``session``: one per session while it
-    lives; a fresh one where the session cannot be held weakly (or there is none)."""
-    if session is None:
-        return Guard(server=shown)
-    key = id(session)
-    with _GUARDS_LOCK:
-        held = _SESSION_GUARDS.get(key)
-        if held is not None and held[0]() is session:
-            return held[1]
-        try:
-            # (forgotten when the session goes: its id may then be another's)
-            ref = weakref.ref(session, lambda _, key=key: _SESSION_GUARDS.pop(key, None))
-        except TypeError:  # (not weakly referable)
-            return Guard(server=shown)
-        guard = Guard(server=shown)
-        _SESSION_GUARDS[key] = (ref, guard)
-        return guard
+        return cls(shown, kernel_state().guards.for_session(session, shown), False)
 
 
 class ElicitationHook:

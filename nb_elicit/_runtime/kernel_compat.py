@@ -46,12 +46,13 @@ import functools
 import os
 import sys
 import threading
-import weakref
 from importlib.metadata import PackageNotFoundError, version
 
 import ipywidgets as widgets
 
 from .._core.errors import BlockingNotSupported
+from .._core.kernel import part
+from .status import KernelStatus
 
 __all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "cell_code_runs", "check_blocking_supported",
            "count_views", "current_kernel", "enable_frontend", "frontend", "in_running_cell",
@@ -115,28 +116,13 @@ def frontend() -> Frontend | None:
     return None
 
 
-class _Sightings:
-    """Whether a frontend counted a displayed view of one of our widgets in this kernel: then a
-    person sees widgets here, whatever else is known."""
-
-    def __init__(self) -> None:
-        self.seen = False
-
-    def saw(self, change: dict) -> None:
-        if change.get("new"):
-            self.seen = True
-
-
-_SIGHTINGS = _Sightings()
-
-
 def count_views(widget: widgets.Widget) -> None:
     """Ask the frontend to count ``widget``'s displayed views (ipywidgets' ``_view_count``: a
     manager built on ``@jupyter-widgets/base`` adds one when a view is displayed, and syncs it);
     the first one counted tells :func:`widget_frontend_attached` that a person sees widgets."""
     if widget._view_count is None:
         widget._view_count = 0
-    widget.observe(_SIGHTINGS.saw, names="_view_count")
+    widget.observe(_status().saw, names="_view_count")
 
 
 def widget_frontend_attached() -> bool:
@@ -155,7 +141,7 @@ def widget_frontend_attached() -> bool:
     module = sys.modules.get("ipywidgets")
     if module is not None and getattr(module.Widget, "_control_comm", None) is not None:
         return True
-    if os.environ.get("JPY_SESSION_NAME") or _SIGHTINGS.seen:
+    if os.environ.get("JPY_SESSION_NAME") or _status().seen:
         return True
     return frontend() is not None
 
@@ -202,10 +188,6 @@ def check_blocking_supported(*, tell: bool = True) -> None:
             "use conn.start_tool(...) instead, or upgrade ipykernel")
 
 
-#: The widgets whose messages the workaround already handles.
-_IDLE_FIXED: weakref.WeakSet = weakref.WeakSet()
-
-
 def keep_widget_messages_flowing(root: widgets.Widget) -> None:
     """Install the missing-idle workaround on ``root`` and every widget below it."""
     kernel = _kernel()
@@ -215,9 +197,10 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
     low, high = _SILENT_CONCURRENT_PATH
     if not low <= found < high:
         return
+    fixed = _status().idle_fixed  # (the widgets whose messages it already handles)
     for widget in walk_widgets(root):
         comm = getattr(widget, "comm", None)
-        if comm is None or widget in _IDLE_FIXED:
+        if comm is None or widget in fixed:
             continue
         handle = widget._handle_msg
 
@@ -231,46 +214,43 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
                     _publish_status(kernel, "idle", msg)
 
         comm.on_msg(handle_then_idle)
-        _IDLE_FIXED.add(widget)
+        fixed.add(widget)
     _watch_cells(kernel)
 
 
-#: The execute request of the cell each kernel runs now (none between cells).
-_RUNNING_CELL: dict = {}
+def _status() -> KernelStatus:
+    return part(KernelStatus)  # (the kernel's owner's: see nb_elicit._runtime.state)
 
 
 def _watch_cells(kernel) -> None:
-    """Keep :data:`_RUNNING_CELL` up to date, from IPython's pre/post_execute events.
+    """Keep the owner's running cells (:attr:`KernelStatus.running`) up to date, from IPython's
+    pre/post_execute events.
 
     The comm package fires the same two events around each comm message it hands to a widget;
     those (their parent is no execute request) say nothing about the cell and are ignored.
     """
-    if kernel in _RUNNING_CELL:
+    status = _status()
+    running = status.running
+    if kernel in running:
         return
     events = kernel.shell.events
 
     def started():
         request = _execute_request(kernel)
         if request is not None:
-            _RUNNING_CELL[kernel] = request
+            running[kernel] = request
 
     def ended():
         if _execute_request(kernel) is not None:
-            _RUNNING_CELL[kernel] = None
+            running[kernel] = None
 
-    events.register("pre_execute", started)
-    events.register("post_execute", ended)
+    status.watch(events, "pre_execute", started)
+    status.watch(events, "post_execute", ended)
     # The cell that runs now began before this watch did. (In a task that a finished cell
     # started, this is that cell: then only the label of a busy is stale, never the state,
     # which comes from the shell's lock.)
-    _RUNNING_CELL[kernel] = _execute_request(kernel)
+    running[kernel] = _execute_request(kernel)
     _keep_status_true(kernel)
-
-
-#: kernel -> the execute request of the cell its main shell runs, as its published status says
-#: ({} for a cell that began before nb_elicit watched; None between cells).
-_SHOWN_RUNNING: dict = {}
-_STATUS_LOCK = threading.Lock()
 
 
 def _keep_status_true(kernel) -> None:
@@ -281,23 +261,25 @@ def _keep_status_true(kernel) -> None:
     original = getattr(kernel, "_publish_status", None)
     if original is None or getattr(original, "nb_elicit_true_status", False):
         return
+    kept = _status()  # (the owner's when this was installed: the publisher keeps it)
+    shown, lock = kept.shown, kept.lock
 
     def publish(status, channel, parent=None):
         parent = parent or kernel.get_parent(channel)
         header = (parent or {}).get("header") or {}
         cell = (channel == "shell" and header.get("msg_type") == "execute_request"
                 and not header.get("subshell_id"))
-        with _STATUS_LOCK:
+        with lock:
             original(status, channel, parent)
             if cell:
-                _SHOWN_RUNNING[kernel] = parent if status == "busy" else None
-            elif status == "idle" and _SHOWN_RUNNING.get(kernel) is not None:
-                original("busy", channel, _SHOWN_RUNNING[kernel] or parent)
+                shown[kernel] = parent if status == "busy" else None
+            elif status == "idle" and shown.get(kernel) is not None:
+                original("busy", channel, shown[kernel] or parent)
 
     publish.nb_elicit_true_status = True
-    with _STATUS_LOCK:
+    with lock:
         running = _cell_running(kernel)
-        _SHOWN_RUNNING[kernel] = (_RUNNING_CELL.get(kernel) or {}) if running else None
+        shown[kernel] = (kept.running.get(kernel) or {}) if running else None
         kernel._publish_status = publish
 
 
@@ -307,7 +289,7 @@ def _cell_running(kernel) -> bool:
     lock = getattr(kernel, "_main_asyncio_lock", None)
     if lock is not None and hasattr(lock, "locked"):
         return lock.locked()
-    return _RUNNING_CELL.get(kernel) is not None
+    return _status().running.get(kernel) is not None
 
 
 def _execute_request(kernel) -> dict | None:
@@ -351,7 +333,7 @@ def running_cell() -> dict | None:
     if kernel is None:
         return None
     _watch_cells(kernel)
-    return _RUNNING_CELL.get(kernel) if _cell_running(kernel) else None
+    return _status().running.get(kernel) if _cell_running(kernel) else None
 
 
 def in_running_cell(context: contextvars.Context | None = None) -> contextvars.Context:

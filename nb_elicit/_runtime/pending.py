@@ -1,4 +1,5 @@
-"""The one place that owns the forms still waiting for a person.
+"""The one place that owns the forms still waiting for a person (:class:`PendingForms`, one
+per kernel, kept by the kernel's owner: see :mod:`.state`).
 
 Every form an MCP server asked for is registered here while it waits, with its owner and the
 call it belongs to, and is always removed in ``finally``. Closing a connection, unloading the
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from .._core.outcome import AnsweredBy
 from .._ui.form import ElicitationForm
 
-__all__ = ["PENDING", "PendingForms"]
+__all__ = ["PendingForms"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +81,3 @@ class PendingForms:
     def __len__(self) -> int:
         with self._lock:
             return len(self._entries)
-
-
-PENDING = PendingForms()

@@ -26,8 +26,9 @@ from .calls import Call, CallKind, current_call, run_call
 from .guard import Guard
 from .kernel_compat import shows_display_updates
 from .sessions import SessionPool, State
+from .state import kernel_state
 from .task_follow import follow
-from .tasks import TASKS, TaskRun, identity
+from .tasks import TaskRun, identity
 from .url_required import ask_before_retry
 
 __all__ = ["CallRunner", "ConnectionHost"]
@@ -119,7 +120,7 @@ class CallRunner:
         run = TaskRun(self.name, remote, card, call=call)
         card.on_cancel(run.ask_cancel)
         card.on_detach(run.ask_detach)
-        TASKS.begin(run, identity(self.sessions))
+        kernel_state().tasks.begin(run, identity(self.sessions))
 
         async def ask_one(request: ElicitationRequest) -> Answer:
             return await ask(self.request_context(), request, refuse_with=Refusal.CANCEL)
@@ -139,7 +140,7 @@ class CallRunner:
         current cell."""
         told = current_call.get()
         if told is None and related_task is not None:  # (2025-11-25: asked inside a task)
-            run = TASKS.find(self.name, related_task)
+            run = kernel_state().tasks.find(self.name, related_task)
             told = run.call if run is not None and run.call in self._calls else None
         calls = [told] if told is not None else [c for c in reversed(self._calls) if not c.quiet]
         view = calls[0].view if calls else self._stray_view()

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import ipywidgets as widgets
 
+from .._core.kernel import process_part
 from .kernel_compat import current_kernel, running_cell, walk_widgets
 
 if TYPE_CHECKING:  # (the kernel's type only: ipykernel is the kernel that runs us)
@@ -165,7 +166,9 @@ async def in_context(context: contextvars.Context, work: Coroutine[Any, Any, T])
 
 
 class _Probe:
-    """The kernel's side shell, made once (None where this kernel cannot have one)."""
+    """The kernel's side shell, made once (None where this kernel cannot have one): a part of
+    the process (:func:`nb_elicit._core.kernel.process_part`), since the subshell lives as
+    long as the kernel process, whichever owner of nb_elicit's state asked for it."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -217,17 +220,18 @@ def _open(kernel: IPythonKernel) -> SideShell | None:
     return SideShell(kernel, subshell_id, loop, thread)
 
 
-_PROBE = _Probe()
+def _probe() -> _Probe:
+    return process_part(_Probe)
 
 
 def side_shell() -> SideShell | None:
     """This kernel's side shell (made on first use), or None where it cannot have one."""
-    return _PROBE.get()
+    return _probe().get()
 
 
 def held_here(root: widgets.Widget) -> None:
     """Where the caller runs on a side shell's thread, pin ``root``'s comms to it (see
     :meth:`SideShell.hold`); elsewhere nothing (and no side shell is made)."""
-    side = _PROBE.made
+    side = _probe().made
     if side is not None:
         side.hold(root)  # (nothing where the caller is not on its thread)

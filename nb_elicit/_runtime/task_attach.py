@@ -17,7 +17,8 @@ from .._mcp import Era
 from .calls import CallKind
 from .runner import CallRunner
 from .sessions import SessionPool
-from .tasks import TASKS, identity
+from .state import kernel_state
+from .tasks import identity
 
 __all__ = ["LOOK_UP_WAIT", "attach", "look_up"]
 
@@ -31,8 +32,8 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
     ``runner``, ended past ``timeout``): one this kernel detached, or one the file keeps, only
     on the server it runs on."""
     name = sessions.name
-    known = TASKS.find(name, task_id)  # (this kernel's: detached, say)
-    saved = TASKS.store.find(name, task_id) if known is None else None
+    known = kernel_state().tasks.find(name, task_id)  # (this kernel's: detached, say)
+    saved = kernel_state().tasks.store.find(name, task_id) if known is None else None
     if saved is not None and saved.followed_elsewhere:
         raise NbElicitError(t("task_followed_elsewhere", task=task_id, kernel=saved.kernel))
     was = known if known is not None else saved
@@ -66,8 +67,8 @@ async def look_up(sessions: SessionPool, task_id: str) -> TaskState:
     runs on; within :data:`LOOK_UP_WAIT` seconds). Raises what the request raised
     (ServerError, ...), or NbElicitError when no session of its shape is open."""
     name = sessions.name
-    known = TASKS.find(name, task_id)
-    was = known if known is not None else TASKS.store.find(name, task_id)
+    known = kernel_state().tasks.find(name, task_id)
+    was = known if known is not None else kernel_state().tasks.store.find(name, task_id)
     if was is None:
         raise NbElicitError(t("task_not_known", task=task_id, name=name))
     # Only a session open now is asked: opening one (the other era's handshake) may show a

@@ -16,7 +16,7 @@ The follower waits on everything at once: the open questions, the poll timer, th
 is open, so a task that ends on the server withdraws its form. **Cancel task** withdraws the open
 questions first, then sends ``tasks/cancel``; from the click on, no ``tasks/update`` is sent
 (unless the cancel failed: the task goes on, and its questions are asked again). **Detach**
-withdraws them too and ends the call but not the task (:data:`~.tasks.TASKS` keeps it).
+withdraws them too and ends the call but not the task (the kernel's :class:`~.tasks.Tasks` keep it).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, NOT_FOUND
 from .._core.tasks import STATUSES, TaskShape, TaskState, poll_seconds
 from .._core.types import ToolResult
 from .asking import BY_CANCEL, BY_DETACH
-from .tasks import TASKS, TaskRun
+from .state import kernel_state
+from .tasks import TaskRun
 
 __all__ = ["follow"]
 
@@ -120,7 +121,7 @@ def _stopped(run: TaskRun) -> None:
     in the file, to attach to later. The card stops its clock and its buttons, which nothing
     would hear."""
     if not run.detached:
-        TASKS.stop(run)
+        kernel_state().tasks.stop(run)
     if run.card is not None and not run.card.ended:
         run.card.end(run.state or TaskState(task_id=run.task_id, status="working"))
 
@@ -154,7 +155,7 @@ async def _poll(run: TaskRun) -> TaskState:
         state = await run.remote.get()
     except ServerError as error:
         if error.code in UNKNOWN_TASK:
-            TASKS.end(run)
+            kernel_state().tasks.end(run)
             raise ServerError(error.code, t("task_lost", task=run.task_id,
                                             reason=error.message)) from None
         raise
@@ -229,7 +230,7 @@ async def _cancel_on_the_way_out(run: TaskRun) -> None:
         if state is None:  # (the extension's tasks/cancel answers no state: ask for it)
             state = await asyncio.shield(asyncio.wait_for(run.remote.get(), CANCEL_WAIT))
         _show(run, state)
-    TASKS.end(run)
+    kernel_state().tasks.end(run)
     if run.card is not None:
         run.card.end(run.state or TaskState(task_id=run.task_id, status="cancelled"))
 
@@ -239,7 +240,7 @@ def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
         result_job.cancel()
     if run.card is not None:
         run.card.detached(hint)
-    TASKS.detach(run)
+    kernel_state().tasks.detach(run)
     raise TaskDetached(t("task_detached_call", task=run.task_id, hint=hint))
 
 
@@ -249,18 +250,18 @@ async def _ended_by_result(run: TaskRun, result_job) -> ToolResult:
         result = result_job.result()
     except ServerError as error:
         if error.code in UNKNOWN_TASK and run.state is not None and not run.state.terminal:
-            TASKS.end(run)
+            kernel_state().tasks.end(run)
             raise ServerError(error.code, t("task_lost", task=run.task_id,
                                             reason=error.message)) from None
         state = await _last_state(run)
-        TASKS.end(run)
+        kernel_state().tasks.end(run)
         if run.card is not None:
             run.card.end(state)
         if state.status == "cancelled":
             raise TaskCancelled(t("task_cancelled", task=run.task_id)) from None
         raise error from None
     state = await _last_state(run, default="failed" if result.is_error else "completed")
-    TASKS.end(run)
+    kernel_state().tasks.end(run)
     if run.card is not None:
         run.card.end(state, result.text)
     return result
@@ -279,7 +280,7 @@ async def _last_state(run: TaskRun, default: str = "failed") -> TaskState:
 
 async def _ended(run: TaskRun, state: TaskState) -> ToolResult:
     """2026-07-28: a terminal ``tasks/get``."""
-    TASKS.end(run)
+    kernel_state().tasks.end(run)
     if state.status == "completed":
         result = await run.remote.result(state)
         if run.card is not None:

@@ -1,11 +1,12 @@
-"""The tasks this kernel follows (:data:`TASKS`): each one's record (:class:`TaskRun`), a
+"""The tasks this kernel follows (:class:`Tasks`, kept by the kernel's owner: see
+:mod:`.state`): each one's record (:class:`TaskRun`), a
 light record of those that ended, and the owner-only file of those still running.
 
 A task on a server that outlives the kernel (HTTP) is kept in the owner-only file of running
 tasks (:mod:`nb_elicit._core.task_store`) with its server's identity and the kernel that
 follows it, so that ``%mcp task NAME ID`` can attach to it again (:mod:`.task_attach`), in this
 kernel or the next one, and only on the same server. A task of a stdio server is not written:
-it dies with the kernel. A run that ended leaves :data:`TASKS`, which keeps a light record of
+it dies with the kernel. A run that ended leaves :class:`Tasks`, which keeps a light record of
 the last :data:`FINISHED_KEPT` (:class:`FinishedTask`). Following one to its end is
 :mod:`.task_follow`'s.
 """
@@ -25,9 +26,9 @@ from .._core.tasks import TaskShape, TaskStart, TaskState
 from .._core.types import StdioTarget
 from .._ui.task_card import TaskCard
 
-__all__ = ["TASKS", "FinishedTask", "TaskRun", "Tasks", "identity"]
+__all__ = ["FinishedTask", "TaskRun", "Tasks", "identity"]
 
-#: How many finished runs :data:`TASKS` keeps a light record of (the oldest go first).
+#: How many finished runs :class:`Tasks` keeps a light record of (the oldest go first).
 FINISHED_KEPT = 100
 
 
@@ -61,6 +62,8 @@ class TaskRun:
     cancelling: bool = False
     #: The card's last note on the poll interval (said once).
     poll_note: str | None = None
+    #: The registry that follows it (set by :meth:`Tasks.begin`).
+    registry: Tasks | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.card is not None:
@@ -77,8 +80,10 @@ class TaskRun:
     def saw(self, state: TaskState) -> None:
         """The server told ``state`` now."""
         self.state, self.seen_at = state, time.time()
-        if self.start.date(state) and TASKS.find(self.connection, self.task_id) is self:
-            TASKS.begin(self)  # (the file keeps when it began)
+        registry = self.registry
+        if self.start.date(state) and registry is not None \
+                and registry.find(self.connection, self.task_id) is self:
+            registry.begin(self)  # (the file keeps when it began)
 
     @property
     def task_id(self) -> str:
@@ -131,7 +136,7 @@ class TaskRun:
 
 @dataclass(frozen=True)
 class FinishedTask:
-    """What :data:`TASKS` keeps of a run that ended (its card, call and view are let go)."""
+    """What :class:`Tasks` keeps of a run that ended (its card, call and view are let go)."""
 
     connection: str
     tool: str
@@ -190,6 +195,7 @@ class Tasks:
         outlives the kernel."""
         if identity is not None:
             run.identity = identity
+        run.registry = self
         self._runs[(run.connection, run.task_id)] = run
         if run.card is not None:
             run.card.run = run  # (``ToolCall.task``: as long as the card lives, not longer)
@@ -245,6 +251,3 @@ def _change_file(change, *args) -> None:
     except OSError:
         pass
 
-
-#: The one registry of this kernel's tasks.
-TASKS = Tasks()

@@ -15,9 +15,10 @@ import contextlib
 import weakref
 from collections.abc import Callable
 
+from .._core.kernel import part
 from .loop import running_loop
 
-__all__ = ["TICK", "Subscription", "clock_task", "subscribe"]
+__all__ = ["TICK", "LoopClocks", "Subscription", "clock_task", "subscribe"]
 
 #: Seconds between ticks.
 TICK = 1.0
@@ -86,9 +87,13 @@ class Subscription:
         return self._clock is not None and self._key in self._clock.subscribers
 
 
-#: The clock of each event loop that has one (a loop that goes away takes its clock).
-_CLOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Clock] = (
-    weakref.WeakKeyDictionary())
+class LoopClocks(weakref.WeakKeyDictionary):
+    """The clock of each event loop that has one (a loop that goes away takes its clock): a
+    part of the kernel's owner (:mod:`nb_elicit._core.kernel`)."""
+
+
+def _clocks() -> LoopClocks:
+    return part(LoopClocks)
 
 
 def subscribe(callback: Callable[[], object]) -> Subscription | None:
@@ -97,9 +102,10 @@ def subscribe(callback: Callable[[], object]) -> Subscription | None:
     loop = running_loop()
     if loop is None:
         return None
-    clock = _CLOCKS.get(loop)
+    clocks = _clocks()
+    clock = clocks.get(loop)
     if clock is None:
-        clock = _CLOCKS[loop] = _Clock(loop)
+        clock = clocks[loop] = _Clock(loop)
     return clock.add(callback)
 
 
@@ -107,5 +113,5 @@ def clock_task(loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task | 
     """The task that ticks on ``loop`` (by default the running one), or None while nothing
     subscribes there."""
     loop = loop or running_loop()
-    clock = _CLOCKS.get(loop) if loop is not None else None
+    clock = _clocks().get(loop) if loop is not None else None
     return clock.task if clock is not None else None

@@ -11,7 +11,9 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-__all__ = ["Kit", "is_shared", "synced_keys"]
+from .._core.kernel import part
+
+__all__ = ["Kit", "SharedModels", "is_shared", "synced_keys"]
 
 
 @functools.cache
@@ -26,8 +28,10 @@ def synced_keys(widget_class: type[widgets.Widget]) -> list[str]:
     return list(_synced(widget_class))
 
 
-#: The kit's models, one of each kind for the whole kernel (see :class:`Kit`).
-_SHARED: dict[object, widgets.Widget] = {}
+class SharedModels(dict):
+    """The kit's models, one of each kind for the whole kernel (see :class:`Kit`): a part of
+    the kernel's owner (:mod:`nb_elicit._core.kernel`), by kind."""
+
 #: The attribute that marks a model as the kit's: closing a widget leaves such models open.
 _SHARED_MARK = "_nb_elicit_shared"
 
@@ -38,11 +42,12 @@ def is_shared(model: widgets.Widget) -> bool:
 
 
 def _shared(key: object, make: Callable[[], widgets.Widget]) -> widgets.Widget:
-    model = _SHARED.get(key)
+    shared = part(SharedModels)
+    model = shared.get(key)
     if model is None or model.comm is None:  # not made yet, or closed (Widget.close_all())
         model = make()
         setattr(model, _SHARED_MARK, True)
-        _SHARED[key] = model
+        shared[key] = model
     return model
 
 
@@ -52,7 +57,8 @@ class Kit:
     never differ. Every prompt of the kernel shares the same few (a plain layout, one style per
     widget kind): they are made on first use, closing a prompt leaves them open
     (:func:`is_shared`), and they are made again if something closed them. Nothing may change
-    them: a widget whose layout or style changes has its own."""
+    them: a widget whose layout or style changes has its own. (A kit holds nothing: the models
+    are the kernel's :class:`SharedModels`.)"""
 
     # (Widths, spacing and colours come from the prompt's stylesheet, not from layouts.)
     @property

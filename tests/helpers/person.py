@@ -2,7 +2,7 @@
 
 import asyncio
 
-from nb_elicit._runtime.pending import PENDING
+from nb_elicit._runtime.state import kernel_state
 
 from .fill import fill, shown
 
@@ -27,7 +27,7 @@ class Person:
 
     async def run(self):
         while True:
-            for form in PENDING.forms():
+            for form in kernel_state().pending.forms():
                 if form not in self.seen:
                     self.first_look.append(shown(form) if hasattr(form, "controls") else None)
                     self.seen.append(form)

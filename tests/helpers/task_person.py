@@ -30,11 +30,11 @@ async def start(script: list[tuple[str, str]]) -> asyncio.Task:
 
 
 async def _click(script: list[tuple[str, str]]) -> None:
-    from nb_elicit._runtime.tasks import TASKS
+    from nb_elicit._runtime.state import kernel_state
 
     seen: set[tuple[str, str]] = set()
     while script:
-        for run in TASKS.runs():
+        for run in kernel_state().tasks.runs():
             card = getattr(run, "card", None)
             key = (run.connection, run.task_id)
             # (once the server told the task's first state: the card says it runs)
