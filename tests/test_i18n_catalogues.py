@@ -18,6 +18,7 @@ from helpers.texts import compile_texts, placeholders, po_path, texts
 
 from nb_elicit._core import i18n
 from nb_elicit._core.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, catalogue_path, set_language, t
+from nb_elicit._core.kernel import process_part
 
 try:
     import tomllib
@@ -94,10 +95,14 @@ def partly_translated(tmp_path, monkeypatch):
                   '#, fuzzy\nmsgid "decline"\nmsgstr "拒绝"\n', encoding="utf-8")
     po.with_suffix(".mo").write_bytes(compile_texts().compiled(po))
     monkeypatch.setattr(i18n, "LOCALE_DIR", str(tmp_path))
-    monkeypatch.setattr(i18n, "_catalogues", {})
+    read = process_part(i18n.Catalogues)  # (the catalogues this process read: read anew)
+    kept = dict(read)
+    read.clear()
     set_language("zh")
     yield
     set_language(None)
+    read.clear()
+    read.update(kept)
 
 
 def test_a_text_a_catalogue_lacks_is_shown_in_english(partly_translated):
