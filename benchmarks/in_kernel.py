@@ -97,7 +97,7 @@ def build(sizes: list[int], kinds: list[str], reps_small: int, reps_large: int,
     import nb_elicit
     from nb_elicit import ElicitationForm, SchemaError
 
-    schema_module = nb_module("nb_elicit._core.schema", "nb_elicit._schema")
+    schema_module = nb_module("nb_elicit._core.schema.fields", "nb_elicit._schema")
 
     @contextlib.contextmanager
     def no_limit():
@@ -316,7 +316,7 @@ def stats() -> dict:
     except Exception:  # noqa: BLE001 - reported as unknown
         pending = None
     try:
-        history_ = nb_kept("history", "nb_elicit._core.history:HISTORY",
+        history_ = nb_kept("history", "nb_elicit._core.records.history:HISTORY",
                            "nb_elicit._history:HISTORY")
         history = len(history_.entries) if hasattr(history_, "entries") else len(history_)
         history_limit = getattr(history_, "limit", None)

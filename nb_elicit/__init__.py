@@ -30,8 +30,8 @@ from ._core.errors import (
 from ._core.i18n import set_language
 from ._core.limits import RateLimit
 from ._core.policy import respond
-from ._core.recording import record, replay
-from ._core.schema import (
+from ._core.records.recording import record, replay
+from ._core.schema.fields import (
     BooleanField,
     ChoiceField,
     Field,
@@ -49,8 +49,8 @@ __version__ = "0.1.0"
 # Widgets, the SDK and jsonschema are imported on first use: `import nb_elicit` and
 # `%load_ext nb_elicit` stay quick, and the schema engine works without ipywidgets.
 _LAZY = {
-    "validate_content": "._core.validate",
-    "configured_servers": "._core.configs",
+    "validate_content": "._core.schema.validate",
+    "configured_servers": "._core.configs.servers",
     "ElicitationForm": "._ui.form",
     "Connection": "._runtime.connection",
     "ToolCall": "._runtime.connection",

@@ -69,7 +69,7 @@ def _identity(**more) -> dict:
 
 
 def test_the_identity_providers_token_endpoint_is_https_or_this_machine():
-    from nb_elicit._core.auth import AuthConfig
+    from nb_elicit._core.signin.auth import AuthConfig
 
     with pytest.raises(ConfigError) as caught:
         AuthConfig("identity_assertion", **_identity(
@@ -84,7 +84,7 @@ def test_the_identity_providers_token_endpoint_is_https_or_this_machine():
 
 @pytest.mark.parametrize("mode", ["identity_assertion", "client_credentials"])
 def test_the_issuer_is_https_or_this_machine(mode):
-    from nb_elicit._core.auth import AuthConfig
+    from nb_elicit._core.signin.auth import AuthConfig
 
     options = _identity() if mode == "identity_assertion" else {
         "client_id": "svc", "client_secret_env": "SVC_SECRET"}
@@ -105,7 +105,7 @@ def test_the_magic_names_the_flag_of_an_insecure_sign_in_address():
 
 
 def test_a_config_files_sign_in_address_is_named_by_its_key(tmp_path):
-    from nb_elicit._core.configs import Place, load
+    from nb_elicit._core.configs.servers import Place, load
 
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"servers": {"corp": {"url": "https://mcp.example.com/mcp", "auth": {
@@ -137,7 +137,7 @@ def test_a_url_that_is_no_string_is_nb_elicits_own_type_error():
 
 @pytest.mark.parametrize("option", ["issuer", "idp_token_endpoint"])
 def test_a_malformed_sign_in_address_is_one_line_naming_it(option):
-    from nb_elicit._core.auth import AuthConfig
+    from nb_elicit._core.signin.auth import AuthConfig
 
     with pytest.raises(ConfigError) as caught:
         AuthConfig("identity_assertion", **_identity(**{option: "https://[::1/x"}))
@@ -145,7 +145,7 @@ def test_a_malformed_sign_in_address_is_one_line_naming_it(option):
 
 
 def test_a_config_files_malformed_url_is_one_line_naming_file_and_key(tmp_path):
-    from nb_elicit._core.configs import Place, expand, load
+    from nb_elicit._core.configs.servers import Place, expand, load
 
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"servers": {"api": {"url": "http://127.0.0.1:99999/mcp"}}}))

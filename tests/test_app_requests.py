@@ -11,7 +11,7 @@ import pytest
 
 from nb_elicit._core.apps import AppResource
 from nb_elicit._core.notices import MAX_NOTICES
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._runtime.apps import Apps, ShownApp
 from nb_elicit._ui.app_frame import AppFrame

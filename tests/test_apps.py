@@ -23,7 +23,7 @@ import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401 - bound before a frontend is said to be there
 from nb_elicit._core.apps import APP_MIME, MAX_APP_BYTES
 from nb_elicit._core.notices import MAX_NOTICES, Notice
-from nb_elicit._core.transcript import item_html, transcript_bundle
+from nb_elicit._core.records.transcript import item_html, transcript_bundle
 from nb_elicit._runtime import apps as runtime_apps
 from nb_elicit._runtime.state import kernel_state
 from nb_elicit._ui.app_frame import AppRequestError

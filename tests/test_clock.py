@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from nb_elicit._core.kernel import part
-from nb_elicit._core.tasks import TaskState
+from nb_elicit._core.tasks.model import TaskState
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui import clock
 from nb_elicit._ui.call_view import CallView

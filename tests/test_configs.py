@@ -19,7 +19,8 @@ from helpers.servers import SERVERS, drive
 from IPython.core.error import UsageError
 
 import nb_elicit
-from nb_elicit._core.configs import (
+from nb_elicit._core.configs.filecheck import ConfigWarning
+from nb_elicit._core.configs.servers import (
     Place,
     expand,
     find_server,
@@ -29,7 +30,6 @@ from nb_elicit._core.configs import (
     places,
 )
 from nb_elicit._core.errors import ConfigError
-from nb_elicit._core.filecheck import ConfigWarning
 from nb_elicit._magics.options import parse_connect
 
 SECRET = "s3cr3t-Value-42"

@@ -15,9 +15,9 @@ import pytest
 from helpers.servers import served
 
 import nb_elicit
-from nb_elicit._core.auth import parse_auth
-from nb_elicit._core.configs import auth_options, load, place_of
+from nb_elicit._core.configs.servers import auth_options, load, place_of
 from nb_elicit._core.errors import ConfigError
+from nb_elicit._core.signin.auth import parse_auth
 
 SECRET = "the-cursor-client-secret-SECRET-7"
 
@@ -91,7 +91,7 @@ def test_cursors_client_id_and_scopes_are_read_and_claude_codes_other_keys_warne
     ({"url": "https://x/mcp", "auth": {"mode": "off"}, "oauth": {"clientId": "a"}},
      '.mcp.json: mcpServers.crm: has both "auth" and "oauth"; expected one of them'),
 ])
-@pytest.mark.filterwarnings("ignore::nb_elicit._core.filecheck.ConfigWarning")  # (CLIENT_SECRET)
+@pytest.mark.filterwarnings("ignore::nb_elicit._core.configs.filecheck.ConfigWarning")  # (CLIENT_SECRET)
 def test_a_wrong_sign_in_setting_is_one_line_naming_its_key_and_never_the_secret(
         folder, entry, line):
     with pytest.raises(ConfigError) as caught:

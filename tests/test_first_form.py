@@ -54,7 +54,7 @@ def test_a_client_credentials_connection_gets_the_sdks_provider_all_the_same(mon
     # (its class is made on first use, since the SDK's extension imports PyJWT)
     from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 
-    from nb_elicit._core.auth import parse_auth
+    from nb_elicit._core.signin.auth import parse_auth
     from nb_elicit._mcp import auth as _mcp
     from nb_elicit._runtime.signin import SignIn
 

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 import pytest
 
 from nb_elicit._core.outcome import AnsweredBy
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui import cell_outputs, closing, draw_soon
 from nb_elicit._ui.call_view import CallView

@@ -8,9 +8,9 @@ import pytest
 from helpers.fill import fill
 
 from nb_elicit import Answer, ElicitationForm
-from nb_elicit._core.formats import parse_date_time
-from nb_elicit._core.prefill import as_submitted
-from nb_elicit._core.schema import parse_schema
+from nb_elicit._core.schema.fields import parse_schema
+from nb_elicit._core.schema.formats import parse_date_time
+from nb_elicit._core.schema.prefill import as_submitted
 
 
 def form_of(properties: dict, required=()) -> ElicitationForm:

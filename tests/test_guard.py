@@ -4,11 +4,11 @@ import ipywidgets as widgets
 import pytest
 
 from nb_elicit import ElicitationForm
-from nb_elicit._core.history import History
 from nb_elicit._core.limits import RateLimit, RateLimiter, parse_rate_limit
-from nb_elicit._core.masking import MASK
 from nb_elicit._core.outcome import AnsweredBy
 from nb_elicit._core.protection import Protection
+from nb_elicit._core.records.history import History
+from nb_elicit._core.secrets.masking import MASK
 from nb_elicit._runtime.guard import Guard
 
 

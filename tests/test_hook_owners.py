@@ -17,7 +17,7 @@ from helpers.servers import demo_command, drive, hostile_command, stdio_params
 from mcp import Client
 
 import nb_elicit
-from nb_elicit._core.recording import schema_hash
+from nb_elicit._core.records.recording import schema_hash
 from nb_elicit._runtime import hooks
 from nb_elicit._runtime.state import kernel_state
 

@@ -311,7 +311,7 @@ def test_url_mode_through_a_hook_shows_the_consent_card(journal):
 
 
 def test_a_hooks_view_is_titled_in_words_not_by_the_protocols_name(journal, monkeypatch):
-    from nb_elicit._core.transcript import transcript_bundle
+    from nb_elicit._core.records.transcript import transcript_bundle
     from nb_elicit._runtime import hooks
     from nb_elicit._ui.call_view import CallView
 

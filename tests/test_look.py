@@ -9,18 +9,18 @@ import re
 import pytest
 
 from nb_elicit._core.answer import Answer
-from nb_elicit._core.history import History, table_html
 from nb_elicit._core.i18n import set_language
 from nb_elicit._core.notices import Notice, NoticeKind
 from nb_elicit._core.outcome import AnsweredBy, Outcome
-from nb_elicit._core.schema import parse_schema
-from nb_elicit._core.transcript import (
+from nb_elicit._core.records.history import History, table_html
+from nb_elicit._core.records.transcript import (
     Asked,
     Transcript,
     redundant_structured,
     shown_fields,
     transcript_bundle,
 )
+from nb_elicit._core.schema.fields import parse_schema
 from nb_elicit._core.types import ToolResult
 from nb_elicit._magics.tables import Table, clean_doc
 from nb_elicit._runtime import asking

@@ -463,7 +463,7 @@ def test_a_bad_argument_the_api_refuses_is_one_line(ip, capsys):
 def test_a_bug_keeps_its_traceback_and_the_table_tells_only_what_it_knows():
     from nb_elicit._core.errors import ServerDisconnected
     from nb_elicit._core.policy import parse_policy
-    from nb_elicit._core.secrets import words
+    from nb_elicit._core.secrets.names import words
     from nb_elicit._magics.errors import map_exceptions
 
     with pytest.raises(KeyError), map_exceptions():  # not in the table

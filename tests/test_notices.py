@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nb_elicit._core.notices import Notice, NoticeKind, Notices, overflow_text
-from nb_elicit._core.transcript import Asked
+from nb_elicit._core.records.transcript import Asked
 from nb_elicit._ui.call_view import CallView
 
 
@@ -64,7 +64,7 @@ def test_a_flood_of_notices_stays_one_counted_line():
 
 
 def test_a_live_view_and_its_transcript_tell_one_log_in_time_order_the_result_in_its_place():
-    from nb_elicit._core.transcript import transcript_bundle
+    from nb_elicit._core.records.transcript import transcript_bundle
     from nb_elicit._core.types import ToolResult
 
     view = CallView("demo", "clock", show_waiting=False)
@@ -91,7 +91,7 @@ def test_a_transcript_says_who_ended_a_request_once():
     """"demo withdrew this request." needs no "(withdrawn)" after it; an interrupt's "Cancelled."
     still says what cancelled it."""
     from nb_elicit._core.outcome import AnsweredBy
-    from nb_elicit._core.transcript import transcript_bundle
+    from nb_elicit._core.records.transcript import transcript_bundle
 
     view = CallView("demo", "tool", show_waiting=False)
     view.notice("x", NoticeKind.WARNING, asked=Asked(

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from nb_elicit import ElicitationForm, SchemaError
-from nb_elicit._core.prefill import as_submitted
-from nb_elicit._core.schema import ANNOTATION_KEYWORDS, parse_schema
-from nb_elicit._core.validate import validate_spec
+from nb_elicit._core.schema.fields import ANNOTATION_KEYWORDS, parse_schema
+from nb_elicit._core.schema.prefill import as_submitted
+from nb_elicit._core.schema.validate import validate_spec
 
 HUGE = 10**400
 ODD = [

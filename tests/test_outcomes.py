@@ -53,8 +53,8 @@ def test_who_answered_is_not_set_from_outside_the_prompt():
 
 from nb_elicit import Answer  # noqa: E402
 from nb_elicit._core.outcome import Counted, Outcome  # noqa: E402
-from nb_elicit._core.recording import Recorder  # noqa: E402
-from nb_elicit._core.schema import parse_schema  # noqa: E402
+from nb_elicit._core.records.recording import Recorder  # noqa: E402
+from nb_elicit._core.schema.fields import parse_schema  # noqa: E402
 from nb_elicit._runtime import asking  # noqa: E402
 from nb_elicit._runtime.guard import Guard  # noqa: E402
 from nb_elicit._runtime.state import kernel_state  # noqa: E402
@@ -151,7 +151,7 @@ import sys  # noqa: E402
 from helpers.servers import drive  # noqa: E402
 
 import nb_elicit  # noqa: E402
-from nb_elicit._core.prefill import as_submitted, prefilled  # noqa: E402
+from nb_elicit._core.schema.prefill import as_submitted, prefilled  # noqa: E402
 
 #: Five defaults and nothing required, like the conformance suite's SEP-1034 scenario.
 DEFAULTS = {"type": "object", "properties": {

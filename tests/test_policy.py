@@ -1,9 +1,9 @@
 import pytest
 
-from nb_elicit._core.history import History
-from nb_elicit._core.masking import MASK
 from nb_elicit._core.policy import ENV_RESPOND, Policies, Policy, parse_policy
-from nb_elicit._core.secrets import masked
+from nb_elicit._core.records.history import History
+from nb_elicit._core.secrets.masking import MASK
+from nb_elicit._core.secrets.names import masked
 
 
 @pytest.mark.parametrize(("text", "action", "content"), [

@@ -1,13 +1,13 @@
 """Where a server runs, without its credentials: :func:`redact_url` and :func:`redact_argv`
-(``nb_elicit._core.secrets``), and the surfaces that show it (``where()``, a connect error)."""
+(``nb_elicit._core.secrets.names``), and the surfaces that show it (``where()``, a connect error)."""
 
 import sys
 
 import pytest
 
 import nb_elicit
-from nb_elicit._core.masking import MASK
-from nb_elicit._core.secrets import looks_like_token, redact_argv, redact_url
+from nb_elicit._core.secrets.masking import MASK
+from nb_elicit._core.secrets.names import looks_like_token, redact_argv, redact_url
 from nb_elicit._core.types import HttpTarget, StdioTarget
 
 M = MASK

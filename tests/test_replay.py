@@ -7,7 +7,7 @@ import pytest
 from helpers.servers import Journal, demo_command, drive
 
 import nb_elicit
-from nb_elicit._core.recording import FORMAT, Mismatch, Recorder, Replayer, schema_hash
+from nb_elicit._core.records.recording import FORMAT, Mismatch, Recorder, Replayer, schema_hash
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,7 +11,7 @@ import pytest
 from helpers.servers import drive, hostile_command
 
 import nb_elicit
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
 from nb_elicit._core.types import ToolResult
 from nb_elicit._ui.call_view import CallView
 

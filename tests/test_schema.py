@@ -174,7 +174,7 @@ def test_an_invalid_default_date_is_rejected():
 
 
 def test_the_schema_engine_imports_neither_ipywidgets_nor_mcp():
-    code = ("import sys, nb_elicit._core.schema, nb_elicit._core.validate, nb_elicit._core.answer; "
+    code = ("import sys, nb_elicit._core.schema.fields, nb_elicit._core.schema.validate, nb_elicit._core.answer; "
             "print(json.dumps(sorted(m for m in sys.modules "
             "if m.split('.')[0] in ('ipywidgets', 'mcp'))))")
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,

@@ -3,12 +3,12 @@
 import pytest
 from helpers.schemas import EVERYTHING
 
-from nb_elicit._core.history import History
-from nb_elicit._core.masking import MASK
-from nb_elicit._core.recording import Recorder
-from nb_elicit._core.schema import parse_schema
-from nb_elicit._core.secret_fields import secret_fields
-from nb_elicit._core.secrets import looks_secret, masked, secret_property, words
+from nb_elicit._core.records.history import History
+from nb_elicit._core.records.recording import Recorder
+from nb_elicit._core.schema.fields import parse_schema
+from nb_elicit._core.secrets.fields import secret_fields
+from nb_elicit._core.secrets.masking import MASK
+from nb_elicit._core.secrets.names import looks_secret, masked, secret_property, words
 
 # Field names (and a few titles) that real servers, SDKs and APIs use for secrets.
 SECRETS = [
@@ -193,7 +193,7 @@ def test_a_policys_secret_is_masked_in_its_text_and_repr():
 
 def test_a_remembered_secret_is_masked_in_errors_and_history():
     from nb_elicit._core.errors import ConnectError, ServerError, SignInError
-    from nb_elicit._core.masking import remember
+    from nb_elicit._core.secrets.masking import remember
 
     remember([KEY])
     for error in (ConnectError(f"the server said: bad key {KEY}"),
@@ -208,15 +208,15 @@ def test_a_remembered_secret_is_masked_in_errors_and_history():
 
 
 def test_short_values_are_never_searched_for_in_text():
-    from nb_elicit._core.masking import remember, scrub
+    from nb_elicit._core.secrets.masking import remember, scrub
 
     remember(["no", "1"])
     assert scrub("no 1 here") == "no 1 here"
 
 
 def test_a_targets_secrets_are_its_hidden_inputs_secret_env_and_credential_headers():
-    from nb_elicit._core.masking import hide
-    from nb_elicit._core.secrets import target_secrets
+    from nb_elicit._core.secrets.masking import hide
+    from nb_elicit._core.secrets.names import target_secrets
     from nb_elicit._core.types import HttpTarget, StdioTarget
 
     stdio = StdioTarget(("srv",), {"GITHUB_TOKEN": "ghp_abcdef", "DEBUG": "1"}, None,
@@ -256,7 +256,7 @@ def test_a_python_connect_masks_its_secret_env_values_in_the_connect_error():
 
 
 def test_a_transcript_shows_a_date_time_of_any_precision_as_the_picker_does():
-    from nb_elicit._core.transcript import _date_time
+    from nb_elicit._core.records.transcript import _date_time
 
     assert _date_time("2026-01-02T03:04:05.12345+02:00") == "2026-01-02 03:04:05 UTC+02:00"
     assert _date_time("2026-01-02T03:04:00.1Z") == "2026-01-02 03:04 UTC"

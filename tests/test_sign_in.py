@@ -20,15 +20,15 @@ from helpers.servers import drive
 from helpers.signin import Browser, connect_signing_in
 
 import nb_elicit
-from nb_elicit._core.auth import (
+from nb_elicit._core.errors import ConnectError, SignInError
+from nb_elicit._core.signin.auth import (
     AuthConfig,
     challenge_param,
     is_bearer,
     parse_auth,
     sign_in_error,
 )
-from nb_elicit._core.errors import ConnectError, SignInError
-from nb_elicit._core.tokens import TokenStore, forget_server
+from nb_elicit._core.signin.tokens import TokenStore, forget_server
 from nb_elicit._core.url import check_url
 from nb_elicit._mcp.auth import _sign_in_failure
 from nb_elicit._runtime.kernel_compat import walk_widgets

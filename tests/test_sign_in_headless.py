@@ -22,7 +22,7 @@ from helpers.signin import connect_signing_in
 from nbformat.v4 import new_code_cell, new_notebook
 
 import nb_elicit
-from nb_elicit._core.tokens import TokenStore
+from nb_elicit._core.signin.tokens import TokenStore
 
 #: Each cell's limit in the notebooks run here, in seconds.
 CELL_TIMEOUT = 60

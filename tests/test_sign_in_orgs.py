@@ -27,9 +27,9 @@ from IPython.core.error import UsageError
 from nbformat.v4 import new_code_cell, new_notebook
 
 import nb_elicit
-from nb_elicit._core.auth import AuthConfig, parse_auth
 from nb_elicit._core.errors import SignInError
-from nb_elicit._core.masking import scrub
+from nb_elicit._core.secrets.masking import scrub
+from nb_elicit._core.signin.auth import AuthConfig, parse_auth
 from nb_elicit._magics.options import parse_connect
 from nb_elicit._runtime.state import kernel_state
 

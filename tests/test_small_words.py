@@ -87,7 +87,7 @@ def _our_greys() -> set[str]:
     for path in (UI / "_ui").glob("*.py"):
         found |= set(re.findall(r"var\((--jp-[\w-]*font-color\d)\)", path.read_text()))
     found |= set(re.findall(r"var\((--jp-[\w-]*font-color\d)\)",
-                            (UI / "_core" / "transcript.py").read_text()))
+                            (UI / "_core" / "records" / "transcript.py").read_text()))
     return found
 
 
@@ -148,7 +148,7 @@ def test_a_failed_calls_progress_stays_where_it_stopped():
 
 
 def test_a_completed_tasks_progress_bar_is_full_too():
-    from nb_elicit._core.tasks import TaskState
+    from nb_elicit._core.tasks.model import TaskState
 
     card = TaskCard("demo", "countdown", "t1", "MCP 2025-11-25 tasks")
     card.show_progress(1, 2, "1 s left")

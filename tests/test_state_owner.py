@@ -179,9 +179,9 @@ def test_the_check_finds_each_kind_of_registry(tmp_path):
 
 
 def test_what_the_pure_model_kept_before_the_runtime_s_owner_was_made_is_kept_by_it():
-    from nb_elicit._core.history import History
     from nb_elicit._core.i18n import language, set_language
     from nb_elicit._core.kernel import part
+    from nb_elicit._core.records.history import History
     from nb_elicit._runtime.state import KernelState, kernel_state
 
     set_language("zh")

@@ -12,8 +12,8 @@ import ipywidgets as widgets
 import pytest
 
 from nb_elicit import set_language
-from nb_elicit._core.tasks import TaskState
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
+from nb_elicit._core.tasks.model import TaskState
 from nb_elicit._ui.call_view import CallView
 from nb_elicit._ui.clock import clock_task
 from nb_elicit._ui.task_card import TaskCard

@@ -17,8 +17,8 @@ import nb_elicit
 import nb_elicit._runtime.connection  # noqa: F401  (the SDK, imported before the loops start)
 from nb_elicit._core.errors import ServerError
 from nb_elicit._core.i18n import set_language
-from nb_elicit._core.task_store import TaskStore
-from nb_elicit._core.tasks import TaskStart, TaskState
+from nb_elicit._core.tasks.model import TaskStart, TaskState
+from nb_elicit._core.tasks.store import TaskStore
 from nb_elicit._runtime.state import kernel_state
 from nb_elicit._runtime.task_follow import follow
 from nb_elicit._runtime.tasks import TaskRun, Tasks
@@ -255,7 +255,7 @@ class Remote:
     (-32602, True), (-32002, True),  # the server does not know the task
     (-32001, False), (-32600, False), (-32603, False)])  # a timeout, anything else: it may run
 def test_only_unknown_task_errors_forget_the_saved_task(code, forgotten):
-    from nb_elicit._core.task_store import ServerIdentity
+    from nb_elicit._core.tasks.store import ServerIdentity
 
     registry = kernel_state().tasks  # (this test's own, its file in tmp_path: see task_file)
 
@@ -290,7 +290,7 @@ def test_runs_that_ended_leave_the_registry_and_a_bounded_light_record_stays(tmp
     import gc
     import weakref
 
-    from nb_elicit._core.task_store import ServerIdentity
+    from nb_elicit._core.tasks.store import ServerIdentity
     from nb_elicit._runtime.tasks import FINISHED_KEPT
 
     registry = Tasks(TaskStore(tmp_path / "tasks.json"))

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from nb_elicit._core.errors import NbElicitError
-from nb_elicit._core.task_store import SavedTask
-from nb_elicit._core.tasks import TaskShape, TaskState
+from nb_elicit._core.tasks.model import TaskShape, TaskState
+from nb_elicit._core.tasks.store import SavedTask
 from nb_elicit._mcp import Era
 from nb_elicit._runtime import task_attach
 from nb_elicit._runtime.state import kernel_state

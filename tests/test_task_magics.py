@@ -15,8 +15,8 @@ from helpers.servers import Journal, demo_command, drive, served
 from IPython.core.error import UsageError
 
 import nb_elicit
-from nb_elicit._core.task_store import SavedTask, ServerIdentity
-from nb_elicit._core.tasks import TaskStart
+from nb_elicit._core.tasks.model import TaskStart
+from nb_elicit._core.tasks.store import SavedTask, ServerIdentity
 from nb_elicit._runtime.state import kernel_state
 from nb_elicit._runtime.tasks import TaskRun
 
@@ -88,7 +88,7 @@ def seconds_of(row: str) -> int:
 
 
 def test_the_table_lists_this_kernels_tasks_then_the_ones_to_attach_to(ip, loop):
-    from nb_elicit._core.tasks import TaskState
+    from nb_elicit._core.tasks.model import TaskState
 
     working = follow(loop, "ft", "task-working", "slow_sum", age=5)
     working.state = TaskState("task-working", "input_required")
@@ -381,7 +381,7 @@ def test_the_task_file_is_owner_only_and_holds_no_env_or_header_value(
 
 
 def test_tasks_forget_drops_entries_of_the_file(tmp_path, monkeypatch):
-    from nb_elicit._core.task_store import SavedTask
+    from nb_elicit._core.tasks.store import SavedTask
     from nb_elicit._magics import handlers
 
     monkeypatch.setattr(kernel_state().tasks.store, "_path", tmp_path / "tasks.json")

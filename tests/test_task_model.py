@@ -7,7 +7,7 @@ import math
 import pytest
 
 from nb_elicit import set_language
-from nb_elicit._core.tasks import (
+from nb_elicit._core.tasks.model import (
     CLOCK_SKEW,
     MAX_AGE,
     MAX_POLL,

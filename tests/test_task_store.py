@@ -14,7 +14,7 @@ import pytest
 from helpers.servers import Journal, demo_command, drive, served
 
 import nb_elicit
-from nb_elicit._core.task_store import TaskStore
+from nb_elicit._core.tasks.store import TaskStore
 from nb_elicit._runtime.state import kernel_state
 
 pytestmark = pytest.mark.timeout(180)
@@ -48,7 +48,7 @@ def demo_http(tmp_path):
 def _add_many(path: str, who: int, count: int) -> None:
     from pathlib import Path
 
-    from nb_elicit._core.task_store import SavedTask, TaskStore
+    from nb_elicit._core.tasks.store import SavedTask, TaskStore
 
     store = TaskStore(Path(path))
     for n in range(count):
@@ -76,7 +76,7 @@ def test_kernels_writing_the_file_at_once_lose_none_of_each_others_entries(task_
 FOLLOWER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from nb_elicit._core.task_store import SavedTask, TaskStore, this_kernel
+    from nb_elicit._core.tasks.store import SavedTask, TaskStore, this_kernel
     TaskStore(Path(sys.argv[1])).add(SavedTask(
         connection="c", where=sys.argv[2], tool="t", task_id="followed",
         shape="2025-11-25", started=0.0, kernel=this_kernel()))
@@ -168,7 +168,7 @@ def test_an_unknown_task_of_the_same_server_leaves_the_file(task_file, demo_http
 
 
 def test_removing_an_entry_leaves_another_servers_entry_of_that_name_and_id(task_file):
-    from nb_elicit._core.task_store import SavedTask
+    from nb_elicit._core.tasks.store import SavedTask
 
     write_file(task_file, {"where": URL, "server": "one"})
     kernel_state().tasks.store.remove(SavedTask(
@@ -244,7 +244,7 @@ def test_a_stdio_servers_task_is_never_written(task_file, tmp_path):
 
 
 def test_rows_it_cannot_read_are_written_back_as_they_were(task_file):
-    from nb_elicit._core.task_store import SavedTask
+    from nb_elicit._core.tasks.store import SavedTask
 
     good = {"connection": "c", "where": URL, "tool": "t", "task_id": "good",
             "shape": "2025-11-25", "started": 1.0}
@@ -271,7 +271,7 @@ def test_rows_it_cannot_read_are_written_back_as_they_were(task_file):
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"tasks": {"a": 1}}'])
 def test_a_file_it_cannot_parse_is_never_overwritten_and_said_in_one_line(task_file, text):
     from nb_elicit._core.errors import NbElicitError
-    from nb_elicit._core.task_store import SavedTask
+    from nb_elicit._core.tasks.store import SavedTask
 
     task_file.write_text(text, encoding="utf-8")
     task = SavedTask(connection="c", where=URL, tool="t", task_id="new", shape="2025-11-25",

@@ -17,7 +17,7 @@ from helpers.servers import TasksServer, drive
 import nb_elicit
 import nb_elicit._runtime.connection  # (the SDK too: imported before any heartbeat starts)
 from nb_elicit._core.notices import Notice
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
 from nb_elicit._runtime.state import kernel_state
 
 # once: the subject is each server's misbehaviour, one scenario a test, some waiting out real

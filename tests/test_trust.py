@@ -24,8 +24,8 @@ from helpers.trust_world import attach, make_world, marker_config, wait_for_card
 from IPython.core.error import UsageError
 
 import nb_elicit
-from nb_elicit._core.configs import Place, find_server, load, place_of
-from nb_elicit._core.trust import (
+from nb_elicit._core.configs.servers import Place, find_server, load, place_of
+from nb_elicit._core.configs.trust import (
     TrustStore,
     approved_by_env,
     entry_hash,
@@ -107,8 +107,8 @@ def _start_many(config: str, store: str, who: int, count: int) -> None:
     """One kernel's Starts: it remembers each of its servers, then forgets every other one."""
     from pathlib import Path
 
-    from nb_elicit._core.configs import load, place_of
-    from nb_elicit._core.trust import TrustStore
+    from nb_elicit._core.configs.servers import load, place_of
+    from nb_elicit._core.configs.trust import TrustStore
 
     mine = [s for s in load(place_of(config)) if s.name.startswith(f"k{who}-")]
     trust = TrustStore(Path(store))

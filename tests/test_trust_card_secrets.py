@@ -12,9 +12,9 @@ import json
 import pytest
 from helpers.trust_world import card_says, make_world
 
-from nb_elicit._core.configs import find_server
-from nb_elicit._core.masking import MASK
-from nb_elicit._core.trust import shown
+from nb_elicit._core.configs.servers import find_server
+from nb_elicit._core.configs.trust import shown
+from nb_elicit._core.secrets.masking import MASK
 
 PATH_TOKEN = "8f3kJ2mQ9xLp4R7tZ1vB"
 QUERY_KEY = "abc123XYZ789secret"

@@ -12,8 +12,8 @@ import json
 import pytest
 from helpers.trust_world import card_says, make_world
 
-from nb_elicit._core.configs import find_server
-from nb_elicit._core.trust import TrustStore, entry_hash, shown
+from nb_elicit._core.configs.servers import find_server
+from nb_elicit._core.configs.trust import TrustStore, entry_hash, shown
 
 SECRET = "ghp_s3cr3tTokenValue42"
 

@@ -23,10 +23,10 @@ from helpers.trust_world import attach, card_says, make_world, marker_config, wa
 from helpers.trust_world import widget_html as _html
 
 import nb_elicit
-from nb_elicit._core.configs import find_server
-from nb_elicit._core.masking import MASK, remember, scrub
-from nb_elicit._core.secrets import target_secrets
-from nb_elicit._core.trust import TrustStore, is_own, shown, trust_state
+from nb_elicit._core.configs.servers import find_server
+from nb_elicit._core.configs.trust import TrustStore, is_own, shown, trust_state
+from nb_elicit._core.secrets.masking import MASK, remember, scrub
+from nb_elicit._core.secrets.names import target_secrets
 
 SECRET = "ghp_s3cr3tTokenValue42"
 #: A server that writes which script it is to the marker (argv[1]), then serves the demo.
@@ -340,8 +340,8 @@ def test_a_trust_file_that_cannot_be_written_costs_one_line_not_the_start(world,
     ({"id": "api-key"}, True), ({"id": "x", "description": "Database password"}, True),
     ({"id": "x", "password": True}, True)])
 def test_an_input_is_a_secret_when_marked_or_named_so(spec, secret):
-    from nb_elicit._core.configs import InputSpec
-    from nb_elicit._core.secrets import secret_input
+    from nb_elicit._core.configs.servers import InputSpec
+    from nb_elicit._core.secrets.names import secret_input
 
     assert secret_input(InputSpec(type="promptString", **spec)) is secret
 

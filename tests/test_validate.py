@@ -9,7 +9,7 @@ from helpers.schemas import SPEC_EXAMPLES, load_example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nb_elicit import NumberField, SchemaError, set_language, validate_content
-from nb_elicit._core.validate import read_number
+from nb_elicit._core.schema.validate import read_number
 
 
 def one(prop: dict, required: bool = False) -> dict:
@@ -384,7 +384,7 @@ WRAPPED = {"type": "object", "properties": {"result": {"type": "string", "title"
     ("not a schema", {}, False),
 ])
 def test_plainly_valid_says_yes_only_where_jsonschema_would(schema, value, plain):
-    from nb_elicit._core.result_check import plainly_valid
+    from nb_elicit._core.schema.result_check import plainly_valid
 
     assert plainly_valid(schema, value) is plain
     if plain:  # (a yes here is a yes of jsonschema's)
@@ -453,13 +453,13 @@ def _plain(value) -> bool:
 
 
 def _reference():
-    """jsonschema's validator with the four changes a form makes (see _core/validate.py): real
+    """jsonschema's validator with the four changes a form makes (see _core/schema/validate.py): real
     formats, strict types, ``multipleOf`` on decimals, and every multi-select unique."""
     import jsonschema
     from jsonschema import Draft202012Validator, FormatChecker
 
-    from nb_elicit._core.formats import is_date, is_date_time, is_email, is_uri
-    from nb_elicit._core.schema import is_multiple_of
+    from nb_elicit._core.schema.fields import is_multiple_of
+    from nb_elicit._core.schema.formats import is_date, is_date_time, is_email, is_uri
 
     formats = FormatChecker(formats=())
     for name, check in {"email": is_email, "uri": is_uri, "date": is_date,
@@ -492,7 +492,7 @@ KEYWORD_MESSAGES = {
 
 
 def _reference_message(field, error) -> str:
-    from nb_elicit._core.keyword_values import shown_number
+    from nb_elicit._core.schema.keyword_values import shown_number
 
     keyword, limit = error.validator, error.validator_value
     counts = {"minLength": "Enter at least {n} character{s}.",
@@ -525,7 +525,7 @@ TELLS_THE_DECIDING_BOUND = {("both", repr(value)) for value in (0, -1, 0.3, 0.35
 
 
 def test_each_field_judges_every_value_as_jsonschema_does():
-    from nb_elicit._core.schema import parse_schema
+    from nb_elicit._core.schema.fields import parse_schema
 
     validator_class, formats = _reference()
     spec = parse_schema(EVERY_KIND)

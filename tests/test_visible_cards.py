@@ -17,8 +17,8 @@ from helpers.trust_world import widget_html
 import nb_elicit
 from nb_elicit._core.apps import APP_MIME, AppResource
 from nb_elicit._core.i18n import set_language
-from nb_elicit._core.tasks import TaskState
-from nb_elicit._core.transcript import transcript_bundle
+from nb_elicit._core.records.transcript import transcript_bundle
+from nb_elicit._core.tasks.model import TaskState
 from nb_elicit._core.url import check_url
 from nb_elicit._runtime.apps import Apps, ShownApp
 from nb_elicit._ui.app_frame import AppFrame
@@ -207,7 +207,7 @@ def hook_claimed_name(text):
 
 
 def transcript_of_an_answer(text):
-    from nb_elicit._core.transcript import Asked
+    from nb_elicit._core.records.transcript import Asked
 
     view = CallView("demo", "t", show_waiting=False)
     view.notice(f"demo asked: Pay {text}?", asked=Asked(

@@ -17,7 +17,7 @@ from nb_elicit._core import jsonrpc
 from nb_elicit._core.apps import APP_METHODS, NOTIFICATIONS, REQUESTS
 from nb_elicit._core.notices import NoticeKind
 from nb_elicit._core.outcome import AnsweredBy, Consent, Refusal
-from nb_elicit._core.tasks import TaskShape
+from nb_elicit._core.tasks.model import TaskShape
 from nb_elicit._mcp import Era
 from nb_elicit._runtime import apps as runtime_apps
 
@@ -47,7 +47,7 @@ def test_each_task_shape_names_the_era_that_speaks_it():
 
 PACKAGE = Path(nb_elicit.__file__).parent
 #: Each vocabulary's module: the one place its literals are written.
-HOMES = {"answered_by": "_core/outcome.py", "code": "_core/jsonrpc.py", "shape": "_core/tasks.py",
+HOMES = {"answered_by": "_core/outcome.py", "code": "_core/jsonrpc.py", "shape": "_core/tasks/model.py",
          "notice_kind": "_core/notices.py"}
 ANSWERED_BY = {member.value for member in AnsweredBy}
 SHAPES = {member.value for member in TaskShape}

@@ -170,7 +170,7 @@ def run(opts, sec: Section) -> None:
     with contextlib.suppress(Exception):
         from ..in_kernel import nb_kept
 
-        history = nb_kept("history", "nb_elicit._core.history:HISTORY",
+        history = nb_kept("history", "nb_elicit._core.records.history:HISTORY",
                           "nb_elicit._history:HISTORY")
         kept = f" (nb_elicit's history keeps the last {history.limit:,} entries)"
     sec.table(f"Kernel before and after the {n} nb_elicit elicitations{kept}",

@@ -22,10 +22,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .auth import AUTH_MODES, ENV_NAME, STORES, AuthConfig, parse_auth
 from .errors import ArgumentTypeError, ConfigError, InvalidArgument
 from .limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
 from .protection import SECRET_FORM_RULES
+from .signin.auth import AUTH_MODES, ENV_NAME, STORES, AuthConfig, parse_auth
 from .url import check_address
 
 __all__ = ["OPTIONS", "SIGN_IN", "TRANSPORTS", "ConnectOption", "ConnectOptions", "option"]

@@ -28,7 +28,7 @@ credential header, a secret ``--env`` value): they go through :func:`.masking.sc
 
 from __future__ import annotations
 
-from .masking import scrub
+from .secrets.masking import scrub
 from .text import shorten
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The notices of one call, in order: what the live view shows and the transcript tells.
 
 A notice is a line under a call (a refused request, a decline, a count that grows) of a
-:class:`NoticeKind`, with the :class:`~nb_elicit._core.transcript.Asked` record when it
+:class:`NoticeKind`, with the :class:`~nb_elicit._core.records.transcript.Asked` record when it
 answered a request. A call keeps :data:`MAX_NOTICES` of them; past that, one more line counts
 the rest ("… and N more notices"), made from the count. The model also keeps the call's
 plain-text lines (the notices and how the call ended), for runs that show no widgets.

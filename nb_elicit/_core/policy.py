@@ -26,8 +26,8 @@ from typing import Any
 
 from .errors import InvalidArgument
 from .kernel import part
-from .masking import remember
-from .secrets import masked, secret_values
+from .secrets.masking import remember
+from .secrets.names import masked, secret_values
 
 __all__ = ["ENV_RESPOND", "ENV_WAIT", "Policies", "Policy", "parse_policy", "respond"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .masking import hide
-from .secrets import redact_argv, redact_url
+from .secrets.masking import hide
+from .secrets.names import redact_argv, redact_url
 from .text import shorten
 
 __all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult"]
@@ -21,7 +21,7 @@ class StdioTarget:
 
     Its repr and :meth:`where` name the environment's keys only, and hide ``hidden`` (values
     given as a config's inputs) wherever they appear in the command, and the credentials a
-    command line carries (:func:`~nb_elicit._core.secrets.redact_argv`)."""
+    command line carries (:func:`~nb_elicit._core.secrets.names.redact_argv`)."""
 
     command: tuple[str, ...]
     env: dict[str, str] | None = None
@@ -41,7 +41,7 @@ class StdioTarget:
 class HttpTarget:
     """A server reached over streamable HTTP. Its repr names the headers, not their values;
     it and :meth:`where` mask the credentials a URL carries
-    (:func:`~nb_elicit._core.secrets.redact_url`)."""
+    (:func:`~nb_elicit._core.secrets.names.redact_url`)."""
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from .errors import ArgumentTypeError, ConfigError, InvalidRequest
 from .i18n import t
 from .limits import MAX_URL
-from .secrets import redact_url
+from .secrets.names import redact_url
 from .text import shorten, visible
 
 __all__ = ["CheckedUrl", "check_address", "check_url", "https_or_loopback", "is_loopback"]

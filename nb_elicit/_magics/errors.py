@@ -9,8 +9,8 @@ because nb_elicit raised one of its own types for it (a wrong argument is an
 :class:`~nb_elicit.ConfigError`, ``InvalidArgument`` or ``ArgumentTypeError``, which are also
 ValueErrors or TypeErrors), never by where a ValueError came from.
 
-Whatever is told goes through :func:`~nb_elicit._core.masking.scrub` first: no secret nb_elicit
-was given reaches the cell.
+Whatever is told goes through :func:`~nb_elicit._core.secrets.masking.scrub` first: no secret
+nb_elicit was given reaches the cell.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from IPython.core.error import UsageError
 
 from .._core.errors import NbElicitError
-from .._core.masking import scrub
+from .._core.secrets.masking import scrub
 
 __all__ = ["TOLD", "map_exceptions", "told"]
 

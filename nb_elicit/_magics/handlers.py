@@ -21,10 +21,10 @@ from IPython.core.error import UsageError
 from .._core.i18n import duration, set_language
 from .._core.i18n import language as current_language
 from .._core.kernel import part
-from .._core.masking import remember, scrub
 from .._core.policy import ACTIONS, Policies, parse_policy
-from .._core.secrets import target_secrets
-from .._core.tasks import attach_command, status_word
+from .._core.secrets.masking import remember, scrub
+from .._core.secrets.names import target_secrets
+from .._core.tasks.model import attach_command, status_word
 from .._core.text import close_names, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
@@ -56,8 +56,8 @@ async def connect(magic, rest: str):
 
 
 def servers(magic, rest: str):
-    from .._core.configs import configured_servers
-    from .._core.trust import TrustStore, is_own, shown, trust_state
+    from .._core.configs.servers import configured_servers
+    from .._core.configs.trust import TrustStore, is_own, shown, trust_state
 
     found = configured_servers()
     live = runtime().connections if found else {}
@@ -434,7 +434,7 @@ def replay(magic, rest: str):
 
 
 def _recording(which: str, rest: str):
-    from .._core import recording
+    from .._core.records import recording
 
     if not rest:
         tape = part(recording.Tape)

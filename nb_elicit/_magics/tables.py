@@ -1,7 +1,7 @@
 """What ``%mcp`` subcommands show: tables, plain text, the elicitation history.
 
-Every text shown goes through :func:`~nb_elicit._core.masking.scrub`: no secret nb_elicit was
-given (a respond policy's key, a credential header, ...) reaches the cell.
+Every text shown goes through :func:`~nb_elicit._core.secrets.masking.scrub`: no secret nb_elicit
+was given (a respond policy's key, a credential header, ...) reaches the cell.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import html
 import inspect
 import re
 
-from .._core.history import History, table_html
 from .._core.kernel import part
-from .._core.masking import scrub
+from .._core.records.history import History, table_html
+from .._core.secrets.masking import scrub
 
 
 class Table:

@@ -34,15 +34,15 @@ from mcp.shared.auth import (
     ProtectedResourceMetadata,
 )
 
-from .._core.auth import challenge_param, is_bearer, sign_in_error
 from .._core.errors import SignInError
-from .._core.secrets import redact_url
+from .._core.secrets.names import redact_url
+from .._core.signin.auth import challenge_param, is_bearer, sign_in_error
 from .._core.url import https_or_loopback
 from .errors import sign_in_failed
 
 if TYPE_CHECKING:
-    from .._core.auth import AuthConfig
-    from .._core.tokens import TokenStore
+    from .._core.signin.auth import AuthConfig
+    from .._core.signin.tokens import TokenStore
 
 __all__ = ["SignInFlow", "SigningClient", "oauth_provider"]
 
@@ -153,8 +153,9 @@ def _sign_in_failure(name: str, error: Exception) -> SignInError:
 
 
 class _Storage:
-    """The SDK's ``TokenStorage`` over nb_elicit's :class:`~nb_elicit._core.tokens.TokenStore`
-    (tokens with when they expire and where they came from; the registered client)."""
+    """The SDK's ``TokenStorage`` over nb_elicit's
+    :class:`~nb_elicit._core.signin.tokens.TokenStore` (tokens with when they expire and where
+    they came from; the registered client)."""
 
     def __init__(self, auth, provider_context=None):
         self._auth = auth

@@ -44,7 +44,7 @@ class ClientRequests:
     async def raw_request(self, method: str, params: dict) -> dict:
         """One request whose answer the caller checks itself, as a dict: the SDK's check of a
         2025-11-25 task refuses a status it does not know, which nb_elicit shows as a warning
-        instead (see ``_core/tasks.py``)."""
+        instead (see ``_core/tasks/model.py``)."""
         return await self._request(self._live().session.send_raw(method, params),
                                    answer_to=method)
 

@@ -1,5 +1,5 @@
 """jsonschema, imported off the event loop for the SDK, which checks a tool's structured result
-with it (nb_elicit's own checks need no jsonschema: see ``_core/validate.py``).
+with it (nb_elicit's own checks need no jsonschema: see ``_core/schema/validate.py``).
 
 Its import takes a second or more (with ``rfc3987-syntax`` installed, as every Jupyter server
 install has it, it builds a grammar): on the event loop, a second in which the kernel answers

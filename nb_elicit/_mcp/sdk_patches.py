@@ -20,8 +20,8 @@ from mcp_types import INTERNAL_ERROR
 from mcp_types import methods as wire_methods
 
 from .._core.errors import ServerError
-from .._core.result_check import plainly_valid
-from .._core.tasks import TaskShape
+from .._core.schema.result_check import plainly_valid
+from .._core.tasks.model import TaskShape
 from .._core.text import shorten
 from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
@@ -160,10 +160,10 @@ def results_wait_for_jsonschema(session, output_schema) -> None:
     """The SDK checks a structured tool result with jsonschema, imported on the event loop the
     first time: a second or more (``rfc3987-syntax``, which Jupyter installs, builds a grammar
     as jsonschema imports it) in which the kernel answers nothing, and the cell waits. A result
-    that :func:`~nb_elicit._core.result_check.plainly_valid` finds valid under its tool's output
-    schema (``await output_schema(name)``; a plain return type's ``{"result": ...}``) needs no
-    jsonschema; any other waits, without blocking, for the import on a thread of its own. A
-    result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
+    that :func:`~nb_elicit._core.schema.result_check.plainly_valid` finds valid under its tool's
+    output schema (``await output_schema(name)``; a plain return type's ``{"result": ...}``)
+    needs no jsonschema; any other waits, without blocking, for the import on a thread of its
+    own. A result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
     check = session.validate_tool_result
 
     async def validate_tool_result(name, result) -> None:

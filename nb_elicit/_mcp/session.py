@@ -25,7 +25,7 @@ from mcp_types import REQUEST_TIMEOUT
 from .._core.apps import APP_MIME
 from .._core.apps import EXTENSION as APPS_EXTENSION
 from .._core.errors import ConnectError, ServerError
-from .._core.tasks import TaskShape
+from .._core.tasks.model import TaskShape
 from .._core.types import HttpTarget, StdioTarget, ToolResult
 from .client_requests import ClientRequests
 from .client_tasks import ClientTasks

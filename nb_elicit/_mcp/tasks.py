@@ -33,7 +33,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from .._core.answer import Answer
 from .._core.errors import ServerError
-from .._core.tasks import TaskShape, TaskState
+from .._core.tasks.model import TaskShape, TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
 from .errors import MALFORMED_LIMIT, malformed, request_of

@@ -18,8 +18,8 @@ import json
 
 import httpx2
 
-from .._core.auth import AuthConfig, sign_in_error
-from .._core.masking import remember
+from .._core.secrets.masking import remember
+from .._core.signin.auth import AuthConfig, sign_in_error
 from .._core.text import shorten
 
 __all__ = ["ID_JAG", "ID_TOKEN", "TOKEN_EXCHANGE", "exchange_id_token"]

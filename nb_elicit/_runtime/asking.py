@@ -28,15 +28,15 @@ from .._core.limits import MAX_MESSAGE
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Consent, Counted, Outcome, Refusal
 from .._core.policy import Policy, headless_wait
-from .._core.prefill import as_submitted
-from .._core.recording import Mismatch
-from .._core.schema import FormSpec, parse_schema
-from .._core.secret_fields import secret_fields
+from .._core.records.recording import Mismatch
+from .._core.records.transcript import Asked, shown_fields
+from .._core.schema.fields import FormSpec, parse_schema
+from .._core.schema.prefill import as_submitted
+from .._core.schema.validate import validate_spec
+from .._core.secrets.fields import secret_fields
 from .._core.text import shorten
-from .._core.transcript import Asked, shown_fields
 from .._core.types import ElicitationRequest
 from .._core.url import CheckedUrl, check_url
-from .._core.validate import validate_spec
 from .._ui.call_view import CallView
 from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget

@@ -2,7 +2,7 @@
 
 An input (VS Code's ``inputs``) is asked for in the calling cell with nb_elicit's own form, a
 one-field :class:`~nb_elicit.ElicitationForm` shown and awaited like a server's form (masked
-when it is a secret: :func:`~nb_elicit._core.secrets.secret_input`; Decline and ✕ end the
+when it is a secret: :func:`~nb_elicit._core.secrets.names.secret_input`; Decline and ✕ end the
 connect). Where no widget frontend is attached, it comes from the environment variable
 ``NB_ELICIT_INPUT_<ID>`` (which the error names). A value asked for is kept in memory for the
 kernel's life, and never reaches an output, the transcript, the history, the answers file or a
@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .._core.configs import (
+from .._core.configs.servers import (
     ConfiguredServer,
     InputSpec,
     auth_options,
@@ -35,10 +35,10 @@ from .._core.configs import (
     inputs_needed,
     read_env_file,
 )
+from .._core.configs.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.errors import ConnectError
-from .._core.secrets import secret_input
+from .._core.secrets.names import secret_input
 from .._core.text import visible
-from .._core.trust import ENV_TRUST, TrustStore, approved_by_env, hidden_own, is_own
 from .._core.types import HttpTarget, SseTarget, StdioTarget
 from .._ui.call_view import CallView
 from .._ui.closing import close_tree

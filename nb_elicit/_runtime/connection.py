@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._core.answer import Answer
-from .._core.auth import AuthConfig
 from .._core.connect_options import ConnectOptions
 from .._core.errors import InvalidArgument, ServerDisconnected
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit, parse_rate_limit
-from .._core.masking import remember
-from .._core.secrets import target_secrets
-from .._core.tasks import TaskState
-from .._core.tokens import forget_server
+from .._core.secrets.masking import remember
+from .._core.secrets.names import target_secrets
+from .._core.signin.auth import AuthConfig
+from .._core.signin.tokens import forget_server
+from .._core.tasks.model import TaskState
 from .._core.url import check_address
 from .._mcp import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
 from .apps import Apps

@@ -24,9 +24,9 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-from .._core.auth import sign_in_error
 from .._core.errors import SignInError
 from .._core.i18n import t
+from .._core.signin.auth import sign_in_error
 
 __all__ = ["CallbackResult", "LoopbackCallback", "free_port"]
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
 from .._core.outcome import Consent, Outcome, Refusal
-from .._core.tasks import attach_command
+from .._core.tasks.model import attach_command
 from .._core.types import ToolResult
 from .._mcp import ElicitationRequest, ServerSession
 from .._ui.call_view import CallView

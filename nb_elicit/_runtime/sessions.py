@@ -22,7 +22,7 @@ from .._core.errors import (
     ServerError,
     SignInError,
 )
-from .._core.masking import hide
+from .._core.secrets.masking import hide
 from .._core.types import ToolResult
 from .._mcp import Era, HttpTarget, ServerRequests, ServerSession, StdioTarget, needs_other_era
 

@@ -6,7 +6,7 @@ store (:attr:`SignIn.store`), its redirect URI (:attr:`SignIn.redirect_uri`, a p
 :meth:`SignIn.authorize`: that shows a :class:`~nb_elicit._ui.signin_card.SignInCard` in the
 calling cell, waits for **Sign in**, then for the authorization response (at the loopback, or
 pasted into the card), and returns it. Each way it can fail is one line naming the server and
-the step (:func:`~nb_elicit._core.auth.sign_in_error`).
+the step (:func:`~nb_elicit._core.signin.auth.sign_in_error`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import contextlib
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
-from .._core.auth import AuthConfig, sign_in_error
 from .._core.errors import InvalidRequest, SignInError
 from .._core.outcome import AnsweredBy
-from .._core.tokens import TokenStore
+from .._core.signin.auth import AuthConfig, sign_in_error
+from .._core.signin.tokens import TokenStore
 from .._core.url import check_url
 from .._ui.signin_card import SignInCard
 from .asking import RequestContext, wait_for_person

@@ -20,9 +20,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._core import kernel
-from .._core.history import History
 from .._core.policy import Policies
-from .._core.recording import Tape
+from .._core.records.history import History
+from .._core.records.recording import Tape
 from .._ui.clock import LoopClocks
 from .._ui.kit import SharedModels
 from .status import KernelStatus

@@ -10,8 +10,8 @@ import asyncio
 from .._core.errors import ConnectError, NbElicitError, ServerError
 from .._core.i18n import t
 from .._core.jsonrpc import METHOD_NOT_FOUND
-from .._core.task_store import ServerIdentity
-from .._core.tasks import TaskShape, TaskState
+from .._core.tasks.model import TaskShape, TaskState
+from .._core.tasks.store import ServerIdentity
 from .._core.types import ToolResult
 from .._mcp import Era
 from .calls import CallKind

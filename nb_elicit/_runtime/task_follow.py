@@ -29,7 +29,7 @@ from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, ServerError, TaskCancelled, TaskDetached
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, NOT_FOUND
-from .._core.tasks import STATUSES, TaskShape, TaskState, poll_seconds
+from .._core.tasks.model import STATUSES, TaskShape, TaskState, poll_seconds
 from .._core.types import ToolResult
 from .asking import BY_CANCEL, BY_DETACH
 from .state import kernel_state

@@ -3,7 +3,7 @@
 light record of those that ended, and the owner-only file of those still running.
 
 A task on a server that outlives the kernel (HTTP) is kept in the owner-only file of running
-tasks (:mod:`nb_elicit._core.task_store`) with its server's identity and the kernel that
+tasks (:mod:`nb_elicit._core.tasks.store`) with its server's identity and the kernel that
 follows it, so that ``%mcp task NAME ID`` can attach to it again (:mod:`.task_attach`), in this
 kernel or the next one, and only on the same server. A task of a stdio server is not written:
 it dies with the kernel. A run that ended leaves :class:`Tasks`, which keeps a light record of
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from .._core.errors import UnreadableFile
 from .._core.private import StoreWarning
-from .._core.task_store import SavedTask, ServerIdentity, TaskStore, this_kernel
-from .._core.tasks import TaskShape, TaskStart, TaskState
+from .._core.tasks.model import TaskShape, TaskStart, TaskState
+from .._core.tasks.store import SavedTask, ServerIdentity, TaskStore, this_kernel
 from .._core.types import StdioTarget
 from .._ui.task_card import TaskCard
 

@@ -15,7 +15,7 @@ import uuid
 import ipywidgets as widgets
 
 from .._core.notices import NoticeKind
-from .._core.transcript import notice_html
+from .._core.records.transcript import notice_html
 from .cell_outputs import CellOutputs
 from .closing import close_soon
 from .plain_text import Static

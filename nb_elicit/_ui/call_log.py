@@ -17,7 +17,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .._core.notices import NoticeEntry, NoticeKind, Notices
-from .._core.transcript import Asked, item_html, notice_html
+from .._core.records.transcript import Asked, item_html, notice_html
 from .closing import close_soon
 from .draw_soon import DrawSoon
 from .kit import Kit

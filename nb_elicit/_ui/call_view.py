@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from .._core.i18n import t
 from .._core.notices import NoticeEntry, NoticeKind
-from .._core.transcript import Asked, Transcript
+from .._core.records.transcript import Asked, Transcript
 from .._core.types import ToolResult
 from .backlog_line import BacklogLine
 from .call_apps import CallApps

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 from IPython.display import Javascript, display
 
-from .._core.transcript import Transcript, transcript_bundle
+from .._core.records.transcript import Transcript, transcript_bundle
 from .keyboard import keyboard_script
 from .plain_text import Static
 

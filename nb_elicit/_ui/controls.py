@@ -20,9 +20,8 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from .._core.formats import parse_date, parse_date_time
 from .._core.i18n import t
-from .._core.schema import (
+from .._core.schema.fields import (
     BooleanField,
     ChoiceField,
     Field,
@@ -30,9 +29,10 @@ from .._core.schema import (
     NumberField,
     TextField,
 )
-from .._core.secret_fields import is_secret
+from .._core.schema.formats import parse_date, parse_date_time
+from .._core.schema.validate import read_number
+from .._core.secrets.fields import is_secret
 from .._core.text import visible
-from .._core.validate import read_number
 from .html import NO_MATH, field_class, inline_text, text_html
 from .kit import Kit, synced_keys
 

@@ -21,11 +21,11 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
-from .._core.prefill import is_given, prefilled
-from .._core.schema import FormSpec, parse_schema
-from .._core.secret_fields import secret_fields
-from .._core.transcript import shown_fields
-from .._core.validate import validate_spec
+from .._core.records.transcript import shown_fields
+from .._core.schema.fields import FormSpec, parse_schema
+from .._core.schema.prefill import is_given, prefilled
+from .._core.schema.validate import validate_spec
+from .._core.secrets.fields import secret_fields
 from .controls import MISSING, FieldControl, make_control
 from .html import text_html
 from .loop import running_loop
@@ -52,7 +52,7 @@ class ElicitationForm(PromptWidget):
     are shown as plain text. Raises :class:`SchemaError` for a schema outside the subset.
 
     A field that asks for a secret (password, API key, card number, ...; see
-    :mod:`nb_elicit._core.secrets`) gets masked input and no prefilled value, and the form
+    :mod:`nb_elicit._core.secrets.names`) gets masked input and no prefilled value, and the form
     warns at the top, naming it. Every other field keeps its default.
     """
 

@@ -13,7 +13,7 @@ import math
 import ipywidgets as widgets
 
 from .._core.i18n import t
-from .._core.tasks import TEXT_LIMIT
+from .._core.tasks.model import TEXT_LIMIT
 from .._core.text import shorten, visible
 from .html import text_html
 from .kit import Kit

@@ -24,8 +24,8 @@ import ipywidgets as widgets
 from .._core.answer import Answer
 from .._core.i18n import duration, t
 from .._core.outcome import AnsweredBy
+from .._core.records.transcript import Asked
 from .._core.text import visible
-from .._core.transcript import Asked
 from .html import text_html
 from .keyboard import keyboard_script
 from .kit import Kit, synced_keys

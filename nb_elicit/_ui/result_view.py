@@ -10,7 +10,7 @@ import ipywidgets as widgets
 
 from .._core.i18n import t
 from .._core.notices import NoticeKind
-from .._core.transcript import (
+from .._core.records.transcript import (
     CODE_STYLE,
     block_text,
     image_problem,

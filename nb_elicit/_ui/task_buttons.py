@@ -15,7 +15,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from .._core.i18n import t
-from .._core.tasks import TEXT_LIMIT
+from .._core.tasks.model import TEXT_LIMIT
 from .._core.text import shorten
 from .kit import Kit
 from .prompt import make_button

@@ -25,7 +25,7 @@ shown before it (:meth:`TaskCard.transcript_marked`), so that the transcript put
 asked inside the task where it came.
 
 The card has one clock: the task's age, counted from when the server created it (its
-``createdAt``, :meth:`~nb_elicit._core.tasks.TaskState.age`), not from when this kernel began
+``createdAt``, :meth:`~nb_elicit._core.tasks.model.TaskState.age`), not from when this kernel began
 to follow it (a task attached to again keeps its age); without a time stamp that can be
 believed, from when the card was made.
 """
@@ -42,7 +42,8 @@ import ipywidgets as widgets
 
 from .._core.i18n import duration, t
 from .._core.notices import Notice, NoticeKind
-from .._core.tasks import (
+from .._core.records.transcript import notice_html
+from .._core.tasks.model import (
     MAX_AGE,
     STATUSES,
     TERMINAL,
@@ -54,7 +55,6 @@ from .._core.tasks import (
     status_word,
 )
 from .._core.text import shorten, visible
-from .._core.transcript import notice_html
 from .html import text_html
 from .kit import Kit
 from .plain_text import PlainText
@@ -86,7 +86,7 @@ _MUTED = "color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size
 
 
 def badge_html(status: str) -> str:
-    """A status as a badge, in words (:func:`~nb_elicit._core.tasks.status_word`; one no
+    """A status as a badge, in words (:func:`~nb_elicit._core.tasks.model.status_word`; one no
     protocol knows, as it came, escaped), with the protocol's word as its tooltip; its classes
     are keyed by the protocol's word: ``nb-elicit-task-status nb-elicit-task-<status>``."""
     color = STATUS_COLORS.get(status, "var(--jp-content-font-color2)")

@@ -10,9 +10,9 @@ talks to, and each secret it reads (by its variable's or file's name) with the h
 to (HTTP); and the inputs it uses (the ones given before in this kernel are sent again
 without asking, and say so). Values are shown as written:
 ``${env:...}`` and ``${input:...}`` as they are, literal text masked
-(:func:`~nb_elicit._core.secrets.mask_literals`); the command line and the URL without a
-credential written into them (:func:`~nb_elicit._core.secrets.redact_argv`,
-:func:`~nb_elicit._core.secrets.redact_url`, their references kept); every invisible character
+(:func:`~nb_elicit._core.secrets.names.mask_literals`); the command line and the URL without a
+credential written into them (:func:`~nb_elicit._core.secrets.names.redact_argv`,
+:func:`~nb_elicit._core.secrets.names.redact_url`, their references kept); every invisible character
 as its escape (:func:`~nb_elicit._core.text.visible`). Everything from the file is shown as
 text.
 
@@ -29,11 +29,11 @@ from collections.abc import Iterable, Mapping
 
 import ipywidgets as widgets
 
-from .._core.configs import ConfiguredServer
+from .._core.configs.servers import ConfiguredServer
+from .._core.configs.trust import Shown, ShownInput, ShownSignIn, shown
 from .._core.i18n import t
 from .._core.outcome import AnsweredBy
 from .._core.text import visible
-from .._core.trust import Shown, ShownInput, ShownSignIn, shown
 from .html import text_html
 from .prompt import PromptWidget, make_button
 

@@ -23,7 +23,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
-from .._core.transcript import link_html
+from .._core.records.transcript import link_html
 from .._core.url import CheckedUrl
 from .html import text_html
 from .prompt import PromptWidget, make_button

@@ -43,10 +43,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .auth import AUTH_MODES, parse_auth
-from .errors import ArgumentTypeError, ConfigError
+from ..errors import ArgumentTypeError, ConfigError
+from ..signin.auth import AUTH_MODES, parse_auth
+from ..url import check_address
 from .filecheck import check, key_path, read_json, warn_unknown
-from .url import check_address
 
 __all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
            "command_as_run", "configured_servers", "expand", "find_server", "input_env_name",

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["ConfigWarning", "check", "key_path", "read_json", "unknown_keys", "warn_unknown"]
 

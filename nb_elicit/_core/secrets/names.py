@@ -53,8 +53,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..schema.shapes import unwrap_nullable
 from .masking import MASK
-from .shapes import unwrap_nullable
 
 __all__ = ["looks_like_token", "looks_secret", "mask_literals", "masked", "redact_argv",
            "redact_url", "secret_input", "secret_property", "secret_values", "target_secrets",

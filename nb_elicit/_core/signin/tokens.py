@@ -4,7 +4,7 @@
     <jupyter data dir>/nb_elicit/tokens/<server>/<client>/client.json   (the registered client)
 
 ``<server>`` is the server's host and port plus a hash of its URL; ``<client>`` a hash of which
-client signed in (see :attr:`~nb_elicit._core.auth.AuthConfig.client_key`). Each file is a
+client signed in (see :attr:`~nb_elicit._core.signin.auth.AuthConfig.client_key`). Each file is a
 :class:`~.json_store.JsonStore`, written whole in one step under its lock; one that cannot be
 read counts as none (signing in again writes it anew). The store holds plain dicts (the SDK's
 models are made in ``_mcp/auth.py``); no repr and no error shows what is in them. Pure: no
@@ -19,9 +19,9 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import kernel
-from .errors import UnreadableFile
-from .json_store import JsonStore
+from .. import kernel
+from ..errors import UnreadableFile
+from ..json_store import JsonStore
 
 __all__ = ["KINDS", "TokenMemory", "TokenStore", "forget_server", "tokens_root"]
 

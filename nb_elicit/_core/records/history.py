@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .masking import scrubbed
-from .outcome import AnsweredBy
-from .secrets import masked
-from .text import shorten
+from ..outcome import AnsweredBy
+from ..secrets.masking import scrubbed
+from ..secrets.names import masked
+from ..text import shorten
 from .transcript import words_html
 
 __all__ = ["CELL_LIMIT", "History", "HistoryEntry", "table_html"]

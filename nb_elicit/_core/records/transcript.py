@@ -18,12 +18,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .i18n import t
-from .masking import MASK
-from .notices import Notice, NoticeKind
-from .outcome import AnsweredBy
-from .secret_fields import secret_fields
-from .text import shorten, visible
+from ..i18n import t
+from ..notices import Notice, NoticeKind
+from ..outcome import AnsweredBy
+from ..secrets.fields import secret_fields
+from ..secrets.masking import MASK
+from ..text import shorten, visible
 
 __all__ = ["CODE_STYLE", "NOTICE_COLORS", "Asked", "Shown", "Transcript", "block_text",
            "image_problem", "item_html", "json_text", "link_html", "notice_html",
@@ -178,7 +178,7 @@ def _option_label(spec_field, value: Any) -> str:
 
 def _date_time(text: str) -> str:
     """An RFC 3339 date-time as the picker shows it: date, time, and its offset."""
-    from .formats import parse_date_time  # (the one reader; it loads `regex`, so only here)
+    from ..schema.formats import parse_date_time  # (the one reader; it loads `regex`, so only here)
 
     when = parse_date_time(text) if isinstance(text, str) else None
     if when is None:

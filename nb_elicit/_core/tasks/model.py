@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 
-from .i18n import duration, t
-from .text import shorten
+from ..i18n import duration, t
+from ..text import shorten
 
 __all__ = ["MAX_AGE", "MAX_POLL", "MIN_POLL", "STATUSES", "TERMINAL", "TaskShape", "TaskState",
            "TaskStart", "TaskTimeline", "TimelineEntry", "age_of", "attach_command",

@@ -4,8 +4,8 @@ prefilled, and shown as ``••••••`` in history and transcripts."""
 
 from __future__ import annotations
 
-from .schema import NumberField, TextField
-from .secrets import looks_secret
+from ..schema.fields import NumberField, TextField
+from .names import looks_secret
 
 __all__ = ["is_secret", "secret_fields"]
 

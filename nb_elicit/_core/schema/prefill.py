@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .schema import Field, FormSpec, MultiChoiceField, TextField
-from .secret_fields import secret_fields
+from ..secrets.fields import secret_fields
+from .fields import Field, FormSpec, MultiChoiceField, TextField
 
 __all__ = ["as_submitted", "is_given", "prefilled"]
 

@@ -23,9 +23,11 @@ from typing import Any, ClassVar
 
 import regex
 
-from .errors import SchemaError
+from ..errors import SchemaError
+from ..i18n import t
+from ..limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
+from ..text import visible
 from .formats import PatternTimeout, is_date, is_date_time, is_email, is_uri, search_pattern
-from .i18n import t
 from .keyword_values import (
     brief,
     count,
@@ -36,9 +38,7 @@ from .keyword_values import (
     too_long,
     too_many_choices,
 )
-from .limits import MAX_CHOICES, MAX_MESSAGE, MAX_PATTERN, MAX_PROPERTIES, MAX_TEXT
 from .shapes import UNRESOLVED, flatten
-from .text import visible
 
 __all__ = [
     "ANNOTATION_KEYWORDS",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .kernel import part
+from ..kernel import part
 
 __all__ = ["MASK", "MIN_SEARCHED", "KnownSecrets", "hide", "remember", "scrub", "scrubbed"]
 

@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from .errors import UnreadableFile
-from .json_store import JsonStore
-from .private import StoreWarning
-from .secrets import redact_url
-from .tasks import TaskShape
+from ..errors import UnreadableFile
+from ..json_store import JsonStore
+from ..private import StoreWarning
+from ..secrets.names import redact_url
+from .model import TaskShape
 
 __all__ = ["SavedTask", "ServerIdentity", "TaskStore", "kernel_alive", "tasks_file",
            "this_kernel"]

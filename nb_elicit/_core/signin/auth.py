@@ -37,10 +37,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .errors import ArgumentTypeError, ConfigError, SignInError
-from .masking import remember
-from .text import shorten
-from .url import LOOPBACK, check_address
+from ..errors import ArgumentTypeError, ConfigError, SignInError
+from ..secrets.masking import remember
+from ..text import shorten
+from ..url import LOOPBACK, check_address
 
 __all__ = ["AUTH_MODES", "ENV_NAME", "HEADLESS_MODES", "SIGNING_ALGORITHMS", "STEPS", "AuthConfig",
            "challenge_param", "is_bearer", "parse_auth", "sign_in_error"]

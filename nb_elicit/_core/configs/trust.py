@@ -31,14 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .auth import HEADLESS_MODES, parse_auth
-from .configs import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
-from .errors import ConfigError, UnreadableFile
+from ..errors import ConfigError, UnreadableFile
+from ..json_store import JsonStore
+from ..secrets.masking import MASK
+from ..secrets.names import mask_literals, redact_argv, redact_url, secret_input
+from ..signin.auth import HEADLESS_MODES, parse_auth
+from ..text import visible
 from .filecheck import ConfigWarning
-from .json_store import JsonStore
-from .masking import MASK
-from .secrets import mask_literals, redact_argv, redact_url, secret_input
-from .text import visible
+from .servers import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
 
 __all__ = ["ENV_TRUST", "Shown", "ShownInput", "ShownRead", "ShownSignIn", "TrustStore",
            "approved_by_env", "entry_hash", "hidden_own", "is_own", "shown", "trust_file",

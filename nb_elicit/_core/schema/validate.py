@@ -2,7 +2,7 @@
 
 Pure: no ipywidgets, no mcp. The answer as a whole is judged here (an object, no keys outside
 the form, no ``null``, the required fields there); each value by its own field
-(:meth:`Field.problem <nb_elicit._core.schema.Field.problem>`), since ``parse_schema`` lets
+(:meth:`Field.problem <nb_elicit._core.schema.fields.Field.problem>`), since ``parse_schema`` lets
 through only the keywords those checks know. The checks are JSON Schema's (draft 2020-12), with
 four changes that a form needs: real format checks (``_formats``), server patterns matched
 with a timeout, strict types (an integer is a Python ``int``, never ``True`` and never ``2.5``;
@@ -21,10 +21,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .i18n import t
+from ..i18n import t
+from ..secrets.fields import is_secret
+from .fields import FormSpec, NumberField, parse_schema
 from .keyword_values import shown_number
-from .schema import FormSpec, NumberField, parse_schema
-from .secret_fields import is_secret
 
 __all__ = ["read_number", "validate_content", "validate_spec"]
 

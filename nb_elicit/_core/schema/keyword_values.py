@@ -11,9 +11,9 @@ import math
 import sys
 from typing import Any
 
-from .limits import MAX_CHOICES
+from ..limits import MAX_CHOICES
+from ..text import shorten
 from .shapes import Problems
-from .text import shorten
 
 __all__ = ["brief", "count", "got", "json_type", "number", "shown_number", "too_long",
            "too_many_choices"]

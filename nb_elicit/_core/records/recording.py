@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .kernel import part
-from .secrets import secret_property
+from ..kernel import part
+from ..secrets.names import secret_property
 
 __all__ = ["FORMAT", "Mismatch", "RecordedAnswer", "Recorder", "Replayer", "record",
            "replay", "schema_hash"]
@@ -90,7 +90,7 @@ class Recorder:
         self._before: dict[str, Any] | None = None
         if self.path.exists():
             self.answers = load(self.path)  # (checked whole first: a bad file is one line)
-            from .filecheck import read_json
+            from ..configs.filecheck import read_json
 
             self._before = read_json(self.path, str(self.path))
         self._added: list[RecordedAnswer] = []
@@ -158,9 +158,9 @@ class Replayer:
 def load(path: Path) -> list[RecordedAnswer]:
     """The answers in a recording; :class:`~nb_elicit.ConfigError` (a ValueError) says, in one
     line, what is wrong with it. Unknown keys are warnings; a file of a newer version says so."""
-    from .answers_model import AnswersDocument
-    from .errors import ConfigError
-    from .filecheck import check, read_json, warn_unknown
+    from ..configs.filecheck import check, read_json, warn_unknown
+    from ..errors import ConfigError
+    from .answers_file import AnswersDocument
 
     shown = str(path)
     if not path.exists():

@@ -1,0 +1,1 @@
+"""Secrets: which names and fields ask for one, and masking the values given."""

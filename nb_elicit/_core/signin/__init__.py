@@ -1,0 +1,1 @@
+"""Signing in: how a connection signs in, and its tokens."""

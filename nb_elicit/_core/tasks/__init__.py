@@ -1,0 +1,1 @@
+"""Tasks: their statuses and shapes, and the owner-only file of running ones."""
