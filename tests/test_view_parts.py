@@ -4,7 +4,6 @@ call's log and its waiting line; and no widget class that does everything at onc
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import concurrent.futures
 from pathlib import Path
@@ -137,12 +136,3 @@ def test_the_waiting_line_hides_behind_an_open_form_and_says_a_failure():
     line.fail("It broke.")
     assert not line.waiting and "It broke." in line.widget.value
     assert line.widget.layout.display is None and "nb-elicit-failed" in line.widget._dom_classes
-
-
-def test_no_widget_class_of_the_ui_is_over_300_lines():
-    long = {}
-    for path in UI.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 300:
-                long[f"{path.name}:{node.name}"] = node.end_lineno - node.lineno + 1
-    assert long == {}
