@@ -2,7 +2,7 @@
 # Set up and run the whole test suite: lint, then pytest. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test,lab,agents,frameworks
+bash scripts/setup.sh test,lab,agents,frameworks,docs
 # The browser tests (tests/browser) drive Debian's Chromium; fonts-noto-cjk draws the Chinese
 # forms (without it their screenshots show empty boxes).
 if ! command -v chromium >/dev/null || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then

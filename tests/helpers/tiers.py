@@ -30,7 +30,8 @@ _WIDGETS = ("ipywidgets", "IPython", "nb_elicit._ui", "nb_elicit._runtime", "nb_
             "nb_elicit._mcp", "nb_elicit.demo", "helpers.fill", "helpers.apps")
 _SERVER_FIXTURES = {"journal", "http_demo", "sse_demo", "demo_with_sign_in", "http_sdk2",
                     "http_hostile", "sdk1_python"}
-_WIDGET_FIXTURES = {"ip", "views"}
+# (built_site: the documentation site, whose build imports every public name: tests/test_site.py)
+_WIDGET_FIXTURES = {"ip", "views", "built_site"}
 
 
 #: The names ``import nb_elicit`` defines at once (the pure model's); the others it loads on
