@@ -10,7 +10,7 @@ the cell that made the call, and answers with exactly what the person entered.
     >>> form = nb_elicit.ElicitationForm("Who are you?", schema, server="demo")
 """
 
-from typing import TYPE_CHECKING
+import typing
 
 from ._core.answer import Answer
 from ._core.errors import (
@@ -46,7 +46,7 @@ from ._core.schema.fields import (
 )
 from ._core.types import ToolResult
 
-if TYPE_CHECKING:  # (what a type checker sees of the names below that load on first use)
+if typing.TYPE_CHECKING:  # (what a type checker sees of the names below that load on first use)
     from IPython.core.interactiveshell import InteractiveShell
 
     from ._core.configs.servers import configured_servers
@@ -141,14 +141,14 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ip: InteractiveShell) -> None:
+def load_ipython_extension(ip: "InteractiveShell") -> None:
     """``%load_ext nb_elicit``: register the ``%mcp`` magic."""
     from ._magics import load
 
     load(ip)
 
 
-def unload_ipython_extension(ip: InteractiveShell) -> None:
+def unload_ipython_extension(ip: "InteractiveShell") -> None:
     """``%unload_ext nb_elicit``: close connections and waiting forms."""
     from ._magics import unload
 
