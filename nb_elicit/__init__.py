@@ -10,6 +10,8 @@ the cell that made the call, and answers with exactly what the person entered.
     >>> form = nb_elicit.ElicitationForm("Who are you?", schema, server="demo")
 """
 
+import typing
+
 from ._core.answer import Answer
 from ._core.errors import (
     ArgumentTypeError,
@@ -44,6 +46,17 @@ from ._core.schema.fields import (
 )
 from ._core.types import ToolResult
 
+if typing.TYPE_CHECKING:  # (what a type checker sees of the names below that load on first use)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ._core.configs.servers import configured_servers
+    from ._core.schema.validate import validate_content
+    from ._runtime.agent_hooks import answer_interrupt, claude_hooks
+    from ._runtime.connection import Connection, ToolCall, connect, connections, logout
+    from ._runtime.framework_apps import show_app
+    from ._runtime.hooks import answer_every_session, elicitation_callback, elicitation_handler
+    from ._ui.form import ElicitationForm
+
 __version__ = "0.1.0"
 
 # Widgets, the SDK and jsonschema are imported on first use: `import nb_elicit` and
@@ -66,7 +79,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 
@@ -77,7 +90,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'nb_elicit' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
@@ -128,14 +141,14 @@ __all__ = [
 ]
 
 
-def load_ipython_extension(ip) -> None:
+def load_ipython_extension(ip: "InteractiveShell") -> None:
     """``%load_ext nb_elicit``: register the ``%mcp`` magic."""
     from ._magics import load
 
     load(ip)
 
 
-def unload_ipython_extension(ip) -> None:
+def unload_ipython_extension(ip: "InteractiveShell") -> None:
     """``%unload_ext nb_elicit``: close connections and waiting forms."""
     from ._magics import unload
 

@@ -22,7 +22,7 @@ class Answer:
     action: Action
     content: dict[str, Any] | None = field(default=None)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.action not in ("accept", "decline", "cancel"):
             raise ValueError(f"unknown action {self.action!r}")
         if self.action != "accept" and self.content is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,13 +81,13 @@ class AppRefused(NbElicitError):
     """A server's app that nb_elicit will not show; the message says why, in one line."""
 
 
-def _ui_meta(tool: dict) -> dict:
+def _ui_meta(tool: dict[str, Any]) -> dict[str, Any]:
     meta = tool.get("_meta") if isinstance(tool, dict) else None
     ui = meta.get("ui") if isinstance(meta, dict) else None
     return ui if isinstance(ui, dict) else {}
 
 
-def resource_uri(tool: dict) -> str | None:
+def resource_uri(tool: dict[str, Any]) -> str | None:
     """The ``ui://`` resource of a tool's app (``_meta.ui.resourceUri``, or the older flat
     ``_meta["ui/resourceUri"]``), or None."""
     uri = _ui_meta(tool).get("resourceUri")
@@ -95,7 +96,7 @@ def resource_uri(tool: dict) -> str | None:
     return uri if isinstance(uri, str) and uri.startswith("ui://") and len(uri) < 2048 else None
 
 
-def visibility(tool: dict) -> tuple[str, ...]:
+def visibility(tool: dict[str, Any]) -> tuple[str, ...]:
     """Who may call the tool: ``"model"`` (the person, in nb_elicit) and ``"app"`` (its app);
     both when the server says nothing. A value that is not a list of strings fails closed: the
     person only (an app is given no tool the server did not clearly give it)."""
@@ -108,7 +109,7 @@ def visibility(tool: dict) -> tuple[str, ...]:
     return tuple(v for v in shown if v in ("model", "app"))
 
 
-def app_only(tool: dict) -> bool:
+def app_only(tool: dict[str, Any]) -> bool:
     """A tool meant for its app alone (``visibility: ["app"]``)."""
     return visibility(tool) == ("app",)
 
@@ -128,7 +129,7 @@ class AppResource:
     not_offered: tuple[str, ...] = ()
 
 
-def app_resource(uri: str, read: dict, limit: int = MAX_APP_BYTES) -> AppResource:
+def app_resource(uri: str, read: dict[str, Any], limit: int = MAX_APP_BYTES) -> AppResource:
     """The app of ``uri`` from a ``resources/read`` answer (plain dict), or :class:`AppRefused`."""
     contents = read.get("contents") if isinstance(read, dict) else None
     if not isinstance(contents, list) or not contents:
@@ -211,7 +212,7 @@ def content_security_policy(csp: Any = None) -> str:
     checked = app_csp(csp)
     resource = checked.get("resourceDomains", [])
 
-    def sources(*fixed: str, domains=()) -> str:
+    def sources(*fixed: str, domains: Iterable[str] = ()) -> str:
         return " ".join([*fixed, *domains]) or "'none'"
 
     wasm = ("'wasm-unsafe-eval'",) if checked.get(WASM_FLAG) else ()
@@ -232,7 +233,7 @@ def content_security_policy(csp: Any = None) -> str:
     ])
 
 
-def _asked(permissions: Any, keys) -> tuple[str, ...]:
+def _asked(permissions: object, keys: Iterable[str]) -> tuple[str, ...]:
     if not isinstance(permissions, dict):
         return ()
     return tuple(key for key in keys
@@ -252,7 +253,7 @@ def permissions_not_offered(permissions: Any) -> tuple[str, ...]:
     return _asked(permissions, NOT_OFFERED)
 
 
-def granted_permissions(granted: Any) -> dict[str, dict]:
+def granted_permissions(granted: object) -> dict[str, dict[str, object]]:
     """What a frame is given, as the spec's object (``{"microphone": {}}``): only keys of
     :data:`PERMISSIONS` (a list of keys, or an object whose keys are asked for as above)."""
     keys = permissions_asked(granted) if isinstance(granted, dict) else (

@@ -77,7 +77,7 @@ class ConnectOption:
         return f"{', '.join(self.choices[:-1])} or {self.choices[-1]}"
 
 
-def _sign_in(name: str, metavar: str, help: str, **more) -> ConnectOption:
+def _sign_in(name: str, metavar: str, help: str, **more: Any) -> ConnectOption:
     return ConnectOption(name, str, metavar=metavar, help=help, only_for=("http",),
                          sign_in=True, **more)
 
@@ -175,7 +175,7 @@ class ConnectOptions:
     #: Whether it was given as ``%mcp connect`` flags (errors then name the flags).
     as_flags: bool = field(default=False, compare=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         given = [what for what in (self.command, self.url, self.sse) if what is not None]
         if len(given) > 1 or (self.config is not None and given):
             raise ConfigError("give one of command=[...] (stdio), url=... (HTTP), sse=... "

@@ -28,8 +28,13 @@ credential header, a secret ``--env`` value): they go through :func:`.masking.sc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .secrets.masking import scrub
 from .text import shorten
+
+if TYPE_CHECKING:  # (the request type only: types imports what imports this module)
+    from .types import ElicitationRequest
 
 __all__ = [
     "ArgumentTypeError",
@@ -145,7 +150,8 @@ class UrlElicitationRequired(ServerError):
     """The server needs the person to open web pages first (-32042), then the call may be
     retried. ``requests`` lists them as URL-mode elicitation requests."""
 
-    def __init__(self, code: int, message: str, data: object, requests: list):
+    def __init__(self, code: int, message: str, data: object,
+                 requests: list[ElicitationRequest]) -> None:
         super().__init__(code, message, data)
         self.requests = requests
 

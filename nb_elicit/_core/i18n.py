@@ -22,8 +22,12 @@ Text from servers is never translated. Pure: no ipywidgets, no mcp.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .kernel import part, process_part
+
+if TYPE_CHECKING:
+    from gettext import GNUTranslations
 
 __all__ = ["LANGUAGES", "duration", "language", "set_language", "t"]
 
@@ -43,7 +47,7 @@ class ChosenLanguage:
         self.lang: str | None = None
 
 
-class Catalogues(dict):
+class Catalogues(dict[str, "GNUTranslations"]):
     """Each language's catalogue once read (``gettext.GNUTranslations``), with its fallbacks:
     a part of the process (:func:`~.kernel.process_part`), as the files it read are."""
 
@@ -60,7 +64,7 @@ def catalogue_path(lang: str) -> str:
     return os.path.join(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.mo")
 
 
-def _catalogue(lang: str):
+def _catalogue(lang: str) -> GNUTranslations:
     """``lang``'s catalogue, read on first use, falling back to English, then to KeyError."""
     catalogues = process_part(Catalogues)
     found = catalogues.get(lang)
@@ -69,7 +73,9 @@ def _catalogue(lang: str):
 
         with open(catalogue_path(lang), "rb") as file:
             found = gettext.GNUTranslations(file)
-        found.add_fallback(_catalogue(LANGUAGES[0]) if lang != LANGUAGES[0] else _NoSuchText())
+        # (a fallback needs only gettext(); the stub asks for a whole NullTranslations)
+        found.add_fallback(_catalogue(LANGUAGES[0]) if lang != LANGUAGES[0]
+                           else _NoSuchText())  # type: ignore[arg-type]
         catalogues[lang] = found  # (two threads may both read it: the same texts either way)
     return found
 
@@ -103,7 +109,7 @@ def language() -> str:
     return "en"
 
 
-def t(key: str, **values) -> str:
+def t(key: str, **values: object) -> str:
     """The text ``key`` in the current language, with ``values`` filled in (``str.format``):
     in English where that language's catalogue lacks it; ``KeyError`` for a key English lacks."""
     return _catalogue(language()).gettext(key).format(**values)

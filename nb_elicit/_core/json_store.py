@@ -18,6 +18,7 @@ import copy
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, overload
 
 from .errors import UnreadableFile
 from .private import locked, read_json_object, write_json_owner_only
@@ -44,7 +45,7 @@ class JsonStore:
     def __repr__(self) -> str:
         return f"<nb_elicit JsonStore {self.path}>"
 
-    def look(self) -> dict | None:
+    def look(self) -> dict[str, Any] | None:
         """The object as it is now, for reading only; None where there is none yet (no file,
         or an empty one). :class:`~.errors.UnreadableFile` when it is there but cannot be read.
 
@@ -60,7 +61,7 @@ class JsonStore:
             return read_json_object(self.path)
 
     @contextlib.contextmanager
-    def changing(self) -> Iterator[dict]:
+    def changing(self) -> Iterator[dict[str, Any]]:
         """Read, change and write the object in one step under the lock: the block gets the
         object as read (an empty one where there is none yet) and changes it in place; it is
         written when the block ends without an exception, if it changed.
@@ -76,14 +77,22 @@ class JsonStore:
             if document != before:
                 self._write(document)
 
-    def write(self, document: dict) -> None:
+    def write(self, document: dict[str, Any]) -> None:
         """Replace the object with ``document``, under the lock (what was there, read or not,
         goes: for a store whose every write is a whole new value)."""
         self._make_folders(chmod=False)
         with locked(self.path):
             self._write(document)
 
-    def part(self, document: dict, key: str, kind: type[list] | type[dict]) -> list | dict:
+    @overload
+    def part(self, document: dict[str, Any], key: str, kind: type[list[Any]]) -> list[Any]: ...
+
+    @overload
+    def part(self, document: dict[str, Any], key: str,
+             kind: type[dict[str, Any]]) -> dict[str, Any]: ...
+
+    def part(self, document: dict[str, Any], key: str,
+             kind: type[list[Any]] | type[dict[str, Any]]) -> list[Any] | dict[str, Any]:
         """The value of ``key`` in ``document``, a list or an object by ``kind`` (empty where
         it has none). :class:`~.errors.UnreadableFile` when it is of another type: the file
         is then no file of this store, and no change writes over it."""
@@ -93,7 +102,7 @@ class JsonStore:
                 self.path, f'"{key}" is not {"a list" if kind is list else "an object"}')
         return value
 
-    def _write(self, document: dict) -> None:
+    def _write(self, document: dict[str, Any]) -> None:
         if self.version is not None:
             version = document.get("version")
             later = (isinstance(version, int) and not isinstance(version, bool)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import InvalidArgument
@@ -101,7 +102,8 @@ def parse_rate_limit(text: str) -> RateLimit | None:
 class RateLimiter:
     """A token bucket: ``burst`` requests at once, refilled at ``per_minute``."""
 
-    def __init__(self, limit: RateLimit, clock=time.monotonic):
+    def __init__(self, limit: RateLimit,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self._clock = clock
         self._tokens = float(limit.burst)

@@ -70,7 +70,8 @@ class AnsweredBy(str, Enum):
     CLOSED = "closed"
 
     __str__ = str.__str__
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:  # (the text, as __str__: not the member)
+        return str.__format__(self, format_spec)
 
     @property
     def told_by_status(self) -> bool:
@@ -95,7 +96,8 @@ class Refusal(str, Enum):
     CANCEL = "cancel"
 
     __str__ = str.__str__
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:  # (the text, as __str__: not the member)
+        return str.__format__(self, format_spec)
 
 
 class Consent(str, Enum):
@@ -116,7 +118,8 @@ class Consent(str, Enum):
                 Consent.PERMISSION: AnsweredBy.POLICY_PERMISSION}[self]
 
     __str__ = str.__str__
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:  # (the text, as __str__: not the member)
+        return str.__format__(self, format_spec)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,8 @@ def headless_wait() -> float:
         return DEFAULT_HEADLESS_WAIT
 
 
-def respond(policy: str, content: dict | None = None, *, connection: str | None = None) -> Policy:
+def respond(policy: str, content: dict[str, Any] | None = None, *,
+            connection: str | None = None) -> Policy:
     """Set how elicitations are answered without a person, for one connection or all.
 
         nb_elicit.respond("decline")                                  # every connection

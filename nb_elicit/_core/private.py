@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .kernel import process_part
 
@@ -36,7 +37,7 @@ class StoreWarning(UserWarning):
     it is shown, and it is left as it is."""
 
 
-def read_json_object(path: Path) -> dict | None:
+def read_json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in ``path``; None where there is none yet (no file, or an empty one).
     :class:`~.errors.UnreadableFile` (one line) when it is there but cannot be read, is not
     JSON or not an object: a store then writes nothing over it."""

@@ -6,13 +6,14 @@ They carry no SDK types, so the widgets and the policies can use them without im
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .secrets.masking import hide
 from .secrets.names import redact_argv, redact_url
 from .text import shorten
 
-__all__ = ["ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget", "ToolResult"]
+__all__ = ["AppRecord", "ElicitationRequest", "HttpTarget", "SseTarget", "StdioTarget",
+           "ToolResult"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -75,23 +76,34 @@ class ElicitationRequest:
     related_task: str | None = None
 
 
+class AppRecord(Protocol):
+    """What a tool's app said, as its result keeps it (the runtime's ``AppLog``)."""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def model_context(self) -> dict[str, Any] | None: ...
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """What a tool returned: content blocks as plain dicts, structured content, error flag."""
 
-    content: list[dict]
-    structured: Any = None
+    content: list[dict[str, Any]]
+    #: The tool's ``structuredContent`` (a JSON object), or None.
+    structured: dict[str, Any] | None = None
     is_error: bool = False
     #: What the tool's app said and did (an ``AppLog``), when an app was shown with it.
-    app: Any = field(default=None, compare=False, repr=False)
+    app: AppRecord | None = field(default=None, compare=False, repr=False)
 
     @property
-    def app_messages(self) -> list[dict]:
+    def app_messages(self) -> list[dict[str, Any]]:
         """The messages the tool's app sent (``ui/message``), as they arrive."""
         return self.app.messages if self.app is not None else []
 
     @property
-    def model_context(self) -> dict | None:
+    def model_context(self) -> dict[str, Any] | None:
         """What the tool's app last set as its model context (``ui/update-model-context``)."""
         return self.app.model_context if self.app is not None else None
 

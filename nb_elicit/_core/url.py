@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 import unicodedata
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from .errors import ArgumentTypeError, ConfigError, InvalidRequest
 from .i18n import t
@@ -128,7 +128,7 @@ def check_url(url: object) -> CheckedUrl:
     return CheckedUrl(url, host, tuple(_warnings(parts, host)))
 
 
-def _warnings(parts, host: str) -> list[str]:
+def _warnings(parts: SplitResult, host: str) -> list[str]:
     warnings = []
     if parts.username is not None or parts.password is not None:
         warnings.append(t("warn_userinfo", before=parts.netloc.rsplit("@", 1)[0], host=host))

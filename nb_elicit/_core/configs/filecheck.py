@@ -20,12 +20,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import ConfigError
 
-__all__ = ["ConfigWarning", "check", "key_path", "read_json", "unknown_keys", "warn_unknown"]
+__all__ = ["ConfigWarning", "KeyPath", "check", "key_path", "read_json", "unknown_keys",
+           "warn_unknown"]
 
 M = TypeVar("M", bound=BaseModel)
+#: Where a value is in a file: its keys and list indexes, from the top.
+KeyPath = tuple[str | int, ...]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -64,7 +68,7 @@ def read_json(path: Path, shown: str) -> Any:
                           f"{error.colno})") from None
 
 
-def check(model: type[M], data: Any, shown: str, prefix: tuple = ()) -> M:
+def check(model: type[M], data: Any, shown: str, prefix: KeyPath = ()) -> M:
     """``data`` read as ``model``; a :class:`ConfigError` of one line for the first mistake."""
     try:
         return model.model_validate(data, strict=True)
@@ -77,7 +81,7 @@ def check(model: type[M], data: Any, shown: str, prefix: tuple = ()) -> M:
         raise ConfigError(f"{shown}: {where or 'the file'}: {_expected(first)}{tail}") from None
 
 
-def _expected(problem: dict) -> str:
+def _expected(problem: ErrorDetails) -> str:
     kind, ctx = problem["type"], problem.get("ctx") or {}
     simple = {
         "string_type": "expected a string",
@@ -97,7 +101,7 @@ def _expected(problem: dict) -> str:
     return message.removeprefix("Value error, ")
 
 
-def unknown_keys(model: BaseModel, prefix: tuple = ()) -> Iterator[tuple]:
+def unknown_keys(model: BaseModel, prefix: KeyPath = ()) -> Iterator[KeyPath]:
     """The key paths of keys ``model`` (and the models inside it) did not know."""
     for key in model.model_extra or {}:
         yield (*prefix, key)
@@ -105,7 +109,7 @@ def unknown_keys(model: BaseModel, prefix: tuple = ()) -> Iterator[tuple]:
         yield from _unknown_inside(getattr(model, name), (*prefix, info.alias or name))
 
 
-def _unknown_inside(value: Any, prefix: tuple) -> Iterator[tuple]:
+def _unknown_inside(value: object, prefix: KeyPath) -> Iterator[KeyPath]:
     if isinstance(value, BaseModel):
         yield from unknown_keys(value, prefix)
     elif isinstance(value, dict):
@@ -116,7 +120,8 @@ def _unknown_inside(value: Any, prefix: tuple) -> Iterator[tuple]:
             yield from _unknown_inside(item, (*prefix, index))
 
 
-def warn_unknown(model: BaseModel, shown: str, prefix: tuple = (), skip: int = 0) -> list[str]:
+def warn_unknown(model: BaseModel, shown: str, prefix: KeyPath = (),
+                 skip: int = 0) -> list[str]:
     """Warn (:class:`ConfigWarning`) about every unknown key; return the warnings' texts.
 
     ``skip`` leaves out unknown keys at the top level of the file (settings files that hold much

@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -46,7 +46,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from ..errors import ArgumentTypeError, ConfigError
 from ..signin.auth import AUTH_MODES, parse_auth
 from ..url import check_address
-from .filecheck import check, key_path, read_json, warn_unknown
+from .filecheck import KeyPath, check, key_path, read_json, warn_unknown
 
 __all__ = ["ConfiguredServer", "InputSpec", "Place", "Resolved", "auth_options",
            "command_as_run", "configured_servers", "expand", "find_server", "input_env_name",
@@ -167,7 +167,7 @@ class Place:
     settings: bool = False
 
 
-def places(cwd: str | os.PathLike | None = None, home: str | os.PathLike | None = None,
+def places(cwd: str | os.PathLike[str] | None = None, home: str | os.PathLike[str] | None = None,
            environ: Mapping[str, str] | None = None, platform: str | None = None) -> list[Place]:
     """Every config file nb_elicit would read, in search order (existing or not)."""
     cwd = Path(cwd if cwd is not None else os.getcwd()).resolve()
@@ -212,7 +212,7 @@ def project_folders(cwd: Path, home: Path) -> list[Path]:
     return folders
 
 
-def place_of(path: str | os.PathLike) -> Place:
+def place_of(path: str | os.PathLike[str]) -> Place:
     """The place of a file named explicitly (``%mcp connect --config PATH NAME``).
 
     A file is taken where it is named, its last step not followed when it is a link: its
@@ -331,7 +331,7 @@ def auth_options(server: ConfiguredServer) -> dict[str, str]:
     return settings.options() if settings is not None else {}
 
 
-def configured_servers(cwd: str | os.PathLike | None = None) -> list[ConfiguredServer]:
+def configured_servers(cwd: str | os.PathLike[str] | None = None) -> list[ConfiguredServer]:
     """Every server in the config files nb_elicit reads, in search order.
 
     A name that an earlier file already has is listed with ``active=False``: connecting by that
@@ -347,8 +347,8 @@ def configured_servers(cwd: str | os.PathLike | None = None) -> list[ConfiguredS
     return found
 
 
-def find_server(name: str, cwd: str | os.PathLike | None = None,
-                config: str | os.PathLike | None = None) -> ConfiguredServer:
+def find_server(name: str, cwd: str | os.PathLike[str] | None = None,
+                config: str | os.PathLike[str] | None = None) -> ConfiguredServer:
     """The server ``name``: from ``config`` if given, else the first in search order."""
     if config is not None:
         place = place_of(config)
@@ -379,7 +379,7 @@ def input_env_name(input_id: str) -> str:
     return "NB_ELICIT_INPUT_" + re.sub(r"[^A-Za-z0-9]", "_", input_id).upper()
 
 
-def _strings(server: ConfiguredServer):
+def _strings(server: ConfiguredServer) -> Iterator[tuple[KeyPath, str]]:
     """Every string of the entry that variables are expanded in, with its key path."""
     entry, base = server.entry, (server.key.split(".", 1)[0], server.name)
     assert entry is not None
@@ -447,7 +447,7 @@ class Resolved:
 
 def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
            environ: Mapping[str, str] | None = None,
-           home: str | os.PathLike | None = None,
+           home: str | os.PathLike[str] | None = None,
            env_file: Mapping[str, str] | None = None) -> Resolved:
     """``server`` with every variable replaced; ``answers`` holds its inputs' values by id.
 
@@ -457,28 +457,29 @@ def expand(server: ConfiguredServer, answers: Mapping[str, str] | None = None,
     assert server.entry is not None and server.place is not None
     workspace = server.place.workspace
     done = {path: value(path, text) for path, text in _strings(server)}
+    # (a key path is made as base + (...): mypy reads d[(*base, k)] as 3.11's d[*base, k])
     base = (server.key.split(".", 1)[0], server.name)
     entry = server.entry
     env: dict[str, str] = {}
     if entry.env_file is not None:
         env.update(env_file if env_file is not None
                    else read_env_file(server, environ, home) or {})
-    env.update({key: done[(*base, "env", key)] for key in entry.env})
+    env.update({key: done[base + ("env", key)] for key in entry.env})
     if server.transport == "stdio":
-        cwd = done.get((*base, "cwd"))
+        cwd = done.get(base + ("cwd",))
         if cwd is not None:
             cwd = str(workspace / Path(cwd).expanduser())
         elif server.place.project:
             cwd = str(workspace)
-        command = (done[(*base, "command")],
-                   *(done[(*base, "args", i)] for i in range(len(entry.args))))
+        command = (done[base + ("command",)],
+                   *(done[base + ("args", i)] for i in range(len(entry.args))))
         return Resolved("stdio", command, env, cwd)
-    headers = {key: done[(*base, "headers", key)] for key in entry.headers}
-    url = check_address(done[(*base, "url")], f"{server.file}: {key_path((*base, 'url'))}")
+    headers = {key: done[base + ("headers", key)] for key in entry.headers}
+    url = check_address(done[base + ("url",)], f"{server.file}: {key_path((*base, 'url'))}")
     return Resolved(server.transport, url=url, headers=headers)
 
 
-class _InputsAsWritten(dict):
+class _InputsAsWritten(dict[str, str]):
     """The inputs' values before they are asked: each ``${input:ID}`` as written."""
 
     def __missing__(self, input_id: str) -> str:
@@ -486,7 +487,7 @@ class _InputsAsWritten(dict):
 
 
 def command_as_run(server: ConfiguredServer, environ: Mapping[str, str] | None = None,
-                   home: str | os.PathLike | None = None) -> tuple[str, ...] | None:
+                   home: str | os.PathLike[str] | None = None) -> tuple[str, ...] | None:
     """A stdio server's command and arguments as they will run: every variable filled in
     (``${env:...}``, ``${workspaceFolder}``, ...) but its inputs, which are asked after the trust
     card (``${input:...}`` as written). None when a variable cannot be filled in (the connect
@@ -503,7 +504,7 @@ def command_as_run(server: ConfiguredServer, environ: Mapping[str, str] | None =
 
 
 def read_env_file(server: ConfiguredServer, environ: Mapping[str, str] | None = None,
-                  home: str | os.PathLike | None = None) -> dict[str, str] | None:
+                  home: str | os.PathLike[str] | None = None) -> dict[str, str] | None:
     """The variables of ``server``'s ``envFile`` (None when it has none), read once: its keys
     are part of the consent the trust card asks for, and these values are what starts.
     ConfigError (one line) when the file is missing or wrong, or its path uses an input."""
@@ -521,7 +522,8 @@ def read_env_file(server: ConfiguredServer, environ: Mapping[str, str] | None = 
 
 
 def _expander(server: ConfiguredServer, answers: Mapping[str, str],
-              environ: Mapping[str, str] | None, home: str | os.PathLike | None):
+              environ: Mapping[str, str] | None,
+              home: str | os.PathLike[str] | None) -> Callable[[KeyPath, str], str]:
     """A function ``(key path, text) -> text`` that replaces the variables of ``server``."""
     environ = {"NB_ELICIT_PYTHON": sys.executable,
                **(os.environ if environ is None else environ)}
@@ -531,8 +533,8 @@ def _expander(server: ConfiguredServer, answers: Mapping[str, str],
              "userHome": str(Path(home) if home is not None else Path.home()),
              "pathSeparator": os.sep, "/": os.sep}
 
-    def value(path: tuple, text: str) -> str:
-        def one(match: re.Match) -> str:
+    def value(path: KeyPath, text: str) -> str:
+        def one(match: re.Match[str]) -> str:
             body = match.group(1)
             if body in known:
                 return known[body]

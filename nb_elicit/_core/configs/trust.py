@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError, UnreadableFile
@@ -38,7 +39,15 @@ from ..secrets.names import mask_literals, redact_argv, redact_url, secret_input
 from ..signin.auth import HEADLESS_MODES, parse_auth
 from ..text import visible
 from .filecheck import ConfigWarning
-from .servers import ConfiguredServer, command_as_run, input_ids, load, places, read_env_file
+from .servers import (
+    ConfiguredServer,
+    InputSpec,
+    command_as_run,
+    input_ids,
+    load,
+    places,
+    read_env_file,
+)
 
 __all__ = ["ENV_TRUST", "Shown", "ShownInput", "ShownRead", "ShownSignIn", "TrustStore",
            "approved_by_env", "entry_hash", "hidden_own", "is_own", "shown", "trust_file",
@@ -72,7 +81,7 @@ def entry_hash(server: ConfiguredServer, env_keys: Iterable[str] = ()) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def is_own(server: ConfiguredServer, home: str | os.PathLike | None = None,
+def is_own(server: ConfiguredServer, home: str | os.PathLike[str] | None = None,
            environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
     """Whether ``server`` comes from one of the person's own files (home-level Cursor, Claude
     Desktop, VS Code user settings), found by the search or named with ``--config``."""
@@ -88,7 +97,7 @@ def is_own(server: ConfiguredServer, home: str | os.PathLike | None = None,
     return Path(os.path.abspath(place.path)) in own
 
 
-def hidden_own(server: ConfiguredServer, cwd: str | os.PathLike | None = None
+def hidden_own(server: ConfiguredServer, cwd: str | os.PathLike[str] | None = None
                ) -> ConfiguredServer | None:
     """The person's own entry of the same name that the project entry ``server`` hides from
     the search, if there is one (a broken own file is passed over: it says so when used)."""
@@ -143,7 +152,7 @@ class TrustStore:
         keys = self._read().get(_file_key(server), {})
         return isinstance(keys, dict) and keys.get(server.key) == entry_hash(server, env_keys)
 
-    def _read(self) -> dict[str, dict]:
+    def _read(self) -> dict[str, dict[str, Any]]:
         """The consents by file (as read: what this version cannot read stays as it is); none
         when the file cannot be read (every project server asks again)."""
         store = self._store
@@ -391,7 +400,7 @@ def _values(values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
                  for name, value in values.items())
 
 
-def _input(spec, input_id: str) -> ShownInput:
+def _input(spec: InputSpec | None, input_id: str) -> ShownInput:
     if spec is None:
         return ShownInput(visible(input_id), "?", defined=False)
     secret = secret_input(spec)

@@ -89,7 +89,7 @@ class History:
     entries: list[HistoryEntry] = field(default_factory=list)
     limit: int = 1000
 
-    def add(self, server: str, message: str, action: str, content: dict | None,
+    def add(self, server: str, message: str, action: str, content: dict[str, Any] | None,
             answered_by: AnsweredBy,
             schema: Any = None, tool: str = "") -> HistoryEntry:
         shown = scrubbed(masked(content, schema))

@@ -82,7 +82,7 @@ class Recorder:
     file held before is written back as it was, keys this version does not know included (a
     later version's, a hand edit's): recording never loses what it could not read."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self._lock = threading.Lock()
         self.answers: list[RecordedAnswer] = []
@@ -136,7 +136,7 @@ class Recorder:
 class Replayer:
     """Answers requests from a recorded file."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self.answers = load(self.path)
         self._used: dict[tuple[str, str, str], int] = {}
@@ -190,7 +190,7 @@ class Tape:
         self.replayer: Replayer | None = None
 
 
-def record(path: str | os.PathLike | None) -> str:
+def record(path: str | os.PathLike[str] | None) -> str:
     """Save every answer a person gives from now on to ``path`` (None stops recording)."""
     tape = part(Tape)
     if path is None:
@@ -202,7 +202,7 @@ def record(path: str | os.PathLike | None) -> str:
     return f"Recording answers to {tape.recorder.path}{kept}."
 
 
-def replay(path: str | os.PathLike | None) -> str:
+def replay(path: str | os.PathLike[str] | None) -> str:
     """Answer later requests from the answers recorded in ``path`` (None stops replaying)."""
     tape = part(Tape)
     if path is None:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ..i18n import t
 from ..notices import Notice, NoticeKind
 from ..outcome import AnsweredBy
+from ..schema.fields import ChoiceField, Field, FormSpec, MultiChoiceField
 from ..secrets.fields import secret_fields
 from ..secrets.masking import MASK
 from ..text import shorten, visible
@@ -132,13 +133,14 @@ class Shown(NamedTuple):
     sent: str
 
 
-def shown_fields(spec, content: dict[str, Any] | None) -> tuple[Shown, ...]:
+def shown_fields(spec: FormSpec, content: dict[str, Any] | None) -> tuple[Shown, ...]:
     """``content`` of a form as the person saw it, field by field, secrets masked."""
     if not content:
         return ()
     secrets = set(secret_fields(spec))
     shown = []
     for name, value in content.items():
+        spec_field: Field | None
         try:
             spec_field = spec.field(name)
         except KeyError:
@@ -152,14 +154,14 @@ def shown_fields(spec, content: dict[str, Any] | None) -> tuple[Shown, ...]:
     return tuple(shown)
 
 
-def shown_value(spec_field, value: Any) -> str:
+def shown_value(spec_field: Field | None, value: object) -> str:
     """A value of ``spec_field`` as the form showed it (in the current language)."""
     kind = getattr(spec_field, "kind", None)
     if kind == "boolean" and isinstance(value, bool):
         return t("yes") if value else t("no")
-    if kind == "choice":
+    if isinstance(spec_field, ChoiceField):
         return _option_label(spec_field, value)
-    if kind == "multichoice" and isinstance(value, list):
+    if isinstance(spec_field, MultiChoiceField) and isinstance(value, list):
         return ", ".join(_option_label(spec_field, v) for v in value)
     if (kind == "text" and getattr(spec_field, "format", None) == "date-time"
             and isinstance(value, str)):
@@ -169,7 +171,7 @@ def shown_value(spec_field, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _option_label(spec_field, value: Any) -> str:
+def _option_label(spec_field: ChoiceField | MultiChoiceField, value: object) -> str:
     for option in spec_field.options:
         if option.value == value:
             return option.label
@@ -190,7 +192,7 @@ def _date_time(text: str) -> str:
     return shown
 
 
-def redundant_structured(content: list[dict], structured: Any) -> bool:
+def redundant_structured(content: list[dict[str, Any]], structured: Any) -> bool:
     """Whether a result's structured content only repeats its text: the text block is its
     JSON, it is ``{"result": ...}`` around the text (what SDKs make of a plain return), or
     each of its values is a string the text says word for word (a time, once)."""
@@ -230,7 +232,8 @@ def json_text(text: str) -> str | None:
     return None if parsed is _NOT_JSON else json.dumps(parsed, indent=2, ensure_ascii=False)
 
 
-def result_parts(content: list[dict], structured: Any) -> tuple[list[dict], str | None]:
+def result_parts(content: list[dict[str, Any]],
+                 structured: object) -> tuple[list[dict[str, Any]], str | None]:
     """What a result shows: its content blocks, and its structured content as indented JSON
     when it adds something to them (None when it only repeats the text)."""
     if redundant_structured(content, structured):
@@ -453,7 +456,7 @@ def _field_line(field: tuple[str, ...]) -> str:
     return shown
 
 
-def block_text(block: dict) -> str:
+def block_text(block: dict[str, Any]) -> str:
     """A content block as one plain text (a bad image: the notice that stands in for it)."""
     kind = block.get("type")
     if kind == "image":
@@ -473,7 +476,7 @@ def block_text(block: dict) -> str:
 _IMAGE_TYPE = re.compile(r"image/[A-Za-z0-9][A-Za-z0-9.+-]{0,100}")
 
 
-def image_problem(block: dict) -> str | None:
+def image_problem(block: dict[str, Any]) -> str | None:
     """Why an image block from a server cannot be shown (None: it can).
 
     Every part of it is the server's: the data must be text in strict base64, and the

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import regex
 
@@ -60,6 +60,19 @@ ANNOTATION_KEYWORDS = frozenset({"$comment", "examples", "deprecated", "readOnly
 
 STRING_FORMATS = ("email", "uri", "date", "date-time")
 
+#: A JSON object as the server sent it: a schema, or one property's schema.
+_Schema = dict[str, Any]
+
+
+class _Base(TypedDict):
+    """What every field is built with, whatever its kind (see :class:`Field`)."""
+
+    name: str
+    title: str | None
+    description: str | None
+    required: bool
+    checks: tuple[str, ...]
+
 
 @dataclass(frozen=True)
 class Option:
@@ -85,7 +98,8 @@ class Field:
     title: str | None
     description: str | None
     required: bool
-    default: Any
+    #: Each kind of field narrows it to the values of its kind.
+    default: object
     #: The keywords of the server's property that judge a value, in the server's order (an
     #: ``items`` schema's own as ``items.KEY``): of a value's problems, the first one's is
     #: told, as JSON Schema validators report them. Empty for a field made by hand: then the
@@ -102,7 +116,7 @@ class Field:
         server's text, its invisible characters as escapes)."""
         return visible(self.title if self.title is not None else self.name)
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         """What is wrong with ``value`` as this field's answer, in plain language; None when
         nothing is. ``value`` may be anything (an answer given in code or in a file), not only
         what the form's control makes; ``null`` and a missing value are the form's to judge."""
@@ -138,6 +152,7 @@ class Field:
 
 @dataclass(frozen=True)
 class TextField(Field):
+    default: str | None
     min_length: int | None = None
     max_length: int | None = None
     format: str | None = None
@@ -180,6 +195,7 @@ class NumberField(Field):
     """A number or integer. Of a lower bound, only the one that decides is kept: ``minimum``
     (inclusive) or ``exclusive_minimum``; likewise for the upper bound."""
 
+    default: int | float | None
     integer: bool = False
     minimum: int | float | None = None
     maximum: int | float | None = None
@@ -221,6 +237,8 @@ class NumberField(Field):
 
 @dataclass(frozen=True)
 class BooleanField(Field):
+    default: bool | None
+
     kind: ClassVar[str] = "boolean"
 
     def _wrong_type(self, value: Any) -> str | None:
@@ -231,11 +249,12 @@ class BooleanField(Field):
 class ChoiceField(Field):
     """Single select: untitled ``enum``, legacy ``enum`` + ``enumNames``, or titled ``oneOf``."""
 
+    default: str | None
     options: tuple[Option, ...] = ()
 
     kind: ClassVar[str] = "choice"
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         if isinstance(value, str) and any(value == option.value for option in self.options):
             return None
         # Not text: the type tells it, if the server wrote one before its choices.
@@ -248,6 +267,8 @@ class ChoiceField(Field):
 class MultiChoiceField(Field):
     """Multi select: ``type: array`` with ``items.enum`` or titled ``items.anyOf``."""
 
+    #: (a tuple, so that the frozen field holds no list that could change)
+    default: tuple[str, ...] | None
     options: tuple[Option, ...] = ()
     min_items: int | None = None
     max_items: int | None = None
@@ -267,7 +288,7 @@ class MultiChoiceField(Field):
     def _wrong_type(self, value: Any) -> str | None:
         return None if isinstance(value, list) else t("v_array")
 
-    def _check(self, keyword: str, value: list) -> str | None:
+    def _check(self, keyword: str, value: list[object]) -> str | None:
         if keyword == "items":
             return self._item_problem(value)
         if keyword == "minItems" and self.min_items is not None:
@@ -278,7 +299,7 @@ class MultiChoiceField(Field):
             return t("v_unique") if _repeats(value) else None
         return None
 
-    def _item_problem(self, values: list) -> str | None:
+    def _item_problem(self, values: list[object]) -> str | None:
         """The problem of the first item that has one."""
         allowed = {option.value for option in self.options}
         for value in values:
@@ -296,9 +317,9 @@ class FormSpec:
     """The parsed form: fields in the server's order, plus the schema it came from."""
 
     fields: tuple[Field, ...]
-    schema: dict
+    schema: dict[str, object]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Field]:
         return iter(self.fields)
 
     def __len__(self) -> int:
@@ -356,7 +377,7 @@ def _typed_first(checks: tuple[str, ...], type_keyword: str, choosing: Iterable[
     return checks.index(type_keyword) < first_choice
 
 
-def _repeats(values: list) -> bool:
+def _repeats(values: list[object]) -> bool:
     """Whether a value is listed twice, by JSON's equality (``1`` and ``1.0`` are one value,
     ``1`` and ``true`` two)."""
     if all(isinstance(value, str) for value in values):
@@ -365,7 +386,7 @@ def _repeats(values: list) -> bool:
     return len(set(keys)) != len(keys)
 
 
-def _json_key(value: Any) -> Any:
+def _json_key(value: object) -> Hashable:
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, (list, tuple)):
@@ -379,7 +400,7 @@ def _json_key(value: Any) -> Any:
     return ("value", value)
 
 
-def _checks(prop: dict) -> tuple[str, ...]:
+def _checks(prop: _Schema) -> tuple[str, ...]:
     """The keywords of ``prop`` that judge a value, in the server's order (see Field.checks).
     A keyword that is ``null`` is left out, as the parser reads it."""
     found: list[str] = []
@@ -411,7 +432,7 @@ class _Problems:
         self.items.append((path, reason))
 
 
-def parse_schema(requested_schema: Any) -> FormSpec:
+def parse_schema(requested_schema: object) -> FormSpec:
     """Parse a ``requestedSchema`` into a :class:`FormSpec`, or raise :class:`SchemaError`."""
     problems = _Problems()
     if not isinstance(requested_schema, dict):
@@ -467,7 +488,7 @@ def parse_schema(requested_schema: Any) -> FormSpec:
     return FormSpec(fields=tuple(fields), schema={**requested_schema, "properties": properties})
 
 
-def _parse_required(schema: dict, properties: dict, problems: _Problems) -> set[str]:
+def _parse_required(schema: _Schema, properties: _Schema, problems: _Problems) -> set[str]:
     required = schema.get("required", [])
     if not isinstance(required, list):
         problems.add("required", "must be a list of property names")
@@ -496,7 +517,7 @@ def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -
     for key in prop:
         if key not in kind.keywords:
             problems.add(f"{path}.{key}", f"is not supported on a {kind.words} field")
-    base = {
+    base: _Base = {
         "name": name,
         "title": _optional_str(prop, "title", path, problems),
         "description": _optional_str(prop, "description", path, problems),
@@ -507,7 +528,7 @@ def _parse_property(name: str, prop: Any, required: bool, problems: _Problems) -
     return field if len(problems.items) == before else None
 
 
-def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
+def _kind_of(prop: _Schema, path: str, problems: _Problems) -> str | None:
     if prop.get("type") == "object":
         problems.add(path, "nested objects are not supported")
         return None
@@ -527,8 +548,10 @@ def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
         return "oneOf" if "oneOf" in prop else "text"
     if t in ("number", "integer"):
         return "number"
-    if t in ("boolean", "array"):
-        return t
+    if t == "boolean":
+        return "boolean"
+    if t == "array":
+        return "array"
     if isinstance(t, list):
         problems.add(f"{path}.type", "must be a single type name, not a list")
     else:
@@ -536,7 +559,7 @@ def _kind_of(prop: dict, path: str, problems: _Problems) -> str | None:
     return None
 
 
-def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_text(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     min_length = count(prop, "minLength", path, problems)
     max_length = count(prop, "maxLength", path, problems)
     if min_length is not None and max_length is not None and min_length > max_length:
@@ -570,7 +593,7 @@ def _build_text(prop: dict, path: str, base: dict, problems: _Problems) -> Field
                      format=fmt, pattern=pattern)
 
 
-def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_number(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     integer = prop["type"] == "integer"
     minimum = number(prop, "minimum", path, problems)
     maximum = number(prop, "maximum", path, problems)
@@ -601,7 +624,7 @@ def _build_number(prop: dict, path: str, base: dict, problems: _Problems) -> Fie
                        exclusive_minimum=above, exclusive_maximum=below, multiple_of=multiple_of)
 
 
-def _exclusive(prop: dict, key: str, bound: str, path: str,
+def _exclusive(prop: _Schema, key: str, bound: str, path: str,
                problems: _Problems) -> int | float | None:
     if prop.get(key) is True:  # draft 4's form with no bound beside it (see _draft4_bounds)
         problems.add(f"{path}.{key}", f"true needs a {bound} beside it")
@@ -609,14 +632,14 @@ def _exclusive(prop: dict, key: str, bound: str, path: str,
     return number(prop, key, path, problems)
 
 
-def _build_boolean(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_boolean(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     default = prop.get("default")
     if default is not None and not isinstance(default, bool):
         problems.add(f"{path}.default", "must be true or false")
     return BooleanField(**base, default=default)
 
 
-def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_enum(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     if "const" in prop:  # pydantic's Literal["only"]: a choice of one
         if "enum" in prop or "enumNames" in prop:
             problems.add(f"{path}.const", "cannot stand beside enum")
@@ -626,7 +649,7 @@ def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field
             problems.add(f"{path}.const", f"must be a string, not {json_type(const)}")
         elif len(const) > MAX_TEXT:
             problems.add(f"{path}.const", too_long(const, MAX_TEXT))
-        options = (Option(const, const),) if isinstance(const, str) else ()
+        options: tuple[Option, ...] = (Option(const, const),) if isinstance(const, str) else ()
         return ChoiceField(**base, options=options,
                            default=_choice_default(prop, path, options, problems))
     values = _string_list(prop.get("enum"), f"{path}.enum", problems, what="enum values")
@@ -644,13 +667,13 @@ def _build_enum(prop: dict, path: str, base: dict, problems: _Problems) -> Field
     return ChoiceField(**base, options=options, default=default)
 
 
-def _build_one_of(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_one_of(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     options = _titled_options(prop.get("oneOf"), f"{path}.oneOf", problems)
     default = _choice_default(prop, path, options, problems)
     return ChoiceField(**base, options=options, default=default)
 
 
-def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Field:
+def _build_array(prop: _Schema, path: str, base: _Base, problems: _Problems) -> Field:
     items = prop.get("items")
     options: tuple[Option, ...] = ()
     ipath = f"{path}.items"
@@ -675,24 +698,25 @@ def _build_array(prop: dict, path: str, base: dict, problems: _Problems) -> Fiel
         problems.add(f"{path}.minItems", f"{min_items} is greater than maxItems {max_items}")
     elif min_items is not None and options and min_items > len(options):
         problems.add(f"{path}.minItems", f"{min_items} is more than the {len(options)} choices")
-    default = prop.get("default")
-    if default is not None:
+    # (a default with a problem is not kept: its field is dropped, and the problem told)
+    default: tuple[str, ...] | None = None
+    given = prop.get("default")
+    if given is not None:
         allowed = {o.value for o in options}
-        if not isinstance(default, list) or not all(isinstance(v, str) for v in default):
+        if not isinstance(given, list) or not all(isinstance(v, str) for v in given):
             problems.add(f"{path}.default", "must be a list of strings")
-            default = None
-        elif options and (bad := [i for i, v in enumerate(default) if v not in allowed]):
+        elif options and (bad := [i for i, v in enumerate(given) if v not in allowed]):
             problems.add(f"{path}.default[{bad[0]}]",
-                         f"{brief(default[bad[0]])} is not one of the choices")
-        elif len(set(default)) != len(default):
+                         f"{brief(given[bad[0]])} is not one of the choices")
+        elif len(set(given)) != len(given):
             problems.add(f"{path}.default", "lists a choice twice")
         else:
-            default = tuple(default)
+            default = tuple(given)
     return MultiChoiceField(**base, options=options, min_items=min_items, max_items=max_items,
                             default=default)
 
 
-def _check_items(items: dict, path: str, problems: _Problems, allowed: set[str]) -> None:
+def _check_items(items: _Schema, path: str, problems: _Problems, allowed: set[str]) -> None:
     # No "type" is fine: the choices are strings either way (FastMCP leaves it out).
     if items.get("type", "string") != "string":
         problems.add(f"{path}.type", 'must be "string"')
@@ -708,7 +732,7 @@ class _Kind:
 
     words: str
     keywords: frozenset[str]
-    build: Callable[[dict, str, dict, _Problems], Field]
+    build: Callable[[_Schema, str, _Base, _Problems], Field]
 
 
 _KINDS = {
@@ -754,8 +778,10 @@ def _titled_options(entries: Any, path: str, problems: _Problems) -> tuple[Optio
     return tuple(options)
 
 
-def _choice_default(prop: dict, path: str, options: tuple[Option, ...], problems: _Problems):
-    default = prop.get("default")
+def _choice_default(prop: _Schema, path: str, options: tuple[Option, ...],
+                    problems: _Problems) -> str | None:
+    # (a default of another type is refused below, and its field with it)
+    default: str | None = prop.get("default")
     if default is None:
         return None
     if not isinstance(default, str):
@@ -787,7 +813,7 @@ def _string_list(values: Any, path: str, problems: _Problems, what: str,
     return values
 
 
-def _optional_str(prop: dict, key: str, path: str, problems: _Problems) -> str | None:
+def _optional_str(prop: _Schema, key: str, path: str, problems: _Problems) -> str | None:
     value = prop.get(key)
     where = f"{path}.{key}" if path else key
     if value is not None and not isinstance(value, str):

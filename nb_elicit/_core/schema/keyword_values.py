@@ -23,11 +23,11 @@ def too_long(text: str, limit: int, what: str = "it") -> str:
     return f"{what} is {len(text):,} characters; the limit is {limit:,}"
 
 
-def too_many_choices(values: list) -> str:
+def too_many_choices(values: list[Any]) -> str:
     return f"has {len(values):,} choices; the limit is {MAX_CHOICES:,}"
 
 
-def number(prop: dict, key: str, path: str, problems: Problems) -> int | float | None:
+def number(prop: dict[str, Any], key: str, path: str, problems: Problems) -> int | float | None:
     """A number keyword's value, if it is one a form can work with: finite, and no larger than
     the largest float (an integer of any size is a JSON number, but beyond that no bound,
     step or default makes sense, and Python cannot even print one past 4,300 digits)."""
@@ -49,7 +49,7 @@ def number(prop: dict, key: str, path: str, problems: Problems) -> int | float |
 _LARGEST = sys.float_info.max
 
 
-def count(prop: dict, key: str, path: str, problems: Problems) -> int | None:
+def count(prop: dict[str, Any], key: str, path: str, problems: Problems) -> int | None:
     value = number(prop, key, path, problems)
     if value is None:
         return None
@@ -59,7 +59,7 @@ def count(prop: dict, key: str, path: str, problems: Problems) -> int | None:
     return int(value)
 
 
-def got(obj: dict, key: str) -> str:
+def got(obj: dict[str, Any], key: str) -> str:
     return f", got {brief(obj[key])}" if key in obj else " (it is missing)"
 
 

@@ -25,7 +25,7 @@ UNRESOLVED: Any = object()
 _LOCAL_REF = "#/$defs/"
 
 
-def flatten(prop: Any, defs: dict, path: str, problems: Problems) -> Any:
+def flatten(prop: Any, defs: dict[str, Any], path: str, problems: Problems) -> Any:
     """The flat form of a property that a framework wrote in a roundabout way.
 
     Each step has exactly one meaning: a nullable wrapper (:func:`unwrap_nullable`), a local
@@ -48,7 +48,7 @@ def flatten(prop: Any, defs: dict, path: str, problems: Problems) -> Any:
     return prop
 
 
-def _resolve_ref(prop: dict, defs: dict, path: str, problems: Problems,
+def _resolve_ref(prop: dict[str, Any], defs: dict[str, Any], path: str, problems: Problems,
                  drop: tuple[str, ...]) -> Any:
     """``{"$ref": "#/$defs/NAME", ...}`` with NAME's schema in its place (one level only).
 
@@ -72,7 +72,7 @@ def _resolve_ref(prop: dict, defs: dict, path: str, problems: Problems,
     return {**inline, **{k: v for k, v in prop.items() if k != "$ref"}}
 
 
-def _draft4_bounds(prop: dict) -> dict:
+def _draft4_bounds(prop: dict[str, Any]) -> dict[str, Any]:
     """Draft 4's ``"minimum": 0, "exclusiveMinimum": true`` as today's ``"exclusiveMinimum": 0``.
 
     ``false`` only restates the inclusive bound. A ``true`` with no bound beside it has no

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from ..i18n import t
 from ..secrets.fields import is_secret
@@ -29,7 +28,8 @@ from .keyword_values import shown_number
 __all__ = ["read_number", "validate_content", "validate_spec"]
 
 
-def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
+def validate_content(requested_schema: Mapping[str, object],
+                     content: object) -> dict[str, str]:
     """Map each property with a problem to a plain-language message; ``{}`` when all is valid.
 
     Raises :class:`SchemaError` when the schema itself is outside the elicitation subset.
@@ -38,7 +38,7 @@ def validate_content(requested_schema: Mapping, content: Any) -> dict[str, str]:
     return validate_spec(parse_schema(requested_schema), content)
 
 
-def validate_spec(spec: FormSpec, content: Any) -> dict[str, str]:
+def validate_spec(spec: FormSpec, content: object) -> dict[str, str]:
     """:func:`validate_content` for a schema already parsed into ``spec``."""
     if not isinstance(content, Mapping):
         return {"": t("v_not_object")}

@@ -27,7 +27,7 @@ MASK = "••••••"
 MIN_SEARCHED = 4
 
 
-class KnownSecrets(set):
+class KnownSecrets(set[str]):
     """Every value nb_elicit was given as a secret in this kernel (see :func:`remember`): a
     part of the kernel's owner (:mod:`.kernel`)."""
 

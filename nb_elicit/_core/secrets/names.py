@@ -370,12 +370,12 @@ def _reference(text: str) -> str:
 class _StoodIn:
     """Texts as written, each reference replaced by a stand-in, and put back."""
 
-    def __init__(self, pattern: re.Pattern = _STANDS_IN):
+    def __init__(self, pattern: re.Pattern[str] = _STANDS_IN) -> None:
         self.references: list[str] = []
         self.pattern = pattern
 
     def __call__(self, text: str) -> str:
-        def stand_in(match: re.Match) -> str:
+        def stand_in(match: re.Match[str]) -> str:
             self.references.append(match.group(0))
             return f"\ue000{len(self.references) - 1}\ue001"
 

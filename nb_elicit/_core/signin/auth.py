@@ -35,6 +35,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ArgumentTypeError, ConfigError, SignInError
@@ -124,9 +125,9 @@ class AuthConfig:
     store: str = "disk"
     #: Seconds to wait for the person to finish on the sign-in page.
     timeout: float = 300.0
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.mode not in AUTH_MODES:
             raise ConfigError(f"auth must be one of {', '.join(AUTH_MODES)}, not {self.mode!r}")
         if self.store not in STORES:
@@ -287,7 +288,7 @@ class AuthConfig:
         return "registered"
 
 
-def parse_auth(auth: object = None, **options) -> AuthConfig:
+def parse_auth(auth: object = None, **options: Any) -> AuthConfig:
     """An :class:`AuthConfig` from ``connect``'s ``auth=``: None, a mode, a dict or a config.
 
     ``options`` (client_id, client_secret_env, ...) refine it; a client ID without a mode

@@ -17,6 +17,7 @@ import hashlib
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from .. import kernel
@@ -33,7 +34,7 @@ class TokenMemory:
     kernel's owner (:mod:`.kernel`), of which this is a part."""
 
     def __init__(self) -> None:
-        self.kept: dict[tuple[str, str], dict[str, dict]] = {}
+        self.kept: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self.lock = threading.Lock()
 
 
@@ -74,7 +75,7 @@ class TokenStore:
         where = "memory" if self.memory else str(self.folder)
         return f"<nb_elicit TokenStore for {self.server_url} ({where})>"
 
-    def load(self, kind: str) -> dict | None:
+    def load(self, kind: str) -> dict[str, Any] | None:
         """What was stored of ``kind`` (tokens or client), or None."""
         _check(kind)
         if self.memory:
@@ -87,7 +88,7 @@ class TokenStore:
         except UnreadableFile:
             return None  # (signing in again writes it anew)
 
-    def save(self, kind: str, data: dict) -> None:
+    def save(self, kind: str, data: dict[str, Any]) -> None:
         """Keep ``data`` (owner-only: the folders 0700, the file 0600, written atomically)."""
         _check(kind)
         if self.memory:

@@ -52,7 +52,8 @@ class TaskShape(str, Enum):
     EXTENSION = "io.modelcontextprotocol/tasks"
 
     __str__ = str.__str__
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:  # (the text, as __str__: not the member)
+        return str.__format__(self, format_spec)
 
     @property
     def era(self) -> str:
@@ -154,7 +155,8 @@ def parse_instant(text: object) -> float | None:
                 offset = -offset
         when = _dt.datetime(year, month, day, hour, minute, second,
                             tzinfo=_dt.timezone(offset))
-        return when.timestamp() + int(fraction) / 10 ** len(fraction)
+        scale: int = 10 ** len(fraction)  # (int ** int is typed Any: a negative power is a float)
+        return when.timestamp() + int(fraction) / scale
     except (ValueError, OverflowError):
         return None
 

@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import UnreadableFile
 from ..json_store import JsonStore
@@ -126,9 +127,9 @@ class SavedTask:
     kernel: str | None = None
     #: The keys of its row this version does not know (a later one's), written back as they
     #: were.
-    unknown: dict = field(default_factory=dict, compare=False, repr=False)
+    unknown: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def row(self) -> dict:
+    def row(self) -> dict[str, Any]:
         """The entry as the file keeps it."""
         known = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "unknown"}
         return {**self.unknown, **known}
@@ -223,23 +224,24 @@ class _File:
     """The file of running tasks as read: its entries, and its rows this version cannot read,
     in the object read (the rest of the file, written back as it was)."""
 
-    document: dict
+    document: dict[str, Any]
     entries: list[SavedTask]
     #: The rows it could not read, written back as they were.
-    unread: list
+    unread: list[Any]
 
     @classmethod
-    def of(cls, store: JsonStore, document: dict) -> _File:
+    def of(cls, store: JsonStore, document: dict[str, Any]) -> _File:
         """The file read from ``document``. :class:`~.errors.UnreadableFile` when it has no
         list of rows."""
-        entries, unread = [], []
+        entries: list[SavedTask] = []
+        unread: list[Any] = []
         for row in store.part(document, "tasks", list):
             entry = _entry(row)
             if entry is _GONE:
                 continue  # (a stdio server's, from an older file: it died with its kernel)
             if entry is None:
                 unread.append(row)  # (a damaged row, or a later version's: kept as it is)
-            else:
+            elif isinstance(entry, SavedTask):  # (what is left: _entry gives nothing else)
                 entries.append(entry)
         return cls(document, entries, unread)
 
