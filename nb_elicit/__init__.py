@@ -10,6 +10,8 @@ the cell that made the call, and answers with exactly what the person entered.
     >>> form = nb_elicit.ElicitationForm("Who are you?", schema, server="demo")
 """
 
+import typing as _typing
+
 from ._core.answer import Answer
 from ._core.errors import (
     ArgumentTypeError,
@@ -45,6 +47,19 @@ from ._core.schema.fields import (
 from ._core.types import ToolResult
 
 __version__ = "0.1.0"
+
+if _typing.TYPE_CHECKING:  # (what a type checker reads for the names loaded on first use, below)
+    from ._core.configs.servers import configured_servers
+    from ._core.schema.validate import validate_content
+    from ._runtime.agent_hooks import answer_interrupt, claude_hooks
+    from ._runtime.connection import Connection, ToolCall, connect, connections, logout
+    from ._runtime.framework_apps import show_app
+    from ._runtime.hooks import (
+        answer_every_session,
+        elicitation_callback,
+        elicitation_handler,
+    )
+    from ._ui.form import ElicitationForm
 
 # Widgets, the SDK and jsonschema are imported on first use: `import nb_elicit` and
 # `%load_ext nb_elicit` stay quick, and the schema engine works without ipywidgets.
