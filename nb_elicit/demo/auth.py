@@ -46,6 +46,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from .. import __version__
+
 SCOPE = "demo"
 #: The demo's one service client: client credentials, for runs with nobody there.
 SERVICE_CLIENT = "nb-elicit-demo-service"
@@ -223,7 +225,7 @@ def server_with_sign_in(port: int) -> MCPServer:
             enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
     # (the demo's tools, as registered on the plain demo server)
     tools = demo._tool_manager.list_tools()
-    guarded = _DemoWithSignIn("nb-elicit-demo", version="0.1.0", instructions=demo.instructions,
+    guarded = _DemoWithSignIn("nb-elicit-demo", version=__version__, instructions=demo.instructions,
                               tools=tools, auth_server_provider=provider, auth=settings,
                               extensions=[tasks], middleware=[tasks.middleware],
                               request_state_security=STATE_SECURITY)

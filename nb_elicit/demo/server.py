@@ -28,13 +28,14 @@ from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from .. import __version__
 from . import asking, clock, task_tools
 from .asking import Withdrawn, both_eras
 from .task_wire import DemoTasks
 
 #: The task tools' tasks, in both wire shapes (2025-11-25, and the 2026-07-28 extension).
 tasks = DemoTasks()
-server = MCPServer("nb-elicit-demo", version="0.1.0",
+server = MCPServer("nb-elicit-demo", version=__version__,
                    instructions="Tools that ask the person for input, for trying nb_elicit.",
                    extensions=[tasks], middleware=[tasks.middleware],
                    request_state_security=asking.STATE_SECURITY)

@@ -1,0 +1,236 @@
+"""The wheel and the sdist as shipped, proved from an install rather than from the checkout.
+
+``python -m build`` builds the sdist from the checkout and then the wheel from that sdist (so the
+sdist is proved whole enough to build from), with hatchling fetched into the build's own
+environment. Each file the wheel must carry is named here: a file that only the checkout has
+(the app bundle, the demo's page, ``py.typed``, the compiled text catalogues) would pass every
+other test and fail only once installed. The wheel is then installed, with its dependencies,
+into a clean virtual environment, where the quickstart notebook runs headless from that install
+(its forms answered by the respond policy) and a small program of the public API passes
+``mypy --strict``. They install from the package registry, so they take a minute or two.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from helpers.notebooks import ADA, NOTEBOOKS, code_cell, received, result, stdout
+
+import nb_elicit
+
+# once: the files of the build do not depend on the Python that builds them, and the kernel
+# paths the quickstart takes run on every Python elsewhere. blocking_kernel: the quickstart's
+# cells wait for their forms.
+pytestmark = [pytest.mark.once, pytest.mark.blocking_kernel]
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAM = Path(__file__).parent / "fixtures" / "public_api_use.py"
+#: The mypy that checks the program, installed in the clean environment beside the wheel.
+MYPY = "mypy==2.4.1"
+
+#: What the wheel must carry besides the Python modules, each named: nb_elicit reads them at
+#: run time (or a type checker does), and no import would notice one missing.
+IN_THE_WHEEL = [
+    "nb_elicit/py.typed",
+    "nb_elicit/_ui/static/app_host.js",
+    "nb_elicit/_ui/static/app_loader.js",
+    "nb_elicit/demo/static/clock_app.html",
+    "nb_elicit/_core/locale/en/LC_MESSAGES/nb_elicit.mo",
+    "nb_elicit/_core/locale/zh/LC_MESSAGES/nb_elicit.mo",
+    "nb_elicit/_core/locale/en/LC_MESSAGES/nb_elicit.po",
+    "nb_elicit/_core/locale/zh/LC_MESSAGES/nb_elicit.po",
+    "nb_elicit/__init__.py",
+    "nb_elicit/demo/__main__.py",
+]
+#: The same kinds of files found in the checkout, so that one added later is carried too.
+IN_THE_WHEEL_BY_PATTERN = ["nb_elicit/_ui/static/*.js", "nb_elicit/demo/static/*",
+                           "nb_elicit/_core/locale/*/LC_MESSAGES/nb_elicit.mo"]
+#: What the sdist must carry besides the package: what builds it, what tests it, what
+#: documents it.
+IN_THE_SDIST = [
+    "pyproject.toml", "README.md", "CHANGELOG.md",
+    "tests/conftest.py", "tests/test_wheel.py", "tests/fixtures/public_api_use.py",
+    "tests/helpers/notebooks.py", "docs/architecture.md", "notebooks/quickstart.ipynb",
+    "scripts/compile_texts.py", "scripts/test.sh",
+]
+#: Folders whose every tracked file the sdist carries.
+SDIST_FOLDERS = ("nb_elicit/", "tests/", "docs/", "notebooks/")
+#: What no build may carry.
+NEVER = (".git/", ".venv/", ".cache/", "__pycache__/")
+
+# Run by the clean environment's own python: execute a notebook with nbclient, save what
+# happened.
+EXECUTE = """
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+source, target = Path(sys.argv[1]), Path(sys.argv[2])
+nb = nbformat.read(source, as_version=4)
+try:
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(source.parent)}}).execute()
+finally:
+    nbformat.write(nb, target)
+"""
+
+
+def clean_env(home: Path, venv: Path | None = None, **extra: str) -> dict[str, str]:
+    """This machine's environment (registry settings included) without this test run's venv,
+    Python path, Jupyter paths or nb_elicit settings; HOME is a throwaway (pip's cache stays
+    where it was), and ``venv`` comes first on PATH."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PIP_USER",
+                        "JPY_SESSION_NAME")
+           and not k.startswith(("JUPYTER", "NB_ELICIT_", "XDG_", "CONDA"))}
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+    env["HOME"] = str(home)
+    if venv is not None:
+        env["VIRTUAL_ENV"] = str(venv)
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', os.defpath)}"
+    env.update(extra)
+    return env
+
+
+def sh(args: list, cwd: Path, env: dict[str, str], timeout: float) -> str:
+    """Run a command; return its output (stdout and stderr), failing with its tail."""
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, timeout=timeout,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout[-4000:]}"
+    return done.stdout
+
+
+def tracked(folder: str) -> list[str]:
+    """The checkout's files under ``folder`` that git tracks (none when git is not there)."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", folder], cwd=REPO,
+                                capture_output=True, check=True, timeout=60).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [name for name in listed.split("\0") if name and (REPO / name).is_file()]
+
+
+def missing(names: set[str], wanted: list[str]) -> list[str]:
+    return [name for name in wanted if name not in names]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("wheel")
+
+
+@pytest.fixture(scope="module")
+def home(work) -> Path:
+    path = work / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(work) -> dict[str, Path]:
+    """The sdist and the wheel, built from the checkout as a release would be."""
+    out = work / "dist"
+    # (this Python's own environment: build is one of the test extra's packages)
+    sh([sys.executable, "-m", "build", "--outdir", out, REPO], work, dict(os.environ), 600)
+    sdists, wheels = sorted(out.glob("*.tar.gz")), sorted(out.glob("*.whl"))
+    assert len(sdists) == 1 and len(wheels) == 1, sorted(out.iterdir())
+    return {"sdist": sdists[0], "wheel": wheels[0]}
+
+
+@pytest.fixture(scope="module")
+def venv(work, home, built) -> Path:
+    """A clean virtual environment with the wheel installed (its dependencies from the
+    registry), and what running a notebook and checking types needs besides."""
+    path = work / "venv"
+    sh([sys.executable, "-m", "venv", path], work, clean_env(home), 120)
+    sh([path / "bin" / "python", "-m", "pip", "install", "--quiet", built["wheel"],
+        "ipykernel>=7.4", "nbclient>=0.10", "nbformat>=5.9", MYPY],
+       home, clean_env(home, path), 900)
+    return path
+
+
+@pytest.mark.timeout(900)
+def test_the_wheel_carries_every_file_nb_elicit_reads(built):
+    names = set(zipfile.ZipFile(built["wheel"]).namelist())
+    assert missing(names, IN_THE_WHEEL) == []
+    found = [str(path.relative_to(REPO)) for pattern in IN_THE_WHEEL_BY_PATTERN
+             for path in sorted(REPO.glob(pattern))]
+    assert len(found) >= 4, found
+    assert missing(names, found) == []
+    # Only the package: no tests, docs nor notebooks, and nothing of a checkout's own.
+    assert {name.split("/")[0] for name in names} == {
+        "nb_elicit", f"nb_elicit-{nb_elicit.__version__}.dist-info"}
+    assert not [name for name in names if any(part in name for part in NEVER)]
+    # The version is the package's: one place, read by the build.
+    assert built["wheel"].name == f"nb_elicit-{nb_elicit.__version__}-py3-none-any.whl"
+
+
+@pytest.mark.timeout(900)
+def test_the_sdist_carries_the_package_its_tests_and_its_docs(built):
+    top = f"nb_elicit-{nb_elicit.__version__}/"
+    with tarfile.open(built["sdist"]) as sdist:
+        names = {name.removeprefix(top) for name in sdist.getnames()}
+    assert missing(names, IN_THE_SDIST + IN_THE_WHEEL) == []
+    for folder in SDIST_FOLDERS:
+        files = tracked(folder)
+        assert files or not (REPO / ".git").exists(), folder
+        assert missing(names, files) == [], folder
+    assert not [name for name in names if any(part in name for part in NEVER)]
+
+
+@pytest.mark.timeout(900)
+def test_the_installed_wheel_runs_the_quickstart_headless(venv, home, work):
+    python = venv / "bin" / "python"
+    env = clean_env(home, venv)
+    where = sh([python, "-c", "import nb_elicit, importlib.metadata as md; "
+                "print(nb_elicit.__file__); print(md.version('nb-elicit'))"], home, env, 60)
+    file, version = where.split()
+    assert Path(file).is_relative_to(venv), file
+    assert version == nb_elicit.__version__
+
+    # The notebook is copied out of the checkout, so that nothing of it is on the kernel's path.
+    notebook = work / "quickstart.ipynb"
+    shutil.copy(NOTEBOOKS / "quickstart.ipynb", notebook)
+    executed = work / "quickstart.out.ipynb"
+    run_env = clean_env(home, venv, NB_ELICIT_RESPOND=f"accept {json.dumps(ADA)}")
+    try:
+        sh([python, "-c", EXECUTE, notebook, executed], home, run_env, 300)
+    finally:
+        if executed.exists():  # show what the notebook printed, when this fails
+            print(executed.read_text(encoding="utf-8")[-6000:])
+
+    nb = nbformat.read(executed, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code), "not every cell ran"
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    assert f"This kernel runs {python}" in stdout(code_cell(nb, "%load_ext nb_elicit"))
+    assert (f"Connected 'demo': nb-elicit-demo {nb_elicit.__version__}"
+            in result(code_cell(nb, "%mcp connect demo")))
+    contact = code_cell(nb, "%mcp call demo contact_info")
+    assert received(contact) == {"action": "accept", "content": ADA}
+    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
+    assert result(python_api) == "'Hello, @Ada!'"
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+
+
+@pytest.mark.timeout(900)
+def test_a_program_of_the_public_api_passes_mypy_strict_against_the_wheel(venv, home, work):
+    """The program (tests/fixtures/public_api_use.py) is checked where the checkout is not on
+    mypy's path: the types it sees are the installed wheel's."""
+    program = work / "program" / PROGRAM.name
+    program.parent.mkdir()
+    shutil.copy(PROGRAM, program)
+    done = subprocess.run([venv / "bin" / "python", "-m", "mypy", "--strict", "--no-incremental",
+                           "--cache-dir", os.devnull, program.name], cwd=program.parent,
+                          env=clean_env(home, venv), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Success: no issues found in 1 source file" in done.stdout
