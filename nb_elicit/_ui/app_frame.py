@@ -63,13 +63,14 @@ the frame says that the app did not start.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import inspect
 import json
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,10 @@ del _HOST_BYTES
 #: How long a frame waits for the host code before it says the app did not start (s).
 HOST_CODE_WAIT = 30
 
-Handler = Callable[[str, dict], "dict | Awaitable[dict] | None"]
+Handler = Callable[[str, dict[str, Any]],
+                   "dict[str, Any] | Awaitable[dict[str, Any]] | None"]
+#: A request's handler under way: a task on the frame's loop, or a future of another thread's.
+_Running = asyncio.Future[object] | concurrent.futures.Future[object]
 #: What the front end says when the frame is gone for good (see `status`).
 ENDED_STATUSES = ("torn down", "failed: the app left its page")
 
@@ -191,47 +195,49 @@ class AppFrame(anywidget.AnyWidget):
         self._on_end: Callable[[str], None] | None = None
         self._handler: Handler | None = None
         self._loop = running_loop()
-        self._running: dict[int, asyncio.Future | Any] = {}
+        #: The requests under way, by their id (an int: see _request; a cancel's id is
+        #: looked up as it came).
+        self._running: dict[object, _Running] = {}
         self.host_code_requests = 0
         self.on_msg(self._on_front_end_msg)
 
     # -- the traits ----------------------------------------------------------------------------
 
     @traitlets.validate("csp")
-    def _valid_csp(self, proposal):
+    def _valid_csp(self, proposal: traitlets.Bunch) -> dict[str, Any]:
         return app_csp(proposal["value"])
 
     @traitlets.observe("csp")
-    def _csp_changed(self, change) -> None:
+    def _csp_changed(self, change: traitlets.Bunch) -> None:
         self.policy = content_security_policy(change["new"])
 
     @traitlets.observe("csp", "permissions")
-    def _doors_changed(self, _change) -> None:
+    def _doors_changed(self, _change: traitlets.Bunch) -> None:
         self.side_doors = side_doors(self.csp, self.permissions)
 
     @traitlets.validate("side_doors")
-    def _valid_side_doors(self, _proposal):
+    def _valid_side_doors(self, _proposal: traitlets.Bunch) -> dict[str, bool]:
         return side_doors(self.csp, self.permissions)
 
     @traitlets.validate("policy")
-    def _valid_policy(self, proposal):
+    def _valid_policy(self, proposal: traitlets.Bunch) -> str:
         return content_security_policy(self.csp)
 
     @traitlets.validate("permissions")
-    def _valid_permissions(self, proposal):
+    def _valid_permissions(self, proposal: traitlets.Bunch) -> dict[str, dict[str, Any]]:
         return granted_permissions(proposal["value"])
 
     @traitlets.observe("status")
-    def _status_changed(self, change) -> None:
+    def _status_changed(self, change: traitlets.Bunch) -> None:
         if change["new"] in ENDED_STATUSES:
             self._ended("torn down")
 
     @traitlets.validate("max_height")
-    def _valid_max_height(self, proposal):
+    def _valid_max_height(self, proposal: traitlets.Bunch) -> int:
         return max(MIN_HEIGHT, int(proposal["value"]))
 
     @traitlets.validate("height")
-    def _valid_height(self, proposal):
+    def _valid_height(self, proposal: traitlets.Bunch) -> int:
         value = int(proposal["value"])
         return 0 if value <= 0 else min(MAX_CONTENT_HEIGHT, max(MIN_HEIGHT, value))
 
@@ -250,7 +256,7 @@ class AppFrame(anywidget.AnyWidget):
         self._handler = handler
         self._loop = loop or running_loop() or self._loop
 
-    def release(self, granted=()) -> None:
+    def release(self, granted: Iterable[str] = ()) -> None:
         """The person answered for the app's permissions: its frame gets ``granted`` (keys of
         :data:`~nb_elicit._core.apps.PERMISSIONS`; none by default), then its HTML, if its
         front end has asked for it already (else when it asks). Once only."""
@@ -263,7 +269,7 @@ class AppFrame(anywidget.AnyWidget):
             if self._html_asked:
                 self._send_html_now()  # (asked once only: never "gone" here)
 
-    def send_tool_input_partial(self, arguments: dict) -> None:
+    def send_tool_input_partial(self, arguments: dict[str, Any]) -> None:
         """Partial tool arguments while they stream in (dropped once the whole input is sent)."""
         self.send({"kind": "tool-input-partial", "arguments": dict(arguments)})
 
@@ -284,7 +290,7 @@ class AppFrame(anywidget.AnyWidget):
 
     # -- the app to Python -------------------------------------------------------------------
 
-    def _on_front_end_msg(self, _widget, content, _buffers) -> None:
+    def _on_front_end_msg(self, _widget: object, content: object, _buffers: object) -> None:
         if not isinstance(content, dict):
             return
         kind = content.get("kind")
@@ -346,7 +352,7 @@ class AppFrame(anywidget.AnyWidget):
         message came on: also while the calling cell still runs)."""
         self.send({"kind": "host-code", "sha": HOST_SHA, "code": HOST_CODE})
 
-    def _request(self, content: dict) -> None:
+    def _request(self, content: dict[str, Any]) -> None:
         request_id = content.get("id")
         if not isinstance(request_id, int) or isinstance(request_id, bool):
             return  # (nothing to answer to)
@@ -367,7 +373,7 @@ class AppFrame(anywidget.AnyWidget):
         else:
             self.send(_result_reply(request_id, method, outcome))
 
-    def _notification(self, content: dict) -> None:
+    def _notification(self, content: dict[str, Any]) -> None:
         method, params = content.get("method"), content.get("params")
         if method not in NOTIFICATIONS or self._handler is None or not isinstance(params, dict):
             return
@@ -379,10 +385,10 @@ class AppFrame(anywidget.AnyWidget):
         if inspect.isawaitable(outcome):
             self._later(outcome, method, None)
 
-    def _later(self, awaitable: Awaitable, method: str, request_id: int | None) -> None:
+    def _later(self, awaitable: Awaitable[object], method: str, request_id: int | None) -> None:
         """Run the handler's awaitable on an event loop; answer when it ends."""
 
-        async def run():
+        async def run() -> object:
             return await awaitable
 
         here = running_loop()
@@ -392,7 +398,7 @@ class AppFrame(anywidget.AnyWidget):
                 raise RuntimeError("no event loop")
             if loop is here:
                 # Background work: the frame's; one app message's handler, answered when it ends.
-                running: Any = loop.create_task(run())
+                running: _Running = loop.create_task(run())
             else:  # (a message handled on another thread: the kernel's loop runs it)
                 running = asyncio.run_coroutine_threadsafe(run(), loop)
         except RuntimeError:
@@ -403,7 +409,7 @@ class AppFrame(anywidget.AnyWidget):
                                         "Internal error (no event loop)"))
             return
 
-        def done(finished) -> None:
+        def done(finished: _Running) -> None:
             if request_id is not None:
                 self._running.pop(request_id, None)
             if finished.cancelled():
@@ -424,7 +430,7 @@ class AppFrame(anywidget.AnyWidget):
 
 # -- the app's JSON-RPC responses ----------------------------------------------------------------
 
-def _result_reply(request_id: int, method: str, result: object) -> dict:
+def _result_reply(request_id: int, method: str, result: object) -> dict[str, object]:
     """The response that carries a handler's ``result`` (None: an empty one); a result that is
     no JSON object is the handler's failure."""
     if result is None:
@@ -439,7 +445,7 @@ def _result_reply(request_id: int, method: str, result: object) -> dict:
     return {"kind": "response", "id": request_id, "result": result}
 
 
-def _failure_reply(request_id: int, method: str, exc: BaseException) -> dict:
+def _failure_reply(request_id: int, method: str, exc: BaseException) -> dict[str, object]:
     """The response to a request whose handler raised ``exc``: an `AppRequestError` is that
     JSON-RPC error; anything else is logged and ``INTERNAL_ERROR`` with its class name only
     (its text may quote what the app or the server sent)."""
@@ -449,5 +455,5 @@ def _failure_reply(request_id: int, method: str, exc: BaseException) -> dict:
     return _error_reply(request_id, INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")
 
 
-def _error_reply(request_id: int, code: int, message: str) -> dict:
+def _error_reply(request_id: int, code: int, message: str) -> dict[str, object]:
     return {"kind": "response", "id": request_id, "error": {"code": code, "message": message}}

@@ -41,7 +41,7 @@ class BacklogLine:
             button = widgets.Button(description=t("cancel_waiting"),
                                     tooltip=t("cancel_waiting.tip"),
                                     _dom_classes=("nb-elicit-cancel-waiting",))
-            button.on_click(lambda _: self._cancel_all and self._cancel_all())
+            button.on_click(self._on_cancel_all)
             line = widgets.HTML(_dom_classes=("nb-elicit-backlog-text",))
             self.widget = widgets.HBox([line, button], _dom_classes=("nb-elicit-backlog",))
             self._made()
@@ -50,7 +50,13 @@ class BacklogLine:
         self._draws.soon("backlog", self._draw)
         return self.widget
 
+    def _on_cancel_all(self, _: object) -> None:
+        if self._cancel_all is not None:
+            self._cancel_all()
+
     def _draw(self) -> None:
+        # (drawn only when show() asked for it, after it made the line, which then stays)
+        assert self.widget is not None
         text = self.text
         self.widget.children[0].value = text_html(text) if text else ""
         self.widget.layout.display = None if text else "none"

@@ -16,7 +16,7 @@ import ipywidgets as widgets
 
 from .._core.notices import NoticeKind
 from .._core.records.transcript import notice_html
-from .cell_outputs import CellOutputs
+from .cell_outputs import CellOutputs, OutputHandle
 from .closing import close_soon
 from .plain_text import Static
 
@@ -33,7 +33,7 @@ class CallApps:
         #: Whether the box shows in the view's second output.
         self.shown = False
         #: The apps' own keyboard script, while they show, and where to display it.
-        self._keys = None
+        self._keys: OutputHandle | None = None
         self._keys_later: contextvars.Context | None = None
         self.css_class = f"nb-elicit-apps-{uuid.uuid4().hex[:12]}"
         #: The line in the apps' place once the last of them ended (see :meth:`ended`).
@@ -83,7 +83,7 @@ class CallApps:
         said the app is shown (the transcript there is the one the page had, and would say it
         still is); with no reason, the place is left empty."""
         self.line = reason or None
-        line = ()
+        line: tuple[widgets.Widget, ...] = ()
         if reason:
             hide = f"<style>.{tag} {{ display: none; }}</style>" if tag else ""
             ended = widgets.HTML(hide + notice_html(reason, NoticeKind.INFO),

@@ -13,14 +13,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
-from .._core.notices import NoticeEntry, NoticeKind, Notices
+from .._core.notices import Notice, NoticeEntry, NoticeKind, Notices
 from .._core.records.transcript import Asked, item_html, notice_html
 from .closing import close_soon
 from .draw_soon import DrawSoon
 from .kit import Kit
+
+if TYPE_CHECKING:
+    from .prompt import PromptWidget
 
 __all__ = ["CallLog"]
 
@@ -36,7 +40,7 @@ class CallLog:
         #: The call's notices, in order, and its plain lines.
         self.notices = Notices()
         #: Everything told, in order: the requests shown and the notices (their entries).
-        self.told: list = []
+        self.told: list[PromptWidget | NoticeEntry] = []
         #: How many of :attr:`told` came before the result (or the failure), once there is
         #: one: what comes later is told after it.
         self.result_at: int | None = None
@@ -74,7 +78,7 @@ class CallLog:
         else:
             self._laid_out()
 
-    def add_request(self, prompt: widgets.Widget) -> None:
+    def add_request(self, prompt: PromptWidget) -> None:
         """A request shown in the call's view, after what is there."""
         self.told.append(prompt)
         self.set_asked((*self.asked, prompt))
@@ -117,11 +121,11 @@ class CallLog:
         """How many requests and notices were told before now, and before the result."""
         return len(self.told) if self.result_at is None else self.result_at
 
-    def prompts(self) -> list:
+    def prompts(self) -> list[PromptWidget]:
         """The requests shown (the lines that can be answered)."""
         return [c for c in self.asked if hasattr(c, "answer")]
 
-    def open_prompts(self) -> list:
+    def open_prompts(self) -> list[PromptWidget]:
         """The requests shown that wait for an answer."""
         return [prompt for prompt in self.prompts() if not prompt.answer.done()]
 
@@ -130,7 +134,7 @@ class CallLog:
         answer may come on any thread)."""
         loop = asyncio.get_running_loop()
 
-        def later(_answer) -> None:
+        def later(_answer: object) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(then)
 
@@ -147,7 +151,7 @@ class CallLog:
         answered = [c for c in self.prompts() if c.answer.done()]
         self.drop(answered[:max(0, len(answered) - keep)])
 
-    def drop(self, prompts: list) -> None:
+    def drop(self, prompts: list[PromptWidget]) -> None:
         """The answered requests ``prompts`` leave the view and the log, and close."""
         gone = {id(c) for c in prompts if c.answer.done()}
         if not gone:
@@ -160,7 +164,7 @@ class CallLog:
             if id(prompt) in gone:
                 close_soon(prompt)
 
-    def items(self) -> list:
+    def items(self) -> list[Asked | Notice | str]:
         """What the transcript tells, in order: each notice's item, each request's outcome."""
         return [told.item if isinstance(told, NoticeEntry) else told.outcome()
                 for told in self.told]

@@ -13,6 +13,8 @@ freezing (:mod:`.cell_outputs`); the view lays them out, in order, and tells the
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 
@@ -30,7 +32,11 @@ from .kit import Kit
 from .plain_text import PlainText
 from .progress import ProgressLine
 from .result_view import ResultSlot, result_box, result_text
-from .waiting_line import WaitingLine
+from .waiting_line import CallClock, WaitingLine
+
+if TYPE_CHECKING:
+    from .prompt import PromptWidget
+    from .task_card import TaskCard
 
 __all__ = ["CallView"]
 
@@ -78,7 +84,7 @@ class CallView(PlainText, widgets.VBox):
         self.progress: ProgressLine | None = None
         self.result_slot = ResultSlot(_KIT, self._lay_out)
         #: The card of the task this call runs as (see :meth:`show_task`), if any.
-        self.task_card = None
+        self.task_card: TaskCard | None = None
         # The waiting line comes after the forms: when it comes back under an answered form,
         # nothing above the form moves (the call's one clock, in one place).
         super().__init__([self.status], layout=_KIT.plain,
@@ -115,7 +121,7 @@ class CallView(PlainText, widgets.VBox):
         (see :meth:`CellOutputs.show_when_needed`)."""
         self.outputs.show_when_needed(keyboard, in_place)
 
-    def add_form(self, form: widgets.Widget) -> None:
+    def add_form(self, form: PromptWidget) -> None:
         form.on_late_change(self._late_change)
         self.call_log.add_request(form)
         self.outputs.keyboard_now()
@@ -125,7 +131,7 @@ class CallView(PlainText, widgets.VBox):
         if not self.frozen:
             self.waiting_line.ticker.start()
 
-    def show_task(self, card: widgets.Widget) -> None:
+    def show_task(self, card: TaskCard) -> None:
         """The call runs as a task: its card takes the forms' place, and the questions asked
         inside the task show inside the card."""
         self.task_card = card
@@ -176,12 +182,13 @@ class CallView(PlainText, widgets.VBox):
         close (for a view that outlives its requests: the one of an app's requests)."""
         self.call_log.drop_answered(keep)
 
-    def drop(self, prompts: list) -> None:
+    def drop(self, prompts: list[PromptWidget]) -> None:
         """The answered requests ``prompts`` leave the view (told elsewhere, or no longer
         needed) and close."""
         self.call_log.drop(prompts)
 
-    def show_backlog(self, server: str, count: int, cancel_all) -> widgets.HBox | None:
+    def show_backlog(self, server: str, count: int,
+                     cancel_all: Callable[[], object]) -> widgets.HBox | None:
         """How many more requests of ``server`` wait to be shown (0: none; the line hides),
         with a button that cancels them all (``cancel_all()``, safe from any thread). Returns
         the line, once it exists."""
@@ -295,7 +302,7 @@ class CallView(PlainText, widgets.VBox):
         return Transcript(self.server, self.what, items, result, self.waiting_line.failure,
                           task, marks, self.call_log.result_at)
 
-    def follow(self, clock) -> None:
+    def follow(self, clock: CallClock) -> None:
         """Show the time left of ``clock`` (a call: ``time_left()`` and ``paused``)."""
         self.waiting_line.follow(clock)
 

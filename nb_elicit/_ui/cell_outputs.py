@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable
+from typing import Protocol
 
 import ipywidgets as widgets
 from IPython.display import Javascript, display
@@ -25,7 +26,15 @@ from .._core.records.transcript import Transcript, transcript_bundle
 from .keyboard import keyboard_script
 from .plain_text import Static
 
-__all__ = ["CellOutputs"]
+__all__ = ["CellOutputs", "OutputHandle"]
+
+
+class OutputHandle(Protocol):
+    """An output displayed with a display id (IPython's ``DisplayHandle``, which has no
+    annotations): what it shows can be replaced."""
+
+    def update(self, obj: object, **kwargs: object) -> None:
+        """Show ``obj`` in the output instead."""
 
 
 class CellOutputs:
@@ -35,11 +44,11 @@ class CellOutputs:
     def __init__(self, view: widgets.Widget, css_class: str):
         self._view, self._css_class = view, css_class
         #: Set when the view is displayed: where the transcript goes when it is frozen.
-        self.display_handle = None
+        self.display_handle: OutputHandle | None = None
         #: The view's second output: its keyboard script, then its apps.
-        self.script_handle = None
+        self.script_handle: OutputHandle | None = None
         #: The keyboard script's own output, when the apps took the second one first.
-        self.keys_handle = None
+        self.keys_handle: OutputHandle | None = None
         #: The view is frozen: its transcript shows in its place, its models are closing.
         self.frozen = False
         #: True where the frontend applies no display update to an output already shown
@@ -61,7 +70,8 @@ class CellOutputs:
         what a cell displayed while it ran, and a form of ``start_tool`` comes after."""
         self._show_later = None
         self.in_place = in_place
-        self.display_handle = display(self._view, display_id=True)
+        # (IPython's display functions carry no annotations)
+        self.display_handle = display(self._view, display_id=True)  # type: ignore[no-untyped-call]
         self.keyboard = keyboard
         if keyboard:
             self._keyboard_later = contextvars.copy_context()
@@ -74,8 +84,8 @@ class CellOutputs:
         context, self._keyboard_later = self._keyboard_later, None
         if context is None or self.frozen:
             return
-        handle = context.run(display, Javascript(keyboard_script(self._css_class)),
-                             display_id=True)
+        script = Javascript(keyboard_script(self._css_class))  # type: ignore[no-untyped-call]
+        handle: OutputHandle = context.run(display, script, display_id=True)
         if self.script_handle is None:
             self.script_handle = handle
         else:
@@ -105,16 +115,18 @@ class CellOutputs:
         if self.script_handle is not None:
             self.script_handle.update(shown)
         else:
-            self.script_handle = display(shown, display_id=True)
+            self.script_handle = display(shown, display_id=True)  # type: ignore[no-untyped-call]
 
     def empty_second(self) -> None:
         if self.script_handle is not None:
             self.script_handle.update(Static())
 
-    def script_later(self, context: contextvars.Context, css_class: str):
+    def script_later(self, context: contextvars.Context, css_class: str) -> OutputHandle:
         """Display a keyboard script rooted at ``css_class`` in ``context``'s cell; its
         display handle."""
-        return context.run(display, Javascript(keyboard_script(css_class)), display_id=True)
+        script = Javascript(keyboard_script(css_class))  # type: ignore[no-untyped-call]
+        handle: OutputHandle = context.run(display, script, display_id=True)
+        return handle
 
     def retell(self, transcript: Callable[[], Transcript]) -> bool:
         """A frozen view's transcript is drawn again (something was added to its log, long

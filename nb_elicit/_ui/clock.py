@@ -32,7 +32,7 @@ class _Clock:
         # strong reference here would keep the loop (and so the entry) alive for ever.
         self._loop = weakref.ref(loop)
         self.subscribers: dict[int, Callable[[], object]] = {}
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self._next = 0
 
     def add(self, callback: Callable[[], object]) -> Subscription:
@@ -87,7 +87,7 @@ class Subscription:
         return self._clock is not None and self._key in self._clock.subscribers
 
 
-class LoopClocks(weakref.WeakKeyDictionary):
+class LoopClocks(weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Clock]):
     """The clock of each event loop that has one (a loop that goes away takes its clock): a
     part of the kernel's owner (:mod:`nb_elicit._core.kernel`)."""
 
@@ -109,7 +109,7 @@ def subscribe(callback: Callable[[], object]) -> Subscription | None:
     return clock.add(callback)
 
 
-def clock_task(loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task | None:
+def clock_task(loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[None] | None:
     """The task that ticks on ``loop`` (by default the running one), or None while nothing
     subscribes there."""
     loop = loop or running_loop()

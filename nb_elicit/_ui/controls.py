@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import html
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
@@ -140,7 +141,7 @@ class FieldControl:
         """The widgets whose ``value`` the person changes."""
         return [self.widget]
 
-    def read(self):
+    def read(self) -> object:
         """The typed value entered, or :data:`MISSING`; ``ValueError`` explains unreadable text."""
         raise NotImplementedError
 
@@ -181,14 +182,16 @@ class FieldControl:
         """Move the keyboard focus to this field's (first) input."""
         self.inputs()[0].focus()
 
-    def _changed(self, change) -> None:
+    def _changed(self, change: object) -> None:
         self.touched = True
         for listener in self._listeners:
             listener(self)
 
 
 class TextControl(FieldControl):
-    _PLACEHOLDERS = {"email": "name@example.com", "uri": "https://"}
+    field: TextField
+    _PLACEHOLDERS: ClassVar[dict[str | None, str]] = {"email": "name@example.com",
+                                                      "uri": "https://"}
     _WIDGET: type[widgets.Text] = widgets.Text
 
     def __init__(self, field: TextField, kit: Kit):
@@ -197,7 +200,7 @@ class TextControl(FieldControl):
                               placeholder=placeholder)
         super().__init__(field, text, kit)
 
-    def read(self):
+    def read(self) -> object:
         return self.widget.value if self.widget.value != "" else MISSING
 
 
@@ -208,11 +211,13 @@ class SecretTextControl(TextControl):
 
 
 class DateControl(FieldControl):
+    field: TextField
+
     def __init__(self, field: TextField, kit: Kit):
         value = parse_date(field.default) if field.default else None
         super().__init__(field, labelled_input(widgets.DatePicker, field, kit, value=value), kit)
 
-    def read(self):
+    def read(self) -> object:
         if self.widget.value is None:
             return MISSING
         return self.field.default if not self.touched and self.field.default else (
@@ -222,12 +227,14 @@ class DateControl(FieldControl):
 class DateTimeControl(FieldControl):
     """A timezone-aware picker: RFC 3339 date-times always carry an offset."""
 
+    field: TextField
+
     def __init__(self, field: TextField, kit: Kit):
         value = parse_date_time(field.default) if field.default else None
         super().__init__(field, labelled_input(widgets.DatetimePicker, field, kit, value=value),
                          kit)
 
-    def read(self):
+    def read(self) -> object:
         if self.widget.value is None:
             return MISSING
         if not self.touched and self.field.default:
@@ -242,6 +249,7 @@ class NumberControl(FieldControl):
     would invent a value the person never typed.)
     """
 
+    field: NumberField
     _WIDGET: type[widgets.Text] = widgets.Text
 
     def __init__(self, field: NumberField, kit: Kit):
@@ -250,7 +258,7 @@ class NumberControl(FieldControl):
                               placeholder=_number_hint(field))
         super().__init__(field, text, kit)
 
-    def read(self):
+    def read(self) -> object:
         if self.widget.value.strip() == "":
             return MISSING
         if not self.touched and self.field.default is not None:
@@ -273,6 +281,8 @@ class CheckboxControl(FieldControl):
     **Clear** button beside it (shown only while there is an answer) takes it back to "not
     given", so that clicking twice need not mean ``false``.
     """
+
+    field: BooleanField
 
     def __init__(self, field: BooleanField, kit: Kit):
         clearable = not field.required and field.default is None
@@ -298,7 +308,7 @@ class CheckboxControl(FieldControl):
                                       _dom_classes=("nb-elicit-help", "nb-elicit-part")))
         super().__init__(field, box, kit, parts=parts)
 
-    def read(self):
+    def read(self) -> object:
         if not self.touched and self.field.default is None:
             return MISSING
         return self.widget.value
@@ -319,7 +329,7 @@ class CheckboxControl(FieldControl):
         if self.clear_button is not None:
             self.clear_button.disabled = True
 
-    def _changed(self, change) -> None:
+    def _changed(self, change: object) -> None:
         super()._changed(change)
         self._show_clear(True)
 
@@ -334,18 +344,22 @@ class YesNoControl(FieldControl):
     (ipywidgets' radio description is no ``<label for>``: screen readers read the question,
     with its "(required)", as the text before the buttons.)"""
 
+    field: BooleanField
+
     def __init__(self, field: BooleanField, kit: Kit):
         radio = labelled_input(widgets.RadioButtons, field, kit,
                                options=[(t("yes"), True), (t("no"), False)], index=None)
         super().__init__(field, radio, kit)
 
-    def read(self):
+    def read(self) -> object:
         return MISSING if self.widget.index is None else self.widget.value
 
 
 class ChoiceControl(FieldControl):
     """A drop-down list whose first entry, "Choose…", means nothing chosen: it holds
     :data:`MISSING`, so it is never sent."""
+
+    field: ChoiceField
 
     def __init__(self, field: ChoiceField, kit: Kit):
         options = [(t("choose"), MISSING), *((o.label, o.value) for o in field.options)]
@@ -355,7 +369,7 @@ class ChoiceControl(FieldControl):
         dropdown = labelled_input(widgets.Dropdown, field, kit, options=options, index=index)
         super().__init__(field, dropdown, kit)
 
-    def read(self):
+    def read(self) -> object:
         if self.widget.index is None or self.widget.index == 0:
             return MISSING
         return self.widget.value
@@ -364,6 +378,8 @@ class ChoiceControl(FieldControl):
 class MultiChoiceControl(FieldControl):
     """One checkbox per choice, in a fieldset-like box whose first line is the legend (label,
     required mark, hint); boxes beyond ``maxItems`` are disabled while the limit is met."""
+
+    field: MultiChoiceField
 
     def __init__(self, field: MultiChoiceField, kit: Kit):
         chosen = set(field.default or ())
@@ -391,7 +407,7 @@ class MultiChoiceControl(FieldControl):
     def focus(self) -> None:
         next((box for box in self.boxes if not box.disabled), self.boxes[0]).focus()
 
-    def read(self):
+    def read(self) -> object:
         if not self.touched and self.field.default is None:
             return MISSING
         return self._chosen()
@@ -423,7 +439,8 @@ def field_classes(field: Field) -> tuple[str, ...]:
 
 
 def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
-                 extra: tuple[str, ...] = (), top: bool = True, **traits) -> widgets.Widget:
+                 extra: tuple[str, ...] = (), top: bool = True,
+                 **traits: object) -> widgets.Widget:
     """A field's input widget, made with the field's class hooks (and, when it is the first
     widget shown for the field, ``top``, the field's own classes) and the kit's layout and
     style (a box has no style)."""
@@ -437,7 +454,7 @@ def input_widget(widget_class: type[widgets.Widget], field: Field, kit: Kit,
 
 
 def labelled_input(widget_class: type[widgets.Widget], field: Field, kit: Kit,
-                   **traits) -> widgets.Widget:
+                   **traits: Any) -> widgets.Widget:
     """An input whose ``description`` is the field's label (:func:`label_html`), shown above
     it."""
     return input_widget(widget_class, field, kit, extra=("nb-elicit-labelled",),
@@ -453,7 +470,8 @@ def make_control(field: Field, kit: Kit | None = None) -> FieldControl:
     raise TypeError(f"no control for field {field.name!r} of kind {field.kind!r}")
 
 
-_CASCADE: list[tuple[Callable[[Field], bool], Callable[[Field, Kit], FieldControl]]] = [
+# (A rule's builder takes the kind of field its test checked for, hence Any.)
+_CASCADE: list[tuple[Callable[[Field], bool], Callable[[Any, Kit], FieldControl]]] = [
     (lambda f: isinstance(f, TextField) and f.format == "date", DateControl),
     (lambda f: isinstance(f, TextField) and f.format == "date-time", DateTimeControl),
     (lambda f: isinstance(f, TextField) and is_secret(f), SecretTextControl),
@@ -477,7 +495,7 @@ def _number_hint(field: NumberField) -> str:
              t("hint_less", hi=field.exclusive_maximum)
              if field.exclusive_maximum is not None else None)
     if field.minimum is not None and field.maximum is not None:
-        bounds = t("hint_range", lo=field.minimum, hi=field.maximum)
+        bounds: str | None = t("hint_range", lo=field.minimum, hi=field.maximum)
     elif lower and upper:
         bounds = t("hint_both", lower=lower, upper=upper)
     else:

@@ -50,7 +50,8 @@ class SavedFile:
 class DownloadCard(PromptWidget):
     """Asks whether to save ``file`` (a :class:`SavedFile`)."""
 
-    def __init__(self, message: str, file: SavedFile, *, server: str = "MCP server", **kwargs):
+    def __init__(self, message: str, file: SavedFile, *, server: str = "MCP server",
+                 **kwargs: object):
         super().__init__(message, server, t("asks_download", server=server), **kwargs)
         self.file = file
         self.save_button = make_button(t("download_save"), "nb-elicit-save",

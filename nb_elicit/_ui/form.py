@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -56,8 +57,8 @@ class ElicitationForm(PromptWidget):
     warns at the top, naming it. Every other field keeps its default.
     """
 
-    def __init__(self, message: str, requested_schema: dict, *, server: str = "MCP server",
-                 **kwargs):
+    def __init__(self, message: str, requested_schema: dict[str, Any], *,
+                 server: str = "MCP server", **kwargs: object):
         self.spec: FormSpec = parse_schema(requested_schema)
         super().__init__(message, server, t("asks", server=server), **kwargs)
         #: Names of the fields that ask for a secret: masked, and never prefilled.
@@ -113,7 +114,7 @@ class ElicitationForm(PromptWidget):
             return True
 
     @property
-    def content(self) -> dict:
+    def content(self) -> dict[str, Any]:
         """What Submit would send now (unvalidated), for previews and tests."""
         return self._collect()[0]
 
@@ -169,15 +170,16 @@ class ElicitationForm(PromptWidget):
     def _buttons(self) -> list[widgets.Button]:
         return [self.submit_button, *super()._buttons()]
 
-    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, str], ...]:
+    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, ...], ...]:
         return shown_fields(self.spec, answer.content if answer else None)
 
     def _lock_body(self) -> None:
         for control in self.controls.values():
             control.lock()
 
-    def _collect(self) -> tuple[dict, dict[str, str]]:
-        content, problems = {}, {}
+    def _collect(self) -> tuple[dict[str, Any], dict[str, str]]:
+        content: dict[str, Any] = {}
+        problems: dict[str, str] = {}
         for name, control in self.controls.items():
             try:
                 value = control.read()
@@ -193,7 +195,7 @@ class ElicitationForm(PromptWidget):
             problems.setdefault(name, problem)
         return content, problems
 
-    def _on_text_event(self, _widget, content, _buffers) -> None:
+    def _on_text_event(self, _widget: object, content: object, _buffers: object) -> None:
         # Enter in a single-line text box submits the form.
         if isinstance(content, dict) and content.get("event") == "submit":
             self._submit_settled()

@@ -93,7 +93,7 @@ class LinkButton(anywidget.AnyWidget):
     button_style = traitlets.Unicode("").tag(sync=True)
     disabled = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._click_handlers: list[Callable[[LinkButton], object]] = []
         self.on_msg(self._heard)
@@ -109,6 +109,6 @@ class LinkButton(anywidget.AnyWidget):
         for callback in list(self._click_handlers):
             callback(self)
 
-    def _heard(self, _widget, content, _buffers) -> None:
+    def _heard(self, _widget: object, content: object, _buffers: object) -> None:
         if isinstance(content, dict) and content.get("event") == "click":
             self.click()

@@ -12,6 +12,7 @@ then does the app start, with those alone in its frame's ``allow`` attribute; **
 from __future__ import annotations
 
 import html
+from collections.abc import Container
 
 import ipywidgets as widgets
 
@@ -24,7 +25,7 @@ from .prompt import PromptWidget, make_button
 __all__ = ["PermissionCard", "permission_names"]
 
 
-def permission_names(keys) -> str:
+def permission_names(keys: Container[str]) -> str:
     """The permissions ``keys`` in words ("your location, writing to your clipboard"), or
     "nothing" (those never offered, :data:`~nb_elicit._core.apps.NOT_OFFERED`, last)."""
     names = [t(f"permission_{key}") for key in (*PERMISSIONS, *NOT_OFFERED) if key in keys]
@@ -37,8 +38,9 @@ class PermissionCard(PromptWidget):
     asked for that are never offered (of :data:`~nb_elicit._core.apps.NOT_OFFERED`), are named
     in one line."""
 
-    def __init__(self, message: str, permissions, *, server: str = "MCP server",
-                 not_offered=(), **kwargs):
+    def __init__(self, message: str, permissions: Container[str], *,
+                 server: str = "MCP server", not_offered: Container[str] = (),
+                 **kwargs: object):
         super().__init__(message, server, t("asks_permissions", server=server), **kwargs)
         self.permissions = tuple(key for key in PERMISSIONS if key in permissions)
         self.not_offered = tuple(key for key in NOT_OFFERED if key in not_offered)

@@ -7,6 +7,8 @@ a view's transcript, nothing at all, or a widget that shows itself to widget rea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import ipywidgets as widgets
 
 __all__ = ["PlainText", "Static"]
@@ -16,8 +18,9 @@ class PlainText:
     """Mixin, before the widget class: the widget's bundle carries :meth:`plain_text` as its
     text/plain, instead of the widget's repr that ipywidgets puts there."""
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _repr_mimebundle_(self, **kwargs: object) -> object:
+        # (a mixin: the widget class after it in the class's order has the method)
+        bundle: object = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
         if isinstance(bundle, dict):
             bundle["text/plain"] = self.plain_text()
         return bundle
@@ -30,8 +33,8 @@ class PlainText:
 class Static:
     """A display bundle given whole: nothing by default (an emptied output)."""
 
-    def __init__(self, bundle: dict | None = None):
-        self.bundle = {"text/plain": ""} if bundle is None else bundle
+    def __init__(self, bundle: Mapping[str, object] | None = None):
+        self.bundle: Mapping[str, object] = {"text/plain": ""} if bundle is None else bundle
 
     @classmethod
     def widget_only(cls, widget: widgets.Widget) -> Static:
@@ -41,5 +44,5 @@ class Static:
             "version_major": 2, "version_minor": 0, "model_id": widget.model_id},
             "text/plain": ""})
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: object) -> Mapping[str, object]:
         return self.bundle

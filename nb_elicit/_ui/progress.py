@@ -9,6 +9,7 @@ escaped text, shortened to one line.
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 import ipywidgets as widgets
 
@@ -24,10 +25,11 @@ __all__ = ["ProgressLine", "progress_text"]
 def progress_text(progress: object, total: object, message: object) -> tuple[float | None, str]:
     """The bar's fraction (None: no known total) and the line's text: the message and, in
     brackets, the percentage or the count ("Importing (40%)", "42")."""
-    known = _finite(progress) and _finite(total) and total > 0
-    fraction = max(0.0, min(1.0, progress / total)) if known else None
-    amount = (f"{progress / total:.0%}" if known else
-              f"{progress:g}" if _finite(progress) else "")
+    fraction: float | None = None
+    amount = f"{progress:g}" if _finite(progress) else ""
+    if _finite(progress) and _finite(total) and total > 0:  # (known)
+        fraction = max(0.0, min(1.0, progress / total))
+        amount = f"{progress / total:.0%}"
     # (the server's text: its invisible characters written out)
     text = visible(shorten(str(message), TEXT_LIMIT, one_line=True)) if message else ""
     return fraction, f"{text} ({amount})" if text and amount else text or amount
@@ -61,6 +63,6 @@ class ProgressLine(widgets.HBox):
             self.text.value = text_html(t("progress_done"))
 
 
-def _finite(value: object) -> bool:
+def _finite(value: object) -> TypeGuard[float]:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from .._core.answer import Answer
+from .._core.answer import Action, Answer
 from .._core.i18n import duration, t
 from .._core.outcome import AnsweredBy
 from .._core.records.transcript import Asked
@@ -41,7 +41,7 @@ OUTCOMES = {"accept": "submitted", "decline": "declined", "cancel": "dismissed"}
 class PromptWidget(PlainText, widgets.VBox):
     """A request from ``server`` that the person answers once (subclasses add the body)."""
 
-    def __init__(self, message: str, server: str, asks: str, **kwargs):
+    def __init__(self, message: str, server: str, asks: str, **kwargs: object):
         """``asks`` is the header: a text that names the server, already in the language."""
         self.message = message
         self.server = server
@@ -100,8 +100,9 @@ class PromptWidget(PlainText, widgets.VBox):
         it is answered."""
         from IPython.display import Javascript, display
 
-        display(self._repr_mimebundle_(), raw=True)
-        display(Javascript(keyboard_script(self.css_class)))
+        # (IPython's display functions carry no annotations)
+        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
+        display(Javascript(keyboard_script(self.css_class)))  # type: ignore[no-untyped-call]
 
     def body(self, children: list[widgets.Widget]) -> None:
         """Show ``children`` under the header: subclasses call this once, when they are built
@@ -119,7 +120,7 @@ class PromptWidget(PlainText, widgets.VBox):
         return widgets.HTML(value, layout=self.kit.plain, style=self.kit.style(widgets.HTML),
                             keys=synced_keys(widgets.HTML), _dom_classes=classes)
 
-    def row(self, children: list, *classes: str) -> widgets.HBox:
+    def row(self, children: list[widgets.Widget], *classes: str) -> widgets.HBox:
         return widgets.HBox(children, layout=self.kit.plain, _dom_classes=classes)
 
     # -- answers ------------------------------------------------------------------------------
@@ -195,19 +196,19 @@ class PromptWidget(PlainText, widgets.VBox):
         would cancel the answer too): whoever cancels decides what the widget shows.
         """
         loop = asyncio.get_running_loop()
-        waiter = loop.create_future()
+        waiter: asyncio.Future[Answer] = loop.create_future()
 
-        def transfer(answer: concurrent.futures.Future) -> None:
+        def transfer(answer: concurrent.futures.Future[Answer]) -> None:
             if waiter.done():
                 return
             if answer.cancelled():
                 waiter.cancel()
-            elif answer.exception() is not None:
-                waiter.set_exception(answer.exception())
+            elif (error := answer.exception()) is not None:
+                waiter.set_exception(error)
             else:
                 waiter.set_result(answer.result())
 
-        def wake(answer: concurrent.futures.Future) -> None:
+        def wake(answer: concurrent.futures.Future[Answer]) -> None:
             if running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
                 transfer(answer)
                 return
@@ -240,7 +241,7 @@ class PromptWidget(PlainText, widgets.VBox):
     def _lock_body(self) -> None:
         """Lock what the subclass added (fields)."""
 
-    def _answer_without_content(self, action: str,
+    def _answer_without_content(self, action: Action,
                                 answered_by: AnsweredBy = AnsweredBy.PERSON,
                                 status: str | None = None) -> bool:
         """Answer ``action`` (no content) unless answered already; ``status`` replaces the
@@ -304,10 +305,10 @@ class PromptWidget(PlainText, widgets.VBox):
             return None
         return self.answer.result()
 
-    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, str], ...]:
+    def _shown_fields(self, answer: Answer | None) -> tuple[tuple[str, ...], ...]:
         return ()
 
-    def _guarded(self, action) -> None:
+    def _guarded(self, action: Callable[[], object]) -> None:
         """Run a click handler. A bug in it neither breaks the comm nor ends the request: the
         prompt stays open with everything typed, and says that this try did not go (only the
         kind of failure: its text may quote what was typed)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -43,7 +44,7 @@ class ResultSlot:
             self._made()
         return self.box
 
-    def told(self) -> dict | None:
+    def told(self) -> dict[str, Any] | None:
         """The result as the transcript tells it (None: none came)."""
         if self.result is None:
             return None
@@ -84,7 +85,7 @@ def result_text(server: str, what: str, result: ToolResult) -> str:
     return head + "\n".join(parts)
 
 
-def _render_block(block: dict) -> widgets.Widget:
+def _render_block(block: dict[str, Any]) -> widgets.Widget:
     kind = block.get("type")
     if kind == "text":
         text = str(block.get("text", ""))

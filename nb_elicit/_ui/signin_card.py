@@ -50,7 +50,7 @@ class SignInCard(PromptWidget):
     """Asks the person to sign in at ``url`` (a :class:`~nb_elicit._core.url.CheckedUrl`)."""
 
     def __init__(self, url: CheckedUrl, *, server: str = "MCP server",
-                 on_paste: Callable[[str], None] | None = None, **kwargs):
+                 on_paste: Callable[[str], None] | None = None, **kwargs: object):
         super().__init__(t("signin_message", server=server, host=url.host), server,
                          t("asks_signin", server=server), **kwargs)
         self.url = url

@@ -36,7 +36,7 @@ import collections
 import html
 import time
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import ipywidgets as widgets
 
@@ -62,7 +62,7 @@ from .progress import ProgressLine
 from .task_buttons import TaskButtons
 from .ticker import Ticker
 
-__all__ = ["TaskCard", "badge_html"]
+__all__ = ["AskedIn", "TaskCard", "badge_html"]
 
 #: Characters of the task id shown (a UUID fits).
 ID_LIMIT = 40
@@ -104,17 +104,42 @@ def short_id(task_id: str) -> str:
 
 
 class _Told(NamedTuple):
-    """A line of the card (a notice, or what it said), when it came (monotonic seconds), and
-    how many of the call's forms and notices were shown before it."""
+    """A line the card said, when it came (monotonic seconds), and how many of the call's forms
+    and notices were shown before it."""
 
-    what: object
+    what: str
     at: float
     mark: int
+
+
+class _Noticed(NamedTuple):
+    """A notice of the card, when it came and its mark (as :class:`_Told`)."""
+
+    what: Notice
+    at: float
+    mark: int
+
+
+class AskedIn(Protocol):
+    """What shows the questions asked inside a task (the call's log,
+    :class:`~nb_elicit._ui.call_log.CallLog`), as the card reads it."""
+
+    @property
+    def asked_box(self) -> widgets.VBox:
+        """The box of the questions, which the card shows in its :attr:`TaskCard.forms`."""
+
+    def told_count(self) -> int:
+        """How many things it has shown."""
+
+    def open_messages(self) -> list[str]:
+        """The messages of the questions that wait for an answer."""
 
 
 class TaskCard(PlainText, widgets.VBox):
     """The task ``task_id`` of ``server`` (the connection name) running ``tool``;
     ``shape_label`` names the protocol's shape of tasks."""
+
+    children: tuple[widgets.Widget, ...]  # (the box's rows: ipywidgets has no types)
 
     def __init__(self, server: str, tool: str, task_id: str, shape_label: str):
         self.server, self.tool, self.task_id, self.shape_label = server, tool, task_id, shape_label
@@ -124,7 +149,7 @@ class TaskCard(PlainText, widgets.VBox):
         self.timeline = TaskTimeline(self.start)
         #: What shows the questions asked inside the task (the call's log, see
         #: :meth:`show_asked`): it tells how many things it showed, and which questions wait.
-        self._asked_in = None
+        self._asked_in: AskedIn | None = None
         self.kit = kit = Kit()
         self._cancel_confirmed = False
         self._finished = self._detached = False
@@ -133,7 +158,7 @@ class TaskCard(PlainText, widgets.VBox):
         self.ignored = 0
         #: The card's notices (ignored statuses, notes), each when it came: the first
         #: MAX_NOTICES (:attr:`notices`), and how many.
-        self._noticed: list[_Told] = []
+        self._noticed: list[_Noticed] = []
         #: What follows this card's task (the runtime's run, set when it begins): it lives as
         #: long as the card, and no longer.
         self.run: object = None
@@ -197,7 +222,7 @@ class TaskCard(PlainText, widgets.VBox):
         """Whether the card's clock counts from the server's ``createdAt``."""
         return self.start.dated
 
-    def show_asked(self, asked_in) -> None:
+    def show_asked(self, asked_in: AskedIn) -> None:
         """The questions asked inside the task show in ``asked_in`` (the call's log): its box
         goes in :attr:`forms`; it tells how many things it has shown (``told_count()``) and
         the messages of the questions that wait for an answer (``open_messages()``); the call's
@@ -274,7 +299,7 @@ class TaskCard(PlainText, widgets.VBox):
         """The lines the card said about the task as a whole (the latest MAX_SAID)."""
         return [told.what for told in self._said]
 
-    def _told(self, what) -> _Told:
+    def _told(self, what: str) -> _Told:
         return _Told(what, time.monotonic(), self._mark())
 
     def _mark(self) -> int:
@@ -301,7 +326,8 @@ class TaskCard(PlainText, widgets.VBox):
         """Show ``text`` (or ``shown``) in the notice line; keep it for the transcript."""
         self.notice_count += 1
         if len(self._noticed) < MAX_NOTICES:
-            self._noticed.append(self._told(Notice(text, NoticeKind.of(kind))))
+            self._noticed.append(_Noticed(Notice(text, NoticeKind.of(kind)), time.monotonic(),
+                                          self._mark()))
         self.notice_line.value = notice_html(shown or text, kind)
         self.notice_line.layout.display = None
 
@@ -413,7 +439,7 @@ class TaskCard(PlainText, widgets.VBox):
 
 
 def _events(timeline: TaskTimeline, said: Iterable[_Told],
-            noticed: list[_Told], finished: bool) -> list[tuple[int, str]]:
+            noticed: list[_Noticed], finished: bool) -> list[tuple[int, str]]:
     """The lines of a card's transcript after its id (see :meth:`TaskCard.transcript_marked`),
     each with its mark, in order: the statuses of ``timeline``, the ``noticed`` notices and the
     lines ``said``; the last said joins a final status when the task ``finished``."""

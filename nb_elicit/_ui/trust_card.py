@@ -40,7 +40,7 @@ from .prompt import PromptWidget, make_button
 __all__ = ["TrustCard", "trust_text"]
 
 
-def trust_text(key: str, **values) -> str:
+def trust_text(key: str, **values: object) -> str:
     """One of the card's texts (``trust_KEY`` of the i18n table), in the language in use."""
     return t(f"trust_{key}", **values)
 
@@ -50,7 +50,7 @@ class TrustCard(PromptWidget):
 
     def __init__(self, server: ConfiguredServer, *, hides: ConfiguredServer | None = None,
                  env_keys: Iterable[str] | None = None, given: Iterable[str] = (),
-                 from_env: Mapping[str, str] | None = None, **kwargs):
+                 from_env: Mapping[str, str] | None = None, **kwargs: object):
         """``env_keys``: the keys of its env file as read before the card; ``given``: the ids
         of the inputs given before in this kernel, ``from_env``: those an environment variable
         gives (by id: the variable), both sent without asking."""

@@ -23,7 +23,7 @@ import ipywidgets as widgets
 
 from .._core.answer import Answer
 from .._core.i18n import t
-from .._core.records.transcript import link_html
+from .._core.records.transcript import Asked, link_html
 from .._core.url import CheckedUrl
 from .html import text_html
 from .prompt import PromptWidget, make_button
@@ -49,7 +49,7 @@ class UrlConsentCard(PromptWidget):
     """Asks the person's consent to open ``url`` (a :class:`~nb_elicit._core.url.CheckedUrl`)."""
 
     def __init__(self, message: str, url: CheckedUrl, *, server: str = "MCP server",
-                 elicitation_id: str | None = None, **kwargs):
+                 elicitation_id: str | None = None, **kwargs: object):
         super().__init__(message, server, t("asks_url", server=server), **kwargs)
         self.url = url
         self.elicitation_id = elicitation_id
@@ -95,7 +95,7 @@ class UrlConsentCard(PromptWidget):
     def _buttons(self) -> list[widgets.Button]:
         return [self.open_button, *super()._buttons()]
 
-    def outcome(self):
+    def outcome(self) -> Asked:
         answer = self.final_answer()
         consented = answer is not None and answer.action == "accept"
         return dataclasses.replace(super().outcome(), url=self.url.url,
@@ -110,7 +110,7 @@ class RetryPanel(PromptWidget):
     """
 
     def __init__(self, message: str, cards: list[UrlConsentCard], *, server: str, what: str,
-                 **kwargs):
+                 **kwargs: object):
         super().__init__(message, server, t("asks_pages", server=server, what=what,
                                             pages=_pages(len(cards))), **kwargs)
         self.cards = cards
@@ -145,7 +145,7 @@ class RetryPanel(PromptWidget):
         for card in self.cards:
             card.open_button.disabled = True
 
-    def outcome(self):
+    def outcome(self) -> Asked:
         pages = " ".join(card.url.url for card in self.cards)
         return dataclasses.replace(super().outcome(), url=pages)
 

@@ -14,16 +14,28 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import ipywidgets as widgets
 
 from .._core.i18n import duration, t
 from .html import text_html
 from .kit import Kit
-from .prompt import after_answer
+from .prompt import PromptWidget, after_answer
 from .ticker import Ticker
 
-__all__ = ["WaitingLine"]
+__all__ = ["CallClock", "WaitingLine"]
+
+
+class CallClock(Protocol):
+    """A call's timeout clock, as its waiting line reads it."""
+
+    @property
+    def paused(self) -> bool:
+        """Whether the timeout is paused (a form of the call is open)."""
+
+    def time_left(self) -> float | None:
+        """Seconds left before the timeout (None: no timeout)."""
 
 
 class WaitingLine:
@@ -31,13 +43,14 @@ class WaitingLine:
     now on if ``show``. ``open_prompts()`` gives the call's forms that wait for an answer,
     ``task_following()`` whether the call's task card follows its task."""
 
-    def __init__(self, server: str, what: str, kit: Kit, *, open_prompts: Callable[[], list],
+    def __init__(self, server: str, what: str, kit: Kit, *,
+                 open_prompts: Callable[[], list[PromptWidget]],
                  task_following: Callable[[], bool], show: bool = True):
         self.server, self.what = server, what
         self._open_prompts, self._task_following = open_prompts, task_following
         self.started = time.monotonic()
         #: The call's timeout clock (``time_left()``, ``paused``), once a call follows it.
-        self.clock = None
+        self.clock: CallClock | None = None
         #: Why the call failed, once it did: the line then says it, and ticks no more.
         self.failure: str | None = None
         self.ticker = Ticker(self.tick)
@@ -46,7 +59,7 @@ class WaitingLine:
         if show:
             self.ticker.start()
 
-    def follow(self, clock) -> None:
+    def follow(self, clock: CallClock) -> None:
         """Show the time left of ``clock`` (a call: ``time_left()`` and ``paused``)."""
         self.clock = clock
 
@@ -74,19 +87,19 @@ class WaitingLine:
         for prompt in self._open_prompts():
             self.show_waited(prompt)
 
-    def show_waited(self, prompt) -> None:
+    def show_waited(self, prompt: PromptWidget) -> None:
         """How long ``prompt`` (a form of the call) has waited, with the call's timeout, and
         its own clock unless the task card has the one clock."""
         prompt.show_waited(*self.timeout(), clock=not self._task_following())
 
-    def when_answered(self, prompt, again: Callable[[], None]) -> None:
+    def when_answered(self, prompt: PromptWidget, again: Callable[[], None]) -> None:
         """Call ``again()`` on the running event loop once ``prompt`` is answered (the answer
         may come on any thread; ``again`` runs after it has left, see :func:`after_answer`):
         the line comes back, once. Without a running loop the next tick will do."""
         with contextlib.suppress(RuntimeError):
             loop = asyncio.get_running_loop()
 
-            def answered(_answer) -> None:
+            def answered(_answer: object) -> None:
                 with contextlib.suppress(RuntimeError):  # the loop is already closed
                     loop.call_soon_threadsafe(after_answer, again)
 
@@ -103,9 +116,9 @@ class WaitingLine:
             self.widget.value = self.text()
 
     def text(self) -> str:
-        left, paused = self.timeout()
-        left = ("" if left is None else ", " + t("timeout_paused") if paused else
-                t("left_suffix", time=duration(max(0.0, left))))
+        seconds, paused = self.timeout()
+        left = ("" if seconds is None else ", " + t("timeout_paused") if paused else
+                t("left_suffix", time=duration(max(0.0, seconds))))
         return text_html(t("waiting_call", server=self.server, what=self.what,
                            elapsed=duration(time.monotonic() - self.started), left=left))
 
