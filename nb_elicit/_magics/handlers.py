@@ -46,7 +46,9 @@ Told: TypeAlias = "TaskState | str"
 
 
 class RuntimeApi(Protocol):
-    """What the handlers use of the runtime (:func:`runtime`), read only."""
+    """What the handlers use of the runtime, as :func:`runtime` gives it: the class of its
+    names, read only. A Protocol, so that this module names the runtime's types for the
+    checker only and still imports no runtime until a subcommand needs it."""
 
     @property
     def connect(self) -> Callable[..., Awaitable[Connection]]: ...
