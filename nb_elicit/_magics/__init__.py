@@ -25,9 +25,15 @@ import contextlib
 import re
 import sys
 import threading
+from typing import TYPE_CHECKING, Protocol
 
 from .._core import kernel
 from .commands import AWAITED, COMMANDS, McpMagics
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from .._runtime.hooks import ElicitationCallback
 
 __all__ = ["McpMagics", "load", "unload"]
 
@@ -98,7 +104,13 @@ def _is_mcp_line(call: ast.Call) -> bool:
     return not words or words[0] not in _SYNC
 
 
-def _complete(shell, event) -> list[str]:
+class _CompletionEvent(Protocol):
+    """What IPython's completer tells a ``complete_command`` hook: the line typed so far."""
+
+    line: str
+
+
+def _complete(shell: InteractiveShell, event: _CompletionEvent) -> list[str]:
     """Tab completion: subcommands, then connection names where the subcommand takes one."""
     words = event.line.split()
     typing_new = event.line.endswith(" ")
@@ -114,7 +126,7 @@ def _complete(shell, event) -> list[str]:
     return []
 
 
-def _hook():
+def _hook() -> ElicitationCallback:
     """nb_elicit's unlabelled hook, for a session made without one (imported only then)."""
     from .._runtime.hooks import elicitation_callback
 
@@ -124,18 +136,19 @@ def _hook():
 def _prewarm() -> None:
     # Import the SDK in the background, so that the first %mcp connect is quicker, without
     # slowing %load_ext down. (Submit needs no jsonschema: each field checks its own value.)
-    def run():
+    def run() -> None:
         with contextlib.suppress(Exception):  # only an optimisation
             from .._mcp import session  # noqa: F401 - the SDK, through its one adapter
 
     threading.Thread(target=run, name="nb_elicit-prewarm", daemon=True).start()
 
 
-def load(ip) -> None:
+def load(ip: InteractiveShell) -> None:
     ip.register_magics(McpMagics)
     if _await_mcp_lines not in ip.input_transformers_post:
         ip.input_transformers_post.append(_await_mcp_lines)
-    ip.set_hook("complete_command", _complete, str_key="%mcp")
+    # (IPython's set_hook has no annotations)
+    ip.set_hook("complete_command", _complete, str_key="%mcp")  # type: ignore[no-untyped-call]
     from .._mcp import every_session
     from .._runtime.kernel_compat import enable_frontend, watch_cells
     from .._runtime.state import kernel_state
@@ -147,7 +160,7 @@ def load(ip) -> None:
     _prewarm()                 # hook of its own too, gets the form (answer_every_session)
 
 
-def unload(ip) -> None:
+def unload(ip: InteractiveShell) -> None:
     """Close every connection and every waiting form; remove the magic's input transformer;
     sessions made from now on get no form of nb_elicit's."""
     if _await_mcp_lines in ip.input_transformers_post:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
@@ -25,6 +26,12 @@ from .._core.text import close_names
 from . import handlers
 from .errors import map_exceptions
 from .tables import HelpView
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from .._runtime.connection import Connection
+    from .._runtime.hooks import ElicitationHook
 
 __all__ = ["COMMANDS", "McpMagics", "Subcommand", "help_text", "parse"]
 
@@ -44,7 +51,7 @@ class Subcommand:
     #: What it does, in one line.
     help: str
     #: ``handler(magic, rest)``; a coroutine function when :attr:`awaited`.
-    handler: Callable
+    handler: Callable[[McpMagics, str], object]
     #: It talks to a server: the cell awaits it (or, unmarked, it runs in the background).
     awaited: bool = False
     #: It refuses to run without a connection name as its first word.
@@ -79,7 +86,7 @@ class Subcommand:
         return ["\n".join(self.usage), self.help + (f"\n{more}" if more else "")]
 
 
-def show_help(magic, rest: str):
+def show_help(magic: McpMagics, rest: str) -> HelpView:
     return HelpView(["subcommand", "what it does"], [c.help_row() for c in COMMANDS],
                     help_text(), _FOOTER)
 
@@ -212,13 +219,13 @@ def _connection_name(rest: str) -> str:
 
 @magics_class
 class McpMagics(Magics):
-    def __init__(self, shell=None, **kwargs):
+    def __init__(self, shell: InteractiveShell | None = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         #: Connects started in the background, by connection name.
-        self.connecting: dict[str, asyncio.Task] = {}
+        self.connecting: dict[str, asyncio.Task[object]] = {}
 
     @line_magic
-    def mcp(self, line: str):
+    def mcp(self, line: str) -> object:
         """Talk to MCP servers: ``%mcp help`` lists the subcommands."""
         if line.startswith(AWAITED):
             return self._dispatch(line[len(AWAITED):])
@@ -238,23 +245,23 @@ class McpMagics(Magics):
             self.connecting[_connection_name(rest)] = task
         return None
 
-    async def _dispatch(self, line: str):
+    async def _dispatch(self, line: str) -> object:
         command, rest = parse(line)
         with map_exceptions():
             result = command.handler(self, rest)
             return await result if inspect.isawaitable(result) else result
 
     @staticmethod
-    async def _in_background(work):
+    async def _in_background(work: Coroutine[object, object, object]) -> None:
         try:
             result = await work
         except UsageError as error:
             print(f"UsageError: {error}", file=sys.stderr)
             return
         if result is not None:
-            display(result)
+            display(result)  # type: ignore[no-untyped-call]  # (IPython's has no annotations)
 
-    async def ready(self, name: str):
+    async def ready(self, name: str) -> Connection:
         """The named connection, once a connect still under way for it has finished."""
         name = name.split()[0]
         pending = self.connecting.pop(name, None)
@@ -262,7 +269,7 @@ class McpMagics(Magics):
             await asyncio.wait({pending})
         return self.connection(name)
 
-    def asker(self, name: str):
+    def asker(self, name: str) -> Connection | ElicitationHook:
         """What ``%mcp mute``, ``unmute`` and ``limit`` act on: the named connection, else the
         label of another client's hook (``nb_elicit.elicitation_callback.named(NAME)``, or
         the server name its requests went by)."""
@@ -273,7 +280,7 @@ class McpMagics(Magics):
             return hooks.elicitation_callback.named(first)
         return self.connection(name)
 
-    def connection(self, name: str):
+    def connection(self, name: str) -> Connection:
         """The named connection, or a UsageError that says how to make it."""
         name = name.split()[0]
         runtime = handlers.runtime()

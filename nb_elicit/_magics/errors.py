@@ -27,7 +27,10 @@ __all__ = ["TOLD", "map_exceptions", "told"]
 
 #: How each exception a subcommand may let out is told: its class -> its text (None: not told,
 #: the traceback shows).
-TOLD: dict[type[BaseException], Callable[[BaseException], str | None]] = {
+#: What an exception is told with, by its class (None: not told, a bug's).
+Tells = dict[type[BaseException], Callable[[BaseException], "str | None"]]
+
+TOLD: Tells = {
     UsageError: str,  # the magic's own: already one line that says what to type
     # Every error nb_elicit raises on purpose: a connect that failed, a server gone, a wrong
     # argument (ConfigError, InvalidArgument, ArgumentTypeError), ... Any other ValueError or
@@ -36,7 +39,7 @@ TOLD: dict[type[BaseException], Callable[[BaseException], str | None]] = {
 }
 
 
-def told(error: BaseException, table: dict = TOLD) -> str | None:
+def told(error: BaseException, table: Tells = TOLD) -> str | None:
     """The text ``error`` is told with, by its most specific class in ``table``; None if it is
     not told (a bug)."""
     for cls in type(error).__mro__:
@@ -46,7 +49,7 @@ def told(error: BaseException, table: dict = TOLD) -> str | None:
 
 
 @contextlib.contextmanager
-def map_exceptions(table: dict = TOLD) -> Iterator[None]:
+def map_exceptions(table: Tells = TOLD) -> Iterator[None]:
     """Tell what ``table`` knows as one UsageError line; let everything else through."""
     try:
         yield

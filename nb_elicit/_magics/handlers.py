@@ -15,6 +15,8 @@ import json
 import re
 import shlex
 import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from IPython.core.error import UsageError
 
@@ -29,8 +31,42 @@ from .._core.text import close_names, visible
 from .options import parse_connect, rate_limit
 from .tables import HistoryView, Table, TasksView, Text, clean_doc, schema_text
 
+if TYPE_CHECKING:
+    from .._core.configs.servers import ConfiguredServer
+    from .._core.errors import BlockingNotSupported
+    from .._core.tasks.model import TaskState
+    from .._core.tasks.store import SavedTask
+    from .._runtime.connection import Connection
+    from .._runtime.tasks import FinishedTask, TaskRun
+    from .commands import McpMagics
 
-def runtime():
+#: What ``%mcp tasks`` heard of a task: its state as its server told it, or why it could not
+#: be asked.
+Told: TypeAlias = "TaskState | str"
+
+
+class RuntimeApi(Protocol):
+    """What the handlers use of the runtime, as :func:`runtime` gives it: the class of its
+    names, read only. A Protocol, so that this module names the runtime's types for the
+    checker only and still imports no runtime until a subcommand needs it."""
+
+    @property
+    def connect(self) -> Callable[..., Awaitable[Connection]]: ...
+
+    @property
+    def logout(self) -> Callable[[str], Awaitable[bool]]: ...
+
+    @property
+    def connections(self) -> dict[str, Connection]: ...
+
+    @property
+    def BlockingNotSupported(self) -> type[BlockingNotSupported]: ...  # noqa: N802
+
+    @property
+    def check_blocking_supported(self) -> Callable[..., None]: ...
+
+
+def runtime() -> RuntimeApi:
     """The runtime modules, imported on first use (they bring in ipywidgets and the SDK)."""
     from .._core import errors as _errors
     from .._runtime import connection as _connection
@@ -46,7 +82,7 @@ def runtime():
     return Runtime
 
 
-async def connect(magic, rest: str):
+async def connect(magic: McpMagics, rest: str) -> Text:
     options = parse_connect(rest)
     name, rt = options.name, runtime()
     remember(target_secrets(options))  # (a secret --env value, a credential --header)
@@ -55,7 +91,7 @@ async def connect(magic, rest: str):
                 f" (protocol {conn.protocol_version}).")
 
 
-def servers(magic, rest: str):
+def servers(magic: McpMagics, rest: str) -> Table:
     from .._core.configs.servers import configured_servers
     from .._core.configs.trust import TrustStore, is_own, shown, trust_state
 
@@ -63,7 +99,7 @@ def servers(magic, rest: str):
     live = runtime().connections if found else {}
     store, first = TrustStore(), {s.name: s for s in found if s.active}
 
-    def connected(s) -> str:
+    def connected(s: ConfiguredServer) -> str:
         if s.active:
             return live[s.name].status if s.name in live else "no"
         if is_own(s) and not is_own(first[s.name]):
@@ -78,7 +114,7 @@ def servers(magic, rest: str):
                  ".cursor/mcp.json, ... ; see docs/configs.md).")
 
 
-def list_connections(magic, rest: str):
+def list_connections(magic: McpMagics, rest: str) -> Table:
     connections = runtime().connections
     rows = [[name, c.server_name or "?", c.server_version or "?", c.protocol_version or "?",
              c.status + (", muted" if c.muted else ""), str(part(Policies).for_connection(name)),
@@ -92,7 +128,7 @@ def list_connections(magic, rest: str):
                  "No connections. Make one with %mcp connect NAME -- COMMAND.")
 
 
-async def tools(magic, rest: str):
+async def tools(magic: McpMagics, rest: str) -> Table:
     found = await (await magic.ready(rest)).list_tools()
     rows = [[t["name"], clean_doc(t.get("description")), schema_text(t.get("inputSchema"))]
             for t in found]
@@ -105,7 +141,7 @@ async def tools(magic, rest: str):
                  code=(0, 2))
 
 
-def _app_mark(tool: dict) -> str:
+def _app_mark(tool: dict[str, Any]) -> str:
     """``%mcp tools``' app column: "app" for a tool that comes with an MCP App, "app only" for
     one meant for its app alone (``visibility: ["app"]``)."""
     from .._core.apps import app_only, resource_uri
@@ -115,7 +151,7 @@ def _app_mark(tool: dict) -> str:
     return "app" if resource_uri(tool) else ""
 
 
-async def prompts(magic, rest: str):
+async def prompts(magic: McpMagics, rest: str) -> Table:
     found = await (await magic.ready(rest)).list_prompts()
     rows = [[p["name"], clean_doc(p.get("description")),
              ", ".join(a["name"] + ("" if a.get("required") else "?")
@@ -125,7 +161,7 @@ async def prompts(magic, rest: str):
                  code=(0, 2))
 
 
-async def resources(magic, rest: str):
+async def resources(magic: McpMagics, rest: str) -> Table:
     found = await (await magic.ready(rest)).list_resources()
     rows = [[r["uri"], r.get("name", ""), r.get("mimeType", ""),
              clean_doc(r.get("description"))] for r in found]
@@ -156,7 +192,7 @@ def _no_task(rest: str) -> tuple[str, bool]:
     return rest, False
 
 
-async def call(magic, rest: str):
+async def call(magic: McpMagics, rest: str) -> None:
     rest, no_task = _no_task(rest)
     parts = rest.split(None, 2)
     if len(parts) < 2 or parts[1] == NO_TASK:
@@ -188,10 +224,11 @@ async def call(magic, rest: str):
     return None
 
 
-def _json_arguments(text: str, name: str, tool: str) -> dict:
+def _json_arguments(text: str, name: str, tool: str) -> dict[str, Any]:
     """The arguments of ``%mcp call``: a JSON object, also with one pair of shell-style quotes
     around it (``'{}'``, ``"{...}"``) when what they hold is a JSON object."""
     inner = _unquoted(text)
+    problem: str | None
     try:
         arguments = json.loads(text)
     except json.JSONDecodeError as error:
@@ -222,7 +259,7 @@ def _unquoted(text: str) -> str | None:
     return None
 
 
-async def _check_tool(conn, name: str, tool: str) -> None:
+async def _check_tool(conn: Connection, name: str, tool: str) -> None:
     """A tool the server does not list is a mistake told in one line, with the names most
     like it; nothing is called. (A server that cannot list its tools is not asked; one gone is
     told as the call would tell it.)"""
@@ -239,7 +276,7 @@ async def _check_tool(conn, name: str, tool: str) -> None:
     raise UsageError(f"{name} has no tool {tool!r}; {mean}%mcp tools {name} lists them")
 
 
-async def tasks(magic, rest: str):
+async def tasks(magic: McpMagics, rest: str) -> TasksView | Text:
     from .._runtime.state import kernel_state  # (widgets, not the SDK)
 
     tasks_kept = kernel_state().tasks
@@ -286,7 +323,7 @@ async def tasks(magic, rest: str):
         kept_in=f"kept in {tasks_kept.store.path}")
 
 
-async def _ask_task(connection: str, task_id: str):
+async def _ask_task(connection: str, task_id: str) -> Told:
     """The task's state as its server tells it now, or why it could not be asked (a str)."""
     from .._core.errors import NbElicitError
 
@@ -301,14 +338,14 @@ async def _ask_task(connection: str, task_id: str):
         return scrub(str(error))
 
 
-def _age(state, started: float, now: float) -> str:
+def _age(state: Told, started: float, now: float) -> str:
     """How long ago the task began: the server's ``createdAt`` when it told one that can be
     believed, else when this kernel first knew of it."""
     age = state.age(now) if not isinstance(state, str) else None
     return duration(age if age is not None else max(0.0, now - started))
 
 
-def _run_row(run, told, now: float) -> list[str]:
+def _run_row(run: TaskRun | FinishedTask, told: Told | None, now: float) -> list[str]:
     """A task's status (in words: "Needs your answer", not the protocol's ``input_required``)
     and age as ``%mcp tasks`` shows them: what its server says now (a detached one is asked),
     or what was seen last, and when."""
@@ -327,7 +364,8 @@ def _run_row(run, told, now: float) -> list[str]:
     return [word, age]
 
 
-def _attach_line(run, told, in_file: set) -> str:
+def _attach_line(run: TaskRun | FinishedTask, told: Told | None,
+                 in_file: set[tuple[str, str]]) -> str:
     """``%mcp task NAME ID`` for a run this kernel detached from that has not ended (as far as
     its server said) and that the file of running tasks does not list; "" otherwise."""
     key = (run.connection, run.task_id)
@@ -338,7 +376,7 @@ def _attach_line(run, told, in_file: set) -> str:
     return attach_command(run.connection, run.task_id)
 
 
-def _saved_row(saved, told, now: float) -> list[str]:
+def _saved_row(saved: SavedTask, told: Told, now: float) -> list[str]:
     if not isinstance(told, str):
         return [status_word(told.status), _age(told, saved.started, now)]
     return [f"not asked: {told}", duration(max(0.0, now - saved.started))]
@@ -348,7 +386,7 @@ def _ago(seen_at: float | None, now: float) -> str:
     return "" if seen_at is None else f" {duration(max(0.0, now - seen_at))} ago"
 
 
-async def task(magic, rest: str):
+async def task(magic: McpMagics, rest: str) -> None:
     words = rest.split()
     if len(words) != 2:
         raise UsageError(f"%mcp task needs the task's id: %mcp task {words[0]} ID (%mcp tasks "
@@ -360,12 +398,12 @@ async def task(magic, rest: str):
     return None
 
 
-async def disconnect(magic, rest: str):
+async def disconnect(magic: McpMagics, rest: str) -> Text:
     await (await magic.ready(rest)).close()
     return Text(f"Disconnected {rest!r}.")
 
 
-def respond(magic, rest: str):
+def respond(magic: McpMagics, rest: str) -> Text:
     # The first word names a connection when more follows, or when it is a connection.
     name = None
     head = rest.split(None, 1)
@@ -389,7 +427,7 @@ def respond(magic, rest: str):
 _SWITCH = ("on", "off")
 
 
-def apps(magic, rest: str):
+def apps(magic: McpMagics, rest: str) -> Text | Table:
     words = rest.split()
     switch = words.pop().lower() if words and words[-1].lower() in _SWITCH else None
     if len(words) > 1:
@@ -421,19 +459,19 @@ def apps(magic, rest: str):
                  "without MCP Apps).")
 
 
-def history(magic, rest: str):
+def history(magic: McpMagics, rest: str) -> HistoryView:
     return HistoryView()
 
 
-def record(magic, rest: str):
+def record(magic: McpMagics, rest: str) -> Text:
     return _recording("record", rest)
 
 
-def replay(magic, rest: str):
+def replay(magic: McpMagics, rest: str) -> Text:
     return _recording("replay", rest)
 
 
-def _recording(which: str, rest: str):
+def _recording(which: str, rest: str) -> Text:
     from .._core.records import recording
 
     if not rest:
@@ -451,25 +489,25 @@ def _recording(which: str, rest: str):
         raise UsageError(str(error).splitlines()[0]) from None
 
 
-def language(magic, rest: str):
+def language(magic: McpMagics, rest: str) -> Text:
     if rest:
         set_language(rest)
     now = "Chinese (zh)" if current_language() == "zh" else "English (en)"
     return Text(f"nb_elicit's texts are in {now}. Choose with %mcp language en|zh|auto.")
 
 
-def mute(magic, rest: str):
+def mute(magic: McpMagics, rest: str) -> Text:
     magic.asker(rest).mute()
     name = rest.split()[0]
     return Text(f"Muted {name!r}: its requests are answered cancel until %mcp unmute {name}.")
 
 
-def unmute(magic, rest: str):
+def unmute(magic: McpMagics, rest: str) -> Text:
     magic.asker(rest).unmute()
     return Text(f"Unmuted {rest.split()[0]!r}: its requests show again.")
 
 
-def limit(magic, rest: str):
+def limit(magic: McpMagics, rest: str) -> Text:
     name, _, rate = rest.partition(" ")
     conn = magic.asker(name)
     if rate.strip():
@@ -477,7 +515,7 @@ def limit(magic, rest: str):
     return Text(f"{name!r} may ask {conn.rate_limit or 'without a limit'}.")
 
 
-def log(magic, rest: str):
+def log(magic: McpMagics, rest: str) -> Text:
     conn = magic.connection(rest)
     if not conn.log_path:
         return Text(f"{rest!r} is reached over HTTP; it has no stderr here.")
@@ -486,7 +524,7 @@ def log(magic, rest: str):
     return Text(tail or f"{rest!r} has written nothing to stderr.")
 
 
-async def logout(magic, rest: str):
+async def logout(magic: McpMagics, rest: str) -> Text:
     name = rest.split()[0]
     if name in magic.connecting:
         await magic.ready(name)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from .._core.connect_options import OPTIONS, SIGN_IN, ConnectOptions
 from .._core.errors import NbElicitError
+
+if TYPE_CHECKING:
+    from .._core.limits import RateLimit
 
 _COMMAND_USAGE = "%mcp connect NAME -- COMMAND [ARGS...]"
 
@@ -35,7 +39,9 @@ def _parser() -> MagicArgumentParser:
     """The flags of %mcp connect NAME, one for each option that has one, before the
     ``-- COMMAND [ARGS...]`` tail (with neither a command nor a URL, NAME is a server of the MCP
     config files). Strict about spelling: ``--rate`` is not taken for ``--rate-limit``."""
-    parser = MagicArgumentParser("%mcp connect", description=_parser.__doc__)
+    # (IPython's parser has no annotations)
+    parser = MagicArgumentParser(  # type: ignore[no-untyped-call]
+        "%mcp connect", description=_parser.__doc__)
     parser.allow_abbrev = False
     for known in OPTIONS:
         if not known.flag:
@@ -94,15 +100,17 @@ def parse_connect(rest: str) -> ConnectOptions:
             raise UsageError(_ONLY_FOR[known.only_for])
     sign_in = {key: getattr(flags, key) for key in SIGN_IN if getattr(flags, key) is not None}
     try:
+        # (ConnectOptions takes the command as any list of words, and keeps it as a tuple)
         return ConnectOptions(
-            name, command, flags.url, flags.sse, flags.config, headers, env, flags.cwd,
+            name, command,  # type: ignore[arg-type]
+            flags.url, flags.sse, flags.config, headers, env, flags.cwd,
             rate_limit=flags.rate_limit, secret_forms=flags.secret_forms or "warn",
             auth=flags.auth, trust=flags.trust, apps=flags.apps, sign_in=sign_in, as_flags=True)
     except NbElicitError as error:  # (a ConfigError, or the sign-in settings')
         raise UsageError(str(error)) from None
 
 
-def rate_limit(text: str):
+def rate_limit(text: str) -> RateLimit | None:
     """A :class:`RateLimit` (or None for ``off``) from text such as ``2/s burst 4``."""
     from .._core.limits import parse_rate_limit
 

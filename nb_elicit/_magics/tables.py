@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import inspect
 import re
+from typing import Any
 
 from .._core.kernel import part
 from .._core.records.history import History, table_html
@@ -143,7 +144,7 @@ def _join_lines(paragraph: str) -> str:
     return " ".join(line.strip() for line in lines)
 
 
-def schema_text(schema) -> str:
+def schema_text(schema: dict[str, Any] | None) -> str:
     """A tool's input schema in a few lines: ``name?: type`` per argument."""
     if not schema:
         return ""

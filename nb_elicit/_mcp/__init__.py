@@ -24,7 +24,7 @@ _LAZY = {"Era": ".era", "needs_other_era": ".errors", "ServerRequests": ".server
          "ServerSession": ".session"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 

@@ -17,7 +17,8 @@ import functools
 import json
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import httpx2
 from mcp.client.auth import (
@@ -41,6 +42,8 @@ from .._core.url import https_or_loopback
 from .errors import sign_in_failed
 
 if TYPE_CHECKING:
+    from mcp.client.auth.oauth2 import OAuthContext
+
     from .._core.signin.auth import AuthConfig
     from .._core.signin.tokens import TokenStore
 
@@ -82,7 +85,7 @@ class SigningClient(httpx2.AsyncClient):
     request (:func:`~.errors.from_mcp_error`). No other request can take it for its own.
     """
 
-    def __init__(self, sign_in: SignInFlow | None, server_url: str, **kwargs):
+    def __init__(self, sign_in: SignInFlow | None, server_url: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._sign_in = sign_in
         self._server_url = server_url
@@ -90,7 +93,7 @@ class SigningClient(httpx2.AsyncClient):
     def __repr__(self) -> str:
         return f"<nb_elicit HTTP client for {self._server_url}>"
 
-    async def send(self, request: httpx2.Request, **kwargs) -> httpx2.Response:
+    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
         sign_in = self._sign_in
         name = sign_in.name if sign_in is not None else str(self._server_url)
         saved = sign_in.tokens_saved if sign_in is not None else 0
@@ -157,14 +160,14 @@ class _Storage:
     :class:`~nb_elicit._core.signin.tokens.TokenStore` (tokens with when they expire and where
     they came from; the registered client)."""
 
-    def __init__(self, auth, provider_context=None):
+    def __init__(self, auth: SignInFlow, provider_context: OAuthContext | None = None) -> None:
         self._auth = auth
         self.context = provider_context
 
     def __repr__(self) -> str:
         return f"<nb_elicit token storage for {self._auth.server_url}>"
 
-    def saved_state(self) -> dict:
+    def saved_state(self) -> dict[str, Any]:
         return self._auth.store.load("tokens") or {}
 
     async def get_tokens(self) -> OAuthToken | None:
@@ -194,9 +197,11 @@ class _Storage:
         if config.client_id and config.mode in ("auto", "oauth"):  # pre-registered
             secret = self._auth.secret()
             method = config.token_auth or ("client_secret_basic" if secret else "none")
+            # (pydantic validates the redirect URI's str into an AnyUrl)
             return OAuthClientInformationFull(
                 client_id=config.client_id, client_secret=secret,
-                token_endpoint_auth_method=method, redirect_uris=[self._auth.redirect_uri])
+                token_endpoint_auth_method=method,
+                redirect_uris=[self._auth.redirect_uri])  # type: ignore[list-item]
         data = self._auth.store.load("client")
         try:
             return OAuthClientInformationFull.model_validate(data) if data else None
@@ -214,7 +219,7 @@ class _Restoring:
     authorization server, so an expired token is refreshed silently after a restart."""
 
     #: Where the tokens are kept (given by :func:`oauth_provider`).
-    _nb_storage: Any
+    _nb_storage: _Storage
 
     async def _initialize(self) -> None:
         await super()._initialize()  # type: ignore[misc]
@@ -240,7 +245,8 @@ class _HttpsOnly:
     #: The connection's name, for the error line (given by :func:`oauth_provider`).
     _nb_name: str
 
-    async def _auth_flow(self, request: httpx2.Request):
+    async def _auth_flow(
+            self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = super()._auth_flow(request)  # type: ignore[misc]
         given = request.headers.get("authorization")
         try:
@@ -283,7 +289,7 @@ def _identity_provider_class() -> type:
                 {"__module__": __name__})
 
 
-def _assertion(auth) -> Any:
+def _assertion(auth: SignInFlow) -> Callable[[str], Awaitable[str]]:
     """``private_key_jwt``'s assertion provider: the SDK's signed JWT (iss = sub = the client
     ID, aud = the authorization server's issuer), the key read when a token is requested."""
     from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
@@ -294,8 +300,11 @@ def _assertion(auth) -> Any:
     async def sign(audience: str) -> str:
         key = config.private_key(auth.name)
         try:
-            parameters = SignedJWTParameters(issuer=config.client_id, subject=config.client_id,
-                                             signing_key=key, signing_algorithm=algorithm)
+            # (AuthConfig requires a client_id for private_key_jwt; pydantic would refuse a
+            # None, which is answered below as one line)
+            parameters = SignedJWTParameters(
+                issuer=config.client_id, subject=config.client_id,  # type: ignore[arg-type]
+                signing_key=key, signing_algorithm=algorithm)
             return await parameters.create_assertion_provider()(audience)
         except Exception as error:  # noqa: BLE001 - PyJWT or the key: one line, no key material
             raise sign_in_error(auth.name, "config", f"cannot sign a {algorithm} assertion "
@@ -304,7 +313,7 @@ def _assertion(auth) -> Any:
     return sign
 
 
-def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
+def _identity_provider(server_url: str, auth: SignInFlow, storage: _Storage) -> httpx2.Auth:
     """SEP-990: the SDK's jwt-bearer provider at the configured issuer; the ID-JAG it asks for
     comes from the token exchange at the identity provider."""
     from .token_exchange import exchange_id_token
@@ -319,7 +328,8 @@ def _identity_provider(server_url: str, auth, storage: _Storage) -> httpx2.Auth:
         id_jag, scope=config.scope,
         token_endpoint_auth_method=config.token_auth or "client_secret_basic")
     provider._nb_name = auth.name
-    return provider
+    # (its class is made with type() on first use, so it has no static type)
+    return cast("httpx2.Auth", provider)
 
 
 def oauth_provider(server_url: str, auth: SignInFlow | None) -> httpx2.Auth | None:
@@ -353,13 +363,17 @@ def oauth_provider(server_url: str, auth: SignInFlow | None) -> httpx2.Auth | No
             result = await auth.authorize(pending.pop("url"))
             return AuthorizationCodeResult(code=result.code, state=result.state, iss=result.iss)
 
+        # (pydantic validates the redirect URI's str into an AnyUrl; AuthConfig checks token_auth
+        # against TOKEN_AUTH_METHODS, the SDK's Literal)
         metadata = OAuthClientMetadata(
-            client_name="nb_elicit", redirect_uris=[auth.redirect_uri],
+            client_name="nb_elicit", redirect_uris=[auth.redirect_uri],  # type: ignore[list-item]
             grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-            token_endpoint_auth_method=config.token_auth, scope=config.scope)
+            token_endpoint_auth_method=config.token_auth,  # type: ignore[arg-type]
+            scope=config.scope)
         provider = _SignInProvider(server_url, metadata, storage, redirect, callback,
                                    client_metadata_url=config.metadata_url)
     provider._nb_storage = storage
     provider._nb_name = auth.name
     storage.context = provider.context
-    return provider
+    # (a provider whose class may be made with type() on first use: no static type)
+    return cast("httpx2.Auth", provider)

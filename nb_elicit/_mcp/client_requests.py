@@ -4,18 +4,23 @@ failures as nb_elicit's exceptions (the error table, :func:`~.errors.map_request
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import mcp_types as types
 from mcp import Client
+from pydantic import BaseModel
 
 from .._core.errors import ServerDisconnected
 from .errors import map_request_errors
 from .tool_listing import plain
 
+if TYPE_CHECKING:
+    from .sdk_patches import TaughtSession
+
 __all__ = ["ClientRequests"]
 
 T = TypeVar("T")
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 
 class ClientRequests:
@@ -36,32 +41,34 @@ class ClientRequests:
         """Whether requests can go out on this session."""
         return not self.closed and not self.lost
 
-    async def request(self, request: types.Request, result_type: type[T]) -> T:
+    async def request(self, request: types.Request[Any, Any],
+                      result_type: type[ResultT]) -> ResultT:
         """One request of a shape the SDK's client has no method for (the tasks' requests)."""
         return await self._request(self._live().session.send_request(request, result_type),
                                    answer_to=request.method)
 
-    async def raw_request(self, method: str, params: dict) -> dict:
+    async def raw_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request whose answer the caller checks itself, as a dict: the SDK's check of a
         2025-11-25 task refuses a status it does not know, which nb_elicit shows as a warning
         instead (see ``_core/tasks/model.py``)."""
-        return await self._request(self._live().session.send_raw(method, params),
-                                   answer_to=method)
+        # (the SDK's session, taught send_raw by sdk_patches.teach_tasks)
+        session = cast("TaughtSession", self._live().session)
+        return await self._request(session.send_raw(method, params), answer_to=method)
 
     async def validate_tool_result(self, name: str, result: types.CallToolResult) -> None:
         await self._live().session.validate_tool_result(name, result)
 
-    async def list_prompts(self) -> list[dict]:
+    async def list_prompts(self) -> list[dict[str, Any]]:
         return [plain(p) for p in (await self._request(self._live().list_prompts())).prompts]
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> dict:
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> dict[str, Any]:
         return plain(await self._request(self._live().get_prompt(name, arguments)))
 
-    async def list_resources(self) -> list[dict]:
+    async def list_resources(self) -> list[dict[str, Any]]:
         result = await self._request(self._live().list_resources())
         return [plain(r) for r in result.resources]
 
-    async def read_resource(self, uri: str) -> dict:
+    async def read_resource(self, uri: str) -> dict[str, Any]:
         return plain(await self._request(self._live().read_resource(uri)))
 
     def _live(self) -> Client:

@@ -17,6 +17,7 @@ import collections
 import datetime
 import uuid
 from collections.abc import Awaitable, Callable
+from types import TracebackType
 from typing import Any
 
 import mcp_types as types
@@ -42,13 +43,14 @@ def _now() -> str:
 
 
 class _ClientTask:
-    def __init__(self, task_id: str, job: asyncio.Task):
+    def __init__(self, task_id: str,
+                 job: asyncio.Task[types.ElicitResult | types.ErrorData]) -> None:
         self.task_id, self.job = task_id, job
         self.status = "working"
         self.created = self.updated = _now()
         self.outcome: types.ElicitResult | types.ErrorData | None = None
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {"taskId": self.task_id, "status": self.status, "createdAt": self.created,
                 "lastUpdatedAt": self.updated, "ttl": TTL_MS, "pollInterval": POLL_MS}
 
@@ -56,10 +58,10 @@ class _ClientTask:
 class ClientTasks:
     """The forms of one session that run as the client's tasks, by task id."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._tasks: collections.OrderedDict[str, _ClientTask] = collections.OrderedDict()
 
-    def create(self, answer: Awaitable[types.ElicitResult | types.ErrorData]) -> dict:
+    def create(self, answer: Awaitable[types.ElicitResult | types.ErrorData]) -> dict[str, Any]:
         """Start answering (the form shows at once); the ``CreateTaskResult`` to send."""
         task_id = f"nb-elicit-{uuid.uuid4().hex}"
         # Background work: owned by ClientTasks: cancelled with the session, cancel_all.
@@ -70,7 +72,7 @@ class ClientTasks:
         self._forget_old()
         return {"task": task.wire()}
 
-    async def answer(self, method: str, params: dict | None) -> dict:
+    async def answer(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """A server's ``tasks/*`` request about one of our tasks."""
         if method == "tasks/list":
             return {"tasks": [task.wire() for task in self._tasks.values()]}
@@ -108,7 +110,8 @@ class ClientTasks:
             raise MCPError(code=INVALID_PARAMS, message=f"unknown task id {task_id!r}")
         return task
 
-    def _ended(self, task: _ClientTask, job: asyncio.Task) -> None:
+    def _ended(self, task: _ClientTask,
+               job: asyncio.Task[types.ElicitResult | types.ErrorData]) -> None:
         if job.cancelled():
             task.status = "cancelled"
         elif job.exception() is not None:
@@ -127,10 +130,11 @@ class ClientTasks:
 
 
 class _suppress_cancelled_job:
-    def __enter__(self):
+    def __enter__(self) -> _suppress_cancelled_job:
         return self
 
-    def __exit__(self, kind, value, traceback) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> bool:
         # The job was cancelled (tasks/cancel, or the session ended): not our request's own
         # cancellation, which shows as the current task cancelling.
         if kind is asyncio.CancelledError:

@@ -25,9 +25,12 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._core.kernel import part, process_part
+
+if TYPE_CHECKING:
+    from mcp.shared._request_clock import RequestClock
 
 __all__ = ["RequestClocks", "install", "paused"]
 
@@ -109,7 +112,7 @@ def install() -> bool:
             return False
 
         @contextlib.contextmanager
-        def noted(timeout: float | None) -> Iterator[_Clock]:
+        def noted(timeout: float | None) -> Iterator[RequestClock]:
             with original(timeout) as clock:
                 noting = _clocks()  # (the owner of the kernel when the clock started)
                 loop = noting.add(clock)
@@ -118,7 +121,8 @@ def install() -> bool:
                 finally:
                     noting.discard(loop, clock)
 
-        jsonrpc_dispatcher.request_clock = noted
+        # (the dispatcher's own import of the SDK's private clock, replaced: no hook for it)
+        jsonrpc_dispatcher.request_clock = noted  # type: ignore[attr-defined]
         patch.installed = True
         return True
 

@@ -12,6 +12,7 @@ import contextlib
 import secrets
 import sys
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx2
@@ -35,6 +36,9 @@ from .era import Era
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 __all__ = ["GONE", "connect_error", "describe", "from_mcp_error", "malformed",
            "map_request_errors", "needs_other_era", "request_of", "sign_in_failed"]
@@ -76,7 +80,7 @@ MALFORMED_LIMIT = 300
 def malformed(what: str, error: ValidationError) -> ServerError:
     """A server's answer that does not fit its schema, as one line: ``what`` "is malformed",
     the first field that is wrong and why ("taskId: Field required")."""
-    first = error.errors()[0] if error.errors() else {}
+    first: ErrorDetails | dict[str, Any] = error.errors()[0] if error.errors() else {}
     where = ".".join(str(part) for part in first.get("loc", ()))
     why = first.get("msg", "it does not fit the protocol")
     text = f"{what} is malformed: {where}: {why}" if where else f"{what} is malformed: {why}"
@@ -183,7 +187,8 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, NbElicitError) else f"{type(exc).__name__}: {text}"
 
 
-def request_of(params, related_task: str | None = None) -> ElicitationRequest:
+def request_of(params: types.ElicitRequestParams,
+               related_task: str | None = None) -> ElicitationRequest:
     """The SDK's elicitation params as nb_elicit's plain request (no ``mode``: form mode);
     ``related_task``: the server's task it was asked in (2025-11-25)."""
     return ElicitationRequest(

@@ -23,7 +23,7 @@ import inspect
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -33,8 +33,18 @@ if TYPE_CHECKING:  # (the SDK is imported only once a session is made: see _Wrap
     import mcp_types
     from mcp.client.session import ClientSession, ElicitationFnT
     from mcp.shared.dispatcher import ProgressFnT
+    from typing_extensions import TypedDict, Unpack
 
     CallResult = mcp_types.CallToolResult | mcp_types.InputRequiredResult
+
+    class CallOptions(TypedDict, total=False):
+        """The keywords of the SDK's ``ClientSession.call_tool``, passed on as given."""
+
+        input_responses: mcp_types.InputResponses | None
+        request_state: str | None
+        meta: mcp_types.RequestParamsMeta | None
+        allow_input_required: bool
+        allow_claimed: bool
 
 from .._core.kernel import process_part
 
@@ -63,7 +73,9 @@ class _EverySession:
                 return
             self.wrapped = True
         session_type: type[ClientSession] = module.ClientSession
-        made, call = session_type.__init__, session_type.call_tool
+        # (both wrapped as they are, whatever they are given: the wrappers pass it all on)
+        made: Callable[..., None] = session_type.__init__
+        call: Callable[..., Awaitable[CallResult]] = session_type.call_tool
         signature = inspect.signature(made)
         owner = self
 
@@ -82,7 +94,7 @@ class _EverySession:
                             arguments: dict[str, object] | None = None,
                             read_timeout_seconds: float | None = None,
                             progress_callback: ProgressFnT | None = None,
-                            **options: object) -> CallResult:
+                            **options: Unpack[CallOptions]) -> CallResult:
             if session not in owner.given or options.get("allow_input_required"):
                 return await call(session, name, arguments, read_timeout_seconds,
                                   progress_callback, **options)
@@ -109,8 +121,12 @@ class _EverySession:
 
             return await run_input_required_driver(first, dispatch=dispatch, retry=retry)
 
-        session_type.__init__ = functools.wraps(made)(__init__)
-        session_type.call_tool = functools.wraps(call)(call_tool)
+        # (the SDK has no hook for either: its class's own methods are replaced, once, by
+        # wrappers that take what they take and pass it on)
+        wrapped_init = functools.wraps(made)(__init__)
+        wrapped_call = functools.wraps(call)(call_tool)
+        session_type.__init__ = wrapped_init  # type: ignore[method-assign, assignment]
+        session_type.call_tool = wrapped_call  # type: ignore[method-assign, assignment]
 
 
 def _every() -> _EverySession:

@@ -35,7 +35,7 @@ def plain_request(params: object, context: object = None) -> ElicitationRequest:
     if isinstance(params, dict):
         get = params.get
     else:
-        def get(name, default=None):
+        def get(name: str, default: object = None) -> Any:
             return getattr(params, name, default)
     message = get("message")
     if message is None:

@@ -23,10 +23,10 @@ class _Importing:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.done: concurrent.futures.Future | None = None
+        self.done: concurrent.futures.Future[None] | None = None
 
 
-def jsonschema_imported() -> concurrent.futures.Future:
+def jsonschema_imported() -> concurrent.futures.Future[None]:
     """A future done once jsonschema is imported: at once if it is, else on a thread of its
     own (started by the first call), so that code on an event loop can wait for the import
     without stopping the loop for the second it takes. Done even if the import failed:
@@ -43,7 +43,7 @@ def jsonschema_imported() -> concurrent.futures.Future:
         return importing.done
 
 
-def _import_jsonschema(done: concurrent.futures.Future) -> None:
+def _import_jsonschema(done: concurrent.futures.Future[None]) -> None:
     try:
         import jsonschema  # noqa: F401
     except BaseException:  # noqa: BLE001, S110 - the next import raises it where it matters

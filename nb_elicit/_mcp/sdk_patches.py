@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientRequestContext
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp_types import INTERNAL_ERROR
 from mcp_types import methods as wire_methods
 
@@ -27,6 +28,12 @@ from .client_tasks import METHODS as CLIENT_TASK_METHODS
 from .client_tasks import ClientTasks
 from .errors import MALFORMED_LIMIT
 from .jsonschema_import import jsonschema_imported
+
+if TYPE_CHECKING:
+    from mcp.client._transport import ReadStream, Transport, WriteStream
+    from mcp.shared.dispatcher import CallOptions, DispatchContext, ProgressFnT
+    from mcp.shared.message import SessionMessage
+    from mcp.shared.transport_context import TransportContext
 
 __all__ = ["TASKS_AD", "TASKS_VERSION", "TaskAwareClient", "ends_with_its_stream",
            "results_wait_for_jsonschema", "teach_tasks"]
@@ -56,26 +63,42 @@ class TaskAwareClient(Client):
 
     client_tasks: ClientTasks | None = None
 
-    async def _build_session(self, exit_stack):
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
         session = await super()._build_session(exit_stack)
         teach_tasks(session, self.client_tasks or ClientTasks())
         return session
 
 
-def teach_tasks(session, client_tasks: ClientTasks) -> None:
+class TaughtSession(Protocol):
+    """The SDK's ``ClientSession`` as :func:`teach_tasks` leaves it: with the two requests it
+    gains there, which ``ClientSession``'s own type cannot name."""
+
+    async def send_raw(self, method: str, params: dict[str, Any], timeout: float | None = None,
+                       progress: ProgressFnT | None = None) -> dict[str, Any]: ...
+
+    async def send_task_call(self, name: str, arguments: dict[str, Any], ttl: int,
+                             timeout: float | None,
+                             progress: ProgressFnT | None) -> dict[str, Any]: ...
+
+
+def teach_tasks(session: ClientSession, client_tasks: ClientTasks) -> None:
     build_capabilities, on_request = session._build_capabilities, session._on_request
 
     def capabilities(version: str) -> types.ClientCapabilities:
         ad = build_capabilities(version)
         return ad.model_copy(update={"tasks": TASKS_AD}) if version == TASKS_VERSION else ad
 
-    async def answer(dctx, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def answer(dctx: DispatchContext[TransportContext], method: str,
+                     params: Mapping[str, Any] | None) -> dict[str, Any]:
         if (session.protocol_version or TASKS_VERSION) == TASKS_VERSION:
             if method in CLIENT_TASK_METHODS:
                 return await client_tasks.answer(method, dict(params or {}))
             if method == "elicitation/create" and isinstance(params, Mapping) \
                     and params.get("task") is not None:
                 request = wire_methods.parse_server_request(method, TASKS_VERSION, params)
+                # (the dispatchers that drive callbacks give every request an id: the SDK's own
+                # _on_request, which this one stands in front of, asserts the same)
+                assert dctx.request_id is not None
                 context = ClientRequestContext(session=session, request_id=dctx.request_id,
                                                meta=request.params.meta)
                 return client_tasks.create(session._elicitation_callback(context,
@@ -83,9 +106,9 @@ def teach_tasks(session, client_tasks: ClientTasks) -> None:
         return await on_request(dctx, method, params)
 
     async def send_raw(method: str, params: dict[str, Any], timeout: float | None = None,
-                       progress=None) -> dict[str, Any]:
+                       progress: ProgressFnT | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {"method": method, "params": params}
-        opts: dict[str, Any] = {}
+        opts: CallOptions = {}
         session._stamp(data, opts)
         if timeout is not None:
             opts["timeout"] = timeout
@@ -93,21 +116,26 @@ def teach_tasks(session, client_tasks: ClientTasks) -> None:
             opts["on_progress"] = progress
         return await session._dispatcher.send_raw_request(method, data.get("params"), opts)
 
-    async def send_task_call(name: str, arguments: dict, ttl: int, timeout: float | None,
-                             progress) -> dict[str, Any]:
+    async def send_task_call(name: str, arguments: dict[str, Any], ttl: int,
+                             timeout: float | None,
+                             progress: ProgressFnT | None) -> dict[str, Any]:
         data = types.CallToolRequest(params=types.CallToolRequestParams(
             name=name, arguments=arguments, task=types.TaskMetadata(ttl=ttl))).model_dump(
             by_alias=True, mode="json", exclude_none=True)
         return await send_raw("tools/call", data["params"], timeout, progress)
 
-    session._build_capabilities = capabilities
-    session._on_request = answer
-    session.send_raw = send_raw
-    session.send_task_call = send_task_call
+    # (the SDK has no hook for these: its own methods are replaced on this one session, and
+    # TaughtSession names the two it gains for their callers)
+    session._build_capabilities = capabilities  # type: ignore[method-assign]
+    session._on_request = answer  # type: ignore[method-assign]
+    session.send_raw = send_raw  # type: ignore[attr-defined]
+    session.send_task_call = send_task_call  # type: ignore[attr-defined]
 
 
 @contextlib.asynccontextmanager
-async def ends_with_its_stream(transport, on_end: Callable[[], None]):
+async def ends_with_its_stream(
+        transport: Transport, on_end: Callable[[], None],
+        ) -> AsyncIterator[tuple[_WatchedStream, WriteStream[SessionMessage]]]:
     """``transport`` (the SDK's ``Transport``: its read and write streams), with ``on_end()``
     called the moment its read stream ends. The SDK's dispatcher reads that stream until it
     ends, then cancels the requests it was answering (``JSONRPCDispatcher.run`` in
@@ -121,16 +149,17 @@ class _WatchedStream:
     """A read stream (the SDK's ``ReadStream`` protocol) that calls ``on_end()`` when it ends:
     at its end of stream, or when it is closed under its reader."""
 
-    def __init__(self, stream, on_end: Callable[[], None]):
+    def __init__(self, stream: ReadStream[SessionMessage | Exception],
+                 on_end: Callable[[], None]) -> None:
         self._stream, self._on_end = stream, on_end
 
     @property
-    def last_context(self):
+    def last_context(self) -> object:
         """The sender's context of the last item, where the stream keeps one (the SDK reads
         it with ``getattr``)."""
         return getattr(self._stream, "last_context", None)
 
-    async def receive(self):
+    async def receive(self) -> SessionMessage | Exception:
         try:
             return await self._stream.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
@@ -140,23 +169,25 @@ class _WatchedStream:
     async def aclose(self) -> None:
         await self._stream.aclose()
 
-    def __aiter__(self):
+    def __aiter__(self) -> _WatchedStream:
         return self
 
-    async def __anext__(self):
+    async def __anext__(self) -> SessionMessage | Exception:
         try:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> _WatchedStream:
         return self
 
-    async def __aexit__(self, *exc_info) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 
-def results_wait_for_jsonschema(session, output_schema) -> None:
+def results_wait_for_jsonschema(
+        session: ClientSession,
+        output_schema: Callable[[str], Awaitable[dict[str, Any] | None]]) -> None:
     """The SDK checks a structured tool result with jsonschema, imported on the event loop the
     first time: a second or more (``rfc3987-syntax``, which Jupyter installs, builds a grammar
     as jsonschema imports it) in which the kernel answers nothing, and the cell waits. A result
@@ -166,7 +197,7 @@ def results_wait_for_jsonschema(session, output_schema) -> None:
     own. A result off the tool's output schema is one line (the SDK raises a RuntimeError)."""
     check = session.validate_tool_result
 
-    async def validate_tool_result(name, result) -> None:
+    async def validate_tool_result(name: str, result: types.CallToolResult) -> None:
         if result.structured_content is not None:  # (as an output schema requires)
             schema = await output_schema(name)
             if schema is not None and plainly_valid(schema, result.structured_content):
@@ -178,4 +209,5 @@ def results_wait_for_jsonschema(session, output_schema) -> None:
             raise ServerError(INTERNAL_ERROR, shorten(str(exc), MALFORMED_LIMIT,
                                                       one_line=True)) from None
 
-    session.validate_tool_result = validate_tool_result
+    # (the SDK has no hook for its check: this session's method is replaced)
+    session.validate_tool_result = validate_tool_result  # type: ignore[method-assign]

@@ -14,8 +14,8 @@ import contextlib
 import contextvars
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import IO
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import mcp_types as types
 from mcp import Client
@@ -50,6 +50,11 @@ from .tasks import (
 from .tool_listing import ToolListing
 from .transports import transport_to
 
+if TYPE_CHECKING:
+    from mcp.shared.dispatcher import ProgressFnT
+
+    from .sdk_patches import TaughtSession
+
 __all__ = ["ServerSession"]
 
 # (Keep mcp_types first, then the SDK's package, then its modules: %load_ext imports this
@@ -64,7 +69,6 @@ __all__ = ["ServerSession"]
 logging.getLogger("mcp.client.auth").addHandler(logging.NullHandler())
 
 ProgressHandler = Callable[[float, "float | None", "str | None"], None]
-Progress = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
 
 class ServerSession(ClientRequests):
@@ -72,7 +76,7 @@ class ServerSession(ClientRequests):
     asks and says goes to ``requests`` (:class:`ServerRequests`)."""
 
     def __init__(self, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
-                 errlog: IO[str] | None = None):
+                 errlog: TextIO | None = None) -> None:
         self.target = target
         self.era = Era(era)
         self._requests = requests
@@ -87,7 +91,7 @@ class ServerSession(ClientRequests):
         #: What the handshake said (kept: the SDK's client refuses to tell once it is closed).
         self._about: tuple[str | None, str | None, str | None] = (None, None, None)
         self._stop = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         #: Set when the session ends: its server's stream ended (the server exited, or closed
         #: the stream), or it is closing. Set before the SDK cancels the requests the session
         #: was answering, so one that is cancelled can tell at once whether its server went
@@ -96,12 +100,12 @@ class ServerSession(ClientRequests):
 
     @classmethod
     async def open(cls, target: StdioTarget | HttpTarget, era: Era, requests: ServerRequests,
-                   errlog: IO[str] | None = None) -> ServerSession:
+                   errlog: TextIO | None = None) -> ServerSession:
         """Start the server (or reach it) and finish the handshake; a stdio server's stderr
         goes to ``errlog``. A sign-in that failed on the way is raised as its
         :class:`~nb_elicit.SignInError`, any other failure as one :class:`ConnectError`."""
         session = cls(target, era, requests, errlog)
-        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         session._task = _task_of_its_own(session._run(ready), name=f"nb_elicit:{target}")
         await ready
         return session
@@ -130,7 +134,8 @@ class ServerSession(ClientRequests):
 
     # -- requests -------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, arguments: dict | None, timeout: float | None = None,
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None,
+                        timeout: float | None = None,
                         on_progress: ProgressHandler | None = None,
                         task: bool | None = None) -> ToolResult:
         """Call a tool; ``on_progress(progress, total, message)`` hears its progress.
@@ -138,10 +143,12 @@ class ServerSession(ClientRequests):
         A tool the server may run as a task (2025-11-25: its ``taskSupport``; 2026-07-28: the
         server's choice) is followed to its end by the requests' ``follow``; ``task=False``
         calls a tool whose task support is optional without one."""
-        progress = None
+        progress: ProgressFnT | None = None
         if on_progress is not None:
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                on_progress(value, total, message)
+            async def heard(progress: float, total: float | None, message: str | None) -> None:
+                on_progress(progress, total, message)
+
+            progress = heard
         try:
             if task is not False and await self._runs_as_task(name):
                 result = await self._request(self._call_as_task(name, arguments or {}, timeout,
@@ -156,10 +163,10 @@ class ServerSession(ClientRequests):
                                           f"of {timeout:g} s, so it was cancelled") from None
         return tool_result_of(result)
 
-    async def list_tools(self) -> list[dict]:
+    async def list_tools(self) -> list[dict[str, Any]]:
         return self._tools.keep((await self._request(self._live().list_tools())).tools)
 
-    async def listed_tool(self, name: str) -> dict | None:
+    async def listed_tool(self, name: str) -> dict[str, Any] | None:
         """The tool ``name`` as the server lists it, listed once if need be (and again once the
         server said its list changed); only a server with resources can have apps, so no other
         is asked (None: not listed)."""
@@ -214,7 +221,7 @@ class ServerSession(ClientRequests):
         self.ended.set()
         self._requests.ended()
 
-    async def _run(self, ready: asyncio.Future) -> None:
+    async def _run(self, ready: asyncio.Future[None]) -> None:
         http = None
         try:
             transport, http = transport_to(self.target, self._requests.sign_in, self._errlog)
@@ -264,20 +271,24 @@ class ServerSession(ClientRequests):
             return False
         return await self._tools.may_run_as_task(name)
 
-    async def _call_as_task(self, name: str, arguments: dict, timeout: float | None,
-                            progress: Progress | None) -> types.CallToolResult:
-        raw = await self._live().session.send_task_call(name, arguments, TTL_MS, timeout, progress)
+    async def _call_as_task(self, name: str, arguments: dict[str, Any], timeout: float | None,
+                            progress: ProgressFnT | None) -> types.CallToolResult:
+        # (the SDK's session, taught send_task_call by sdk_patches.teach_tasks)
+        session = cast("TaughtSession", self._live().session)
+        raw = await session.send_task_call(name, arguments, TTL_MS, timeout, progress)
         if "task" not in raw:  # the server ran it at once after all
             result = types.CallToolResult.model_validate(raw, by_name=False)
             if not result.is_error:
                 await self.validate_tool_result(name, result)
             return result
-        result = await self._requests.follow(legacy_task(self, name, raw))
-        return types.CallToolResult(content=result.content, structured_content=result.structured,
-                                    is_error=result.is_error)
+        followed = await self._requests.follow(legacy_task(self, name, raw))
+        # (the content is the wire's plain dicts, which pydantic validates into its blocks)
+        return types.CallToolResult(content=followed.content,  # type: ignore[arg-type]
+                                    structured_content=followed.structured,
+                                    is_error=followed.is_error)
 
 
-def _task_of_its_own(coro: Coroutine[object, object, None], name: str) -> asyncio.Task:
+def _task_of_its_own(coro: Coroutine[object, object, None], name: str) -> asyncio.Task[None]:
     """A task that starts from an empty context, not a copy of the caller's: a session outlives
     the call that opened it (a reconnect, a second era), and requests it hears later must not
     take that finished call for the current one."""

@@ -23,13 +23,13 @@ call (JSON-RPC framing stays the SDK's), a capability ad that adds ``tasks``, an
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import mcp_types as types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RequestParams, Result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._core.answer import Answer
 from .._core.errors import ServerError
@@ -37,6 +37,9 @@ from .._core.tasks.model import TaskShape, TaskState
 from .._core.text import shorten
 from .._core.types import ElicitationRequest, ToolResult
 from .errors import MALFORMED_LIMIT, malformed, request_of
+
+if TYPE_CHECKING:
+    from .client_requests import ClientRequests
 
 __all__ = ["EXTENSION", "RELATED_TASK", "RemoteTask", "TasksExtension", "legacy_task",
            "related_task_of", "tool_result_of"]
@@ -57,8 +60,8 @@ class RemoteTask:
 
     shape: TaskShape
 
-    def __init__(self, session, task_id: str, tool: str, first: TaskState,
-                 placeholder: bool = False):
+    def __init__(self, session: ClientRequests, task_id: str, tool: str, first: TaskState,
+                 placeholder: bool = False) -> None:
         self._session = session
         self.task_id, self.tool, self.first = task_id, tool, first
         #: Whether ``first`` stands in for a state the server has not told yet (a task known
@@ -94,7 +97,7 @@ class RemoteTask:
 # -- 2025-11-25 ---------------------------------------------------------------------------
 
 
-def _state_2025(task) -> TaskState:
+def _state_2025(task: _LegacyTaskFields | types.Task) -> TaskState:
     return TaskState(task_id=task.task_id, status=task.status, status_message=task.status_message,
                      poll_interval_ms=task.poll_interval, ttl_ms=task.ttl,
                      created_at=task.created_at, last_updated_at=task.last_updated_at)
@@ -115,7 +118,7 @@ class _LegacyTaskFields(Result):
     last_updated_at: str | None = Field(default=None, alias="lastUpdatedAt")
 
 
-async def _legacy_request(session, method: str, task_id: str) -> TaskState:
+async def _legacy_request(session: ClientRequests, method: str, task_id: str) -> TaskState:
     raw = await session.raw_request(method, {"taskId": task_id})
     try:
         task = _LegacyTaskFields.model_validate(raw)
@@ -151,7 +154,7 @@ class _LegacyTask(RemoteTask):
         return await _legacy_request(self._session, "tasks/cancel", self.task_id)
 
 
-def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
+def legacy_task(session: ClientRequests, tool: str, raw: dict[str, Any]) -> RemoteTask:
     """The task a 2025-11-25 server created for a call (its ``CreateTaskResult``)."""
     try:
         created = types.CreateTaskResult.model_validate(raw, by_name=False)
@@ -160,7 +163,7 @@ def legacy_task(session, tool: str, raw: dict) -> RemoteTask:
     return _LegacyTask(session, created.task.task_id, tool, _state_2025(created.task))
 
 
-def attach_legacy(session, tool: str, task_id: str) -> RemoteTask:
+def attach_legacy(session: ClientRequests, tool: str, task_id: str) -> RemoteTask:
     """A 2025-11-25 task known by its id only (attached to again)."""
     return _LegacyTask(session, task_id, tool, TaskState(task_id=task_id, status="working"),
                        placeholder=True)
@@ -171,8 +174,8 @@ def related_task_of(meta: object) -> str | None:
     if not isinstance(meta, dict):
         meta = getattr(meta, "model_extra", None) or {}
     related = meta.get(RELATED_TASK)
-    if isinstance(related, dict) and isinstance(related.get("taskId"), str):
-        return related["taskId"]
+    if isinstance(related, dict) and isinstance(task_id := related.get("taskId"), str):
+        return task_id
     return None
 
 
@@ -250,8 +253,8 @@ class _CancelAnswer(Result):
 class _ExtensionTask(RemoteTask):
     shape = TaskShape.EXTENSION
 
-    def __init__(self, session, task_id: str, tool: str, first: TaskState,
-                 placeholder: bool = False):
+    def __init__(self, session: ClientRequests, task_id: str, tool: str, first: TaskState,
+                 placeholder: bool = False) -> None:
         super().__init__(session, task_id, tool, first, placeholder)
         self._last: ExtensionTaskStatus | None = None
 
@@ -307,15 +310,15 @@ class _ExtensionTask(RemoteTask):
         return None
 
 
-def attach_extension(session, tool: str, task_id: str) -> RemoteTask:
+def attach_extension(session: ClientRequests, tool: str, task_id: str) -> RemoteTask:
     """A 2026-07-28 task known by its id only (attached to again)."""
     return _ExtensionTask(session, task_id, tool, TaskState(task_id=task_id, status="working"),
                           placeholder=True)
 
 
 def _error_text(error: object) -> str | None:
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+    if isinstance(error, dict) and isinstance(message := error.get("message"), str):
+        return message
     return None
 
 
@@ -325,7 +328,7 @@ class TasksExtension(ClientExtension):
 
     identifier = EXTENSION
 
-    def __init__(self, session, follow: TaskFollower):
+    def __init__(self, session: ClientRequests, follow: TaskFollower) -> None:
         self._session, self._follow = session, follow
 
     def claims(self) -> Sequence[ResultClaim[Any]]:
@@ -337,12 +340,14 @@ class TasksExtension(ClientExtension):
         task = _ExtensionTask(self._session, created.task_id, context.tool_name, created.state())
         result = await self._follow(task)
         # (the SDK checks the output schema again; it already passed here)
-        return types.CallToolResult(content=result.content, structured_content=result.structured,
+        # (the content is the wire's plain dicts, which pydantic validates into its blocks)
+        return types.CallToolResult(content=result.content,  # type: ignore[arg-type]
+                                    structured_content=result.structured,
                                     is_error=result.is_error)
 
 
 def tool_result_of(result: types.CallToolResult) -> ToolResult:
-    def plain(model) -> dict:
+    def plain(model: BaseModel) -> dict[str, Any]:
         return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     return ToolResult(content=[plain(b) for b in result.content],

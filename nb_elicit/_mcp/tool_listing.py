@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import mcp_types as types
 from pydantic import BaseModel
@@ -23,15 +24,15 @@ class ToolListing:
     """The tools of one session's server; ``list_tools()`` (the session's) lists them again,
     and gives them to :meth:`keep`."""
 
-    def __init__(self, list_tools: Callable[[], Awaitable[list[dict]]]):
+    def __init__(self, list_tools: Callable[[], Awaitable[list[dict[str, Any]]]]):
         self._list_tools = list_tools
         #: Each tool's ``execution.taskSupport`` (2025-11-25), as the last listing said.
         self._task_support: dict[str, str] = {}
         #: Each tool as the last listing showed it.
-        self._tools: dict[str, dict] = {}
+        self._tools: dict[str, dict[str, Any]] = {}
         self._listed = False
 
-    def keep(self, tools: Sequence[types.Tool]) -> list[dict]:
+    def keep(self, tools: Sequence[types.Tool]) -> list[dict[str, Any]]:
         """A listing the server answered: kept, and given back as plain dicts."""
         for tool in tools:
             execution = getattr(tool, "execution", None)
@@ -47,7 +48,7 @@ class ToolListing:
         self._task_support = {}
         self._listed = False
 
-    async def output_schema(self, name: str) -> dict | None:
+    async def output_schema(self, name: str) -> dict[str, Any] | None:
         """The output schema of the tool ``name`` (listed once if it is not known yet, as the
         SDK would list it to check a result); None: none, or not listed."""
         if name not in self._tools:
@@ -55,7 +56,7 @@ class ToolListing:
                 await self._list_tools()
         return self._tools.get(name, {}).get("outputSchema")
 
-    async def tool(self, name: str, may_have_apps: bool) -> dict | None:
+    async def tool(self, name: str, may_have_apps: bool) -> dict[str, Any] | None:
         """The tool ``name`` as listed, listed once if need be; only a server that
         ``may_have_apps`` (it has resources) is asked (None: not listed)."""
         if name not in self._tools and not self._listed and may_have_apps:
@@ -82,6 +83,6 @@ class ToolListing:
         return self._task_support.get(name, "forbidden") in ("optional", "required")
 
 
-def plain(model: BaseModel) -> dict:
+def plain(model: BaseModel) -> dict[str, Any]:
     """An SDK model as the JSON-shaped dict of the wire (camelCase keys, no nulls)."""
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -3,7 +3,7 @@ server asks for it) or HTTP+SSE."""
 
 from __future__ import annotations
 
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import httpx2
 from mcp import StdioServerParameters
@@ -21,14 +21,16 @@ __all__ = ["transport_to"]
 
 
 def transport_to(target: StdioTarget | HttpTarget, sign_in: SignInFlow | None,
-                 errlog: IO[str] | None) -> tuple[Transport, SigningClient | None]:
+                 errlog: TextIO | None) -> tuple[Transport, SigningClient | None]:
     """The SDK's transport to ``target``, and the HTTP client its caller closes once the
     transport has ended (streamable HTTP only: it signs in with ``sign_in``); a stdio server's
     stderr goes to ``errlog``."""
     if isinstance(target, SseTarget):
         # HTTP+SSE: no read timeout on the event stream (a form may stay open long).
+        # (the SDK types the read timeout a float, but passes it to httpx's Timeout, where None
+        # is no timeout)
         return sse_client(target.url, headers=target.headers, timeout=30,
-                          sse_read_timeout=None), None
+                          sse_read_timeout=None), None  # type: ignore[arg-type]
     if isinstance(target, HttpTarget):
         http = SigningClient(sign_in, target.url, headers=target.headers,
                              timeout=httpx2.Timeout(30, read=None),

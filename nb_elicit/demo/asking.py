@@ -107,7 +107,7 @@ def current() -> Questions:
     return questions
 
 
-async def ask(journal: Journal, message: str, schema: dict,
+async def ask(journal: Journal, message: str, schema: dict[str, Any],
               within: float | None = None) -> types.ElicitResult:
     """Ask the person to fill in a form; the journal gets the answer (or the client's error,
     handshake era), as ``{"tool", "message", "action", "content"}``. With ``within``, an
@@ -115,7 +115,7 @@ async def ask(journal: Journal, message: str, schema: dict,
     questions = current()
     params = types.ElicitRequestFormParams(message=message, requested_schema=schema)
 
-    def entry(answer: types.ElicitResult) -> dict:
+    def entry(answer: types.ElicitResult) -> dict[str, Any]:
         return {"message": message, "action": answer.action, "content": answer.content}
 
     if questions.modern:
@@ -123,8 +123,9 @@ async def ask(journal: Journal, message: str, schema: dict,
     ctx = questions.ctx
     try:
         with anyio.fail_after(within) if within is not None else contextlib.nullcontext():
-            result = await ctx.session.elicit_form(message=message, requested_schema=schema,
-                                                   related_request_id=ctx.request_id)
+            # (the SDK's Context.session has no annotation; its elicit_form gives this)
+            result: types.ElicitResult = await ctx.session.elicit_form(
+                message=message, requested_schema=schema, related_request_id=ctx.request_id)
     except TimeoutError:
         raise Withdrawn from None
     except MCPError as error:
@@ -142,15 +143,16 @@ async def ask_url(journal: Journal, message: str, url: str,
     the handshake era (the 2026-07-28 era has no such id, nor a completion notice)."""
     questions = current()
 
-    def entry(answer: types.ElicitResult) -> dict:
+    def entry(answer: types.ElicitResult) -> dict[str, Any]:
         return {"message": "url", "action": answer.action, "url": url}
 
     if questions.modern:
         params = types.ElicitRequestURLParams(message=message, url=url)
         return questions.answer(params, journal, entry)
     ctx = questions.ctx
-    result = await ctx.session.elicit_url(message, url=url, elicitation_id=elicitation_id,
-                                          related_request_id=ctx.request_id)
+    # (the SDK's Context.session has no annotation; its elicit_url gives this)
+    result: types.ElicitResult = await ctx.session.elicit_url(
+        message, url=url, elicitation_id=elicitation_id, related_request_id=ctx.request_id)
     journal(questions.tool, **entry(result))
     return result
 
@@ -181,7 +183,7 @@ class Questions:
         return self._asked < self._seen
 
     def answer(self, params: types.ElicitRequestParams, journal: Journal,
-               entry: Callable[[types.ElicitResult], dict],
+               entry: Callable[[types.ElicitResult], dict[str, Any]],
                within: float | None = None) -> types.ElicitResult:
         """The answer to the next question (2026-07-28): from an earlier round, or the one
         that arrived in this round (written to the journal now); else the call stops here
@@ -244,7 +246,7 @@ class Questions:
         self._answers.append(fresh)
 
 
-def _dumped(answer: types.ElicitResult) -> dict:
+def _dumped(answer: types.ElicitResult) -> dict[str, Any]:
     """An answer as the state keeps it: its action, and its content if it has one."""
     kept: dict[str, Any] = {"action": answer.action}
     if answer.content is not None:

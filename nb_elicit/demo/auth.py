@@ -31,6 +31,7 @@ import json
 import os
 import secrets
 import time
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote
 
 from mcp.server.auth.provider import (
@@ -48,6 +49,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import __version__
 
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 SCOPE = "demo"
 #: The demo's one service client: client credentials, for runs with nobody there.
 SERVICE_CLIENT = "nb-elicit-demo-service"
@@ -62,7 +66,7 @@ TOKEN_SECONDS = 3600
 class DemoAuthorizationServer:
     """An in-memory OAuth authorization server (the SDK's provider protocol)."""
 
-    def __init__(self, issuer: str):
+    def __init__(self, issuer: str) -> None:
         self.issuer = issuer
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.pending: dict[str, tuple[str, AuthorizationParams]] = {}
@@ -98,20 +102,25 @@ class DemoAuthorizationServer:
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state,
                                       iss=self.issuer)
 
-    async def load_authorization_code(self, client, authorization_code: str):
+    async def load_authorization_code(self, client: OAuthClientInformationFull,
+                                      authorization_code: str) -> AuthorizationCode | None:
         found = self.codes.get(authorization_code)
         return found if found is not None and found.client_id == client.client_id else None
 
-    async def exchange_authorization_code(self, client, authorization_code) -> OAuthToken:
+    async def exchange_authorization_code(self, client: OAuthClientInformationFull,
+                                          authorization_code: AuthorizationCode) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
         return self._issue(client.client_id, authorization_code.scopes,
                            authorization_code.resource)
 
-    async def load_refresh_token(self, client, refresh_token: str):
+    async def load_refresh_token(self, client: OAuthClientInformationFull,
+                                 refresh_token: str) -> RefreshToken | None:
         found = self.refresh_tokens.get(refresh_token)
         return found if found is not None and found.client_id == client.client_id else None
 
-    async def exchange_refresh_token(self, client, refresh_token, scopes) -> OAuthToken:
+    async def exchange_refresh_token(self, client: OAuthClientInformationFull,
+                                     refresh_token: RefreshToken,
+                                     scopes: list[str]) -> OAuthToken:
         self.refresh_tokens.pop(refresh_token.token, None)
         return self._issue(client.client_id, scopes or refresh_token.scopes,
                            refresh_token.resource)
@@ -122,7 +131,7 @@ class DemoAuthorizationServer:
             return None
         return found
 
-    async def revoke_token(self, token) -> None:
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         self.tokens.pop(getattr(token, "token", ""), None)
         self.refresh_tokens.pop(getattr(token, "token", ""), None)
 
@@ -147,14 +156,15 @@ class ClientCredentialsGrant:
     """ASGI: the token endpoint's ``client_credentials`` grant for :data:`SERVICE_CLIENT` (the
     SDK's token handler has no such grant); every other request goes on to ``app``."""
 
-    def __init__(self, app, provider: DemoAuthorizationServer, secret: str):
+    def __init__(self, app: ASGIApp, provider: DemoAuthorizationServer, secret: str) -> None:
         self.app, self.provider, self.secret = app, provider, secret
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not (scope["type"] == "http" and scope["method"] == "POST"
                 and scope["path"] == "/token"):
             return await self.app(scope, receive, send)
-        messages, body, more = [], b"", True
+        messages: list[Message] = []
+        body, more = b"", True
         while more and len(body) <= _MAX_TOKEN_REQUEST:
             message = await receive()
             messages.append(message)
@@ -162,7 +172,7 @@ class ClientCredentialsGrant:
             more = message.get("more_body", False)
         form = {k: v[0] for k, v in parse_qs(body.decode("latin-1")).items()}
         if form.get("grant_type") != "client_credentials":
-            async def replay():
+            async def replay() -> Message:
                 return messages.pop(0) if messages else await receive()
 
             return await self.app(scope, replay, send)
@@ -189,7 +199,7 @@ def _client_of(headers: dict[bytes, bytes], form: dict[str, str]) -> tuple[str, 
     return form.get("client_id", ""), form.get("client_secret", "")
 
 
-async def _json(send, status: int, body: dict) -> None:
+async def _json(send: Send, status: int, body: dict[str, Any]) -> None:
     data = json.dumps(body).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"cache-control", b"no-store"),
@@ -203,7 +213,9 @@ class _DemoWithSignIn(MCPServer):
 
     demo_authorization_server: DemoAuthorizationServer
 
-    def streamable_http_app(self, **options):
+    # (an ASGI app where the SDK's says Starlette: the one who serves it, ``python -m
+    # nb_elicit.demo``, needs no more)
+    def streamable_http_app(self, **options: Any) -> ASGIApp:  # type: ignore[override]
         app = super().streamable_http_app(**options)
         secret = os.environ.get(ENV_SERVICE_SECRET, "")
         if not secret:
@@ -219,19 +231,27 @@ def server_with_sign_in(port: int) -> MCPServer:
 
     base = f"http://127.0.0.1:{port}"
     provider = DemoAuthorizationServer(base)
+    # (pydantic validates the two URLs' str into AnyHttpUrl)
     settings = AuthSettings(
-        issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[SCOPE],
+        issuer_url=base, resource_server_url=f"{base}/mcp",  # type: ignore[arg-type]
+        required_scopes=[SCOPE],
         client_registration_options=ClientRegistrationOptions(
             enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
     # (the demo's tools, as registered on the plain demo server)
     tools = demo._tool_manager.list_tools()
-    guarded = _DemoWithSignIn("nb-elicit-demo", version=__version__, instructions=demo.instructions,
-                              tools=tools, auth_server_provider=provider, auth=settings,
+    # (the demo turns no identity assertion on, so the SDK never asks its provider for
+    # exchange_identity_assertion, the one member of the SDK's protocol it lacks)
+    guarded = _DemoWithSignIn("nb-elicit-demo", version=__version__,
+                              instructions=demo.instructions, tools=tools,
+                              auth_server_provider=provider,  # type: ignore[arg-type]
+                              auth=settings,
                               extensions=[tasks], middleware=[tasks.middleware],
                               request_state_security=STATE_SECURITY)
     guarded.demo_authorization_server = provider
 
-    @guarded.custom_route("/demo-sign-in", methods=["GET", "POST"])
+    # (the SDK's custom_route has no return annotation)
+    @guarded.custom_route(  # type: ignore[untyped-decorator]
+        "/demo-sign-in", methods=["GET", "POST"])
     async def sign_in_page(request: Request) -> Response:
         ticket = request.query_params.get("request", "")
         if request.method == "POST":

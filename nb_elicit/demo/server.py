@@ -91,12 +91,15 @@ def journal(tool: str, **event: Any) -> None:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-async def ask(message: str, schema: dict, within: float | None = None) -> types.ElicitResult:
+async def ask(message: str, schema: dict[str, Any],
+              within: float | None = None) -> types.ElicitResult:
     """Ask the calling tool's question in its call's era, and journal the answer."""
     return await asking.ask(journal, message, schema, within)
 
 
-#: A tool that asks returns its result, or (2026-07-28) a question to answer first.
+#: A tool that asks returns its result, or (2026-07-28) a question to answer first. (Those
+#: that return a dict say a bare ``dict``: the SDK gives a tool whose result is ``dict[...]``
+#: an output schema, which these tools never had.)
 Asked = types.InputRequiredResult
 
 #: What withdraw and sign_in say of each answer, in plain words.
@@ -106,7 +109,7 @@ NOT_SIGNED_IN = {"decline": "Not signed in: you declined to open the page.",
                  "cancel": "Not signed in: the page was not opened."}
 
 
-def received(result: types.ElicitResult) -> dict:
+def received(result: types.ElicitResult) -> dict[str, Any]:
     return {"action": result.action, "content": result.content}
 
 
@@ -123,26 +126,28 @@ async def github_username(ctx: Context) -> str | Asked:
     result = await ask("Please provide your GitHub username", GITHUB_USERNAME)
     if result.action != "accept":
         return f"No username: you chose {result.action}."
-    return f"Hello, @{result.content['name']}!"
+    # (an accepted form has content; were it missing, the call fails here, as it should)
+    return f"Hello, @{result.content['name']}!"  # type: ignore[index]
 
 
 @server.tool()
 @both_eras
-async def contact_info(ctx: Context) -> dict | Asked:
+async def contact_info(ctx: Context) -> dict | Asked:  # type: ignore[type-arg]
     """Ask for contact details: name, email and an age of at least 18."""
     return received(await ask("Please provide your contact information", CONTACT_INFO))
 
 
 @server.tool()
 @both_eras
-async def all_fields(ctx: Context) -> dict | Asked:
+async def all_fields(ctx: Context) -> dict | Asked:  # type: ignore[type-arg]
     """Ask for one field of every kind, and return exactly what was received."""
     return received(await ask("Please fill in one field of every kind", ALL_FIELDS))
 
 
 @server.tool()
 @both_eras
-async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dict | Asked:
+async def custom_form(ctx: Context, message: str,
+                      requested_schema: dict[str, Any]) -> dict | Asked:  # type: ignore[type-arg]
     """Ask with any message and schema you pass in, and return what was received (or the
     error the client answered with, in the handshake era; in the 2026-07-28 era a client
     sends no error back: its call fails instead)."""
@@ -154,7 +159,7 @@ async def custom_form(ctx: Context, message: str, requested_schema: dict) -> dic
 
 @server.tool()
 @both_eras
-async def two_step(ctx: Context) -> dict | Asked:
+async def two_step(ctx: Context) -> dict | Asked:  # type: ignore[type-arg]
     """Ask twice in one call: a name, then a confirmation that uses it."""
     first = await ask("Step 1 of 2: what should we call you?",
                       {"type": "object", "properties": {"name": {"type": "string"}},
@@ -184,10 +189,14 @@ async def book_table(ctx: Context) -> types.CallToolResult | types.InputRequired
                     "required": ["people"]}))},
             request_state="booking-1",
         )
-    answer = answers["party"]
+    # (the question is a form, so its answer is an ElicitResult; any other fails the call where
+    # it is read)
+    answer: types.ElicitResult = answers["party"]  # type: ignore[assignment]
     journal("book_table", message="How many people, and when?", action=answer.action,
            content=answer.content)
-    text = (f"Booked for {answer.content['people']}." if answer.action == "accept"
+    # (an accepted form has content; were it missing, the call fails here, as it should)
+    text = (f"Booked for {answer.content['people']}."  # type: ignore[index]
+            if answer.action == "accept"
             else f"Not booked: you chose {answer.action}.")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=received(answer))

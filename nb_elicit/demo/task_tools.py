@@ -31,7 +31,7 @@ def interpretations(topic: str) -> list[dict[str, str]]:
             {"const": "current", "title": f"{topic}: in the news now"}]
 
 
-def clarification_form(topic: str) -> dict:
+def clarification_form(topic: str) -> dict[str, Any]:
     return {"type": "object", "required": ["interpretation"], "properties": {"interpretation": {
         "type": "string", "title": "Which do you mean?", "oneOf": interpretations(topic)}}}
 
@@ -88,7 +88,7 @@ def register(server: MCPServer, demo_tasks: DemoTasks, journal: Journal) -> None
     demo_tasks.task_tool("countdown", "optional")
 
 
-async def clarify(task: tasks.Task, topic: str, journal: Journal) -> dict:
+async def clarify(task: tasks.Task, topic: str, journal: Journal) -> dict[str, Any]:
     """Ask which reading of the topic is meant: what was received (action and content), or
     the error the client answered with."""
     message = f'"{topic}" can be read three ways. Which do you mean?'
@@ -101,7 +101,7 @@ async def clarify(task: tasks.Task, topic: str, journal: Journal) -> dict:
     return {"action": answer.action, "content": answer.content}
 
 
-def reading(received: dict) -> str:
+def reading(received: dict[str, Any]) -> str:
     """What the clarification answered, in words."""
     if received.get("action") != "accept":
         return "the technical side (no clarification)"

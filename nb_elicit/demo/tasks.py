@@ -68,8 +68,10 @@ class Question:
     sent: bool = False
 
     def params(self, meta: dict[str, Any] | None = None) -> types.ElicitRequestFormParams:
+        # (the SDK's RequestParamsMeta is an open TypedDict, extra_items=Any: the related task
+        # is one of those extra keys, which mypy does not read)
         return types.ElicitRequestFormParams(message=self.message, requested_schema=self.schema,
-                                             _meta=meta)
+                                             _meta=meta)  # type: ignore[arg-type]
 
     def settle(self, result: types.ElicitResult | BaseException) -> None:
         if self.answer.done():
@@ -282,5 +284,6 @@ async def _run(task: Task, work: Callable[[], Awaitable[Any]]) -> None:
 def as_wire(result: Any) -> dict[str, Any]:
     """A handler's result (a model, or the runner's wire dict) as a wire dict."""
     if hasattr(result, "model_dump"):
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped
     return dict(result or {})
