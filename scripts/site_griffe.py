@@ -38,11 +38,11 @@ class PublicNames(griffe.Extension):
             return
         package = importlib.import_module("nb_elicit")
         for name in package.__all__:
-            if name in pkg.members:
-                continue
-            if name in COMPUTED:
+            if name in COMPUTED:  # (before the import a type checker reads, which names no line)
                 pkg.set_member(name, griffe.Attribute(
                     name, lineno=None, docstring=griffe.Docstring(COMPUTED[name])))
+                continue
+            if name in pkg.members:
                 continue
             value = getattr(package, name)
             if inspect.isclass(value) or inspect.isroutine(value):
