@@ -15,6 +15,7 @@ kernel's loop, ``asking.ask``), and neither imports its framework.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,13 @@ CLAUDE_HOOK_TIMEOUT = 3600.0
 #: Requests one interrupt may carry (the rest are answered cancel).
 MAX_INTERRUPT_REQUESTS = 100
 
+#: What a Claude hook returns: ``{"hookSpecificOutput": {...}}``.
+ClaudeHookOutput = dict[str, dict[str, object]]
+#: A Claude hook as the Claude Agent SDK calls it: ``(input_data, tool_use_id, context)``.
+ClaudeHook = Callable[[object, object, object], Awaitable[ClaudeHookOutput]]
+#: The value LangGraph resumes with: ``{"responses": {key: {"action": ..., "content": ...}}}``.
+InterruptAnswers = dict[str, dict[str, dict[str, object]]]
+
 
 class _DictHook(ElicitationHook):
     """A hook whose framework hands the request over as a plain dict (no error channel:
@@ -37,7 +45,7 @@ class _DictHook(ElicitationHook):
 
     refuse_with = Refusal.CANCEL
 
-    async def ask_dict(self, request: dict, server: str | None = None,
+    async def ask_dict(self, request: dict[str, object], server: str | None = None,
                        claim: str | None = None) -> Answer:
         """Answer ``request``: under this hook's label, else ``server`` (a name the person
         chose, as a label), else as the server ``claim`` (a name the person did not choose).
@@ -62,7 +70,7 @@ class _ClaudeHook(_DictHook):
     public_name = "claude_hooks()"
 
     async def __call__(self, input_data: object = None, tool_use_id: object = None,
-                       context: object = None) -> dict:
+                       context: object = None) -> ClaudeHookOutput:
         data = input_data if isinstance(input_data, dict) else {}
         # (the key of the person's mcp_servers option, which the CLI names: a label)
         answer = await self.ask_dict(data, data.get("mcp_server_name"))
@@ -78,11 +86,12 @@ class ClaudeHookMatcher:
     ``timeout``."""
 
     matcher: str | None = None
-    hooks: list = field(default_factory=list)
+    hooks: list[ClaudeHook] = field(default_factory=list)
     timeout: float | None = CLAUDE_HOOK_TIMEOUT
 
 
-def claude_hooks(label: str | None = None, *, timeout: float = CLAUDE_HOOK_TIMEOUT) -> dict:
+def claude_hooks(label: str | None = None, *, timeout: float = CLAUDE_HOOK_TIMEOUT
+                 ) -> dict[str, list[ClaudeHookMatcher]]:
     """``hooks=`` for ``ClaudeAgentOptions``: the CLI's ``Elicitation`` hook, answered by
     nb_elicit's forms. Requests go by ``label``, else by the MCP server's name the CLI gives.
     ``timeout`` (seconds) is how long the CLI waits for the person (its default is 60 s)."""
@@ -95,7 +104,7 @@ class _InterruptHook(_DictHook):
     public_name = "answer_interrupt"
 
 
-async def answer_interrupt(interrupt: object, server: str | None = None) -> dict:
+async def answer_interrupt(interrupt: object, server: str | None = None) -> InterruptAnswers:
     """Show the forms of LangGraph's ``mcp_elicitation`` interrupt (an ``Interrupt`` or its
     ``value``) and return the value to resume with: ``{"responses": {key: {"action": ...,
     "content": ...}}}``. Its requests are answered at once where they can be (a respond
@@ -115,7 +124,7 @@ async def answer_interrupt(interrupt: object, server: str | None = None) -> dict
 
     hook = _InterruptHook()  # (it holds nothing: its guards are the kernel's owner's)
 
-    async def one(request: dict) -> dict:
+    async def one(request: dict[str, object]) -> dict[str, object]:
         return (await hook.ask_dict(request, server, claim=tool)).to_result()
 
     answers = await asyncio.gather(*(one(r) for _, r in keyed[:MAX_INTERRUPT_REQUESTS]))

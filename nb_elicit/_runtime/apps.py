@@ -72,8 +72,9 @@ from .._core.apps import (
 from .._core.errors import InvalidRequest, NbElicitError, ServerError
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, SERVER_ERROR
-from .._core.notices import NoticeKind
+from .._core.notices import NoticeEntry, NoticeKind
 from .._core.outcome import Consent, Outcome
+from .._core.records.transcript import Asked
 from .._core.text import shorten, visible
 from .._core.types import ToolResult
 from .._core.url import check_url
@@ -110,8 +111,8 @@ class AppLog:
     """What an app said and did, kept on the call's result (``result.app``)."""
 
     tool: str
-    messages: list[dict] = field(default_factory=list)
-    model_context: dict | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    model_context: dict[str, Any] | None = None
     calls: list[str] = field(default_factory=list)
 
 
@@ -126,15 +127,16 @@ class AppHost(Protocol):
     def name(self) -> str:
         """The server, as its forms, cards and lines name it."""
 
-    async def listed_tool(self, tool: str) -> dict | None:
+    async def listed_tool(self, tool: str) -> dict[str, Any] | None:
         """``tool`` as the server lists it (None: it lists no such tool)."""
 
-    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+    async def call_for_app(self, tool: str, arguments: dict[str, Any],
+                           view: CallView) -> ToolResult:
         """A call an app makes: its forms show in ``view`` (the app's view of its requests,
         kept: nothing is displayed, frozen or closed for the call), and no second app is shown
         for it."""
 
-    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict[str, Any]:
         """``resources/read`` for an app: in ``view`` (the app's view of its requests), or,
         None, for the app's own resource before it shows; nothing is displayed for it."""
 
@@ -160,7 +162,7 @@ class Apps:
             self._resources[uri] = app_resource(uri, read)
         return self._resources[uri]
 
-    async def show_for(self, tool: str, arguments: dict | None) -> ShownApp | None:
+    async def show_for(self, tool: str, arguments: dict[str, Any] | None) -> ShownApp | None:
         """The app of ``tool`` in the current call's cell, when it has one and it can show."""
         call = current_call.get()
         if (call is None or call.quiet or not self.enabled
@@ -173,7 +175,7 @@ class Apps:
             return None
         return await show_app(self, listed, call.view, arguments)
 
-    async def with_app(self, tool: str, arguments: dict | None,
+    async def with_app(self, tool: str, arguments: dict[str, Any] | None,
                        call: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
         """``call()``, a call of ``tool`` that a person started in a cell, with the app of
         ``tool`` (when it has one and it can show) shown in that call's cell first, and the
@@ -209,26 +211,28 @@ class Apps:
 class ShownApp:
     """One app shown in a cell: its frame, its log, and the answers to its requests."""
 
-    def __init__(self, apps: Apps, tool: dict, resource: AppResource, frame):
+    def __init__(self, apps: Apps, tool: dict[str, Any], resource: AppResource,
+                 frame: AppFrame):
         self.apps, self.tool, self.resource, self.frame = apps, tool, resource, frame
         self.log = AppLog(tool=tool["name"])
         #: Where the view of the app's own requests shows, once one needs it (under the frame).
         self.asks = widgets.VBox(_dom_classes=("nb-elicit-app-asks",))
-        self._requests_view = None
+        self._requests_view: CallView | None = None
         self.box = widgets.VBox([frame, self.asks], _dom_classes=("nb-elicit-app",))
-        self.view = None  # the call's view, where the app is shown (and its log: see say)
+        #: The call's view, where the app is shown (and its log: see say).
+        self.view: CallView | None = None
         #: The call's line that says the app is shown (it says why it ended, later).
-        self.shown_line = None
+        self.shown_line: NoticeEntry | None = None
         self.ended = False
         #: The one line of each tool the app called, and how many times it called it; the
         #: one line of its model context, and how many times it set it.
-        self._lines_of: dict[object, tuple] = {}
+        self._lines_of: dict[object, tuple[NoticeEntry | None, int]] = {}
         #: Requests being answered now (see :data:`MAX_IN_FLIGHT`).
         self.in_flight = 0
         #: The permissions the person granted the app (keys of ``PERMISSIONS``).
         self.granted: tuple[str, ...] = ()
         #: The consent card for its permissions, while it is asked (see :meth:`ask_permissions`).
-        self._permissions_task: asyncio.Task | None = None
+        self._permissions_task: asyncio.Task[tuple[str, ...]] | None = None
         frame.on_request(self.answer)
         frame.on_end(self._frame_ended)
 
@@ -244,7 +248,8 @@ class ShownApp:
         self.say_once(("call", tool), lambda n: (
             t("app_called", tool=tool) if n == 1 else t("app_called_again", tool=tool, n=n)))
 
-    def say_once(self, key: object, text, kind: NoticeKind = NoticeKind.INFO) -> None:
+    def say_once(self, key: object, text: Callable[[int], str],
+                 kind: NoticeKind = NoticeKind.INFO) -> None:
         """One line for every event of ``key``: ``text(n)`` says the n-th, in the first one's
         place in the call's log."""
         entry, count = self._lines_of.get(key, (None, 0))
@@ -258,7 +263,8 @@ class ShownApp:
             self.view.update_notice(entry, said)
         self._lines_of[key] = (entry, count)
 
-    def say(self, text: str, kind: NoticeKind = NoticeKind.INFO, asked=None) -> None:
+    def say(self, text: str, kind: NoticeKind = NoticeKind.INFO,
+            asked: Asked | None = None) -> None:
         """A line of the app in the call's log (plain text: whatever the app sent is escaped,
         and its invisible characters written as escapes), told once, in time order, by the
         call's view and its transcript; ``asked``: the request it answered, as the transcript
@@ -292,7 +298,7 @@ class ShownApp:
         self.end(t("app_ended_elsewhere" if why == "shown again" else "app_ended_frame"))
 
     @property
-    def requests_view(self):
+    def requests_view(self) -> CallView:
         """The one view, under the frame, of the app's own requests: the forms its calls bring
         and its consent cards. Made when the first request needs it; never displayed of its
         own (it is in the app's box), kept while the app lives."""
@@ -316,7 +322,7 @@ class ShownApp:
         if self._requests_view is not None:
             self._requests_view.drop_answered(MAX_ASKS)
 
-    async def answer(self, method: str, params: dict) -> dict:
+    async def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """One request of the app; errors go back to it as JSON-RPC errors."""
         if self.ended:
             if method in NOTIFICATIONS:
@@ -335,7 +341,7 @@ class ShownApp:
             self.in_flight -= 1
 
 
-async def _tools_call(app: ShownApp, params: dict) -> dict:
+async def _tools_call(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     name = params.get("name")
     arguments = params.get("arguments") or {}
     if not isinstance(name, str) or not isinstance(arguments, dict):
@@ -362,14 +368,14 @@ async def _tools_call(app: ShownApp, params: dict) -> dict:
     return _call_tool_result(result)
 
 
-def _call_tool_result(result: ToolResult) -> dict:
+def _call_tool_result(result: ToolResult) -> dict[str, Any]:
     answer: dict[str, Any] = {"content": result.content, "isError": result.is_error}
     if result.structured is not None:
         answer["structuredContent"] = result.structured
     return answer
 
 
-async def _resources_read(app: ShownApp, params: dict) -> dict:
+async def _resources_read(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
         raise AppRequestError(INVALID_PARAMS, "resources/read needs a uri")
@@ -381,7 +387,7 @@ async def _resources_read(app: ShownApp, params: dict) -> dict:
         raise AppRequestError(INTERNAL_ERROR, str(error)) from None
 
 
-async def _open_link(app: ShownApp, params: dict) -> dict:
+async def _open_link(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     url = params.get("url")
     try:
         checked = check_url(url)
@@ -403,16 +409,17 @@ async def _open_link(app: ShownApp, params: dict) -> dict:
 class _Made:
     """A consent card's maker that keeps the card it made."""
 
-    def __init__(self, make):
-        self.make, self.card = make, None
+    def __init__(self, make: Callable[[], PromptWidget]):
+        self.make: Callable[[], PromptWidget] = make
+        self.card: PromptWidget | None = None
 
-    def __call__(self):
+    def __call__(self) -> PromptWidget:
         self.card = self.make()
         return self.card
 
 
 def _consented(app: ShownApp, outcome: Outcome, made: _Made, yes: str, no: str,
-               keep_agreed: bool = False, **names: str) -> dict:
+               keep_agreed: bool = False, **names: str) -> dict[str, Any]:
     """What the app hears of its consent card: ``{}`` once the person agreed; else
     ``{"isError": true}``. What the person chose goes to the call's log, once: the card
     answered leaves the app's view of its requests (the log tells it, with the link to open
@@ -430,7 +437,7 @@ def _consented(app: ShownApp, outcome: Outcome, made: _Made, yes: str, no: str,
     return {} if agreed else {"isError": True}
 
 
-async def _download_file(app: ShownApp, params: dict) -> dict:
+async def _download_file(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     """An embedded file: the download card (nothing saved before **Save**); a linked one
     (``resource_link``): the link card, like ``ui/open-link``."""
     contents = params.get("contents")
@@ -455,13 +462,13 @@ async def _download_file(app: ShownApp, params: dict) -> dict:
                       keep_agreed=True, name=saved.name)
 
 
-def _saved_file(item: dict) -> SavedFile:
+def _saved_file(item: dict[str, Any]) -> SavedFile:
     resource = item.get("resource") if item.get("type") == "resource" else None
     if not isinstance(resource, dict):
         raise ValueError("the file must be an embedded resource or a resource_link")
-    uri = resource.get("uri") if isinstance(resource.get("uri"), str) else ""
+    uri = found if isinstance(found := resource.get("uri"), str) else ""
     name = uri.rstrip("/").rsplit("/", 1)[-1] or "download"
-    mime = resource.get("mimeType") if isinstance(resource.get("mimeType"), str) else ""
+    mime = found if isinstance(found := resource.get("mimeType"), str) else ""
     if isinstance(resource.get("text"), str):
         data = resource["text"].encode("utf-8", "replace")
     elif isinstance(resource.get("blob"), str):
@@ -510,7 +517,7 @@ async def ask_permissions(app: ShownApp) -> tuple[str, ...]:
     return granted
 
 
-async def _message(app: ShownApp, params: dict) -> dict:
+async def _message(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     if len(app.log.messages) >= MAX_MESSAGES:
         raise AppRequestError(SERVER_ERROR, f"the app sent {MAX_MESSAGES} messages already")
     app.log.messages.append(params)
@@ -518,7 +525,7 @@ async def _message(app: ShownApp, params: dict) -> dict:
     return {}
 
 
-async def _update_model_context(app: ShownApp, params: dict) -> dict:
+async def _update_model_context(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     text = json.dumps(params, ensure_ascii=False, default=str)
     if len(text) > MAX_CONTEXT_CHARS:
         raise AppRequestError(INVALID_PARAMS, f"the model context is {len(text):,} characters; the "
@@ -529,19 +536,19 @@ async def _update_model_context(app: ShownApp, params: dict) -> dict:
     return {}
 
 
-async def _display_mode(app: ShownApp, params: dict) -> dict:
+async def _display_mode(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     """Inline, as far as Python knows: the front end, which alone sees the person's click for
     full screen, answers the app with the mode in effect."""
     return {"mode": "inline"}
 
 
-async def _quietly(app: ShownApp, params: dict) -> dict:
+async def _quietly(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     """A notification nb_elicit takes and does nothing with: the app's log lines (they would
     crowd out the lines that say what the app did)."""
     return {}
 
 
-async def _teardown(app: ShownApp, params: dict) -> dict:
+async def _teardown(app: ShownApp, params: dict[str, Any]) -> dict[str, Any]:
     """The app asks to be closed (its frame has closed it already): it ends."""
     app.end(t("app_ended_asked"))
     return {}
@@ -550,8 +557,8 @@ async def _teardown(app: ShownApp, params: dict) -> dict:
 def _content_text(content: object) -> str:
     """The text of an app's content blocks (a list of ``{"type": "text", "text": ...}``)."""
     blocks = content if isinstance(content, list) else [content]
-    texts = [b.get("text") for b in blocks if isinstance(b, dict) and isinstance(b.get("text"),
-                                                                                 str)]
+    texts = [text for b in blocks
+             if isinstance(b, dict) and isinstance(text := b.get("text"), str)]
     return " ".join(texts)
 
 
@@ -569,8 +576,9 @@ _HANDLERS = {
 }
 
 
-async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
-                   frame_class=AppFrame):
+async def show_app(apps: Apps, tool: dict[str, Any], view: CallView,
+                   arguments: dict[str, Any] | None,
+                   frame_class: type[AppFrame] = AppFrame) -> ShownApp | None:
     """The app of ``tool`` shown in ``view`` (the call's), or None (no app, apps off, nobody
     sees widgets, or the app was refused: the cell says why in one line)."""
     uri = resource_uri(tool)
@@ -600,7 +608,8 @@ async def show_app(apps: Apps, tool: dict, view, arguments: dict | None,
     return app
 
 
-def deliver(app, result: ToolResult | None, error: BaseException | None = None) -> None:
+def deliver(app: ShownApp | None, result: ToolResult | None,
+            error: BaseException | None = None) -> None:
     """The call ended: its result (or why it failed) goes to the app."""
     if app is None:
         return

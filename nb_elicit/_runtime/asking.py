@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .._core.answer import Answer
 from .._core.errors import InvalidRequest, SchemaError
@@ -159,8 +159,10 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
             if unseen is not None:
                 outcome = unseen()
             elif request.mode == "url":
+                assert ruled.url is not None  # (the rules leave a page to a person with it)
                 outcome = await _url_by_person(context, request, ruled.url)
             else:
+                assert spec is not None  # (the rules leave a form to a person with its spec)
                 outcome = await _form_by_person(context, request, spec)
             outcome = outcome.noting(*ruled.notes)
         if outcome.answered_by is not AnsweredBy.KERNEL_BLOCKED:
@@ -179,6 +181,7 @@ async def ask(context: RequestContext, request: ElicitationRequest, *,
                           schema=request.requested_schema if request.mode == "form" else None)
     if outcome.error is not None:
         raise outcome.error
+    assert outcome.answer is not None  # (each outcome made here has an answer or an error)
     return outcome.answer
 
 
@@ -427,7 +430,7 @@ async def _by_person(context: RequestContext, message: object,
     wait = None if kernel_compat.widget_frontend_attached() else headless_wait()
     try:
         with context.asking():  # waiting for the person, shown or not: the timeouts pause
-            turn = await backlog.turn(context.view, wait,
+            turn = await backlog.turn(_view_of(context), wait,
                                       seen=kernel_compat.widget_frontend_attached)
     except asyncio.CancelledError as error:  # withdrawn (or its server went away) while waiting
         _record_gone(context, message, None, how_gone(context, error))
@@ -472,7 +475,7 @@ async def wait_for_person(context: RequestContext, prompt: PromptWidget) -> Answ
             attached = kernel_compat.widget_frontend_attached()
             if not attached:
                 count_views(prompt)  # (a frontend that shows it says so: then it waits on)
-            context.view.add_form(prompt)
+            _view_of(context).add_form(prompt)
             held_here(context.view)  # (on nb_elicit's subshell: its messages come there)
             if not attached:
                 # Background work: this wait's own timer, cancelled in its finally.
@@ -502,7 +505,14 @@ def _unless_seen(prompt: PromptWidget) -> None:
         prompt.dismiss(AnsweredBy.NO_FRONTEND)
 
 
-def _misfit(spec: FormSpec, content: dict) -> str:
+def _view_of(context: RequestContext) -> CallView:
+    """The view a person answers ``context``'s request in: a request shown to a person has
+    one (only those answered unseen, by the rules, come without)."""
+    assert context.view is not None
+    return context.view
+
+
+def _misfit(spec: FormSpec, content: dict[str, Any]) -> str:
     """Why an answer given without a person does not fit the form ("" when it does)."""
     return "; ".join(f"{k}: {v}" for k, v in validate_spec(spec, content).items())
 

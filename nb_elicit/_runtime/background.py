@@ -22,13 +22,13 @@ class Background:
     def __init__(self, owner: str):
         #: Whose work this is (the connection's name), in the tasks' names and reports.
         self.owner = owner
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         #: Tasks whose failure their handle tells (it is awaited): not reported again.
-        self._told_elsewhere: set[asyncio.Task] = set()
+        self._told_elsewhere: set[asyncio.Task[Any]] = set()
         self.closed = False
 
     def spawn(self, work: Coroutine[Any, Any, Any], name: str, *,
-              awaited: bool = False) -> asyncio.Task:
+              awaited: bool = False) -> asyncio.Task[Any]:
         """Run ``work`` as a task of this owner. ``awaited``: a handle that someone awaits
         tells its failure (the owner reports only a failure nobody else hears of)."""
         if self.closed:
@@ -42,11 +42,11 @@ class Background:
         return task
 
     @property
-    def running(self) -> frozenset[asyncio.Task]:
+    def running(self) -> frozenset[asyncio.Task[Any]]:
         """The tasks not yet done."""
         return frozenset(self._tasks)
 
-    def _finished(self, task: asyncio.Task) -> None:
+    def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
         told = task in self._told_elsewhere
         self._told_elsewhere.discard(task)

@@ -16,9 +16,13 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING, overload
 
 from .._core.limits import MAX_WAITING, OPEN_AT_ONCE
 from .kernel_compat import keep_widget_messages_flowing
+
+if TYPE_CHECKING:
+    from .._ui.call_view import CallView
 
 __all__ = ["Backlog", "Turn"]
 
@@ -34,9 +38,9 @@ class Turn(Enum):
 
 @dataclass(eq=False)
 class _Waiter:
-    future: asyncio.Future
-    view: object  # the CallView of the call that asked (shows the count)
-    loop: asyncio.AbstractEventLoop = field(repr=False, default=None)
+    future: asyncio.Future[Turn]
+    view: CallView  # the view of the call that asked (shows the count)
+    loop: asyncio.AbstractEventLoop = field(repr=False)
 
 
 class Backlog:
@@ -49,13 +53,13 @@ class Backlog:
         self.open = 0
         self.most_open = 0  # the most ever open at once (for benchmarks and tests)
         self._waiting: deque[_Waiter] = deque()
-        self._shown_in: set = set()  # views that show a waiting count now
+        self._shown_in: set[CallView] = set()  # views that show a waiting count now
 
     @property
     def waiting(self) -> int:
         return len(self._waiting)
 
-    async def turn(self, view, timeout: float | None = None,
+    async def turn(self, view: CallView, timeout: float | None = None,
                    seen: Callable[[], bool] | None = None) -> Turn:
         """Wait until this request may be shown (or cannot be); ``timeout`` bounds the wait,
         unless ``seen()`` says, when it runs out, that a person now sees the forms: then the
@@ -114,6 +118,12 @@ class Backlog:
     def _take(self) -> None:
         self.open += 1
         self.most_open = max(self.most_open, self.open)
+
+    @overload
+    def _leave(self, waiter: _Waiter, turn: Turn) -> Turn: ...
+
+    @overload
+    def _leave(self, waiter: _Waiter, turn: None) -> None: ...
 
     def _leave(self, waiter: _Waiter, turn: Turn | None) -> Turn | None:
         """A waiter stops waiting by itself; a place it was just given passes on."""

@@ -14,7 +14,8 @@ import contextlib
 import contextvars
 import enum
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.errors import (
     NbElicitError,
@@ -30,6 +31,11 @@ from .._core.types import ToolResult
 from .._ui.call_view import CallView
 from . import kernel_compat
 from .state import kernel_state
+
+if TYPE_CHECKING:
+    from .tasks import TaskRun
+
+T = TypeVar("T")
 
 __all__ = ["Call", "CallKind", "ToolCall", "current_call", "print_for_headless", "run_call"]
 
@@ -86,7 +92,7 @@ class Call:
         self.timeout = timeout
         self._asking = 0  # elicitations of this call still being answered
         #: The tasks answering them, each with how many it answers now.
-        self._answering: dict[asyncio.Task, int] = {}
+        self._answering: dict[asyncio.Task[Any], int] = {}
         self._started = time.monotonic()
         self._paused_at: float | None = None
         self._paused_for = 0.0
@@ -138,9 +144,9 @@ class Call:
             await asyncio.wait(answering, timeout=timeout)
 
 
-async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Call],
+async def run_call(server: str, view: CallView, work: Awaitable[T], calls: list[Call],
                    kind: CallKind, *, timeout: float | None = None,
-                   on_disconnect: Callable[[], None] = lambda: None, owner: object):
+                   on_disconnect: Callable[[], None] = lambda: None, owner: object) -> T:
     """Run ``work`` as a call of ``server`` of the ``kind`` given (see :class:`CallKind`),
     shown in ``view``; return its result.
 
@@ -210,6 +216,7 @@ async def run_call(server: str, view: CallView, work: Awaitable, calls: list[Cal
     if keep_view:
         return result
     if show:
+        assert isinstance(result, ToolResult)  # (a kind that shows its result is a tool call)
         # A view frozen at once shows its result in the transcript alone (a flood's tool may
         # return hundreds of blocks: no widgets are made for them only to be closed unseen).
         view.show_result(result, render=not view.can_freeze())
@@ -231,20 +238,25 @@ class ToolCall:
     ``await call`` gives the :class:`ToolResult` (or raises what the call raised).
     """
 
-    def __init__(self, task: asyncio.Task, server: str, tool: str, view: CallView | None = None):
+    def __init__(self, task: asyncio.Task[ToolResult], server: str, tool: str,
+                 view: CallView | None = None):
         self._task = task
         self.server, self.tool = server, tool
         self._view = view
         task.add_done_callback(_retrieve)
 
     @property
-    def task(self):
+    def task(self) -> TaskRun | None:
         """The server's task this call runs as (a :class:`~nb_elicit._runtime.tasks.TaskRun`:
         ``task_id``, ``status``), once the server said so; None for a call that is no task."""
-        card = getattr(self._view, "task_card", None)
-        return card.run if card is not None else None
+        from .tasks import TaskRun
 
-    def __await__(self):
+        card = getattr(self._view, "task_card", None)
+        run = card.run if card is not None else None
+        # (the card keeps its run as an object: the widgets know no runtime type)
+        return run if isinstance(run, TaskRun) else None
+
+    def __await__(self) -> Generator[Any, None, ToolResult]:
         return self._task.__await__()
 
     def done(self) -> bool:
@@ -263,7 +275,7 @@ class ToolCall:
         return f"<nb_elicit.ToolCall {self.server} · {self.tool}: {state}>"
 
 
-def _retrieve(task: asyncio.Task) -> None:
+def _retrieve(task: asyncio.Task[Any]) -> None:
     # The call's view already shows any failure; don't also warn "exception never retrieved".
     if not task.cancelled():
         task.exception()

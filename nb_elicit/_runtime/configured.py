@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from .._core.configs.servers import (
     ConfiguredServer,
@@ -60,7 +61,7 @@ def forget_inputs() -> None:
     kernel_state().inputs.clear()
 
 
-async def configured_target(name: str, config: str | os.PathLike | None = None,
+async def configured_target(name: str, config: str | os.PathLike[str] | None = None,
                             trust: bool = False) -> StdioTarget | HttpTarget | SseTarget:
     """The target of the configured server ``name``, trusted and its inputs asked for.
 
@@ -173,7 +174,7 @@ async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
     check_blocking_supported()
     secret = secret_input(spec)
     field = "password" if secret else "value"
-    prop: dict = {"type": "string", "title": spec.description or spec.id}
+    prop: dict[str, Any] = {"type": "string", "title": spec.description or spec.id}
     if spec.type == "pickString":
         prop["enum"] = list(spec.options or [])
     if spec.default is not None and not secret:
@@ -216,5 +217,5 @@ class _Line:
     def __init__(self, text: str):
         self.text = text
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: object) -> dict[str, str]:
         return {"text/plain": self.text}

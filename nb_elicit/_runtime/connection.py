@@ -40,7 +40,7 @@ from .sessions import SessionPool, State
 from .signin import SignIn
 from .state import KernelState, kernel_state
 from .task_attach import attach, look_up
-from .tasks import TaskRun
+from .tasks import FinishedTask, TaskRun
 
 if TYPE_CHECKING:
     from .._mcp.tasks import RemoteTask
@@ -50,7 +50,7 @@ __all__ = ["Connection", "ToolCall", "connect", "connections", "logout"]  # noqa
 
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> dict[str, Connection]:
     # ``connections``: the live connections by name, as made by :func:`connect` (and ``%mcp
     # connect``), which the kernel's owner keeps (nb_elicit.connections reads them here).
     if name == "connections":
@@ -60,11 +60,11 @@ def __getattr__(name: str):
 
 async def connect(name: str, command: Sequence[str] | None = None, *, url: str | None = None,
                   headers: dict[str, str] | None = None, env: dict[str, str] | None = None,
-                  cwd: str | os.PathLike | None = None,
+                  cwd: str | os.PathLike[str] | None = None,
                   rate_limit: str | RateLimit | None = DEFAULT_RATE_LIMIT,
                   secret_forms: str = "warn", timeout: float | None = None,
-                  sse: str | None = None, config: str | os.PathLike | None = None,
-                  auth: str | dict | AuthConfig | None = None, trust: bool = False,
+                  sse: str | None = None, config: str | os.PathLike[str] | None = None,
+                  auth: str | dict[str, Any] | AuthConfig | None = None, trust: bool = False,
                   apps: bool = True, **sign_in: Any) -> Connection:
     """Start a stdio server (``command``) or reach one over streamable HTTP (``url``) or the
     older HTTP+SSE transport (``sse``); with none of them, the server ``name`` of the MCP config
@@ -109,10 +109,13 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
                              secret_forms, timeout, auth, trust, apps, sign_in)
     target: StdioTarget | HttpTarget | None = None  # (a configured server's: read later)
     if options.transport == "stdio":
+        assert options.command is not None  # (the stdio transport is the one of a command)
         target = StdioTarget(options.command, options.env or None, options.cwd)
     elif options.transport != "config":
         kind = SseTarget if options.transport == "sse" else HttpTarget
-        target = kind(options.url or options.sse, options.headers)
+        address = options.url or options.sse
+        assert address is not None  # (an HTTP transport is the one of a url or sse)
+        target = kind(address, options.headers)
     auth_config = options.auth_config() if target is not None else AuthConfig()
     guard = Guard(options.rate_limit, options.secret_forms, server=name)
     if target is None:
@@ -262,7 +265,7 @@ class Connection:
 
     # -- requests -------------------------------------------------------------------------
 
-    async def call_tool(self, tool: str, arguments: dict | None = None, *,
+    async def call_tool(self, tool: str, arguments: dict[str, Any] | None = None, *,
                         task: bool | None = None) -> ToolResult:
         """Call a tool and wait; its forms and then its result appear in this cell.
 
@@ -273,7 +276,7 @@ class Connection:
         return await self.runner.run(view, self._with_app(tool, arguments, task), CallKind.TOOL,
                                      self.timeout)
 
-    def start_tool(self, tool: str, arguments: dict | None = None, *,
+    def start_tool(self, tool: str, arguments: dict[str, Any] | None = None, *,
                    task: bool | None = None) -> ToolCall:
         """Call a tool without waiting: returns a handle at once; forms and result show here."""
         view = self.runner.view(tool, show_waiting=True)
@@ -282,7 +285,7 @@ class Connection:
                             self.timeout), tool, awaited=True)
         return ToolCall(job, self.name, tool, view)
 
-    async def _with_app(self, tool: str, arguments: dict | None,
+    async def _with_app(self, tool: str, arguments: dict[str, Any] | None,
                         task: bool | None) -> ToolResult:
         """The call of ``tool`` a cell started, with the app it comes with shown in its cell
         and given its result (an app's own calls show none: see :class:`ConnectionHost`)."""
@@ -302,11 +305,11 @@ class Connection:
         earlier kernel's) is, as the server says now (``tasks/get``); nothing is shown."""
         return await look_up(self.sessions, task_id)
 
-    def tasks(self) -> list[TaskRun]:
+    def tasks(self) -> list[TaskRun | FinishedTask]:
         """This connection's tasks that this kernel follows or followed."""
         return self._kept_by.tasks.runs(self.name)
 
-    async def list_tools(self) -> list[dict]:
+    async def list_tools(self) -> list[dict[str, Any]]:
         return await self.runner.quiet("list_tools", lambda s: s.list_tools())
 
     async def tool_names(self) -> list[str] | None:
@@ -319,16 +322,17 @@ class Connection:
             self.sessions.to(State.DISCONNECTED)  # (as a call that found the server gone)
             raise
 
-    async def list_prompts(self) -> list[dict]:
+    async def list_prompts(self) -> list[dict[str, Any]]:
         return await self.runner.quiet("list_prompts", lambda s: s.list_prompts())
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict:
+    async def get_prompt(self, name: str,
+                         arguments: dict[str, str] | None = None) -> dict[str, Any]:
         return await self.runner.quiet(f"prompt {name}", lambda s: s.get_prompt(name, arguments))
 
-    async def list_resources(self) -> list[dict]:
+    async def list_resources(self) -> list[dict[str, Any]]:
         return await self.runner.quiet("list_resources", lambda s: s.list_resources())
 
-    async def read_resource(self, uri: str) -> dict:
+    async def read_resource(self, uri: str) -> dict[str, Any]:
         return await self.runner.quiet(f"resource {uri}", lambda s: s.read_resource(uri))
 
     async def logout(self) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from .._core.errors import NbElicitError
 from .._core.i18n import t
@@ -46,16 +46,16 @@ class AppToolset(Protocol):
 
     client: SdkSession
 
-    async def call_tool_for_app(self, name: str, arguments: dict) -> dict: ...
+    async def call_tool_for_app(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
 
-    async def read_resource_for_app(self, uri: str) -> dict: ...
+    async def read_resource_for_app(self, uri: str) -> dict[str, Any]: ...
 
 
 class FastMcpClient(Protocol):
     """What nb_elicit reads of FastMCP's ``Client``: its requests that answer in the SDK's
     types."""
 
-    async def call_tool_mcp(self, name: str, arguments: dict) -> object: ...
+    async def call_tool_mcp(self, name: str, arguments: dict[str, Any]) -> object: ...
 
     async def read_resource_mcp(self, uri: str) -> object: ...
 
@@ -66,7 +66,7 @@ class SdkSession(Protocol):
     """What nb_elicit reads of the SDK's ``Client`` or ``ClientSession`` (ADK's and others'
     sessions); what they answer, the SDK's models, goes through :func:`~.._mcp.hooks.wire`."""
 
-    async def call_tool(self, name: str, arguments: dict) -> object: ...
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> object: ...
 
     async def read_resource(self, uri: str) -> object: ...
 
@@ -82,11 +82,12 @@ class AppRecord:
     """What a framework handed over about one call with an app: the tool, the ``ui://`` URI,
     the arguments and (when it says) the result, in the wire's shape."""
 
-    def __init__(self, tool: str, resource_uri: str, arguments: dict, result: dict | None):
+    def __init__(self, tool: str, resource_uri: str, arguments: dict[str, Any],
+                 result: dict[str, Any] | None):
         self.tool, self.resource_uri = tool, resource_uri
         self.arguments, self.result = arguments, result
 
-    def listing(self) -> dict:
+    def listing(self) -> dict[str, Any]:
         """The tool as a listing names its app."""
         return {"name": self.tool, "_meta": {"ui": {"resourceUri": self.resource_uri}}}
 
@@ -133,7 +134,7 @@ class FrameworkSession:
         self.name = asker.server
         self.via = via
         self.guard = asker.guard
-        self._listing: dict[str, dict] | None = None
+        self._listing: dict[str, dict[str, Any]] | None = None
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -152,16 +153,19 @@ class FrameworkSession:
             raise NbElicitError(t("framework_session_failed", server=self.name,
                                   error=f"{kind}: {said}" if said else kind)) from None
 
-    async def read_resource(self, uri: str) -> dict:
+    async def read_resource(self, uri: str) -> dict[str, Any]:
         via = self.via
         with self.answering():
             if hasattr(via, "read_resource_for_app"):  # pydantic-ai's MCPToolset
                 return await via.read_resource_for_app(uri)
+            read: dict[str, Any]  # (the wire's shape of a ReadResourceResult)
             if hasattr(via, "read_resource_mcp"):  # FastMCP's Client
-                return wire(await via.read_resource_mcp(uri))
-            return wire(await via.read_resource(uri))  # the SDK's Client or ClientSession
+                read = wire(await via.read_resource_mcp(uri))
+                return read
+            read = wire(await via.read_resource(uri))  # the SDK's Client or ClientSession
+            return read
 
-    async def call_tool(self, name: str, arguments: dict) -> ToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         via = self.via
         with self.answering():
             if hasattr(via, "call_tool_for_app"):
@@ -172,16 +176,18 @@ class FrameworkSession:
                 answer = wire(await via.call_tool(name, arguments))
         return tool_result(answer)
 
-    async def list_tools(self) -> list[dict]:
+    async def list_tools(self) -> list[dict[str, Any]]:
         via = self.via
         client = getattr(via, "client", None) if hasattr(via, "call_tool_for_app") else via
         with self.answering():
-            listed = await client.list_tools()
-        return wire(getattr(listed, "tools", listed))
+            # (a toolset without its client fails here, as one line)
+            listed = await client.list_tools()  # type: ignore[union-attr]
+        tools: list[dict[str, Any]] = wire(getattr(listed, "tools", listed))
+        return tools
 
     # -- as the host of its apps ----------------------------------------------------------
 
-    async def listed_tool(self, tool: str) -> dict | None:
+    async def listed_tool(self, tool: str) -> dict[str, Any] | None:
         """``tool`` as the framework's session lists it: listed once, and again when the app
         names a tool the last listing lacked (a framework tells of no list change)."""
         if self._listing is None or tool not in self._listing:
@@ -189,10 +195,11 @@ class FrameworkSession:
                              if isinstance(t, dict) and isinstance(t.get("name"), str)}
         return self._listing.get(tool)
 
-    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+    async def call_for_app(self, tool: str, arguments: dict[str, Any],
+                           view: CallView) -> ToolResult:
         return await self.call_tool(tool, arguments)
 
-    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict[str, Any]:
         return await self.read_resource(uri)
 
     async def ask_consent(self, message: str, target: str, make_card: Callable[[], PromptWidget],
@@ -250,7 +257,8 @@ def _forget(apps: FrameworkApps) -> None:
         kernel_state().framework_apps.remove(apps)
 
 
-async def show_app(app: object, via: Via, *, tool: str | None = None, server: str | None = None):
+async def show_app(app: object, via: Via, *, tool: str | None = None,
+                   server: str | None = None) -> ShownApp | None:
     """Show the MCP App of a framework's tool call in the running cell; the app's requests go
     through ``via``, the framework's session (pydantic-ai's ``MCPToolset``, a FastMCP
     ``Client``, the SDK's ``Client`` or ``ClientSession``). ``server`` labels it (default: the
@@ -265,7 +273,7 @@ async def show_app(app: object, via: Via, *, tool: str | None = None, server: st
     return await cell.run(asyncio.get_running_loop().create_task, _show(record, via, asker))
 
 
-async def _show(record: AppRecord, via: Via, asker: Asker):
+async def _show(record: AppRecord, via: Via, asker: Asker) -> ShownApp | None:
     """In the running cell's context: the view, the app under it, its result."""
     name = asker.server
     if not kernel_compat.widget_frontend_attached():

@@ -16,13 +16,18 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .._core.limits import DEFAULT_RATE_LIMIT, RateLimit
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy
 from .._core.protection import Protection
 from .backlog import Backlog
+
+if TYPE_CHECKING:
+    from .._core.notices import NoticeEntry
+    from .._ui.call_view import CallView
+    from .._ui.url_card import UrlConsentCard
 
 __all__ = ["Guard", "HookGuards"]
 
@@ -36,8 +41,8 @@ class Guard:
         #: The rules themselves (mute, rate limit, secret forms), free of what shows them.
         self.rules = Protection(rate_limit, secret_forms)
         #: The counted notices: who answered -> (view, line, count).
-        self._notices: dict[AnsweredBy, tuple[Any, Any, int]] = {}
-        self._cards: OrderedDict[str, Any] = OrderedDict()
+        self._notices: dict[AnsweredBy, tuple[CallView | None, NoticeEntry | None, int]] = {}
+        self._cards: OrderedDict[str, UrlConsentCard] = OrderedDict()
         self._completion_listeners: list[Callable[[str], None]] = []
 
     # -- settings (the rules') ---------------------------------------------------------------
@@ -77,13 +82,14 @@ class Guard:
     def seconds_to_next(self) -> float:
         return self.rules.seconds_to_next()
 
-    def count_notice(self, answered_by: AnsweredBy, view, text: Callable[[int], str],
+    def count_notice(self, answered_by: AnsweredBy, view: CallView, text: Callable[[int], str],
                      notice_kind: NoticeKind = NoticeKind.WARNING) -> None:
         """One notice per way of answering (``answered_by``) and view, updated with how many
         requests it covers; ``notice_kind`` is how it reads (info, warning, error)."""
         shown = self._notices.get(answered_by)
         if shown is not None and shown[0] is view:
             _, line, count = shown
+            assert line is not None  # (a view's notice always has its line: see below)
             count += 1
             view.update_notice(line, text(count))
         else:
@@ -105,7 +111,7 @@ class Guard:
 
     # -- URL cards and their completion ----------------------------------------------------
 
-    def remember_card(self, elicitation_id: str | None, card) -> None:
+    def remember_card(self, elicitation_id: str | None, card: UrlConsentCard) -> None:
         if not elicitation_id:
             return
         self._cards[elicitation_id] = card
@@ -125,7 +131,11 @@ class Guard:
     def on_completion(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call ``listener(id)`` for each completion; returns a function that stops it."""
         self._completion_listeners.append(listener)
-        return lambda: self._completion_listeners.remove(listener)
+
+        def stop() -> None:
+            self._completion_listeners.remove(listener)
+
+        return stop
 
 
 class HookGuards:
@@ -136,7 +146,7 @@ class HookGuards:
 
     def __init__(self) -> None:
         self.by_label: dict[str, Guard] = {}
-        self.by_session: dict[int, tuple[weakref.ref, Guard]] = {}
+        self.by_session: dict[int, tuple[weakref.ref[object], Guard]] = {}
         self._lock = threading.Lock()
 
     def labels(self) -> list[str]:
@@ -162,9 +172,12 @@ class HookGuards:
             held = self.by_session.get(key)
             if held is not None and held[0]() is session:
                 return held[1]
+            def forget(_: weakref.ref[object], key: int = key) -> None:
+                self.by_session.pop(key, None)
+
             try:
                 # (forgotten when the session goes: its id may then be another's)
-                ref = weakref.ref(session, lambda _, key=key: self.by_session.pop(key, None))
+                ref = weakref.ref(session, forget)
             except TypeError:  # (not weakly referable)
                 return Guard(server=shown)
             guard = Guard(server=shown)

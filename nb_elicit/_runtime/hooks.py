@@ -41,7 +41,9 @@ import contextlib
 import contextvars
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .._core.answer import Answer
 from .._core.errors import ArgumentTypeError, InvalidRequest
@@ -51,6 +53,7 @@ from .._core.limits import RateLimit, parse_rate_limit
 from .._core.notices import NoticeKind
 from .._core.outcome import AnsweredBy, Counted, Outcome, Refusal
 from .._core.text import shorten, visible
+from .._core.types import ElicitationRequest
 from .._mcp import every_session
 from .._mcp.clocks import install as note_request_clocks
 from .._mcp.clocks import paused as paused_clocks
@@ -121,6 +124,9 @@ class Asker:
         return cls(shown, kernel_state().guards.for_session(session, shown), False)
 
 
+H = TypeVar("H", bound="ElicitationHook")
+
+
 class ElicitationHook:
     """What both shapes share: the label, its guard, and answering one request."""
 
@@ -137,8 +143,8 @@ class ElicitationHook:
         watch_cells()  # (from the cell that makes it: later cells are then known as they run)
         note_request_clocks()  # (before the framework sends its first request: see paused)
 
-    def named(self, label: str, *, rate_limit: str | RateLimit | None = None,
-              secret_forms: str | None = None):
+    def named(self: H, label: str, *, rate_limit: str | RateLimit | None = None,
+              secret_forms: str | None = None) -> H:
         """The same hook, its requests labelled ``label`` (history, ``%mcp respond LABEL``,
         recording, replay, mute and the rate limit tell servers apart by it);
         ``rate_limit`` (``"10/min"``) and ``secret_forms`` (``"warn"``, ``"refuse"``) as in
@@ -225,6 +231,7 @@ class ElicitationHook:
             message = request.message
             here = asyncio.get_running_loop()
             loop = kernel_loop()
+            asked: asyncio.Future[Answer | BaseException]
             if loop is None or loop is here:
                 # Background work: a task only to run in the cell's context; awaited here,
                 # and cancelled with this wait.
@@ -264,7 +271,8 @@ class ElicitationCallback(ElicitationHook):
     public_name = "elicitation_callback"
     refuse_with = Refusal.ERROR
 
-    async def __call__(self, context: object, params: object = None):
+    async def __call__(self, context: object, params: object = None) -> object:
+        # (the SDK's ElicitResult or ErrorData, which only the adapter may name)
         got = await self.answer(context, params)
         if isinstance(got, Answer):
             return result_of(got)
@@ -282,13 +290,15 @@ class ElicitationHandler(ElicitationHook):
     refuse_with = Refusal.CANCEL
 
     async def __call__(self, message: object = None, response_type: object = None,
-                       params: object = None, context: object = None):
+                       params: object = None, context: object = None) -> object:
+        # (the SDK's ElicitResult, which only the adapter may name)
         got = await self.answer(context, params if params is not None else {
             "message": message})
         return result_of(got if isinstance(got, Answer) else Answer("cancel"))
 
 
-async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException | None:
+async def _outcome_of(
+        asked: asyncio.Future[Answer | BaseException]) -> Answer | BaseException | None:
     """What ``asked`` (the request's answering, as a task or a future of the kernel's loop)
     came to. Cancelling this wait (the framework withdrew the request) cancels ``asked`` and
     goes on as a cancellation; None where ``asked`` was cancelled by anything else
@@ -305,7 +315,7 @@ async def _outcome_of(asked: asyncio.Future) -> Answer | BaseException | None:
     return asked.result()
 
 
-async def _ask_in_cell(asker: Asker, request,
+async def _ask_in_cell(asker: Asker, request: ElicitationRequest,
                        refuse_with: Refusal) -> Answer | BaseException:
     """On the kernel's loop, in the running cell's context: a view of its own in that cell,
     and the request answered there as on a connection."""
@@ -326,7 +336,7 @@ async def _ask_in_cell(asker: Asker, request,
         view.freeze_when_answered()
 
 
-async def _ask_unseen(cell: contextvars.Context, asker: Asker, request,
+async def _ask_unseen(cell: contextvars.Context, asker: Asker, request: ElicitationRequest,
                       refuse_with: Refusal) -> Answer | BaseException:
     """The kernel's thread is held by a synchronous call, so no form could be answered: the
     rules answer on this thread (mute, checks, replay, the respond policy), and what only a
@@ -359,9 +369,14 @@ def _held_by_the_cell() -> bool:
 
 async def _loop_takes_calls(loop: asyncio.AbstractEventLoop) -> bool:
     """Whether ``loop`` runs a call handed to it from this thread within :data:`LOOP_PROBE`."""
-    taken: concurrent.futures.Future = concurrent.futures.Future()
+    taken: concurrent.futures.Future[bool] = concurrent.futures.Future()
+
+    def take() -> None:
+        if not taken.done():
+            taken.set_result(True)
+
     try:
-        loop.call_soon_threadsafe(lambda: taken.done() or taken.set_result(True))
+        loop.call_soon_threadsafe(take)
     except RuntimeError:  # the loop is closed
         return False
     try:
@@ -393,7 +408,7 @@ def _tell(cell: contextvars.Context, asker: Asker, message: str | None, outcome:
     context.write_outcome(message if message is not None else "", outcome)
 
 
-def _printer(cell: contextvars.Context):
+def _printer(cell: contextvars.Context) -> Callable[[str], None]:
     """Print a line in ``cell`` (its stderr: the running cell's, where the form would be)."""
     return lambda line: cell.run(print, line, file=sys.stderr, flush=True)
 

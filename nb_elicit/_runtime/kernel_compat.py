@@ -46,7 +46,10 @@ import functools
 import os
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from importlib.metadata import PackageNotFoundError, version
+from types import FrameType
+from typing import TYPE_CHECKING, Any, cast
 
 import ipywidgets as widgets
 
@@ -54,10 +57,19 @@ from .._core.errors import BlockingNotSupported
 from .._core.kernel import part
 from .status import KernelStatus
 
+if TYPE_CHECKING:  # (types only: ipykernel and IPython are the kernel that runs us)
+    from ipykernel.ipkernel import IPythonKernel
+    from ipykernel.zmqshell import ZMQInteractiveShell
+    from IPython.core.interactiveshell import InteractiveShell
+
+#: A Jupyter message as ipykernel hands it (an execute request, a comm message).
+Message = dict[str, Any]
+
 __all__ = ["BLOCKING_MIN_IPYKERNEL", "Frontend", "cell_code_runs", "check_blocking_supported",
            "count_views", "current_kernel", "enable_frontend", "frontend", "in_running_cell",
-           "keep_widget_messages_flowing", "kernel_loop", "kernel_thread_stack", "running_cell",
-           "shows_display_updates", "walk_widgets", "watch_cells", "widget_frontend_attached"]
+           "keep_widget_messages_flowing", "kernel_loop", "kernel_parent", "kernel_shell",
+           "kernel_thread_stack", "running_cell", "shows_display_updates", "walk_widgets",
+           "watch_cells", "widget_frontend_attached"]
 
 BLOCKING_MIN_IPYKERNEL = (7, 4)
 #: The ipykernel releases whose concurrent comm path publishes no status (re-check on upgrade).
@@ -73,21 +85,37 @@ def _ipykernel_version() -> tuple[int, ...] | None:
     return tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
 
 
-def _kernel():
+def _kernel() -> IPythonKernel | None:
     """The running ipykernel, or None outside a kernel."""
     shell = sys.modules.get("IPython") and _get_ipython()
-    return getattr(shell, "kernel", None) if shell is not None else None
+    # (IPython's shell class names no ``kernel``: ipykernel's shell sets it)
+    kernel: IPythonKernel | None = getattr(shell, "kernel", None) if shell is not None else None
+    return kernel
 
 
-def current_kernel():
+def current_kernel() -> IPythonKernel | None:
     """The running ipykernel (its kernel object), or None outside a kernel."""
     return _kernel()
 
 
-def _get_ipython():
+def kernel_shell(kernel: IPythonKernel) -> ZMQInteractiveShell:
+    """``kernel``'s shell."""
+    # ipykernel's trait allows None, which a running kernel's shell never is.
+    return cast("ZMQInteractiveShell", kernel.shell)
+
+
+def kernel_parent(kernel: IPythonKernel, channel: str) -> Message | None:
+    """The message ``kernel`` handles on ``channel`` now (None: none)."""
+    parent: Message | None = kernel.get_parent(channel)  # type: ignore[no-untyped-call]
+    # (ipykernel's get_parent has no annotations)
+    return parent
+
+
+def _get_ipython() -> InteractiveShell | None:
     from IPython import get_ipython
 
-    return get_ipython()
+    shell: InteractiveShell | None = get_ipython()
+    return shell
 
 
 class Frontend(enum.Enum):
@@ -158,7 +186,7 @@ def enable_frontend() -> None:
     if frontend() is not Frontend.COLAB:
         return
     with contextlib.suppress(Exception):  # (an older or changed Colab: widgets as it has them)
-        from google.colab import output  # type: ignore[import-not-found]
+        from google.colab import output
 
         output.enable_custom_widget_manager()
 
@@ -204,7 +232,7 @@ def keep_widget_messages_flowing(root: widgets.Widget) -> None:
             continue
         handle = widget._handle_msg
 
-        def handle_then_idle(msg, handle=handle):
+        def handle_then_idle(msg: Message, handle: Callable[[Message], None] = handle) -> None:
             try:
                 handle(msg)
             finally:
@@ -222,7 +250,7 @@ def _status() -> KernelStatus:
     return part(KernelStatus)  # (the kernel's owner's: see nb_elicit._runtime.state)
 
 
-def _watch_cells(kernel) -> None:
+def _watch_cells(kernel: IPythonKernel) -> None:
     """Keep the owner's running cells (:attr:`KernelStatus.running`) up to date, from IPython's
     pre/post_execute events.
 
@@ -233,14 +261,14 @@ def _watch_cells(kernel) -> None:
     running = status.running
     if kernel in running:
         return
-    events = kernel.shell.events
+    events = kernel_shell(kernel).events
 
-    def started():
+    def started() -> None:
         request = _execute_request(kernel)
         if request is not None:
             running[kernel] = request
 
-    def ended():
+    def ended() -> None:
         if _execute_request(kernel) is not None:
             running[kernel] = None
 
@@ -253,7 +281,7 @@ def _watch_cells(kernel) -> None:
     _keep_status_true(kernel)
 
 
-def _keep_status_true(kernel) -> None:
+def _keep_status_true(kernel: IPythonKernel) -> None:
     """While the main shell runs a cell, follow every other idle the kernel publishes (a
     subshell's, the control channel's, the concurrent comm path's) with busy, parented on that
     cell; idempotent. The cell's own busy and idle say when it runs: they are the main shell's
@@ -264,8 +292,8 @@ def _keep_status_true(kernel) -> None:
     kept = _status()  # (the owner's when this was installed: the publisher keeps it)
     shown, lock = kept.shown, kept.lock
 
-    def publish(status, channel, parent=None):
-        parent = parent or kernel.get_parent(channel)
+    def publish(status: str, channel: str, parent: Message | None = None) -> None:
+        parent = parent or kernel_parent(kernel, channel)
         header = (parent or {}).get("header") or {}
         cell = (channel == "shell" and header.get("msg_type") == "execute_request"
                 and not header.get("subshell_id"))
@@ -276,37 +304,40 @@ def _keep_status_true(kernel) -> None:
             elif status == "idle" and shown.get(kernel) is not None:
                 original("busy", channel, shown[kernel] or parent)
 
-    publish.nb_elicit_true_status = True
+    publish.nb_elicit_true_status = True  # type: ignore[attr-defined]
+    # (a mark on the function, which Callable does not name)
     with lock:
         running = _cell_running(kernel)
         shown[kernel] = (kept.running.get(kernel) or {}) if running else None
-        kernel._publish_status = publish
+        kernel._publish_status = publish  # type: ignore[method-assign]
+        # (the kernel's method replaced on purpose, see above)
 
 
-def _cell_running(kernel) -> bool:
+def _cell_running(kernel: IPythonKernel) -> bool:
     """Whether the main shell runs a cell: it holds the lock that sends comm messages down
     the concurrent path (feature-detected; without it, what pre/post_execute said)."""
     lock = getattr(kernel, "_main_asyncio_lock", None)
     if lock is not None and hasattr(lock, "locked"):
-        return lock.locked()
+        return bool(lock.locked())
     return _status().running.get(kernel) is not None
 
 
-def _execute_request(kernel) -> dict | None:
-    parent = kernel.get_parent("shell")
+def _execute_request(kernel: IPythonKernel) -> Message | None:
+    parent = kernel_parent(kernel, "shell")
     msg_type = (parent or {}).get("header", {}).get("msg_type")
     return parent if msg_type == "execute_request" else None
 
 
-def _publish_status(kernel, state: str, parent: dict) -> None:
+def _publish_status(kernel: IPythonKernel, state: str, parent: Message) -> None:
     """Publish ``state`` with ``parent``, the kernel's way (then busy follows an idle while a
     cell runs, see :func:`_keep_status_true`)."""
-    kernel._publish_status(state, "shell", parent)
+    kernel._publish_status(state, "shell", parent)  # type: ignore[no-untyped-call]
+    # (ipykernel's _publish_status has no annotations)
 
 
 def _on_concurrent_path() -> bool:
     """Whether the message being handled came through ``dispatch_shell(concurrent=True)``."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "dispatch_shell" and "concurrent" in frame.f_locals:
             return frame.f_locals["concurrent"] is True
@@ -323,7 +354,7 @@ def watch_cells() -> None:
         _watch_cells(kernel)
 
 
-def running_cell() -> dict | None:
+def running_cell() -> Message | None:
     """The execute request of the cell the kernel runs now (None: none, or outside a kernel).
 
     This is the kernel's view, not the caller's context: a framework's session started in an
@@ -347,10 +378,10 @@ def in_running_cell(context: contextvars.Context | None = None) -> contextvars.C
     return copied
 
 
-def _aim_outputs(kernel, parent: dict) -> None:
+def _aim_outputs(kernel: IPythonKernel, parent: Message) -> None:
     """In the current context, send displays and prints with ``parent`` (each publisher's own
     per-context parent: the kernel's other contexts and threads are left as they are)."""
-    shell = kernel.shell
+    shell = kernel_shell(kernel)
     for publisher in (getattr(shell, "display_pub", None), getattr(shell, "displayhook", None),
                       sys.stdout, sys.stderr):
         aim = getattr(publisher, "set_thread_parent", None)
@@ -386,7 +417,7 @@ def cell_code_runs() -> bool:
     return ("IPython.core.interactiveshell", "run_code") in kernel_thread_stack()
 
 
-def walk_widgets(widget):
+def walk_widgets(widget: widgets.Widget) -> Iterator[widgets.Widget]:
     """``widget`` and every widget below it (through ``children``)."""
     yield widget
     for child in getattr(widget, "children", ()) or ():

@@ -50,7 +50,8 @@ def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]  # (the socket module gives the address untyped)
+        return port
 
 
 class LoopbackCallback:
@@ -60,7 +61,7 @@ class LoopbackCallback:
         self.server = server
         self.port = port
         self._expected: str | None = None
-        self._result: asyncio.Future | None = None
+        self._result: asyncio.Future[CallbackResult] | None = None
         self._listener: asyncio.AbstractServer | None = None
         self.requests = 0
 

@@ -48,7 +48,8 @@ class PendingForms:
             with self._lock:
                 self._entries.remove(entry)
 
-    def forms(self, owner: object | None = None, call: object | None = None) -> list:
+    def forms(self, owner: object | None = None,
+              call: object | None = None) -> list[ElicitationForm]:
         """The waiting forms (of ``owner``, of ``call``: each compared by identity)."""
         with self._lock:
             return [e.form for e in self._entries

@@ -9,7 +9,7 @@ is retried; a call the server runs as a task shows a task card and is followed t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, UrlElicitationRequired
@@ -30,6 +30,9 @@ from .state import kernel_state
 from .task_follow import follow
 from .tasks import TaskRun, identity
 from .url_required import ask_before_retry
+
+if TYPE_CHECKING:
+    from .._mcp.tasks import RemoteTask
 
 __all__ = ["CallRunner", "ConnectionHost"]
 
@@ -69,11 +72,11 @@ class CallRunner:
         return await run_call(self.name, view, work, self._calls, kind, timeout=timeout,
                               owner=self.guard, on_disconnect=self._mark_disconnected)
 
-    async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[Any]]):
+    async def quiet(self, what: str, request: Callable[[ServerSession], Awaitable[T]]) -> T:
         """A request that is no tool call (a listing, a read), on the primary era's session."""
         view = self.view(what, show_waiting=False)
 
-        async def run():
+        async def run() -> T:
             return await request(await self.sessions.session())
 
         return await self.run(view, run(), CallKind.QUIET)
@@ -84,7 +87,7 @@ class CallRunner:
 
     # -- tool calls -----------------------------------------------------------------------
 
-    async def call_tool(self, tool: str, arguments: dict | None,
+    async def call_tool(self, tool: str, arguments: dict[str, Any] | None,
                         task: bool | None = None) -> ToolResult:
         """Call; if the server first needs pages opened (-32042), show them and retry. (The
         app a tool comes with is shown by whoever starts the call: see
@@ -96,7 +99,7 @@ class CallRunner:
                 if not await ask_before_retry(self.request_context(), tool, error):
                     raise
 
-    async def _call_tool(self, tool: str, arguments: dict | None,
+    async def _call_tool(self, tool: str, arguments: dict[str, Any] | None,
                          task: bool | None = None) -> ToolResult:
         if arguments is not None and not isinstance(arguments, dict):
             raise TypeError("arguments must be a dict of the tool's parameters")
@@ -111,7 +114,7 @@ class CallRunner:
         # (ask ends every failure of its own: a line in the cell, an error to the server)
         return await ask(self.request_context(request.related_task), request)
 
-    async def follow_task(self, remote) -> ToolResult:
+    async def follow_task(self, remote: RemoteTask) -> ToolResult:
         """A call the server runs as a task: its card in the call's cell, followed to its end."""
         call = current_call.get()
         view = call.view if call is not None else self._stray_view()
@@ -169,23 +172,24 @@ class ConnectionHost:
     def name(self) -> str:
         return self.runner.name
 
-    async def listed_tool(self, tool: str) -> dict | None:
+    async def listed_tool(self, tool: str) -> dict[str, Any] | None:
         """``tool`` as the session of its era lists it (None: it lists no such tool). The
         session lists once, and again after the server says its list changed."""
         session = await self.runner.sessions.for_tool(tool)
         return await session.listed_tool(tool)
 
-    async def call_for_app(self, tool: str, arguments: dict, view: CallView) -> ToolResult:
+    async def call_for_app(self, tool: str, arguments: dict[str, Any],
+                           view: CallView) -> ToolResult:
         runner = self.runner
         return await runner.run(view, runner.call_tool(tool, arguments), CallKind.APP_TOOL,
                                 self.timeout())
 
-    async def read_for_app(self, uri: str, view: CallView | None) -> dict:
+    async def read_for_app(self, uri: str, view: CallView | None) -> dict[str, Any]:
         runner = self.runner
         if view is None:  # (the app's own resource: a quiet request of its own)
             return await runner.quiet(f"resource {uri}", lambda s: s.read_resource(uri))
 
-        async def read() -> dict:
+        async def read() -> dict[str, Any]:
             return await (await runner.sessions.session()).read_resource(uri)
 
         return await runner.run(view, read(), CallKind.APP_READ)

@@ -14,6 +14,7 @@ import asyncio
 import enum
 import tempfile
 from collections.abc import Awaitable, Callable
+from typing import IO, TYPE_CHECKING, Any
 
 from .._core.errors import (
     ConnectError,
@@ -25,6 +26,9 @@ from .._core.errors import (
 from .._core.secrets.masking import hide
 from .._core.types import ToolResult
 from .._mcp import Era, HttpTarget, ServerRequests, ServerSession, StdioTarget, needs_other_era
+
+if TYPE_CHECKING:
+    from .._mcp.session import ProgressHandler
 
 __all__ = ["SessionPool", "State"]
 
@@ -72,7 +76,7 @@ class SessionPool:
         if isinstance(target, StdioTarget):
             log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open for the server
                 "w+", prefix=f"nb_elicit-{_safe(name)}-", suffix=".log", delete=False)
-            self._errlog = log
+            self._errlog: IO[str] | None = log
             self.log_path = log.name
         else:
             self._errlog = None
@@ -191,13 +195,17 @@ class SessionPool:
                     await session.close()  # gone already, or going: let it finish
                 session = await ServerSession.open(self.target, era, self._requests,
                                                    self._errlog)
-                if self._state is State.CLOSED:  # closed while the handshake ran
+                if self._is_closed():  # closed while the handshake ran
                     await session.close()
                     raise ServerDisconnected(f"the connection {self.name!r} is closed")
                 self._sessions[era] = session
             if self._state is not State.CONNECTING:  # (connect() says when the first is up)
                 self.to(State.READY)
             return session
+
+    def _is_closed(self) -> bool:
+        """Whether the connection is closed now (read anew after an await)."""
+        return self._state is State.CLOSED
 
     def session_ended(self) -> None:
         """A session ended (its server exited, or it was closed): the connection is
@@ -207,7 +215,8 @@ class SessionPool:
 
     # -- calling a tool in its era -----------------------------------------------------------
 
-    async def call_tool(self, tool: str, arguments: dict | None, progress,
+    async def call_tool(self, tool: str, arguments: dict[str, Any] | None,
+                        progress: ProgressHandler | None,
                         task: bool | None = None) -> ToolResult:
         """Call ``tool`` in its era; if the server says it needs the other one, once more in
         that era, which is then remembered for the tool."""

@@ -43,7 +43,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import ipywidgets as widgets
 
 from .._core.kernel import process_part
-from .kernel_compat import current_kernel, running_cell, walk_widgets
+from .kernel_compat import (
+    Message,
+    current_kernel,
+    kernel_parent,
+    kernel_shell,
+    running_cell,
+    walk_widgets,
+)
 
 if TYPE_CHECKING:  # (the kernel's type only: ipykernel is the kernel that runs us)
     from ipykernel.ipkernel import IPythonKernel
@@ -70,11 +77,11 @@ class SideShell:
         self._roots: weakref.WeakSet[widgets.Widget] = weakref.WeakSet()
         self._pinned: weakref.WeakSet[widgets.Widget] = weakref.WeakSet()
         #: The requests answered here, by the execute request of the cell they were asked in.
-        self._asked: dict[str, set[concurrent.futures.Future]] = {}
+        self._asked: dict[str, set[concurrent.futures.Future[Any]]] = {}
         #: The running cell's request and kernel context, for output of plain threads.
-        self._cell: tuple[dict, contextvars.Context] | None = None
-        kernel.shell.events.register("post_execute", self._after_message)
-        kernel.shell.events.register("post_run_cell", self._after_cell)
+        self._cell: tuple[Message, contextvars.Context] | None = None
+        kernel_shell(kernel).events.register("post_execute", self._after_message)
+        kernel_shell(kernel).events.register("post_run_cell", self._after_cell)
 
     # -- running a request here -----------------------------------------------------------
 
@@ -132,14 +139,15 @@ class SideShell:
         if self._cell is not None:
             parent, context = self._cell
             with contextlib.suppress(Exception):
-                self.kernel.shell.set_parent(parent)
+                kernel_shell(self.kernel).set_parent(parent)  # type: ignore[no-untyped-call]
+                # (ipykernel's set_parent has no annotations)
                 self.kernel._shell_context = context
 
     def _after_cell(self, result: object) -> None:
         """A cell ended (on the main thread). Ended by an error (an interrupt among them), its
         requests still open here are answered ``cancel``: its framework's thread lives on, and
         nobody waits in the cell for its answer."""
-        cell = self.kernel.get_parent("shell") or {}
+        cell = kernel_parent(self.kernel, "shell") or {}
         asked = self._asked.pop(cell.get("header", {}).get("msg_id"), set())
         if getattr(result, "success", True):
             return
@@ -147,11 +155,11 @@ class SideShell:
             done.cancel()  # (run_coroutine_threadsafe cancels the task on this shell's loop)
 
 
-def _marked(parent: dict, subshell_id: str) -> dict:
+def _marked(parent: Message, subshell_id: str) -> Message:
     return {**parent, "header": {**parent["header"], "subshell_id": subshell_id}}
 
 
-def _cell_context(kernel: IPythonKernel, cell: dict) -> contextvars.Context:
+def _cell_context(kernel: IPythonKernel, cell: Message) -> contextvars.Context:
     """The kernel's context for threads that have none of their own, with the running cell as
     its parent."""
     context = kernel._shell_context.copy()
@@ -201,6 +209,7 @@ def _open(kernel: IPythonKernel) -> SideShell | None:
               getattr(kernel.shell, "set_parent", None))
     if any(name is None for name in needed):
         return None
+    assert channel is not None and manager is not None  # (both read above, neither None)
     made: concurrent.futures.Future[str] = concurrent.futures.Future()
 
     def create() -> None:  # (on the shell-channel thread, as the subshell manager requires)

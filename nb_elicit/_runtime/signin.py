@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from .._core.errors import InvalidRequest, SignInError
@@ -108,7 +109,8 @@ class SignIn:
             # Background work: owned by this attempt: cancelled before it ends.
             arrived = asyncio.ensure_future(callback.wait(self.config.timeout))
             try:
-                await asyncio.wait({stopped, arrived}, return_when=asyncio.FIRST_COMPLETED)
+                both: set[asyncio.Future[Any]] = {stopped, arrived}
+                await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 stopped.cancel()
             if not arrived.done():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._core import kernel
 from .._core.policy import Policies
@@ -28,6 +28,10 @@ from .._ui.kit import SharedModels
 from .status import KernelStatus
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+    from .connection import Connection
+    from .framework_apps import FrameworkApps
     from .guard import HookGuards
     from .pending import PendingForms
     from .tasks import Tasks
@@ -41,9 +45,9 @@ class KernelState(kernel.Parts):
     def __init__(self) -> None:
         super().__init__()
         #: Live connections by name, as made by ``connect()`` (and ``%mcp connect``).
-        self.connections: dict[str, Any] = {}
+        self.connections: dict[str, Connection] = {}
         #: The apps of framework sessions still on screen (see :mod:`.framework_apps`).
-        self.framework_apps: list = []
+        self.framework_apps: list[FrameworkApps] = []
         #: Input values of configured servers asked for, by (config file, input id).
         self.inputs: dict[tuple[str, str], str] = {}
 
@@ -120,7 +124,7 @@ class KernelState(kernel.Parts):
             asyncio.run(_gather(closing))
 
 
-async def _gather(coros):
+async def _gather(coros: list[Coroutine[object, object, None]]) -> None:
     await asyncio.gather(*coros, return_exceptions=True)
 
 

@@ -9,6 +9,10 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.events import EventManager
 
 __all__ = ["KernelStatus"]
 
@@ -19,23 +23,23 @@ class KernelStatus:
 
     def __init__(self) -> None:
         #: kernel -> the execute request of the cell it runs now (None between cells).
-        self.running: dict = {}
+        self.running: dict[object, dict[str, Any] | None] = {}
         #: kernel -> the execute request of the cell its main shell runs, as its published
         #: status says ({} for a cell that began before nb_elicit watched; None between cells).
-        self.shown: dict = {}
+        self.shown: dict[object, dict[str, Any] | None] = {}
         #: One lock orders the kernel's published statuses (see kernel_compat).
         self.lock = threading.Lock()
         #: The widgets whose messages the missing-idle workaround already handles.
-        self.idle_fixed: weakref.WeakSet = weakref.WeakSet()
+        self.idle_fixed: weakref.WeakSet[object] = weakref.WeakSet()
         #: Whether a frontend counted a displayed view of one of our widgets in this kernel.
         self.seen = False
-        self._watching: list[tuple[object, str, Callable[[], None]]] = []
+        self._watching: list[tuple[EventManager, str, Callable[[], None]]] = []
 
-    def saw(self, change: dict) -> None:
+    def saw(self, change: dict[str, object]) -> None:
         if change.get("new"):
             self.seen = True
 
-    def watch(self, events, name: str, callback: Callable[[], None]) -> None:
+    def watch(self, events: EventManager, name: str, callback: Callable[[], None]) -> None:
         """Register ``callback`` for IPython's event ``name``, until this owner closes."""
         events.register(name, callback)
         self._watching.append((events, name, callback))

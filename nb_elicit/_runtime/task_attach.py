@@ -45,6 +45,7 @@ async def attach(sessions: SessionPool, runner: CallRunner, task_id: str, tool: 
         if shape is not None:
             era = Era(TaskShape(shape).era)
             session = await sessions.session(era)
+            assert was is not None  # (a shape is known only of a task known before)
             _same_server(sessions, task_id, was.identity)
             return await runner.follow_task(session.attach(task_id, tool, shape))
         # Not known here: the era whose session speaks tasks with this server.

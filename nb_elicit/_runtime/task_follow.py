@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import NoReturn
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn
 
 from .._core.answer import Answer
 from .._core.errors import ServerDisconnected, ServerError, TaskCancelled, TaskDetached
 from .._core.i18n import t
 from .._core.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, NOT_FOUND
 from .._core.tasks.model import STATUSES, TaskShape, TaskState, poll_seconds
-from .._core.types import ToolResult
+from .._core.types import ElicitationRequest, ToolResult
 from .asking import BY_CANCEL, BY_DETACH
 from .state import kernel_state
 from .tasks import TaskRun
@@ -44,8 +45,13 @@ CANCEL_WAIT = 5.0
 #: closed connection: the task may well run on.
 UNKNOWN_TASK = (INVALID_PARAMS, NOT_FOUND)
 
+#: How one question asked inside a task is answered (see :func:`follow`).
+AskOne = Callable[[ElicitationRequest], Awaitable[Answer]]
+#: The answering of one poll's questions, by their keys.
+Questions = asyncio.Future[dict[str, Answer]]
 
-async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
+
+async def follow(run: TaskRun, ask_one: AskOne, hint: str) -> ToolResult:
     """Follow ``run`` to its end and return the tool's result.
 
     ``ask_one(request)`` answers one question asked inside a 2026-07-28 task (an
@@ -53,9 +59,9 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
     Cancelled (Interrupt, the call's timeout): the task is cancelled on the server too.
     """
     remote = run.remote
-    result_job = None
+    result_job: asyncio.Task[ToolResult] | None = None
     #: The open questions of a 2026-07-28 task: one job that answers them all.
-    questions: asyncio.Future | None = None
+    questions: Questions | None = None
     if remote.shape == TaskShape.V2025:
         # Background work: owned by follow(): cancelled in its finally.
         result_job = asyncio.ensure_future(remote.result(remote.first))
@@ -66,10 +72,12 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
             _show(run, remote.first)
         while True:
             if run.cancel_asked:  # (before a Detach clicked after it)
-                questions = await _withdraw(questions, BY_CANCEL)  # (the form goes first)
+                await _withdraw(questions, BY_CANCEL)  # (the form goes first)
+                questions = None
                 await _cancel(run)
             if run.detach_asked and not (run.state is not None and run.state.terminal):
-                questions = await _withdraw(questions, BY_DETACH)
+                await _withdraw(questions, BY_DETACH)
+                questions = None
                 _detach(run, result_job, hint)
             state = run.state
             if result_job is not None and (result_job.done() or (
@@ -80,7 +88,8 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
                     return await _ended_by_result(run, result_job)
                 result_job.cancel()  # (it did not come: ask for the result once more)
             if state is not None and state.terminal:
-                questions = await _withdraw(questions)
+                await _withdraw(questions)
+                questions = None
                 return await _ended(run, state)
             if questions is not None and questions.done():
                 answers, questions = questions.result(), None
@@ -93,7 +102,8 @@ async def follow(run: TaskRun, ask_one, hint: str) -> ToolResult:
                 continue
             state = await _poll(run)
             if questions is not None and state.status != "input_required":
-                questions = await _withdraw(questions)  # (the server asks them no more)
+                await _withdraw(questions)  # (the server asks them no more)
+                questions = None
             elif questions is None and state.status == "input_required" and not run.cancelling:
                 asked = remote.input_requests(state)
                 if asked:
@@ -163,10 +173,11 @@ async def _poll(run: TaskRun) -> TaskState:
     return run.state
 
 
-async def _wait(run: TaskRun, result_job, questions, seconds: float) -> None:
+async def _wait(run: TaskRun, result_job: asyncio.Future[ToolResult] | None,
+                questions: Questions | None, seconds: float) -> None:
     """Until the next poll is due, or sooner: a click on Cancel or Detach, the result of a
     2025-11-25 task, the answers to the open questions."""
-    waits = [run.woken()]
+    waits: list[asyncio.Future[Any]] = [run.woken()]
     waits += [job for job in (result_job, questions) if job is not None]
     try:
         await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
@@ -174,7 +185,7 @@ async def _wait(run: TaskRun, result_job, questions, seconds: float) -> None:
         waits[0].cancel()
 
 
-async def _ask_all(asked: dict, ask_one) -> dict[str, Answer]:
+async def _ask_all(asked: dict[str, ElicitationRequest], ask_one: AskOne) -> dict[str, Answer]:
     """Every question of one poll, answered side by side (the backlog keeps a flood in line),
     for one ``tasks/update``."""
     keys = list(asked)
@@ -190,7 +201,7 @@ async def _ask_all(asked: dict, ask_one) -> dict[str, Answer]:
     return sent
 
 
-async def _withdraw(questions: asyncio.Future | None, why: str | None = None) -> None:
+async def _withdraw(questions: Questions | None, why: str | None = None) -> None:
     """Withdraw the open questions (their forms say so: the server's withdrawal, or ``why``,
     the person's, `BY_CANCEL` or `BY_DETACH`) and wait until they are gone."""
     if questions is not None and not questions.done():
@@ -199,7 +210,7 @@ async def _withdraw(questions: asyncio.Future | None, why: str | None = None) ->
     return None
 
 
-def _drop(questions: asyncio.Future | None) -> None:
+def _drop(questions: Questions | None) -> None:
     if questions is not None and not questions.done():
         questions.cancel()
 
@@ -235,7 +246,7 @@ async def _cancel_on_the_way_out(run: TaskRun) -> None:
         run.card.end(run.state or TaskState(task_id=run.task_id, status="cancelled"))
 
 
-def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
+def _detach(run: TaskRun, result_job: asyncio.Future[ToolResult] | None, hint: str) -> NoReturn:
     if result_job is not None:
         result_job.cancel()
     if run.card is not None:
@@ -244,7 +255,7 @@ def _detach(run: TaskRun, result_job, hint: str) -> NoReturn:
     raise TaskDetached(t("task_detached_call", task=run.task_id, hint=hint))
 
 
-async def _ended_by_result(run: TaskRun, result_job) -> ToolResult:
+async def _ended_by_result(run: TaskRun, result_job: asyncio.Future[ToolResult]) -> ToolResult:
     """2025-11-25: ``tasks/result`` answered (the task is terminal)."""
     try:
         result = result_job.result()

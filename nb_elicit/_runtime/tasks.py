@@ -17,14 +17,20 @@ import asyncio
 import time
 import warnings
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from .._core.errors import UnreadableFile
 from .._core.private import StoreWarning
 from .._core.tasks.model import TaskShape, TaskStart, TaskState
 from .._core.tasks.store import SavedTask, ServerIdentity, TaskStore, this_kernel
-from .._core.types import StdioTarget
+from .._core.types import HttpTarget, StdioTarget
 from .._ui.task_card import TaskCard
+
+if TYPE_CHECKING:
+    from .._mcp.tasks import RemoteTask
+    from .calls import Call
 
 __all__ = ["FinishedTask", "TaskRun", "Tasks", "identity"]
 
@@ -37,10 +43,10 @@ class TaskRun:
     """One task this kernel follows (or followed)."""
 
     connection: str
-    remote: object  # the adapter's RemoteTask
+    remote: RemoteTask
     card: TaskCard | None = None
     #: The call that follows it (its forms show in that call's cell).
-    call: object = None
+    call: Call | None = None
     #: When the task began: the server's ``createdAt`` once a state gave one that can be
     #: believed, else when this run was made; its card's, when it has one (kept once: the
     #: card's clock and ``%mcp tasks`` tell the same age).
@@ -112,7 +118,7 @@ class TaskRun:
         self.cancel_asked = True
         self._loop.call_soon_threadsafe(self._wake.set)
 
-    def woken(self) -> asyncio.Future:
+    def woken(self) -> asyncio.Future[bool]:
         """A wait, from now, for the next click on Cancel or Detach (for the follower)."""
         self._wake.clear()
         # Background work: owned by the follower's wait, which cancels it.
@@ -156,7 +162,17 @@ class FinishedTask:
         return f"<nb_elicit task {self.connection} · {self.tool} {self.task_id}: {self.status}>"
 
 
-def identity(connection) -> ServerIdentity:
+class Reaches(Protocol):
+    """What :func:`identity` reads of a connection (or of its sessions)."""
+
+    @property
+    def target(self) -> StdioTarget | HttpTarget: ...
+
+    @property
+    def server_name(self) -> str | None: ...
+
+
+def identity(connection: Reaches) -> ServerIdentity:
     """Which server ``connection`` reaches, as a task keeps it: where (``where()``, no
     credential) and the handshake's server name; a stdio server's is not ``lasting`` (its
     tasks end with the kernel, and are not written to the file)."""
@@ -176,8 +192,9 @@ class Tasks:
     def runs(self, connection: str | None = None) -> list[TaskRun | FinishedTask]:
         """The runs this kernel follows (or detached) and the records of those that ended, in
         the order they started."""
-        return sorted((r for r in [*self._runs.values(), *self._finished]
-                       if connection in (None, r.connection)), key=lambda r: r.started)
+        every: list[TaskRun | FinishedTask] = [*self._runs.values(), *self._finished]
+        return sorted((r for r in every if connection in (None, r.connection)),
+                      key=lambda r: r.started)
 
     def find(self, connection: str, task_id: str) -> TaskRun | None:
         return self._runs.get((connection, task_id))
@@ -240,7 +257,7 @@ class Tasks:
                 terminal=run.terminal, seen_at=run.seen_at))
 
 
-def _change_file(change, *args) -> None:
+def _change_file(change: Callable[..., object], *args: object) -> None:
     """Change the file of running tasks: one that cannot be written is passed over (the task
     runs on, unsaved); one that cannot be read is said in one line, a warning, and left as it
     is."""

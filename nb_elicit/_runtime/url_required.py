@@ -31,7 +31,9 @@ async def ask_before_retry(context: RequestContext, what: str,
             check_message(request)
             url = check_url(request.url)
         except InvalidRequest as problem:
-            context.view.notice(t("n_page_refused", server=server, problem=problem),
+            view = context.view
+            assert view is not None  # (a call's request context: it has the call's view)
+            view.notice(t("n_page_refused", server=server, problem=problem),
                                 NoticeKind.WARNING)
             continue
         card = UrlConsentCard(request.message, url, server=server,
