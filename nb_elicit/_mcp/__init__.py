@@ -16,7 +16,15 @@ changes its API, this package is what changes:
   the client (2025-11-25).
 """
 
+import typing
+
 from .._core.types import ElicitationRequest, HttpTarget, SseTarget, StdioTarget, ToolResult
+
+if typing.TYPE_CHECKING:  # (what a type checker sees of the names below that load on first use)
+    from .era import Era
+    from .errors import needs_other_era
+    from .server_requests import ServerRequests
+    from .session import ServerSession
 
 # The SDK is imported with the first of these, not with the package: `%load_ext nb_elicit` can
 # set up :mod:`.every_session` without the second the SDK takes to import.
