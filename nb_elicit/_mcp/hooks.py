@@ -23,10 +23,14 @@ from .._core.text import shorten
 from .._core.types import ElicitationRequest
 from .tasks import related_task_of
 
-__all__ = ["error_result", "plain_request", "result_of", "server_name_of", "wire"]
+__all__ = ["HookReply", "error_result", "plain_request", "result_of", "server_name_of", "wire"]
 
 #: Characters of an error message sent back to the server.
 ERROR_LIMIT = 300
+
+
+#: What an elicitation hook answers the SDK: the answer, or the JSON-RPC error it sends back.
+HookReply = types.ElicitResult | types.ErrorData
 
 
 def plain_request(params: object, context: object = None) -> ElicitationRequest:

@@ -57,7 +57,7 @@ from .._core.types import ElicitationRequest
 from .._mcp import every_session
 from .._mcp.clocks import install as note_request_clocks
 from .._mcp.clocks import paused as paused_clocks
-from .._mcp.hooks import error_result, plain_request, result_of, server_name_of
+from .._mcp.hooks import HookReply, error_result, plain_request, result_of, server_name_of
 from .._ui.call_view import CallView
 from . import kernel_compat
 from .asking import RequestContext, ask
@@ -271,7 +271,7 @@ class ElicitationCallback(ElicitationHook):
     public_name = "elicitation_callback"
     refuse_with = Refusal.ERROR
 
-    async def __call__(self, context: object, params: object = None) -> object:
+    async def __call__(self, context: object, params: object = None) -> HookReply:
         # (the SDK's ElicitResult or ErrorData, which only the adapter may name)
         got = await self.answer(context, params)
         if isinstance(got, Answer):
