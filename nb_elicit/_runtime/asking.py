@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from .._core.answer import Answer
+from .._core.answer import Action, Answer
 from .._core.errors import InvalidRequest, SchemaError
 from .._core.i18n import t
 from .._core.limits import MAX_MESSAGE
@@ -329,7 +329,8 @@ def _consent_by_rules(context: RequestContext, target: str,
     server = context.server
     policy = context.policy
     if policy.action in ("decline", "cancel"):
-        return Outcome(Answer(policy.action), AnsweredBy.POLICY, notice=t(
+        said = cast(Action, policy.action)  # (a policy's action is "ask" or an Action)
+        return Outcome(Answer(said), AnsweredBy.POLICY, notice=t(
             f"n_{consent.value}_policy", server=server, source=policy.source, action=policy.action,
             url=target))
     if policy.action == "accept":
@@ -399,8 +400,8 @@ def _from_recording(context: RequestContext, request: ElicitationRequest,
 
 
 def _by_policy(server: str, message: str, policy: Policy, spec: FormSpec) -> Outcome:
-    if policy.action != "accept":
-        return Outcome(Answer(policy.action), AnsweredBy.POLICY,
+    if policy.action != "accept":  # (decline or cancel: "ask" never comes here)
+        return Outcome(Answer(cast(Action, policy.action)), AnsweredBy.POLICY,
                        status=t("n_by_policy", action=policy.action, source=policy.source))
     content = as_submitted(spec, policy.content or {})
     detail = _misfit(spec, content)

@@ -184,8 +184,8 @@ async def _ask(server: ConfiguredServer, spec: InputSpec) -> str:
     form = ElicitationForm(message, schema, server=server.file)
     # The form's warning is about servers that ask for secrets; here nb_elicit asks for its own
     # config's input, so it would only mislead.
-    form.children = tuple(c for c in form.children
-                          if "nb-elicit-secret-warning" not in getattr(c, "_dom_classes", ()))
+    form.children = [c for c in form.children
+                     if "nb-elicit-secret-warning" not in getattr(c, "_dom_classes", ())]
     view = CallView(server.name, f"input {spec.id}", show_waiting=False)
     view.show(keyboard=True, in_place=not shows_display_updates())
     answer = None

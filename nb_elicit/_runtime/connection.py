@@ -105,7 +105,10 @@ async def connect(name: str, command: Sequence[str] | None = None, *, url: str |
     """
     # Every argument is checked before anything happens: a bad one leaves a live connection of
     # the same name as it was.
-    options = ConnectOptions(name, command, url, sse, config, headers, env, cwd, rate_limit,
+    # (ConnectOptions takes the values as given and checks and converts them itself: a list
+    # command, a PathLike cwd or config, None for no headers or env, a rate limit's text)
+    options = ConnectOptions(name, command, url, sse, config, headers, env,  # type: ignore[arg-type]
+                             cwd, rate_limit,  # type: ignore[arg-type]
                              secret_forms, timeout, auth, trust, apps, sign_in)
     target: StdioTarget | HttpTarget | None = None  # (a configured server's: read later)
     if options.transport == "stdio":

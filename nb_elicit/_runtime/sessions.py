@@ -14,7 +14,7 @@ import asyncio
 import enum
 import tempfile
 from collections.abc import Awaitable, Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from .._core.errors import (
     ConnectError,
@@ -76,7 +76,8 @@ class SessionPool:
         if isinstance(target, StdioTarget):
             log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open for the server
                 "w+", prefix=f"nb_elicit-{_safe(name)}-", suffix=".log", delete=False)
-            self._errlog: IO[str] | None = log
+            # (a text-mode temporary file is a TextIO, which typeshed's wrapper type does not say)
+            self._errlog: TextIO | None = cast(TextIO, log)
             self.log_path = log.name
         else:
             self._errlog = None

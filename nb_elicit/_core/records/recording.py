@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..answer import Action
 from ..kernel import part
 from ..secrets.names import secret_property
 
@@ -59,7 +60,7 @@ class RecordedAnswer:
     tool: str
     schema: str
     message: str
-    action: str
+    action: Action
     content: dict[str, Any] | None = None
     omitted: list[str] = field(default_factory=list)
     at: str = ""
@@ -96,7 +97,7 @@ class Recorder:
         self._added: list[RecordedAnswer] = []
         self._write()  # fail now (unwritable place), not at the first answer
 
-    def add(self, server: str, tool: str, schema: Any, message: str, action: str,
+    def add(self, server: str, tool: str, schema: Any, message: str, action: Action,
             content: dict[str, Any] | None) -> RecordedAnswer:
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         kept, omitted = None, []
