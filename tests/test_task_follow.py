@@ -274,6 +274,36 @@ def test_only_unknown_task_errors_forget_the_saved_task(code, forgotten):
     assert all(s.kernel is None for s in entries)  # (followed by nobody now)
 
 
+class Unsure:
+    """A task attached to again (a placeholder) whose server first tells statuses no version of
+    the protocol knows, then completes."""
+
+    shape = "io.modelcontextprotocol/tasks"
+    placeholder = True
+
+    def __init__(self):
+        self.task_id, self.tool = "t-2", "slow"
+        self.told = ["paused", "paused", "completed"]
+
+    async def get(self):
+        return TaskState(self.task_id, self.told.pop(0), poll_interval_ms=0)
+
+    async def result(self, state):
+        return nb_elicit.ToolResult([{"type": "text", "text": "done"}])
+
+    def input_requests(self, state):
+        return {}
+
+
+def test_a_task_whose_first_statuses_no_version_knows_is_polled_on_to_its_end():
+    async def scenario():
+        run = TaskRun("h", Unsure())
+        return run, await asyncio.wait_for(follow(run, None, hint=""), 30)
+
+    run, result = asyncio.run(scenario())
+    assert result.text == "done" and run.state.status == "completed"
+
+
 # -- what the registry keeps of runs that ended -------------------------------------------------
 
 

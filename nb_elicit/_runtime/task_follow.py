@@ -170,7 +170,9 @@ async def _poll(run: TaskRun) -> TaskState:
                                             reason=error.message)) from None
         raise
     _show(run, state)
-    return run.state
+    # (the state taken; where none was yet, every status so far being one no version knows,
+    # the one told now, which is no final one: the task is polled on)
+    return run.state if run.state is not None else state
 
 
 async def _wait(run: TaskRun, result_job: asyncio.Future[ToolResult] | None,
