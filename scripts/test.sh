@@ -15,6 +15,7 @@ if ! command -v chromium >/dev/null || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1;
     fi
 fi
 .venv/bin/ruff check .
+.venv/bin/mypy  # (the whole package under --strict: pyproject.toml's [tool.mypy])
 if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest "$@"
 fi
