@@ -38,7 +38,7 @@ TALL = {"width": 1280, "height": 2800}
 
 #: The kernel's side, run in the notebook before the rounds: times (time.time()) around
 #: ``show_app`` (the frame built and shown, before the tool is called) and ``deliver`` (the
-#: call's result handed to the frame, as the call runner calls it), by the frame's model id;
+#: call's result handed to the frame, where the call was started), by the frame's model id;
 #: and around the call runner's ``_call_tool``, AppFrame's ``_send_host_code`` (the host code
 #: asked for) and its ``_send_html`` (the app's HTML asked for by the frame's view: sent once,
 #: by message, with the size of that message), where the AppFrame has them. Nothing of
@@ -49,7 +49,7 @@ import nb_elicit
 import nb_elicit._runtime.apps as _bench_apps
 import nb_elicit._runtime.runner as _bench_runner
 _bench_rounds = {}
-_bench_show, _bench_deliver = _bench_apps.show_app, _bench_runner.deliver
+_bench_show, _bench_deliver = _bench_apps.show_app, _bench_apps.deliver
 _bench_size = lambda value: len(_json.dumps(value, ensure_ascii=False).encode())
 
 def _bench_frame(**kwargs):
@@ -124,7 +124,7 @@ async def _bench_call_tool(self, tool, arguments, task=None):
             if found["label"] == label and "call_start" not in found:
                 found.update(call_start=started, call_end=_time.time())
 
-_bench_apps.show_app, _bench_runner.deliver = _bench_show_app, _bench_delivered
+_bench_apps.show_app, _bench_apps.deliver = _bench_show_app, _bench_delivered
 _bench_runner.CallRunner._call_tool = _bench_call_tool
 _bench_warm = _time.time()
 _bench_hello = await nb_elicit.connections["demo"].call_tool("hello")  # (its first tools/call)
