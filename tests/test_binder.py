@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers.clean_venv import EXECUTE, clean_env, sh
 from helpers.notebooks import ADA, code_cell, received, result, stdout
 
 pytestmark = pytest.mark.once
@@ -24,24 +25,6 @@ REPO = Path(__file__).resolve().parent.parent
 BINDER = REPO / "binder"
 SKIP = {".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".ruff_cache",
         ".ipynb_checkpoints", "build", "dist", "test-artifacts"}
-
-# Run by the Binder venv's own python: execute a notebook with nbclient, save what happened.
-EXECUTE = """
-import sys
-from pathlib import Path
-
-import nbformat
-from nbclient import NotebookClient
-
-source, target = Path(sys.argv[1]), Path(sys.argv[2])
-nb = nbformat.read(source, as_version=4)
-try:
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
-finally:
-    nbformat.write(nb, target)
-"""
-
 
 def repository_files() -> list[str]:
     """The files repo2docker would copy: tracked and untracked, less what git ignores."""
@@ -64,29 +47,6 @@ def checkout(tmp_path_factory) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, root / name)
     return root
-
-
-def clean_env(home: Path, venv: Path | None = None, **extra: str) -> dict[str, str]:
-    """This machine's environment (registry settings included) without this test run's venv,
-    Jupyter paths or nb_elicit settings; HOME is a throwaway and ``venv`` comes first on PATH."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PIP_USER",
-                        "JPY_SESSION_NAME")
-           and not k.startswith(("JUPYTER", "NB_ELICIT_", "XDG_", "CONDA"))}
-    env["HOME"] = str(home)
-    if venv is not None:
-        env["VIRTUAL_ENV"] = str(venv)
-        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', os.defpath)}"
-    env.update(extra)
-    return env
-
-
-def sh(args: list, cwd: Path, env: dict[str, str], timeout: float) -> str:
-    """Run a command; return its output (stdout and stderr), failing with its tail."""
-    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, timeout=timeout,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout[-4000:]}"
-    return done.stdout
 
 
 def test_binder_files_are_what_repo2docker_reads():
