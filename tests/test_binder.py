@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers.clean_venv import EXECUTE, clean_env, sh
-from helpers.notebooks import ADA, code_cell, received, result, stdout
+from helpers.clean_venv import EXECUTE, clean_env, quickstart_ran, run_quickstart, sh
+from helpers.notebooks import ADA, code_cell, stdout
 
 pytestmark = pytest.mark.once
 
@@ -82,25 +82,9 @@ def test_a_venv_built_from_binder_alone_runs_the_quickstart(checkout, tmp_path):
     extensions = sh([venv / "bin" / "jupyter", "labextension", "list"], home, env, 60)
     assert "@jupyter-widgets/jupyterlab-manager" in extensions, extensions
 
-    executed = tmp_path / "quickstart.out.ipynb"
-    run_env = clean_env(home, venv, NB_ELICIT_RESPOND=f"accept {json.dumps(ADA)}")
-    try:
-        sh([python, "-c", EXECUTE, checkout / "notebooks" / "quickstart.ipynb", executed],
-           home, run_env, 300)
-    finally:
-        if executed.exists():  # show what the notebook printed, when this fails
-            print(executed.read_text(encoding="utf-8")[-6000:])
-
-    nb = nbformat.read(executed, as_version=4)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert all(cell.execution_count for cell in code), "not every cell ran"
-    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
-    assert f"This kernel runs {python}" in stdout(code_cell(nb, "%load_ext nb_elicit"))
-    contact = code_cell(nb, "%mcp call demo contact_info")
-    assert received(contact) == {"action": "accept", "content": ADA}
-    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
-    assert result(python_api) == "'Hello, @Ada!'"
-    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
+    nb = run_quickstart(python, checkout / "notebooks" / "quickstart.ipynb",
+                        tmp_path / "quickstart.out.ipynb", home, venv)
+    quickstart_ran(nb, python)
 
     # notebooks/agents.ipynb: the frameworks of the agents extra, installed by postBuild.
     executed = tmp_path / "agents.out.ipynb"

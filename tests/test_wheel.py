@@ -10,7 +10,6 @@ into a clean virtual environment, where the quickstart notebook runs headless fr
 ``mypy --strict``. They install from the package registry, so they take a minute or two.
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -19,10 +18,9 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-import nbformat
 import pytest
-from helpers.clean_venv import EXECUTE, clean_env, sh
-from helpers.notebooks import ADA, NOTEBOOKS, code_cell, received, result, stdout
+from helpers.clean_venv import clean_env, quickstart_ran, run_quickstart, sh
+from helpers.notebooks import NOTEBOOKS, code_cell, result
 
 import nb_elicit
 
@@ -157,26 +155,10 @@ def test_the_installed_wheel_runs_the_quickstart_headless(venv, home, work):
     # The notebook is copied out of the checkout, so that nothing of it is on the kernel's path.
     notebook = work / "quickstart.ipynb"
     shutil.copy(NOTEBOOKS / "quickstart.ipynb", notebook)
-    executed = work / "quickstart.out.ipynb"
-    run_env = clean_env(home, venv, NB_ELICIT_RESPOND=f"accept {json.dumps(ADA)}")
-    try:
-        sh([python, "-c", EXECUTE, notebook, executed], home, run_env, 300)
-    finally:
-        if executed.exists():  # show what the notebook printed, when this fails
-            print(executed.read_text(encoding="utf-8")[-6000:])
-
-    nb = nbformat.read(executed, as_version=4)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert all(cell.execution_count for cell in code), "not every cell ran"
-    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
-    assert f"This kernel runs {python}" in stdout(code_cell(nb, "%load_ext nb_elicit"))
+    nb = run_quickstart(python, notebook, work / "quickstart.out.ipynb", home, venv)
+    quickstart_ran(nb, python)
     assert (f"Connected 'demo': nb-elicit-demo {nb_elicit.__version__}"
             in result(code_cell(nb, "%mcp connect demo")))
-    contact = code_cell(nb, "%mcp call demo contact_info")
-    assert received(contact) == {"action": "accept", "content": ADA}
-    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
-    assert result(python_api) == "'Hello, @Ada!'"
-    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
 
 
 @pytest.mark.timeout(900)

@@ -4,11 +4,16 @@ script that executes a notebook there."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
-__all__ = ["EXECUTE", "clean_env", "sh"]
+import nbformat
+
+from .notebooks import ADA, code_cell, received, result, stdout
+
+__all__ = ["EXECUTE", "clean_env", "quickstart_ran", "run_quickstart", "sh"]
 
 # Run by the clean environment's own python: execute a notebook with nbclient, save what
 # happened.
@@ -52,3 +57,30 @@ def sh(args: list, cwd: Path, env: dict[str, str], timeout: float) -> str:
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout[-4000:]}"
     return done.stdout
+
+
+def run_quickstart(python: Path, notebook: Path, executed: Path, home: Path,
+                   venv: Path) -> nbformat.NotebookNode:
+    """Run ``notebook`` (the quickstart) with the clean environment's ``python``, the respond
+    policy answering Ada; the executed notebook (its tail printed when the run fails)."""
+    run_env = clean_env(home, venv, NB_ELICIT_RESPOND=f"accept {json.dumps(ADA)}")
+    try:
+        sh([python, "-c", EXECUTE, notebook, executed], home, run_env, 300)
+    finally:
+        if executed.exists():  # show what the notebook printed, when this fails
+            print(executed.read_text(encoding="utf-8")[-6000:])
+    return nbformat.read(executed, as_version=4)
+
+
+def quickstart_ran(nb: nbformat.NotebookNode, python: Path) -> None:
+    """The quickstart ran top to bottom on ``python``: no error, the form answered as Ada,
+    the Python API's call answered, the server disconnected."""
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code), "not every cell ran"
+    assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    assert f"This kernel runs {python}" in stdout(code_cell(nb, "%load_ext nb_elicit"))
+    contact = code_cell(nb, "%mcp call demo contact_info")
+    assert received(contact) == {"action": "accept", "content": ADA}
+    python_api = code_cell(nb, 'nb_elicit.connections["demo"].call_tool("github_username")')
+    assert result(python_api) == "'Hello, @Ada!'"
+    assert "Disconnected 'demo'." in result(code_cell(nb, "%mcp disconnect demo"))
