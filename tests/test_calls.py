@@ -220,11 +220,13 @@ def test_the_call_that_asked_is_not_cut_off_while_a_newer_call_runs(request, tra
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_a_quiet_request_in_flight_never_takes_the_form(request, transport, shown):
     async def scenario(person):
-        conn = await warm(request, transport)
+        # (2 s: the asking call's clock runs until its form is open, which took over 1 s on a
+        # loaded machine's niced run)
+        conn = await warm(request, transport, timeout=2)
         asking = ask_later(conn, "Who?")
         reading = asyncio.ensure_future(conn.read_resource("slow://nap"))  # takes 2 s
         form = await person.wait_for_form(unless=asking)
-        await asyncio.sleep(1.5)  # past the timeout, with the form open
+        await asyncio.sleep(2.5)  # past the timeout, with the form open
         still_open = (form.final_answer(), asking.done())
         person._act(form, "accept", {"name": "Ada"})
         return still_open, json.loads((await asking).text), await reading, form

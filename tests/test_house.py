@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers.source import parse as parse_source
+
 PACKAGE = Path(__file__).resolve().parents[1] / "nb_elicit"
 MAX_CLASS_LINES = 300
 MAX_FILE_BYTES = 40_000
@@ -21,7 +23,7 @@ def modules() -> list[Path]:
 
 def long_classes(path: Path, most: int = MAX_CLASS_LINES) -> list[str]:
     """``path:Class (N lines)`` for each class of ``path`` longer than ``most`` lines."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     return [f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
             for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
             and node.end_lineno - node.lineno + 1 > most]
@@ -29,7 +31,7 @@ def long_classes(path: Path, most: int = MAX_CLASS_LINES) -> list[str]:
 
 def any_parameters(path: Path) -> list[str]:
     """``path:line function(parameter)`` for each parameter annotated exactly ``Any``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -71,7 +73,7 @@ def test_the_core_keeps_at_most_20_modules_at_its_top():
     for package in (PACKAGE / "_core").iterdir():
         if package.is_dir() and package.name != "__pycache__" and any(package.glob("*.py")):
             init = package / "__init__.py"
-            assert init.exists() and ast.get_docstring(ast.parse(init.read_text())), package
+            assert init.exists() and ast.get_docstring(parse_source(init.read_text())), package
 
 
 def test_the_runtime_and_the_adapter_type_their_seams():

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.source import parse as parse_source
 
 import nb_elicit
 
@@ -54,7 +55,7 @@ def layer(path: Path) -> str:
 
 def imports(path: Path) -> list[tuple[str, bool]]:
     """Every module ``path`` imports, absolute, each with whether it is at module level."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     here = dotted(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     top_level = {id(node) for node in tree.body}
@@ -221,7 +222,7 @@ def foreign_private_reads(source: str) -> list[tuple[int, str]]:
     storage). IPython's display hooks (``_repr_html_``, ...) are a public protocol. The type
     of ``obj`` is not known to ``ast``: a read of another object's private name that happens
     to be spelled like one of this module's own passes, which a review still sees."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     own = _own_private_names(tree)
     found = []
     for node in ast.walk(tree):
@@ -286,7 +287,7 @@ LOCAL = {p.stem for p in TESTS.rglob("*.py") if "helpers" not in p.parts} | {"co
 
 @pytest.mark.parametrize("path", TEST_MODULES, ids=lambda p: str(p.relative_to(TESTS)))
 def test_a_test_module_imports_no_other_test_module_nor_conftest(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -369,7 +370,7 @@ def top_imports(path: Path) -> set[str]:
             elif isinstance(node, (ast.With, ast.ClassDef)):
                 visit(node.body)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    visit(parse_source(path.read_text(encoding="utf-8")).body)
     return found
 
 
@@ -377,7 +378,7 @@ def function_imports(path: Path) -> list[tuple[int, str]]:
     """Each import inside a function of ``path``: its line and the module it names."""
     package = _package_of(path)
     found = set()
-    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for function in ast.walk(parse_source(path.read_text(encoding="utf-8"))):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in ast.walk(function):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 from helpers.fill import fill
+from helpers.source import parse as parse_source
 
 from nb_elicit import ElicitationForm
 from nb_elicit._runtime.pending import PendingForms
@@ -135,7 +136,7 @@ def test_each_way_of_answering_returns_an_outcome_and_none_writes_history_itself
     import ast
     import inspect
 
-    tree = ast.parse(inspect.getsource(asking))
+    tree = parse_source(inspect.getsource(asking))
     writers = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
                and any(isinstance(n, ast.Attribute) and n.attr == "add"
                        and isinstance(n.value, ast.Attribute) and n.value.attr == "history"

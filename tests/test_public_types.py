@@ -13,6 +13,8 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from helpers.source import parse as parse_source
+
 import nb_elicit
 
 INIT = Path(nb_elicit.__file__)
@@ -22,7 +24,7 @@ def checker_imports(source: str) -> dict[str, str]:
     """The names imported under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) at the top
     of a module, each with the module it comes from (``.x`` for a relative import)."""
     found = {}
-    for node in ast.parse(source).body:
+    for node in parse_source(source).body:
         if not isinstance(node, ast.If):
             continue
         test = node.test

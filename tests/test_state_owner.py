@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers.source import parse as parse_source
+
 import nb_elicit
 
 PACKAGE = Path(nb_elicit.__file__).parent
@@ -119,7 +121,7 @@ def changed_names(tree: ast.Module) -> set[str]:
 
 def registries(paths: list[Path], package: Path = PACKAGE) -> set[str]:
     """Every module-level registry of ``paths`` (see the module's docstring), dotted."""
-    trees = {dotted(p, package): ast.parse(p.read_text(encoding="utf-8")) for p in paths}
+    trees = {dotted(p, package): parse_source(p.read_text(encoding="utf-8")) for p in paths}
     stateful = stateful_classes(trees)
     found = set()
     for module, tree in trees.items():
@@ -172,7 +174,7 @@ def test_the_check_finds_each_kind_of_registry(tmp_path):
         "def note(k):\n    SEEN[k] = 1\n    LOG.append(k)\n    return TABLE[k]\n"
         "def choose(x):\n    global _chosen\n    _chosen = x\n")
     paths = sorted(package.rglob("*.py"))
-    trees = {p.stem: ast.parse(p.read_text()) for p in paths}
+    trees = {p.stem: parse_source(p.read_text()) for p in paths}
     assert stateful_classes(trees) == {"Box", "Kept", "Rows"}
     assert registries(paths, package) == {f"nb_elicit_sample.kinds.{n}"
                      for n in ("SEEN", "LOG", "BOX", "LOCAL", "_chosen", "ROWS")}

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.source import parse as parse_source
 from helpers.tiers import TIERS, tier_of
 
 MODULE = '''
@@ -73,7 +74,7 @@ def pure_modules() -> list[str]:
     """The test modules with a test in the pure tier (its arguments taken as its fixtures)."""
     found = []
     for path in sorted(Path(__file__).parent.rglob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse_source(path.read_text(encoding="utf-8"))
         if any(tier_of(path, node.name, {a.arg for a in node.args.args}) == "pure"
                for node in ast.walk(tree)
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -102,3 +103,29 @@ def test_the_pure_tier_loads_no_widgets_server_kernel_nor_browser():
         assert ran.returncode == 0, ran.stderr[-2000:]
         loaded[path] = ran.stdout.strip()
     assert set(loaded.values()) == {"[]"}, loaded
+
+
+def test_a_parse_broken_by_another_thread_is_tried_again_and_other_errors_are_not(monkeypatch):
+    """CPython before 3.12.4 fails a correct parse when another thread parses at the same
+    moment; the tests' parse tries it again, and raises any other error at once."""
+    calls = []
+    real = ast.parse
+
+    def flaky(source):
+        calls.append(source)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+        return real(source)
+
+    monkeypatch.setattr(ast, "parse", flaky)
+    assert isinstance(parse_source("x = 1").body[0], ast.Assign) and len(calls) == 2
+
+    def broken(source):
+        calls.append(source)
+        raise SystemError("something else")
+
+    monkeypatch.setattr(ast, "parse", broken)
+    calls.clear()
+    with pytest.raises(SystemError, match="something else"):
+        parse_source("x = 1")
+    assert len(calls) == 1

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import mcp_types
 import pytest
+from helpers.source import parse as parse_source
 
 import nb_elicit
 from nb_elicit._core import jsonrpc
@@ -175,7 +176,7 @@ def bare_literals(source: str, module: str) -> list[str]:
     of ``module``, a path under the package): who answered, JSON-RPC codes, task shapes, how
     a notice reads and which counted notice (a way of answering), how a refusal is answered and
     what a consent asks for. Docstrings and comments may name them."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     found = []
     if module != HOMES["answered_by"]:
         found += [f"answered_by {node.value!r} (line {node.lineno})"

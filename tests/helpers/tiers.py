@@ -8,6 +8,8 @@ import ast
 import functools
 from pathlib import Path
 
+from helpers.source import parse as parse_source
+
 __all__ = ["TIERS", "tier", "tier_of"]
 
 #: The tiers of the tests, cheapest first; each test gets one marker, from where it lives and
@@ -67,7 +69,7 @@ def _imports(path: Path) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
                 found.add(public(node.attr))
         return found
 
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_source(path.read_text(encoding="utf-8"))
     tests = {node.name: node for node in ast.walk(tree)
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
              and node.name.startswith("test")}
