@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from nb_elicit._runtime.backlog import Backlog, Turn
+from nb_elicit._runtime.backlog import SHOW_PAUSE, Backlog, ShowTurns, Turn
 
 
 class View:
@@ -98,3 +98,97 @@ def test_a_waiting_request_nobody_can_see_ends_after_the_bounded_wait():
 def test_a_backlog_needs_room_for_one():
     with pytest.raises(ValueError):
         Backlog("demo", open_at_once=0)
+
+
+# -- one form built per turn of the loop ----------------------------------------------------------
+
+async def counting_turns(turns: list[int]) -> None:
+    """Count the turns of the running loop in ``turns[0]`` (a callback run once in each)."""
+    loop = asyncio.get_running_loop()
+
+    def tick():
+        turns[0] += 1
+        loop.call_soon(tick)
+
+    loop.call_soon(tick)
+
+
+def test_steps_asked_at_once_run_one_per_turn_of_the_loop_in_the_order_they_asked():
+    async def scenario():
+        steps, turns, ran = ShowTurns(), [0], []
+        await counting_turns(turns)
+
+        async def step(i):
+            async with steps.turn():
+                ran.append((i, turns[0]))
+
+        await asyncio.gather(*(step(i) for i in range(5)))
+        return steps.waited, ran
+
+    waited, ran = run(scenario())
+    assert [i for i, _ in ran] == [0, 1, 2, 3, 4]
+    assert len({turn for _, turn in ran}) == 5  # no turn of the loop ran two
+    assert waited == 4
+
+
+def test_a_step_cancelled_while_it_waits_passes_its_place_on():
+    async def scenario():
+        steps, ran = ShowTurns(), []
+
+        async def step(i):
+            async with steps.turn():
+                ran.append(i)
+
+        first = asyncio.create_task(step(0))
+        second, third = asyncio.create_task(step(1)), asyncio.create_task(step(2))
+        await asyncio.sleep(0)  # all three asked; the first ran
+        second.cancel()
+        await asyncio.gather(first, third)
+        return ran, second.cancelled()
+
+    assert run(scenario()) == ([0, 2], True)
+
+
+def test_a_step_with_none_before_it_runs_at_once():
+    async def scenario():
+        steps, turns = ShowTurns(), [0]
+        await counting_turns(turns)
+        async with steps.turn():
+            first = turns[0]
+        await asyncio.sleep(SHOW_PAUSE * 3)  # (the one before has long ended)
+        before = turns[0]
+        async with steps.turn():
+            second = turns[0]
+        return first, before, second, steps.waited
+
+    first, before, second, waited = run(scenario())
+    assert first == 0 and second == before and waited == 0
+
+
+class HashCountingView(View):
+    """A view that counts how often it is looked up (hashed), by any backlog."""
+
+    looked_up = 0
+
+    def __hash__(self):
+        HashCountingView.looked_up += 1
+        return id(self) >> 4
+
+
+def test_a_flood_arriving_at_once_is_counted_without_a_pass_over_the_waiting_ones():
+    """Each arrival looks up the views that show a count a few times, however many wait: a
+    pass over the waiting requests per arrival would make a flood's arrivals quadratic."""
+    async def scenario():
+        backlog, view = Backlog("demo", open_at_once=1, max_waiting=500), HashCountingView()
+        assert await backlog.turn(view) is Turn.SHOWN
+        HashCountingView.looked_up = 0
+        waiters = [asyncio.create_task(backlog.turn(view)) for _ in range(300)]
+        await asyncio.sleep(0.01)
+        looked_up, told = HashCountingView.looked_up, len(view.counts)
+        assert backlog.cancel_waiting() == 300
+        await asyncio.gather(*waiters)
+        return looked_up, told, view.counts[-1], backlog.waiting
+
+    looked_up, *rest = run(scenario())
+    assert rest == [300, 0, 0]
+    assert looked_up <= 10 * 300  # (a pass over the waiting ones: about 45,000)

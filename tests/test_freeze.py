@@ -82,6 +82,30 @@ def test_a_frozen_view_closes_a_few_models_per_turn_and_in_the_end_all_of_them(m
     assert not is_open(view) and not is_open(view.status.layout)
 
 
+def test_a_frozen_view_is_walked_as_it_closes_not_all_at_once_first(monkeypatch):
+    """The turn that freezes a flood's view reads no more of its tree than it closes."""
+    monkeypatch.setattr(closing, "CLOSE_BUDGET", 0.0)  # one model per turn
+    monkeypatch.setattr(closing, "CLOSE_PAUSE", 0.0)
+    looked_at = []
+    shared = closing.is_shared
+    monkeypatch.setattr(closing, "is_shared", lambda m: looked_at.append(m) or shared(m))
+
+    async def scenario():
+        view, _ = answered_view(12)
+        models = tree_models(view)
+        looked_at.clear()
+        close_soon(view)
+        first = len(looked_at)
+        while any(is_open(m) for m in models):
+            await asyncio.sleep(0)
+        return models, first
+
+    models, first = asyncio.run(scenario())
+    assert len(models) > 100
+    assert first < 10  # (a walk over the whole view first: every one of its models)
+    assert len(looked_at) >= len(models)
+
+
 def test_a_model_that_fails_to_close_stops_no_other(monkeypatch):
     monkeypatch.setattr(closing, "CLOSE_BUDGET", 0.0)
     monkeypatch.setattr(closing, "CLOSE_PAUSE", 0.0)

@@ -231,6 +231,48 @@ def test_a_flood_of_200_is_held_by_backpressure_and_a_person_who_keeps_up_answer
     assert growth < 3 * 60  # widgets for 3 forms and one line, not 200 forms
 
 
+def test_forms_shown_together_after_answers_given_together_are_built_one_per_loop_turn(
+        views, monkeypatch):
+    """The person answers the three open forms at once: the next three are each built in a
+    turn of the event loop of their own (a cell waits for one form's build at most), and all
+    six are answered."""
+    monkeypatch.setattr("nb_elicit._runtime.kernel_compat.widget_frontend_attached", lambda: True)
+    from nb_elicit._ui.form import ElicitationForm
+
+    built, turns = [], [0]
+    made = ElicitationForm.__init__
+
+    def counted(form, message, *args, **kwargs):
+        made(form, message, *args, **kwargs)
+        built.append((message, turns[0]))
+
+    monkeypatch.setattr(ElicitationForm, "__init__", counted)
+
+    async def send(conn, person):
+        loop = asyncio.get_running_loop()
+
+        def tick():  # counts the turns of the loop
+            turns[0] += 1
+            loop.call_soon(tick)
+
+        loop.call_soon(tick)
+        call = asyncio.ensure_future(conn.call_tool("flood", {"count": 6}))
+        await person.wait_for_form(3)
+        while conn.guard.backlog.waiting < 3:
+            await asyncio.sleep(0.01)
+        for form in kernel_state().pending.forms():  # (in one step: answered together)
+            fill(form, {"name": "Ada"})
+            form.submit_button.click()
+        for _ in range(3):
+            person.will("accept", {"name": "Ada"})
+        return json.loads((await call).text)
+
+    assert run_case(send) == {"accept": 6}
+    flood = [turn for message, turn in built if message.startswith("Flood #")]
+    assert len(flood) == 6
+    assert len(set(flood[3:])) == 3
+
+
 def test_the_person_can_cancel_every_waiting_request_at_once(views):
     async def send(conn, person):
         call = asyncio.ensure_future(conn.call_tool("flood", {"count": 20}))

@@ -42,7 +42,7 @@ from .._ui.form import ElicitationForm
 from .._ui.prompt import PromptWidget
 from .._ui.url_card import UrlConsentCard
 from . import kernel_compat
-from .backlog import Turn
+from .backlog import Turn, show_turn
 from .calls import Call
 from .guard import Guard
 from .kernel_compat import count_views, keep_widget_messages_flowing
@@ -447,7 +447,15 @@ async def _by_person(context: RequestContext, message: object,
     if turn is Turn.TIMED_OUT:
         return _no_frontend(server)
     try:
-        prompt = make_prompt()
+        try:
+            # (one form built and shown per turn of the loop: a burst's forms come a moment
+            # apart, with a cell or a click let in between; see backlog.ShowTurns)
+            with context.asking():
+                async with show_turn():
+                    prompt = make_prompt()
+        except asyncio.CancelledError as error:  # withdrawn before its form was built
+            _record_gone(context, message, None, how_gone(context, error))
+            raise
         answer = await wait_for_person(context, prompt)
     finally:
         backlog.done()

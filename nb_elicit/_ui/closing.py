@@ -4,8 +4,8 @@ answered forms has thousands of models)."""
 
 from __future__ import annotations
 
-import collections
 import time
+from collections.abc import Iterator
 
 import ipywidgets as widgets
 
@@ -38,20 +38,24 @@ def close_soon(widget: widgets.Widget) -> None:
     other work (a cell, a click) waits for one small batch at most. Without a running loop,
     everything is closed at once (a close that fails is raised after the others). Only for
     widgets no longer shown."""
-    models = collections.deque(tree_models(widget))
+    # (walked as it closes: a flood's view has thousands of models, and a walk over all of
+    # them first would hold the turn that froze the view as long as a batch of closes)
+    models = _walk(widget)
     loop = running_loop()
 
     def close_some() -> None:
         deadline = time.perf_counter() + CLOSE_BUDGET
         failure: Exception | None = None
-        while models:
+        left = False
+        for model in models:
             try:
-                models.popleft().close()
+                model.close()
             except Exception as exc:  # noqa: BLE001 - raised below: one failure stops no other
                 failure = failure or exc
             if loop is not None and time.perf_counter() >= deadline:
+                left = True
                 break
-        if models and loop is not None:
+        if left and loop is not None:
             if CLOSE_PAUSE > 0:
                 # Background work: UI only: the closer's next batch.
                 loop.call_later(CLOSE_PAUSE, close_some)
@@ -66,17 +70,21 @@ def close_soon(widget: widgets.Widget) -> None:
 def tree_models(widget: widgets.Widget) -> list[widgets.Widget]:
     """A widget, everything inside it, and their layout and style models, innermost first
     (each layout or style once; none of those every prompt shares: see kit.Kit)."""
-    models: list[widgets.Widget] = []
+    return list(_walk(widget))
+
+
+def _walk(widget: widgets.Widget) -> Iterator[widgets.Widget]:
+    """:func:`tree_models`, one at a time: each node's children, layout and style are read
+    when the walk reaches it (before the node itself is given)."""
     seen: set[int] = set()
 
-    def visit(node: widgets.Widget) -> None:
-        for child in getattr(node, "children", ()):
-            visit(child)
+    def visit(node: widgets.Widget) -> Iterator[widgets.Widget]:
+        for child in tuple(getattr(node, "children", ())):
+            yield from visit(child)
         for part in (getattr(node, "layout", None), getattr(node, "style", None), node):
             if isinstance(part, widgets.Widget) and id(part) not in seen \
                     and not is_shared(part):
                 seen.add(id(part))
-                models.append(part)
+                yield part
 
-    visit(widget)
-    return models
+    return visit(widget)
