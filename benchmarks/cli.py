@@ -16,7 +16,17 @@ import time
 import traceback
 from pathlib import Path
 
-from .common import HERE, PY, REPO, OtherWork, Section, loadavg, log, machine_cpu
+from .common import (
+    HERE,
+    PY,
+    QUICK_BUDGET,
+    REPO,
+    OtherWork,
+    Section,
+    loadavg,
+    log,
+    machine_cpu,
+)
 from .report import load_note, write_report
 from .sections import RUNNERS, SECTIONS, choose
 
@@ -61,7 +71,8 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchmarks/run.py", description=sys.modules[__package__].__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes (3 to 5 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for development: the "
+                        f"whole run in under {QUICK_BUDGET // 60} minutes")
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--skip", help="comma-separated sections to leave out")
     parser.add_argument("--rounds", type=int, help="latency: elicitations each way "
@@ -124,6 +135,7 @@ def run_section(name: str, opts, sampler: OtherWork) -> Section:
     for t in sec.targets:
         verdict = {True: "pass", False: "MISS", None: "info"}[t.passed]
         log(f"  {verdict:4}  {t.what}: {t.measured} (target {t.target})")
+    log(f"  ({sec.title}: {sec.seconds:.0f} s)")
     return sec
 
 
@@ -178,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     info["load_note"] = load_note(info, sections)
     write_report(out, opts, sections, info)
     log(f"wrote {out}")
+    log(f"run time {info['elapsed']:.0f} s: "
+        + ", ".join(f"{s.name} {s.seconds:.0f} s" for s in sections)
+        + (f" (quick mode's budget: {QUICK_BUDGET} s)" if opts.quick else ""))
     failed = [s.name for s in sections if s.error]
     missed = [t.what for s in sections for t in s.targets if t.passed is False]
     if failed:

@@ -279,7 +279,8 @@ def test_results_md_from_made_up_numbers(tmp_path, monkeypatch):
     assert "| Code | nb_elicit from /somewhere |" in lines
     assert "| Load average (1, 5, 15 min) | before: 0.50 0.40 0.30; after: 0.90 0.50 0.30 |" \
         in lines
-    assert "| Run time | 15 s |" in lines
+    assert "| Run time | 15 s (quick mode's budget: 300 s) |" in lines
+    assert "| Section times | latency 12 s; scale 3 s |" in lines
     assert any(line.startswith("| Python | ") for line in lines)
     assert "**Note: the machine was not idle.** Other processes used 0.20 cores" in text
     assert "Rate limits were turned off." in lines
