@@ -26,9 +26,9 @@ from ..profiling import PROFILE_NOTE, profile_tables
 
 TITLE = "2. End-to-end added latency per elicitation"
 
-#: Targets for the added latency (a)+(b), nb_elicit minus the floor, by the form's kind:
-#: (median, p95) in ms.
-TARGETS = {"name": (5.0, 8.0), "ten": (7.0, 10.0)}
+#: The absolute added latency (a)+(b), nb_elicit minus the SDK floor, is reported as
+#: information: on a shared machine its milliseconds move with the load, while the ratio to a
+#: bare ipywidgets prompt measured in the same run (the targets, ``BARE_TARGETS``) does not.
 
 
 @dataclass
@@ -268,26 +268,46 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             sec.notes.append(PROFILE_NOTE)
     added_med = median(total_nb) - median(total_floor)
     added_p95 = pct(total_nb, 95) - pct(total_floor, 95)
-    median_target, p95_target = TARGETS[way.kind]
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, median",
-                              f"<= {median_target:g} ms", ms(added_med, 2),
-                              added_med <= median_target, ms(added_med - median_target, 2)))
+                              "(info)", ms(added_med, 2), None))
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, p95",
-                              f"<= {p95_target:g} ms", ms(added_p95, 2), added_p95 <= p95_target,
-                              ms(added_p95 - p95_target, 2)))
+                              "(info)", ms(added_p95, 2), None))
 
 
 # -- next to a bare ipywidgets prompt -----------------------------------------------------------
 
 #: nb_elicit's added latency (over the SDK floor) at most this many times a bare ipywidgets
-#: prompt's, median, by the form's kind (None: reported, no target).
-BARE_TARGETS = {"ten": 1.2, "name": None}
+#: prompt's, by the form's kind, at the median and at the 95th percentile: a one-field form
+#: adds no more than the bare prompt, a ten-field form (whose fields nb_elicit checks and
+#: shows more of) at most a fifth more.
+BARE_TARGETS = {"name": 1.0, "ten": 1.2}
 
 
-def added_ratio(ours: list[float], theirs: list[float], floor: list[float]) -> float:
-    """(median(ours) - median(floor)) / (median(theirs) - median(floor))."""
-    below = median(theirs) - median(floor)
-    return (median(ours) - median(floor)) / below if below > 0 else float("inf")
+def added_ratio(ours: list[float], theirs: list[float], floor: list[float],
+                stat=median) -> float:
+    """(stat(ours) - stat(floor)) / (stat(theirs) - stat(floor)); ``stat`` is the median
+    unless given (a function of a list, such as the 95th percentile)."""
+    below = stat(theirs) - stat(floor)
+    return (stat(ours) - stat(floor)) / below if below > 0 else float("inf")
+
+
+def p95(values: list[float]) -> float:
+    return pct(values, 95)
+
+
+def bare_target(what: str, ours: list[float], bare: list[float], floor: list[float],
+                limit: float, stat=median, label: str = "median") -> Target:
+    """The target ``added(ours) <= limit * added(bare)`` (added: over the SDK floor, by
+    ``stat``), measured as the ratio with both added times and the floor in ms."""
+    ratio = added_ratio(ours, bare, floor, stat)
+    added = stat(ours) - stat(floor)
+    bare_added = stat(bare) - stat(floor)
+    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor's "
+                f"{stat(floor):.2f} ms)" if bare_added > 0 else
+                f"no ratio: the bare prompt added {bare_added:.2f} ms over the SDK floor "
+                f"(nb_elicit {added:.2f} ms)")
+    return Target(what, f"<= {limit:g}x ({label})", measured, ratio <= limit,
+                  ms(added - limit * bare_added, 2) if ratio > limit else None)
 
 
 def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: dict) -> None:
@@ -308,23 +328,13 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
               ["leg", "nb_elicit median", "nb_elicit p95", "bare prompt median",
                "bare prompt p95", "SDK floor median", "nb_elicit added", "bare prompt added",
                "added: nb_elicit / bare prompt"], rows)
-    ratio = added_ratio(ours["total"], bare["total"], floor["total"])
     limit = BARE_TARGETS[way.kind]
     kind = "ten-field" if way.kind == "ten" else "one-field"
     transport = "stdio" if way.transport == "stdio" else "streamable HTTP"
-    added = median(ours["total"]) - median(floor["total"])
-    bare_added = median(bare["total"]) - median(floor["total"])
-    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor)"
-                if bare_added > 0 else f"no ratio: the bare prompt added {bare_added:.2f} ms "
-                f"over the SDK floor (nb_elicit {added:.2f} ms)")
-    if limit is None:
-        sec.targets.append(Target(f"Added latency, {kind} form, next to a bare ipywidgets "
-                                  f"prompt, {transport}", "(info)", measured, None))
-    else:
-        sec.targets.append(Target(
-            f"Added latency, {kind} form, next to a bare ipywidgets prompt, {transport}",
-            f"<= {limit:g}x (median)", measured, ratio <= limit,
-            ms(added - limit * bare_added, 2) if ratio > limit else None))
+    what = f"Added latency, {kind} form, next to a bare ipywidgets prompt, {transport}"
+    sec.targets.append(bare_target(what, ours["total"], bare["total"], floor["total"], limit))
+    sec.targets.append(bare_target(f"{what}, p95", ours["total"], bare["total"],
+                                   floor["total"], limit, p95, "p95"))
     if way.key == "stdio":
         sec.notes.append(
             "The bare ipywidgets prompt: a plain SDK Client inside the kernel, on its event "
