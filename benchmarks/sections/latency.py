@@ -47,7 +47,7 @@ WAYS = [Way("stdio", "stdio, one-field form", "stdio", "name", 1.0),
 
 
 def run(opts, sec: Section) -> None:
-    n = opts.rounds or (30 if opts.quick else 200)
+    n = opts.rounds or (20 if opts.quick else 200)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     for way in WAYS:
         rounds = max(10, int(n * way.share))
@@ -58,6 +58,8 @@ def run(opts, sec: Section) -> None:
 BREAKDOWN_ROUNDS = 30
 #: Rounds under a profiler, over stdio (not counted in the totals).
 PROFILE_ROUNDS = 30
+#: In quick mode: warm-up rounds of each prompt, and rounds of the breakdown and the profile.
+QUICK_WARM, QUICK_EXTRA = 2, 10
 
 #: The breakdown's legs: (what, from, to); a point is a stamp name, or "sent", "answered" (the
 #: server's journal) or "clicked" (the frontend).
@@ -97,7 +99,7 @@ def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list
                  ms(median(a_floor), 2)])
     rows.append(["floor (b): callback returned -> the server holds the answer",
                  ms(median(b_floor), 2)])
-    sec.table(f"Where the time goes: stdio, one-field form, {BREAKDOWN_ROUNDS} more rounds "
+    sec.table(f"Where the time goes: stdio, one-field form, {len(stamped)} more rounds "
               "with timestamps inside the kernel (not counted above; median per leg)",
               ["leg", "median"], rows)
     sec.notes.append(
@@ -109,7 +111,8 @@ def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list
 
 
 def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> None:
-    warm = 5
+    warm = QUICK_WARM if opts.quick else 5
+    extra = QUICK_EXTRA if opts.quick else PROFILE_ROUNDS
     blocks = 2 if opts.quick else 4
     nb_journal = Journal(tmp / f"nb-{way.key}.jsonl")
     floor_journal = Journal(tmp / f"floor-{way.key}.jsonl")
@@ -183,17 +186,17 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
         profile = None
         if way.transport == "stdio":  # where the kernel's CPU time goes: more rounds, profiled
             kernel.call("profile_start")
-            for i in range(PROFILE_ROUNDS):
+            for i in range(extra):
                 nb_round(f"p{i}")
-            profile = kernel.call("profile_stop", PROFILE_ROUNDS)
+            profile = kernel.call("profile_stop", extra)
         stamped: dict[str, list] = {}
         if main:  # where the time goes: more rounds, with timestamps inside the kernel
             hooked = kernel.call("install_stamps")
-            for i in range(BREAKDOWN_ROUNDS):
+            for i in range(QUICK_EXTRA if opts.quick else BREAKDOWN_ROUNDS):
                 kernel.call("take_stamps")
                 nb_round(f"s{i}")
                 stamped[f"s{i}"] = kernel.call("take_stamps")
-            plain = plain_calls(kernel)
+            plain = plain_calls(kernel, QUICK_PLAIN_CALLS if opts.quick else PLAIN_CALLS)
         kernel.run("await _p.close()")
 
     tags = [f"r{i}" for i in range(n)]
@@ -262,7 +265,7 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
         breakdown(sec, nb_journal.poll(), nb, stamped, hooked, a_floor, b_floor)
         report_plain(sec, plain)
     if profile:
-        profile_tables(sec, f"{way.label}, {PROFILE_ROUNDS} more rounds (not counted above)",
+        profile_tables(sec, f"{way.label}, {extra} more rounds (not counted above)",
                        "per round", profile)
         if main:
             sec.notes.append(PROFILE_NOTE)
@@ -362,16 +365,17 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
 PLAIN_MODELS = 3
 #: The plain calls measured: (seconds the tool takes, how many calls).
 PLAIN_CALLS = [(0.0, 5), (1.0, 3)]
+QUICK_PLAIN_CALLS = [(0.0, 2), (1.0, 1)]
 
 
-def plain_calls(kernel: Kernel) -> list[dict]:
+def plain_calls(kernel: Kernel, calls: list[tuple[float, int]]) -> list[dict]:
     """Calls of the bench server's ``pause`` (no elicitation): the widget models each call's
     view opened (comm_open received by the frontend, from the cell's start to its idle)."""
     import collections
 
     fe = kernel.fe
     found = []
-    for seconds, count in PLAIN_CALLS:
+    for seconds, count in calls:
         for _ in range(count):
             fe.mark()
             cell = fe.execute(f"await conn.call_tool('pause', {{'seconds': {seconds!r}}});")
@@ -391,7 +395,7 @@ def report_plain(sec: Section, plain: list[dict]) -> None:
     if not plain:
         return
     rows = []
-    for seconds, _ in PLAIN_CALLS:
+    for seconds in sorted({p["seconds"] for p in plain}):
         calls = [p for p in plain if p["seconds"] == seconds]
         if not calls:
             continue
