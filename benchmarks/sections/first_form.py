@@ -43,9 +43,12 @@ def run(opts, sec: Section) -> None:
         return fresh_python(opts, f"first_elicitation({str(SERVER)!r}, "
                                   f"{str(tmp / f'floor-{k}.jsonl')!r})")
 
-    log("  first form: a warm-up round of each (not counted: it fills the disk cache)")
-    for who in ("nb", "floor"):
-        one(who, "warm")
+    if not opts.quick:  # (in quick mode the median of three rounds takes a cold one out)
+        log("  first form: a warm-up round of each (not counted: it fills the disk cache)")
+        for who in ("nb", "floor"):
+            one(who, "warm")
+    sec.notes.append("Before the rounds: " + ("none warming up (quick mode)." if opts.quick else
+                                              "one of each to warm up, not counted."))
     for k, pair in enumerate(order(rounds)):
         log(f"  first form: round {k + 1}/{rounds}: {' then '.join(pair)} (a fresh kernel; a "
             "fresh Python for the floor)")
@@ -63,8 +66,8 @@ def report(sec: Section, rows: list[dict], floors: list[dict]) -> None:
         return [what, ms(median(values), 0), ms(min(values), 0), ms(max(values), 0)]
 
     sec.table(f"Fresh kernels and fresh Pythons: {len(rows)} of each, taking turns at going "
-              "first, after one of each not counted (median, min, max; ms from the clock's "
-              "start)", ["step", "median", "min", "max"],
+              "first (median, min, max; ms from the clock's start)",
+              ["step", "median", "min", "max"],
               [step("nb_elicit: %load_ext nb_elicit done", [1000 * r["load"] for r in rows]),
                step("nb_elicit: %mcp connect done", [1000 * r["connect"] for r in rows]),
                step("nb_elicit: the first form shown", first),
