@@ -76,19 +76,20 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--skip", help="comma-separated sections to leave out")
     parser.add_argument("--rounds", type=int, help="latency: elicitations each way "
-                        "(default 200, quick 30)")
+                        "(default 200, quick 20)")
     parser.add_argument("--idle", type=float, help="idle: seconds measured (default 30, "
-                        "quick 10)")
+                        "quick 6)")
     parser.add_argument("--task-seconds", type=float, help="task: seconds measured in each state"
-                        " (idle, a plain call, each polled task; default 25, quick 10)")
+                        " (idle, a plain call, each polled task; default 25, quick 6)")
     parser.add_argument("--memory-rounds", type=int, help="memory: elicitations (default 10000,"
                         " quick 100)")
     parser.add_argument("--kernels", type=int, help="startup: fresh kernels (default 5, "
-                        "quick 2)")
+                        "quick 2); first-form: rounds of a fresh kernel and a fresh Python "
+                        "(default 5, quick 3)")
     parser.add_argument("--app-rounds", type=int, help="app: rounds of an app's first paint "
                         "(default 10, quick 3)")
     parser.add_argument("--paint-rounds", type=int, help="paint: rounds of each prompt and size "
-                        "(default 20, quick 3)")
+                        "(default 20, quick 2)")
     parser.add_argument("--held-rounds", type=int, help="held: rounds of each path, free and "
                         "held, with each frontend (default 30, quick 10)")
     parser.add_argument("--no-kernel-build", action="store_true",

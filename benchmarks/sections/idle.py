@@ -26,7 +26,7 @@ def measure_idle(fe: BenchFrontend, pid: int, seconds: float) -> dict[str, float
 
 
 def run(opts, sec: Section) -> None:
-    seconds = opts.idle or (10.0 if opts.quick else 30.0)
+    seconds = opts.idle or (6.0 if opts.quick else 30.0)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal = Journal(tmp / "idle.jsonl")
     with Kernel(opts) as kernel:

@@ -184,7 +184,8 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
         build = kernel.call("form_build_time", 31, way.kind)
         profile = None
-        if way.transport == "stdio":  # where the kernel's CPU time goes: more rounds, profiled
+        if way.transport == "stdio" and (main or not opts.quick):
+            # where the kernel's CPU time goes: more rounds, profiled
             kernel.call("profile_start")
             for i in range(extra):
                 nb_round(f"p{i}")
