@@ -971,3 +971,42 @@ def test_the_held_breakdown_hooks_every_point_it_stamps():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == (
         "hook,look,probe,side,cell,build,attach,click")
+
+
+def test_the_frontend_waits_out_the_form_s_settle_time_between_typing_and_the_click():
+    from benchmarks import harness
+
+    events = []
+
+    class FakeFrontend:
+        models = {"form": SimpleNamespace(model_name="VBoxModel"),
+                  "box": SimpleNamespace(model_name="TextModel")}
+
+        def descendants(self, mid):
+            yield from ("form", "box")
+
+        def type_text(self, box, text):
+            events.append(("type", box, text))
+
+        def flush(self, timeout):
+            events.append(("flush",))
+            return True
+
+        def pump_for(self, seconds):
+            events.append(("pump", seconds))
+
+        def in_form(self, form_id, css):
+            return "submit"
+
+        def click(self, mid):
+            events.append(("click", mid))
+
+    settle = harness.settle_seconds()
+    assert settle > 0  # (this checkout's form holds a Submit that comes right after a change)
+    shown = harness.Shown("form", 0.0, 0.0)
+    harness.answer_form(FakeFrontend(), shown, "nb-elicit-submit", "ada")
+    assert events == [("type", "box", "ada"), ("flush",),
+                      ("pump", settle + harness.SETTLE_MARGIN), ("click", "submit")]
+    events.clear()  # a click alone (nothing typed) goes at once
+    harness.answer_form(FakeFrontend(), shown, "nb-elicit-submit")
+    assert events == [("click", "submit")]

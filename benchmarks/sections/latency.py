@@ -20,6 +20,7 @@ from ..harness import (
     Kernel,
     answer_form,
     server_command,
+    settle_seconds,
     wait_shown,
 )
 from ..profiling import PROFILE_NOTE, profile_tables
@@ -252,7 +253,10 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "(a) ends when its callback is entered, its (b) starts when its callback returns. "
             "(b) for nb_elicit starts when the frontend sends the click, so it includes the "
             "trip from the frontend to the kernel, which the floor has no counterpart for. "
-            "Typing into the form (3 keystrokes, each answered before the click) is not timed. "
+            "Typing into the form (3 keystrokes, each answered before the click) is not timed, "
+            f"nor the {settle_seconds():g} s the frontend then waits before it clicks (a Submit "
+            "that comes sooner after a field's change waits that long in the kernel, for "
+            "changes still on their way from the page). "
             "All times are Unix times of one machine (server, kernel, frontend).")
         sec.notes.append(
             "Over streamable HTTP, each of nb_elicit and the floor has a bench server of its "
