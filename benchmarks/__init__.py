@@ -34,8 +34,8 @@ memory    Kernel RSS, Python objects kept and live widget models before and afte
 scale     10 stdio servers, each asking 20 questions at once (200 forms); the frontend clicks
           Submit or Decline on every one; all 200 answers must reach the servers.
 startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floors: import
-          ipywidgets in the same kernel; a fresh Python that imports the SDK and connects a
-          plain Client to the demo server.
+          ipywidgets in other fresh kernels; a fresh Python that imports the SDK and connects
+          a plain Client to the demo server.
 flood     One tool asks 200 questions at once in a real kernel; the frontend presses Submit on
           each form as it appears while small cells run: forms open at most, requests waiting,
           cancelled, the kernel's reply time, RSS and widget models before and after. Then

@@ -339,15 +339,16 @@ def test_a_ratio_target_passes_at_the_limit_and_says_by_how_much_it_missed():
     assert peers.ratio_target("Nothing to compare with", 1.0, 0.0, 0.4, "ms").passed is False
 
 
-def test_start_up_is_a_ratio_to_importing_ipywidgets_in_the_same_kernels():
+def test_start_up_is_a_ratio_to_importing_ipywidgets_in_a_fresh_kernel():
     from benchmarks.sections import startup
 
     met = startup.load_target([120.0, 140.0, 400.0], [150.0, 160.0, 170.0])
-    assert met.target == "<= 1x the floor" and (met.passed, met.missed_by) == (True, None)
+    assert met.target == "<= 2x the floor" and (met.passed, met.missed_by) == (True, None)
     assert met.measured == "0.88x (140 ms vs 160 ms)"  # medians
-    missed = startup.load_target([200.0], [160.0])
-    assert (missed.passed, missed.missed_by) == (False, "40 ms")
-    assert missed.measured == "1.25x (200 ms vs 160 ms)"
+    assert "next to `import ipywidgets` in another" in met.what
+    missed = startup.load_target([400.0], [160.0])
+    assert (missed.passed, missed.missed_by) == (False, "80 ms")
+    assert missed.measured == "2.50x (400 ms vs 160 ms)"
 
 
 def test_the_flood_s_small_cells_are_also_put_next_to_the_idle_kernel_s():
