@@ -76,7 +76,7 @@ def run(opts, sec: Section) -> None:
     layered = (Path(opts.nb_elicit or REPO) / "nb_elicit" / "_runtime").is_dir()
     connection = "nb_elicit._runtime.connection" if layered else "nb_elicit._connection"
     steps: dict[str, list[float]] = {}
-    for _ in range(kernels):
+    for _ in range(1 if opts.quick else kernels):  # (information only: one in quick mode)
         for name, value in fresh_python(opts, f"imports({connection!r})").items():
             steps.setdefault(name, []).append(value)
     floor_total = [a + b for a, b in zip(floor_imports, floor_connects, strict=True)]
@@ -93,7 +93,8 @@ def run(opts, sec: Section) -> None:
                ["floor: import + connect", ms(median(floor_total), 0), "-"]])
     sec.table("What the first connect imports, then jsonschema (which neither the first form "
               "nor a Submit imports any more): a fresh Python imports "
-              "these one after the other (median)", ["import", "time"],
+              f"these one after the other (median of {len(next(iter(steps.values())))})",
+              ["import", "time"],
               [[f"`{name}`" + (" (the rest of nb_elicit)" if name.startswith("nb_") else
                                " (only for values no form control makes)" if name == "jsonschema"
                                else ""),
