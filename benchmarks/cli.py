@@ -76,7 +76,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--skip", help="comma-separated sections to leave out")
     parser.add_argument("--rounds", type=int, help="latency: elicitations each way "
-                        "(default 200, quick 20)")
+                        "(default 200, quick 16)")
     parser.add_argument("--idle", type=float, help="idle: seconds measured (default 30, "
                         "quick 6)")
     parser.add_argument("--task-seconds", type=float, help="task: seconds measured in each state"
@@ -91,7 +91,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--paint-rounds", type=int, help="paint: rounds of each prompt and size "
                         "(default 20, quick 2)")
     parser.add_argument("--held-rounds", type=int, help="held: rounds of each path, free and "
-                        "held, with each frontend (default 30, quick 10)")
+                        "held, with each frontend (default 30, quick 7)")
     parser.add_argument("--no-kernel-build", action="store_true",
                         help="build: skip the in-kernel builds")
     parser.add_argument("--subshells", action="store_true",

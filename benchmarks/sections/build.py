@@ -31,7 +31,7 @@ SETTLE = 0.05
 def run(opts, sec: Section) -> None:
     import ipywidgets
 
-    reps_small, reps_large = (3, 3) if opts.quick else (15, 7)
+    reps_small, reps_large = (3, 2) if opts.quick else (15, 7)
     peer_error, peer_path = None, None
     try:
         peer_path = str(peers.ensure_peer())

@@ -48,7 +48,7 @@ WAYS = [Way("stdio", "stdio, one-field form", "stdio", "name", 1.0),
 
 
 def run(opts, sec: Section) -> None:
-    n = opts.rounds or (20 if opts.quick else 200)
+    n = opts.rounds or (16 if opts.quick else 200)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     for way in WAYS:
         rounds = max(10, int(n * way.share))
@@ -60,7 +60,7 @@ BREAKDOWN_ROUNDS = 30
 #: Rounds under a profiler, over stdio (not counted in the totals).
 PROFILE_ROUNDS = 30
 #: In quick mode: warm-up rounds of each prompt, and rounds of the breakdown and the profile.
-QUICK_WARM, QUICK_EXTRA = 2, 10
+QUICK_WARM, QUICK_EXTRA = 1, 8
 
 #: The breakdown's legs: (what, from, to); a point is a stamp name, or "sent", "answered" (the
 #: server's journal) or "clicked" (the frontend).
