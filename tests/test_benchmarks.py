@@ -343,12 +343,12 @@ def test_start_up_is_a_ratio_to_importing_ipywidgets_in_a_fresh_kernel():
     from benchmarks.sections import startup
 
     met = startup.load_target([120.0, 140.0, 400.0], [150.0, 160.0, 170.0])
-    assert met.target == "<= 2x the floor" and (met.passed, met.missed_by) == (True, None)
+    assert met.target == "<= 4x the floor" and (met.passed, met.missed_by) == (True, None)
     assert met.measured == "0.88x (140 ms vs 160 ms)"  # medians
     assert "next to `import ipywidgets` in another" in met.what
-    missed = startup.load_target([400.0], [160.0])
-    assert (missed.passed, missed.missed_by) == (False, "80 ms")
-    assert missed.measured == "2.50x (400 ms vs 160 ms)"
+    missed = startup.load_target([800.0], [160.0])
+    assert (missed.passed, missed.missed_by) == (False, "160 ms")
+    assert missed.measured == "5.00x (800 ms vs 160 ms)"
 
 
 def test_the_flood_s_small_cells_are_also_put_next_to_the_idle_kernel_s():
