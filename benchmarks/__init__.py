@@ -1,7 +1,7 @@
 """nb_elicit's benchmark suite: what nb_elicit costs, next to the floor, in one run.
 
     .venv/bin/python benchmarks/run.py                  # everything, full size (20 to 40 minutes)
-    .venv/bin/python benchmarks/run.py --quick          # everything, small (under 5 minutes)
+    .venv/bin/python benchmarks/run.py --quick          # everything, small (budget: 5 minutes)
     .venv/bin/python benchmarks/run.py --only latency,idle
     .venv/bin/python benchmarks/run.py --skip scale,startup
     .venv/bin/python -m benchmarks --quick              # the same, from the repository root
