@@ -1,7 +1,7 @@
 """nb_elicit's benchmark suite: what nb_elicit costs, next to the floor, in one run.
 
     .venv/bin/python benchmarks/run.py                  # everything, full size (20 to 40 minutes)
-    .venv/bin/python benchmarks/run.py --quick          # everything, small (5 to 8 minutes)
+    .venv/bin/python benchmarks/run.py --quick          # everything, small (budget: 5 minutes)
     .venv/bin/python benchmarks/run.py --only latency,idle
     .venv/bin/python benchmarks/run.py --skip scale,startup
     .venv/bin/python -m benchmarks --quick              # the same, from the repository root
@@ -33,8 +33,9 @@ memory    Kernel RSS, Python objects kept and live widget models before and afte
           answered elicitations, after a warm-up of as many rounds as the history keeps.
 scale     10 stdio servers, each asking 20 questions at once (200 forms); the frontend clicks
           Submit or Decline on every one; all 200 answers must reach the servers.
-startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floor: a fresh
-          Python that imports the SDK and connects a plain Client to the demo server.
+startup   %load_ext nb_elicit and the first %mcp connect in fresh kernels. Floors: import
+          ipywidgets in other fresh kernels; a fresh Python that imports the SDK and connects
+          a plain Client to the demo server.
 flood     One tool asks 200 questions at once in a real kernel; the frontend presses Submit on
           each form as it appears while small cells run: forms open at most, requests waiting,
           cancelled, the kernel's reply time, RSS and widget models before and after. Then
@@ -43,7 +44,8 @@ flood     One tool asks 200 questions at once in a real kernel; the frontend pre
 first-form
           A fresh kernel: %load_ext, %mcp connect to a stdio server and %mcp call of a tool
           that asks at once, until the form is shown. Floor: a fresh Python that imports the
-          SDK, connects a plain Client to the same server and gets the first elicitation.
+          SDK, connects a plain Client to the same server and gets the first elicitation;
+          the two take turns at going first, and the medians are compared.
 app       A real JupyterLab in headless Chromium (tests/helpers/lab.py): from the tool's result
           in the kernel to the first paint of its app (the demo's clock app) in its frame, over
           several rounds, with where the time goes (the frame's comm_open and its size, the ESM

@@ -16,7 +16,17 @@ import time
 import traceback
 from pathlib import Path
 
-from .common import HERE, PY, REPO, OtherWork, Section, loadavg, log, machine_cpu
+from .common import (
+    HERE,
+    PY,
+    QUICK_BUDGET,
+    REPO,
+    OtherWork,
+    Section,
+    loadavg,
+    log,
+    machine_cpu,
+)
 from .report import load_note, write_report
 from .sections import RUNNERS, SECTIONS, choose
 
@@ -61,25 +71,27 @@ def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchmarks/run.py", description=sys.modules[__package__].__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes (3 to 5 minutes)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for development: the "
+                        f"whole run in under {QUICK_BUDGET // 60} minutes")
     parser.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     parser.add_argument("--skip", help="comma-separated sections to leave out")
     parser.add_argument("--rounds", type=int, help="latency: elicitations each way "
-                        "(default 200, quick 30)")
+                        "(default 200, quick 16)")
     parser.add_argument("--idle", type=float, help="idle: seconds measured (default 30, "
-                        "quick 10)")
+                        "quick 6)")
     parser.add_argument("--task-seconds", type=float, help="task: seconds measured in each state"
-                        " (idle, a plain call, each polled task; default 25, quick 10)")
+                        " (idle, a plain call, each polled task; default 25, quick 6)")
     parser.add_argument("--memory-rounds", type=int, help="memory: elicitations (default 10000,"
                         " quick 100)")
     parser.add_argument("--kernels", type=int, help="startup: fresh kernels (default 5, "
-                        "quick 2)")
+                        "quick 2); first-form: rounds of a fresh kernel and a fresh Python "
+                        "(default 5, quick 3)")
     parser.add_argument("--app-rounds", type=int, help="app: rounds of an app's first paint "
                         "(default 10, quick 3)")
     parser.add_argument("--paint-rounds", type=int, help="paint: rounds of each prompt and size "
-                        "(default 20, quick 3)")
+                        "(default 20, quick 2)")
     parser.add_argument("--held-rounds", type=int, help="held: rounds of each path, free and "
-                        "held, with each frontend (default 30, quick 10)")
+                        "held, with each frontend (default 30, quick 7)")
     parser.add_argument("--no-kernel-build", action="store_true",
                         help="build: skip the in-kernel builds")
     parser.add_argument("--subshells", action="store_true",
@@ -124,6 +136,7 @@ def run_section(name: str, opts, sampler: OtherWork) -> Section:
     for t in sec.targets:
         verdict = {True: "pass", False: "MISS", None: "info"}[t.passed]
         log(f"  {verdict:4}  {t.what}: {t.measured} (target {t.target})")
+    log(f"  ({sec.title}: {sec.seconds:.0f} s)")
     return sec
 
 
@@ -178,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     info["load_note"] = load_note(info, sections)
     write_report(out, opts, sections, info)
     log(f"wrote {out}")
+    log(f"run time {info['elapsed']:.0f} s: "
+        + ", ".join(f"{s.name} {s.seconds:.0f} s" for s in sections)
+        + (f" (quick mode's budget: {QUICK_BUDGET} s)" if opts.quick else ""))
     failed = [s.name for s in sections if s.error]
     missed = [t.what for s in sections for t in s.targets if t.passed is False]
     if failed:

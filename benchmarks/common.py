@@ -17,6 +17,8 @@ REPO = HERE.parent
 SERVER = HERE / "bench_server.py"
 PY = sys.executable
 CELL = 60.0  # seconds any one cell, form or answer may take before the section fails
+#: Seconds a ``--quick`` run of every section may take on a loaded 2-core machine.
+QUICK_BUDGET = 300
 
 NOTICES: set[str] = set()  # things the report should say about how the runs were set up
 

@@ -334,8 +334,26 @@ class Kernel:
         return "\n".join(p.strip() for p in parts if p and p.strip())
 
 
+def settle_seconds() -> float:
+    """How long nb_elicit's form holds a Submit that comes right after a field's change sent by
+    the page (``nb_elicit._ui.form.SETTLE``; 0 for a revision without it)."""
+    try:
+        from nb_elicit._ui import form
+    except ImportError:
+        return 0.0
+    return float(getattr(form, "SETTLE", 0.0))
+
+
+#: Beyond the form's settle time, what the frontend also waits after its last keystroke.
+SETTLE_MARGIN = 0.02
+
+
 def answer_form(fe: BenchFrontend, shown: Shown, button: str, text: str | None = None) -> float:
-    """Type ``text`` into the form's first text box (if given), then click; return click time."""
+    """Type ``text`` into the form's first text box (if given), then click; return click time.
+
+    After typing, the frontend waits (handling messages) for the form's settle time before it
+    clicks: a Submit that came sooner would wait out the rest of it in the kernel, and the
+    timed leg, from the click, would hold a pause meant for keystrokes still on their way."""
     if text is not None:
         box = next((m for m in fe.descendants(shown.form_id)
                     if fe.models[m].model_name == "TextModel"), None)
@@ -344,6 +362,8 @@ def answer_form(fe: BenchFrontend, shown: Shown, button: str, text: str | None =
         fe.type_text(box, text)
         if not fe.flush(CELL):
             raise BenchError(f"typing into the form stalled: {fe.stalled()}")
+        if (settle := settle_seconds()) > 0:
+            fe.pump_for(settle + SETTLE_MARGIN)
     target = fe.in_form(shown.form_id, button)
     clicked = time.time()
     fe.click(target)

@@ -9,7 +9,7 @@ import re
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .common import NOTICES, Section
+from .common import NOTICES, QUICK_BUDGET, Section
 
 
 def pkg(name: str) -> str:
@@ -81,7 +81,10 @@ def write_report(path: Path, opts, sections: list[Section], info: dict) -> None:
     out.append(f"| Code | {info['source']} |")
     out.append(f"| Load average (1, 5, 15 min) | before: {info['load_before']}; after: "
                f"{info['load_after']} |")
-    out.append(f"| Run time | {info['elapsed']:.0f} s |")
+    budget = f" (quick mode's budget: {QUICK_BUDGET} s)" if opts.quick else ""
+    out.append(f"| Run time | {info['elapsed']:.0f} s{budget} |")
+    out.append("| Section times | " + "; ".join(f"{s.name} {s.seconds:.0f} s" for s in sections)
+               + " |")
     out.append("")
     busy = [s for s in sections if s.machine_busy is not None]
     if info.get("load_note"):

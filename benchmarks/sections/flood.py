@@ -64,6 +64,34 @@ def flood(kernel: Kernel, n: int, tag: str) -> tuple[set, list, list, list]:
             raise BenchError(f"the flood did not end within {4 * CELL:g} s: {state}")
 
 
+#: Small cells timed on the idle kernel before the flood, the measure's floor.
+IDLE_CELLS = 10
+
+
+def idle_cells(kernel: Kernel, count: int) -> tuple[float, float]:
+    """The median ms of ``count`` small cells on the idle kernel (the flood's small cell, the
+    flood not started): end to end, and until the kernel published idle."""
+    fe = kernel.fe
+    code = PROBE.replace("flood.done()", "False")
+    total, inside = [], []
+    for _ in range(count):
+        sent, started = time.time(), time.perf_counter()
+        cell = fe.execute(code)
+        if fe.wait_reply(cell, CELL).get("status") != "ok":
+            raise BenchError(f"a small cell failed: {kernel.cell_text(cell)}")
+        total.append(1000 * (time.perf_counter() - started))
+        fe.wait_for(lambda cell=cell: cell in fe.idle_sent, CELL, "the small cell's idle")
+        inside.append(1000 * (fe.idle_sent[cell] - sent))
+    return pct(total, 50), pct(inside, 50)
+
+
+def next_to_idle(took: float, idle: float) -> str:
+    """A time in the flood, and its ratio to the same small cell's on the idle kernel."""
+    if idle <= 0:
+        return f"{ms(took)} (the idle kernel's {ms(idle)}: no ratio)"
+    return f"{ms(took)} ({took / idle:.1f}x the idle kernel's {ms(idle)}, median)"
+
+
 def own(stats: dict) -> int:
     """Live widget models but the layout and style models every prompt of the kernel shares
     (made by the first prompt, the flood's in a fresh kernel; never closed with one)."""
@@ -76,6 +104,7 @@ def run(opts, sec: Section) -> None:
     journal = Journal(tmp / "flood.jsonl")
     with Kernel(opts) as kernel:
         kernel.connect("conn", journal.path)
+        idle = idle_cells(kernel, IDLE_CELLS)
         before = kernel.call("stats")
         rss_before = rss_mb(kernel.pid)
         clicked, probes, in_kernel, states = flood(kernel, n, "flood")
@@ -153,10 +182,10 @@ def run(opts, sec: Section) -> None:
                               f"({closed_in:.1f} s after the call ended)",
                               own(after) <= own(before)))
     sec.targets.append(Target("Flood of 200: the kernel answers a small cell, max",
-                              f"<= {CELL_TARGET} ms", ms(max(probes)), max(probes) <= CELL_TARGET,
-                              ms(max(probes) - CELL_TARGET)))
+                              f"<= {CELL_TARGET} ms", next_to_idle(max(probes), idle[0]),
+                              max(probes) <= CELL_TARGET, ms(max(probes) - CELL_TARGET)))
     sec.targets.append(Target("Flood of 200: the kernel's part of a small cell, max",
-                              f"<= {KERNEL_TARGET} ms", ms(max(in_kernel)),
+                              f"<= {KERNEL_TARGET} ms", next_to_idle(max(in_kernel), idle[1]),
                               max(in_kernel) <= KERNEL_TARGET,
                               ms(max(in_kernel) - KERNEL_TARGET)))
     report_callbacks(sec, n, callbacks)

@@ -48,7 +48,7 @@ def cell(path: str, tag: str) -> str:
 
 
 def run(opts, sec: Section) -> None:
-    n = opts.held_rounds or (10 if opts.quick else 30)
+    n = opts.held_rounds or (7 if opts.quick else 30)
     breakdown_rounds = 3 if opts.quick else BREAKDOWN_ROUNDS
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-held-"))
     measured = {key: measure(opts, key, subshells, label, n, breakdown_rounds, tmp)

@@ -26,7 +26,7 @@ def measure_idle(fe: BenchFrontend, pid: int, seconds: float) -> dict[str, float
 
 
 def run(opts, sec: Section) -> None:
-    seconds = opts.idle or (10.0 if opts.quick else 30.0)
+    seconds = opts.idle or (6.0 if opts.quick else 30.0)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal = Journal(tmp / "idle.jsonl")
     with Kernel(opts) as kernel:
@@ -70,7 +70,8 @@ def run(opts, sec: Section) -> None:
         f"Added by a waiting form: {waiting['cpu'] - without['cpu']:+.2f} percentage points of a "
         f"core and {waiting['wakeups'] - without['wakeups']:+.1f} wake-ups per second.{why}")
     sec.targets.append(Target(f"Kernel CPU while a form waits ({seconds:g} s)",
-                              "< 0.5% of a core", f"{waiting['cpu']:.2f}%",
+                              "< 0.5% of a core", f"{waiting['cpu']:.2f}% (idle kernel: "
+                              f"{without['cpu']:.2f}%)",
                               waiting["cpu"] < 0.5))
     sec.targets.append(Target("Kernel wake-ups while a form waits", "(info)",
                               f"{waiting['wakeups']:.1f}/s (idle kernel: "

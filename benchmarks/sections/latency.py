@@ -20,15 +20,16 @@ from ..harness import (
     Kernel,
     answer_form,
     server_command,
+    settle_seconds,
     wait_shown,
 )
 from ..profiling import PROFILE_NOTE, profile_tables
 
 TITLE = "2. End-to-end added latency per elicitation"
 
-#: Targets for the added latency (a)+(b), nb_elicit minus the floor, by the form's kind:
-#: (median, p95) in ms.
-TARGETS = {"name": (5.0, 8.0), "ten": (7.0, 10.0)}
+#: The absolute added latency (a)+(b), nb_elicit minus the SDK floor, is reported as
+#: information: on a shared machine its milliseconds move with the load, while the ratio to a
+#: bare ipywidgets prompt measured in the same run (the targets, ``BARE_TARGETS``) does not.
 
 
 @dataclass
@@ -47,7 +48,7 @@ WAYS = [Way("stdio", "stdio, one-field form", "stdio", "name", 1.0),
 
 
 def run(opts, sec: Section) -> None:
-    n = opts.rounds or (30 if opts.quick else 200)
+    n = opts.rounds or (16 if opts.quick else 200)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     for way in WAYS:
         rounds = max(10, int(n * way.share))
@@ -58,6 +59,8 @@ def run(opts, sec: Section) -> None:
 BREAKDOWN_ROUNDS = 30
 #: Rounds under a profiler, over stdio (not counted in the totals).
 PROFILE_ROUNDS = 30
+#: In quick mode: warm-up rounds of each prompt, and rounds of the breakdown and the profile.
+QUICK_WARM, QUICK_EXTRA = 1, 8
 
 #: The breakdown's legs: (what, from, to); a point is a stamp name, or "sent", "answered" (the
 #: server's journal) or "clicked" (the frontend).
@@ -97,7 +100,7 @@ def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list
                  ms(median(a_floor), 2)])
     rows.append(["floor (b): callback returned -> the server holds the answer",
                  ms(median(b_floor), 2)])
-    sec.table(f"Where the time goes: stdio, one-field form, {BREAKDOWN_ROUNDS} more rounds "
+    sec.table(f"Where the time goes: stdio, one-field form, {len(stamped)} more rounds "
               "with timestamps inside the kernel (not counted above; median per leg)",
               ["leg", "median"], rows)
     sec.notes.append(
@@ -109,7 +112,8 @@ def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list
 
 
 def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> None:
-    warm = 5
+    warm = QUICK_WARM if opts.quick else 5
+    extra = QUICK_EXTRA if opts.quick else PROFILE_ROUNDS
     blocks = 2 if opts.quick else 4
     nb_journal = Journal(tmp / f"nb-{way.key}.jsonl")
     floor_journal = Journal(tmp / f"floor-{way.key}.jsonl")
@@ -181,19 +185,20 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             log(f"    block {b + 1}/{blocks} done ({done}/{n})")
         build = kernel.call("form_build_time", 31, way.kind)
         profile = None
-        if way.transport == "stdio":  # where the kernel's CPU time goes: more rounds, profiled
+        if way.transport == "stdio" and (main or not opts.quick):
+            # where the kernel's CPU time goes: more rounds, profiled
             kernel.call("profile_start")
-            for i in range(PROFILE_ROUNDS):
+            for i in range(extra):
                 nb_round(f"p{i}")
-            profile = kernel.call("profile_stop", PROFILE_ROUNDS)
+            profile = kernel.call("profile_stop", extra)
         stamped: dict[str, list] = {}
         if main:  # where the time goes: more rounds, with timestamps inside the kernel
             hooked = kernel.call("install_stamps")
-            for i in range(BREAKDOWN_ROUNDS):
+            for i in range(QUICK_EXTRA if opts.quick else BREAKDOWN_ROUNDS):
                 kernel.call("take_stamps")
                 nb_round(f"s{i}")
                 stamped[f"s{i}"] = kernel.call("take_stamps")
-            plain = plain_calls(kernel)
+            plain = plain_calls(kernel, QUICK_PLAIN_CALLS if opts.quick else PLAIN_CALLS)
         kernel.run("await _p.close()")
 
     tags = [f"r{i}" for i in range(n)]
@@ -248,7 +253,10 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "(a) ends when its callback is entered, its (b) starts when its callback returns. "
             "(b) for nb_elicit starts when the frontend sends the click, so it includes the "
             "trip from the frontend to the kernel, which the floor has no counterpart for. "
-            "Typing into the form (3 keystrokes, each answered before the click) is not timed. "
+            "Typing into the form (3 keystrokes, each answered before the click) is not timed, "
+            f"nor the {settle_seconds():g} s the frontend then waits before it clicks (a Submit "
+            "that comes sooner after a field's change waits that long in the kernel, for "
+            "changes still on their way from the page). "
             "All times are Unix times of one machine (server, kernel, frontend).")
         sec.notes.append(
             "Over streamable HTTP, each of nb_elicit and the floor has a bench server of its "
@@ -262,32 +270,55 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
         breakdown(sec, nb_journal.poll(), nb, stamped, hooked, a_floor, b_floor)
         report_plain(sec, plain)
     if profile:
-        profile_tables(sec, f"{way.label}, {PROFILE_ROUNDS} more rounds (not counted above)",
+        profile_tables(sec, f"{way.label}, {extra} more rounds (not counted above)",
                        "per round", profile)
         if main:
             sec.notes.append(PROFILE_NOTE)
     added_med = median(total_nb) - median(total_floor)
     added_p95 = pct(total_nb, 95) - pct(total_floor, 95)
-    median_target, p95_target = TARGETS[way.kind]
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, median",
-                              f"<= {median_target:g} ms", ms(added_med, 2),
-                              added_med <= median_target, ms(added_med - median_target, 2)))
+                              "(info)", ms(added_med, 2), None))
     sec.targets.append(Target(f"Added latency per elicitation (a)+(b), {way.label}, p95",
-                              f"<= {p95_target:g} ms", ms(added_p95, 2), added_p95 <= p95_target,
-                              ms(added_p95 - p95_target, 2)))
+                              "(info)", ms(added_p95, 2), None))
 
 
 # -- next to a bare ipywidgets prompt -----------------------------------------------------------
 
 #: nb_elicit's added latency (over the SDK floor) at most this many times a bare ipywidgets
-#: prompt's, median, by the form's kind (None: reported, no target).
-BARE_TARGETS = {"ten": 1.2, "name": None}
+#: prompt's, median, by the form's kind: a one-field form adds no more than the bare prompt, a
+#: ten-field form (whose fields nb_elicit checks and shows more of) at most a fifth more. The
+#: same ratio at p95 is reported as information.
+BARE_TARGETS = {"name": 1.0, "ten": 1.2}
 
 
-def added_ratio(ours: list[float], theirs: list[float], floor: list[float]) -> float:
-    """(median(ours) - median(floor)) / (median(theirs) - median(floor))."""
-    below = median(theirs) - median(floor)
-    return (median(ours) - median(floor)) / below if below > 0 else float("inf")
+def added_ratio(ours: list[float], theirs: list[float], floor: list[float],
+                stat=median) -> float:
+    """(stat(ours) - stat(floor)) / (stat(theirs) - stat(floor)); ``stat`` is the median
+    unless given (a function of a list, such as the 95th percentile)."""
+    below = stat(theirs) - stat(floor)
+    return (stat(ours) - stat(floor)) / below if below > 0 else float("inf")
+
+
+def p95(values: list[float]) -> float:
+    return pct(values, 95)
+
+
+def bare_target(what: str, ours: list[float], bare: list[float], floor: list[float],
+                limit: float | None, stat=median, label: str = "median") -> Target:
+    """The target ``added(ours) <= limit * added(bare)`` (added: over the SDK floor, by
+    ``stat``), measured as the ratio with both added times and the floor in ms (``limit``
+    None: information, no verdict)."""
+    ratio = added_ratio(ours, bare, floor, stat)
+    added = stat(ours) - stat(floor)
+    bare_added = stat(bare) - stat(floor)
+    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor's "
+                f"{stat(floor):.2f} ms)" if bare_added > 0 else
+                f"no ratio: the bare prompt added {bare_added:.2f} ms over the SDK floor "
+                f"(nb_elicit {added:.2f} ms)")
+    if limit is None:
+        return Target(what, f"(info; {label})", measured, None)
+    return Target(what, f"<= {limit:g}x ({label})", measured, ratio <= limit,
+                  ms(added - limit * bare_added, 2) if ratio > limit else None)
 
 
 def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: dict) -> None:
@@ -308,23 +339,15 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
               ["leg", "nb_elicit median", "nb_elicit p95", "bare prompt median",
                "bare prompt p95", "SDK floor median", "nb_elicit added", "bare prompt added",
                "added: nb_elicit / bare prompt"], rows)
-    ratio = added_ratio(ours["total"], bare["total"], floor["total"])
     limit = BARE_TARGETS[way.kind]
     kind = "ten-field" if way.kind == "ten" else "one-field"
     transport = "stdio" if way.transport == "stdio" else "streamable HTTP"
-    added = median(ours["total"]) - median(floor["total"])
-    bare_added = median(bare["total"]) - median(floor["total"])
-    measured = (f"{ratio:.2f}x ({added:.2f} vs {bare_added:.2f} ms over the SDK floor)"
-                if bare_added > 0 else f"no ratio: the bare prompt added {bare_added:.2f} ms "
-                f"over the SDK floor (nb_elicit {added:.2f} ms)")
-    if limit is None:
-        sec.targets.append(Target(f"Added latency, {kind} form, next to a bare ipywidgets "
-                                  f"prompt, {transport}", "(info)", measured, None))
-    else:
-        sec.targets.append(Target(
-            f"Added latency, {kind} form, next to a bare ipywidgets prompt, {transport}",
-            f"<= {limit:g}x (median)", measured, ratio <= limit,
-            ms(added - limit * bare_added, 2) if ratio > limit else None))
+    what = f"Added latency, {kind} form, next to a bare ipywidgets prompt, {transport}"
+    sec.targets.append(bare_target(what, ours["total"], bare["total"], floor["total"], limit))
+    # (p95 as information: the difference of two tails, over the few rounds of a quick run
+    # or a loaded machine, is mostly noise, and can come out below the floor)
+    sec.targets.append(bare_target(f"{what}, p95", ours["total"], bare["total"],
+                                   floor["total"], None, p95, "p95"))
     if way.key == "stdio":
         sec.notes.append(
             "The bare ipywidgets prompt: a plain SDK Client inside the kernel, on its event "
@@ -352,16 +375,17 @@ def next_to_bare(sec: Section, way: Way, n: int, ours: dict, bare: dict, floor: 
 PLAIN_MODELS = 3
 #: The plain calls measured: (seconds the tool takes, how many calls).
 PLAIN_CALLS = [(0.0, 5), (1.0, 3)]
+QUICK_PLAIN_CALLS = [(0.0, 2), (1.0, 1)]
 
 
-def plain_calls(kernel: Kernel) -> list[dict]:
+def plain_calls(kernel: Kernel, calls: list[tuple[float, int]]) -> list[dict]:
     """Calls of the bench server's ``pause`` (no elicitation): the widget models each call's
     view opened (comm_open received by the frontend, from the cell's start to its idle)."""
     import collections
 
     fe = kernel.fe
     found = []
-    for seconds, count in PLAIN_CALLS:
+    for seconds, count in calls:
         for _ in range(count):
             fe.mark()
             cell = fe.execute(f"await conn.call_tool('pause', {{'seconds': {seconds!r}}});")
@@ -381,7 +405,7 @@ def report_plain(sec: Section, plain: list[dict]) -> None:
     if not plain:
         return
     rows = []
-    for seconds, _ in PLAIN_CALLS:
+    for seconds in sorted({p["seconds"] for p in plain}):
         calls = [p for p in plain if p["seconds"] == seconds]
         if not calls:
             continue

@@ -69,7 +69,7 @@ END_CELL = "print(_json.dumps({'stamps': _bench.take_stamps(), 'prompts': _p.STA
 
 def run(opts, sec: Section) -> None:
     prerequisites()  # (before the peer is installed)
-    rounds = getattr(opts, "paint_rounds", None) or (3 if opts.quick else 20)
+    rounds = getattr(opts, "paint_rounds", None) or (2 if opts.quick else 20)
     peer_path = str(peers.ensure_peer())
     measured = in_lab("paint", lambda lab, server, browser, tmp: measure(
         opts, lab, server, browser, tmp, rounds, peer_path))

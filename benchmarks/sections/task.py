@@ -137,7 +137,7 @@ def await_call(kernel: Kernel, journal: Journal, ms: int, tag: str, seconds: flo
 
 
 def run(opts, sec: Section) -> None:
-    seconds = getattr(opts, "task_seconds", None) or (10.0 if opts.quick else 25.0)
+    seconds = getattr(opts, "task_seconds", None) or (6.0 if opts.quick else 25.0)
     # (the call outlasts the window: the card appears, 1 s of pumping, the window, a margin)
     call_seconds = round(seconds + 6.0)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
