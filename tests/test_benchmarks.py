@@ -3,6 +3,7 @@ writer on made-up numbers. No kernel is started."""
 
 import argparse
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
@@ -783,6 +784,37 @@ def _widget_time(at: int) -> float:
     from benchmarks.harness import header_time
 
     return header_time(_iopub("status", at))
+
+
+def test_the_benchmarks_frontend_keeps_nothing_of_a_closed_form():
+    # Section 5 answers 10,000 forms with one frontend: what it keeps of a round must go once
+    # the round's models are closed, or the frontend grows by every model it ever saw.
+    frontend, close = _scripted_frontend()
+    sent = itertools.count()
+    frontend.kc.session = SimpleNamespace(
+        msg=lambda kind, content: {"header": {"msg_id": f"click{next(sent)}"}})
+    frontend.kc.shell_channel.send = lambda msg: None
+    try:
+        feed = frontend._on_iopub
+        feed(_widget("view", 0, _dom_classes=["nb-elicit-view"]))
+        feed(_displayed("view", 0))
+        for k in range(200):
+            form, box = f"form{k}", f"box{k}"
+            feed(_widget(form, 1, _dom_classes=["nb-elicit-form"], _view_count=0))
+            feed(_widget(box, 2, children=[f"IPY_MODEL_{form}"]))
+            feed(_displayed(box, 3))
+            frontend.click(form)
+            for mid in (form, box):
+                feed(_iopub("comm_close", 4, comm_id=mid))
+            assert len(frontend.shown) == k + 1
+            frontend.forget_closed_models()
+        assert set(frontend.models) == {"view"}
+        kept = [frontend.messages, frontend._by_msg_id, frontend._in_flight, frontend._roots,
+                frontend._parent, frontend._shown_ids, frontend._counted, frontend.comm_msgs]
+        assert max(len(part) for part in kept) <= 1
+        assert frontend._displayed == {"view"}
+    finally:
+        close()
 
 
 def test_side_by_side_refuses_an_unknown_revision_in_one_line(capsys):

@@ -85,6 +85,7 @@ def run(opts, sec: Section) -> None:
         kernel.connect("conn", journal.path)
 
         stamps: dict[str, tuple[float, float]] = {}  # tag -> (form shown, Submit clicked)
+        forgotten = [0]  # closed models the frontend dropped
 
         def rounds(tags: list[str], progress: bool = False) -> None:
             """One cell per batch of tags; Submit on each form as it is shown."""
@@ -97,6 +98,8 @@ def run(opts, sec: Section) -> None:
                 reply = fe.wait_reply(cell, CELL)
                 if reply["status"] != "ok":
                     raise BenchError(f"rounds {batch[0]}... failed: {kernel.cell_text(cell)}")
+                # (the scripted frontend would otherwise keep every model of every round)
+                forgotten[0] += fe.forget_closed_models()
                 done = int(batch[-1].rsplit("m", 1)[-1]) + 1 if progress else 0
                 step = max(1, n // 5)
                 if progress and (done // step > (done - len(batch)) // step or done == n):
