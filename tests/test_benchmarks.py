@@ -207,6 +207,16 @@ def test_memory_compares_the_first_and_last_thousand_of_ten_thousand_rounds():
     assert memory.window(30) == 10
 
 
+def test_memory_reads_the_kernels_cpu_per_round_in_the_first_and_last_windows():
+    # a cell of 50 rounds at a time; the first 100 rounds cost 2 ms each, the last 100 3 ms
+    marks = [(0, 10.0), (50, 10.1), (100, 10.2), (150, 10.3), (200, 10.45), (250, 10.6)]
+    first, last = memory.cpu_per_round(marks, 100)
+    assert (round(first, 6), round(last, 6)) == (2.0, 3.0)
+    # a window shorter than a cell takes the whole first or last cell
+    first, last = memory.cpu_per_round([(0, 1.0), (50, 1.1), (100, 1.25)], 10)
+    assert (round(first, 6), round(last, 6)) == (2.0, 3.0)
+
+
 def test_memory_warms_up_until_the_history_is_full_but_no_longer_than_it_measures():
     assert memory.warm_up(10_000, 1000) == 1000
     assert memory.warm_up(1000, 1000) == 1000
