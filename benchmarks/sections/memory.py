@@ -52,6 +52,27 @@ def cpu_per_round(marks: list[tuple[int, float]], w: int) -> tuple[float, float]
     return (1000 * (first[1] - start) / first[0], 1000 * (end - last[1]) / (n - last[0]))
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs (the kernel's: its stdio server)."""
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in task.read_text().split()]
+                found += kids
+                todo += kids
+    return found
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds of the processes the kernel ``pid`` started (its bench server)."""
+    total = 0.0
+    for kid in descendants(pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(kid)
+    return total
+
+
 def warm_up(n: int, history_limit: int) -> int:
     """Rounds of each kind run before anything is measured: as many as nb_elicit's history
     keeps (so that it is full, and stays the same size, while RSS is measured), but no more
@@ -116,6 +137,7 @@ def run(opts, sec: Section) -> None:
                 done = int(batch[-1].rsplit("m", 1)[-1]) + 1 if progress else 0
                 if progress:
                     cpu_marks.append((done, cpu_seconds(kernel.pid)))
+                    server_marks.append((done, server_cpu(kernel.pid)))
                 step = max(1, n // 5)
                 if progress and (done // step > (done - len(batch)) // step or done == n):
                     checkpoints.append((done, rss_mb(kernel.pid)))
@@ -132,6 +154,7 @@ def run(opts, sec: Section) -> None:
         open_before = sum(not m.closed for m in fe.models.values())
         started = time.monotonic()
         cpu_marks = [(0, cpu_seconds(kernel.pid))]
+        server_marks = [(0, server_cpu(kernel.pid))]
         rounds([f"m{i}" for i in range(n)], progress=True)
         elapsed = time.monotonic() - started
         after = kernel.call("stats")
@@ -157,6 +180,7 @@ def run(opts, sec: Section) -> None:
     first, last = latency[:w], latency[-w:]
     drift = pct(last, 95) / pct(first, 95) - 1
     cpu_first, cpu_last = cpu_per_round(cpu_marks, w)
+    server_first, server_last = cpu_per_round(server_marks, w)
     sec.table(f"Kernel RSS over {n:,} elicitations each, after a warm-up of {warm:,} rounds, "
               "each in a kernel of its own (gc.collect() before each reading)",
               ["", "RSS growth", "per elicitation", "Python objects kept per elicitation"],
@@ -222,16 +246,21 @@ def run(opts, sec: Section) -> None:
                      "(replaced, but never closed).")
     sec.table(f"Latency per elicitation ((a)+(b) as in section 2) in the first and the last "
               f"{w:,} of the {n:,} rounds, and the kernel's CPU time per round in them",
-              ["rounds", "median", "p95", "kernel CPU per round"],
-              [[f"first {w:,}", ms(pct(first, 50)), ms(pct(first, 95)), ms(cpu_first)],
-               [f"last {w:,}", ms(pct(last, 50)), ms(pct(last, 95)), ms(cpu_last)]])
+              ["rounds", "median", "p95", "kernel CPU per round", "server CPU per round"],
+              [[f"first {w:,}", ms(pct(first, 50)), ms(pct(first, 95)), ms(cpu_first),
+                ms(server_first)],
+               [f"last {w:,}", ms(pct(last, 50)), ms(pct(last, 95)), ms(cpu_last),
+                ms(server_last)]])
     sec.notes.append(
         f"The kernel's CPU time per round, last {w:,} next to the first: {cpu_last:.1f} vs "
-        f"{cpu_first:.1f} ms ({cpu_last / cpu_first - 1:+.0%}). Work that grew with every "
-        "elicitation would show here whatever else the machine did; the latency of the same "
-        "rounds also moves with the load of other processes, which a run of several minutes on "
-        "a shared machine rarely keeps even. Other work during this section is in the "
-        "section's header.")
+        f"{cpu_first:.1f} ms ({cpu_last / cpu_first - 1:+.0%}); the bench server's, whose work "
+        f"per round is the same in every round: {server_last:.2f} vs {server_first:.2f} ms "
+        f"({server_last / server_first - 1:+.0%}). Work in the kernel that grew with every "
+        "elicitation would show as the kernel's share growing next to the server's: "
+        f"{cpu_first / server_first:.1f}x the server's in the first rounds, "
+        f"{cpu_last / server_last:.1f}x in the last. On a machine whose cores other work shares, "
+        "both CPU times, and the latency of the same rounds, move with that work's load, which "
+        "a run of minutes rarely keeps even; the section's header says how much there was.")
     sec.notes.append("Kernel RSS along the way (no gc.collect()): "
                      + ", ".join(f"{rss:.1f} MB after {i}" for i, rss in checkpoints)
                      + f" (from {rss_before:.1f} MB).")
