@@ -823,6 +823,18 @@ def test_the_benchmarks_frontend_keeps_nothing_of_a_closed_form():
                 frontend._parent, frontend._shown_ids, frontend._counted, frontend.comm_msgs]
         assert max(len(part) for part in kept) <= 1
         assert frontend._displayed == {"view"}
+        # and of a cell once it ended: its outputs, statuses and reply
+        cell = {"msg_id": "cell1"}
+        for at in range(50):
+            frontend._on_iopub({**_iopub("update_display_data", at, data={"text/html": "x"}),
+                                "parent_header": cell})
+        frontend._on_iopub({**_iopub("status", 51, execution_state="idle"),
+                            "parent_header": cell})
+        frontend._replies["cell1"] = {"status": "ok"}
+        assert len(frontend.outputs("cell1")) == 50
+        frontend.forget_cell("cell1")
+        assert (frontend.outputs("cell1"), frontend.statuses("cell1")) == ([], [])
+        assert "cell1" not in frontend._replies and "cell1" not in frontend.idle_sent
     finally:
         close()
 

@@ -134,6 +134,7 @@ def run(opts, sec: Section) -> None:
                     raise BenchError(f"rounds {batch[0]}... failed: {kernel.cell_text(cell)}")
                 # (the scripted frontend would otherwise keep every model of every round)
                 forgotten[0] += fe.forget_closed_models()
+                fe.forget_cell(cell)
                 done = int(batch[-1].rsplit("m", 1)[-1]) + 1 if progress else 0
                 if progress:
                     cpu_marks.append((done, cpu_seconds(kernel.pid)))
@@ -266,7 +267,8 @@ def run(opts, sec: Section) -> None:
                      + f" (from {rss_before:.1f} MB).")
     sec.notes.append(f"The scripted frontend dropped each cell's closed models once the cell "
                      f"ended ({forgotten[0]:,} in all, warm-up included), as JupyterLab drops "
-                     "a closed model; it used to keep every model of every round.")
+                     "a closed model, and the cell's outputs; it used to keep every model and "
+                     "every output of every round.")
     sec.notes.append(f"The {n} nb_elicit rounds took {elapsed:.1f} s ({1000 * elapsed / n:.0f} "
                      "ms each: wait for the form, click Submit, wait for the call to end). The "
                      "form has one optional checkbox, so Submit needs no typing.")
