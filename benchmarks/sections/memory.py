@@ -246,7 +246,8 @@ def run(opts, sec: Section) -> None:
                      f"{orphans:.0f} layout or style models that no live widget uses any more "
                      "(replaced, but never closed).")
     sec.table(f"Latency per elicitation ((a)+(b) as in section 2) in the first and the last "
-              f"{w:,} of the {n:,} rounds, and the kernel's CPU time per round in them",
+              f"{w:,} of the {n:,} rounds, and the CPU time per round of the kernel and of "
+              "the bench server in them",
               ["rounds", "median", "p95", "kernel CPU per round", "server CPU per round"],
               [[f"first {w:,}", ms(pct(first, 50)), ms(pct(first, 95)), ms(cpu_first),
                 ms(server_first)],
