@@ -3,6 +3,7 @@ writer on made-up numbers. No kernel is started."""
 
 import argparse
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
@@ -204,6 +205,16 @@ def test_memory_compares_the_first_and_last_thousand_of_ten_thousand_rounds():
     assert memory.window(50_000) == 1000
     assert memory.window(1000) == 100
     assert memory.window(30) == 10
+
+
+def test_memory_reads_the_kernels_cpu_per_round_in_the_first_and_last_windows():
+    # a cell of 50 rounds at a time; the first 100 rounds cost 2 ms each, the last 100 3 ms
+    marks = [(0, 10.0), (50, 10.1), (100, 10.2), (150, 10.3), (200, 10.45), (250, 10.6)]
+    first, last = memory.cpu_per_round(marks, 100)
+    assert (round(first, 6), round(last, 6)) == (2.0, 3.0)
+    # a window shorter than a cell takes the whole first or last cell
+    first, last = memory.cpu_per_round([(0, 1.0), (50, 1.1), (100, 1.25)], 10)
+    assert (round(first, 6), round(last, 6)) == (2.0, 3.0)
 
 
 def test_memory_warms_up_until_the_history_is_full_but_no_longer_than_it_measures():
@@ -843,6 +854,49 @@ def _widget_time(at: int) -> float:
     from benchmarks.harness import header_time
 
     return header_time(_iopub("status", at))
+
+
+def test_the_benchmarks_frontend_keeps_nothing_of_a_closed_form():
+    # Section 5 answers 10,000 forms with one frontend: what it keeps of a round must go once
+    # the round's models are closed, or the frontend grows by every model it ever saw.
+    frontend, close = _scripted_frontend()
+    sent = itertools.count()
+    frontend.kc.session = SimpleNamespace(
+        msg=lambda kind, content: {"header": {"msg_id": f"click{next(sent)}"}})
+    frontend.kc.shell_channel.send = lambda msg: None
+    try:
+        feed = frontend._on_iopub
+        feed(_widget("view", 0, _dom_classes=["nb-elicit-view"]))
+        feed(_displayed("view", 0))
+        for k in range(200):
+            form, box = f"form{k}", f"box{k}"
+            feed(_widget(form, 1, _dom_classes=["nb-elicit-form"], _view_count=0))
+            feed(_widget(box, 2, children=[f"IPY_MODEL_{form}"]))
+            feed(_displayed(box, 3))
+            frontend.click(form)
+            for mid in (form, box):
+                feed(_iopub("comm_close", 4, comm_id=mid))
+            assert len(frontend.shown) == k + 1
+            frontend.forget_closed_models()
+        assert set(frontend.models) == {"view"}
+        kept = [frontend.messages, frontend._by_msg_id, frontend._in_flight, frontend._roots,
+                frontend._parent, frontend._shown_ids, frontend._counted, frontend.comm_msgs]
+        assert max(len(part) for part in kept) <= 1
+        assert frontend._displayed == {"view"}
+        # and of a cell once it ended: its outputs, statuses and reply
+        cell = {"msg_id": "cell1"}
+        for at in range(50):
+            frontend._on_iopub({**_iopub("update_display_data", at, data={"text/html": "x"}),
+                                "parent_header": cell})
+        frontend._on_iopub({**_iopub("status", 51, execution_state="idle"),
+                            "parent_header": cell})
+        frontend._replies["cell1"] = {"status": "ok"}
+        assert len(frontend.outputs("cell1")) == 50
+        frontend.forget_cell("cell1")
+        assert (frontend.outputs("cell1"), frontend.statuses("cell1")) == ([], [])
+        assert "cell1" not in frontend._replies and "cell1" not in frontend.idle_sent
+    finally:
+        close()
 
 
 def test_side_by_side_refuses_an_unknown_revision_in_one_line(capsys):

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..common import CELL, PY, BenchError, Section, Target, log, ms, pct, rss_mb
+from ..common import CELL, PY, BenchError, Section, Target, cpu_seconds, log, ms, pct, rss_mb
 from ..harness import Journal, Kernel, answer_form, server_command, wait_shown
 
 TITLE = "5. Memory over many elicitations"
@@ -17,6 +17,9 @@ TITLE = "5. Memory over many elicitations"
 RSS_TARGET = 5.0
 #: How much slower the last rounds' p95 latency may be than the first rounds' (a share).
 DRIFT_TARGET = 0.10
+#: Rounds measured in quick mode: enough that a tenth of them (the windows compared) is 20
+#: rounds, whose p95 is not simply their slowest (as it was at 100 rounds, 10 a window).
+QUICK_ROUNDS = 200
 #: Rounds run by one cell (a loop of calls), in both kernels: IPython keeps something of every
 #: cell for as long as the kernel runs, which would otherwise be most of what grows.
 PER_CELL = 50
@@ -37,6 +40,37 @@ def window(n: int) -> int:
     """How many rounds the first and the last latency windows hold: 1,000 of 10,000 (a
     tenth, at most 1,000, at least 10)."""
     return max(10, min(1000, n // 10))
+
+
+def cpu_per_round(marks: list[tuple[int, float]], w: int) -> tuple[float, float]:
+    """The kernel's CPU time per round (ms) over the first and the last ``w`` rounds, from
+    ``marks``: (rounds done, kernel CPU seconds) at the start and after each cell. A cell is the
+    finest step, so a window shorter than a cell takes the whole first or last cell."""
+    (_, start), (n, end) = marks[0], marks[-1]
+    first = next(m for m in marks if m[0] >= min(w, n))
+    last = max((m for m in marks if m[0] <= max(n - w, 0)), key=lambda m: m[0])
+    return (1000 * (first[1] - start) / first[0], 1000 * (end - last[1]) / (n - last[0]))
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs (the kernel's: its stdio server)."""
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in task.read_text().split()]
+                found += kids
+                todo += kids
+    return found
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds of the processes the kernel ``pid`` started (its bench server)."""
+    total = 0.0
+    for kid in descendants(pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(kid)
+    return total
 
 
 def warm_up(n: int, history_limit: int) -> int:
@@ -75,7 +109,7 @@ def _floor(opts, n: int, journal: Journal) -> dict:
 
 
 def run(opts, sec: Section) -> None:
-    n = opts.memory_rounds or (100 if opts.quick else 10_000)
+    n = opts.memory_rounds or (QUICK_ROUNDS if opts.quick else 10_000)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
     journal, floor_journal = Journal(tmp / "memory.jsonl"), Journal(tmp / "floor.jsonl")
     floor = _floor(opts, n, floor_journal)
@@ -85,6 +119,7 @@ def run(opts, sec: Section) -> None:
         kernel.connect("conn", journal.path)
 
         stamps: dict[str, tuple[float, float]] = {}  # tag -> (form shown, Submit clicked)
+        forgotten = [0]  # closed models the frontend dropped
 
         def rounds(tags: list[str], progress: bool = False) -> None:
             """One cell per batch of tags; Submit on each form as it is shown."""
@@ -97,7 +132,13 @@ def run(opts, sec: Section) -> None:
                 reply = fe.wait_reply(cell, CELL)
                 if reply["status"] != "ok":
                     raise BenchError(f"rounds {batch[0]}... failed: {kernel.cell_text(cell)}")
+                # (the scripted frontend would otherwise keep every model of every round)
+                forgotten[0] += fe.forget_closed_models()
+                fe.forget_cell(cell)
                 done = int(batch[-1].rsplit("m", 1)[-1]) + 1 if progress else 0
+                if progress:
+                    cpu_marks.append((done, cpu_seconds(kernel.pid)))
+                    server_marks.append((done, server_cpu(kernel.pid)))
                 step = max(1, n // 5)
                 if progress and (done // step > (done - len(batch)) // step or done == n):
                     checkpoints.append((done, rss_mb(kernel.pid)))
@@ -113,6 +154,8 @@ def run(opts, sec: Section) -> None:
         rss_before = rss_mb(kernel.pid)
         open_before = sum(not m.closed for m in fe.models.values())
         started = time.monotonic()
+        cpu_marks = [(0, cpu_seconds(kernel.pid))]
+        server_marks = [(0, server_cpu(kernel.pid))]
         rounds([f"m{i}" for i in range(n)], progress=True)
         elapsed = time.monotonic() - started
         after = kernel.call("stats")
@@ -137,6 +180,8 @@ def run(opts, sec: Section) -> None:
     w = window(n)
     first, last = latency[:w], latency[-w:]
     drift = pct(last, 95) / pct(first, 95) - 1
+    cpu_first, cpu_last = cpu_per_round(cpu_marks, w)
+    server_first, server_last = cpu_per_round(server_marks, w)
     sec.table(f"Kernel RSS over {n:,} elicitations each, after a warm-up of {warm:,} rounds, "
               "each in a kernel of its own (gc.collect() before each reading)",
               ["", "RSS growth", "per elicitation", "Python objects kept per elicitation"],
@@ -201,12 +246,30 @@ def run(opts, sec: Section) -> None:
                      f"{orphans:.0f} layout or style models that no live widget uses any more "
                      "(replaced, but never closed).")
     sec.table(f"Latency per elicitation ((a)+(b) as in section 2) in the first and the last "
-              f"{w:,} of the {n:,} rounds", ["rounds", "median", "p95"],
-              [[f"first {w:,}", ms(pct(first, 50)), ms(pct(first, 95))],
-               [f"last {w:,}", ms(pct(last, 50)), ms(pct(last, 95))]])
+              f"{w:,} of the {n:,} rounds, and the CPU time per round of the kernel and of "
+              "the bench server in them",
+              ["rounds", "median", "p95", "kernel CPU per round", "server CPU per round"],
+              [[f"first {w:,}", ms(pct(first, 50)), ms(pct(first, 95)), ms(cpu_first),
+                ms(server_first)],
+               [f"last {w:,}", ms(pct(last, 50)), ms(pct(last, 95)), ms(cpu_last),
+                ms(server_last)]])
+    sec.notes.append(
+        f"The kernel's CPU time per round, last {w:,} next to the first: {cpu_last:.1f} vs "
+        f"{cpu_first:.1f} ms ({cpu_last / cpu_first - 1:+.0%}); the bench server's, whose work "
+        f"per round is the same in every round: {server_last:.2f} vs {server_first:.2f} ms "
+        f"({server_last / server_first - 1:+.0%}). Work in the kernel that grew with every "
+        "elicitation would show as the kernel's share growing next to the server's: "
+        f"{cpu_first / server_first:.1f}x the server's in the first rounds, "
+        f"{cpu_last / server_last:.1f}x in the last. On a machine whose cores other work shares, "
+        "both CPU times, and the latency of the same rounds, move with that work's load, which "
+        "a run of minutes rarely keeps even; the section's header says how much there was.")
     sec.notes.append("Kernel RSS along the way (no gc.collect()): "
                      + ", ".join(f"{rss:.1f} MB after {i}" for i, rss in checkpoints)
                      + f" (from {rss_before:.1f} MB).")
+    sec.notes.append(f"The scripted frontend dropped each cell's closed models once the cell "
+                     f"ended ({forgotten[0]:,} in all, warm-up included), as JupyterLab drops "
+                     "a closed model, and the cell's outputs; it used to keep every model and "
+                     "every output of every round.")
     sec.notes.append(f"The {n} nb_elicit rounds took {elapsed:.1f} s ({1000 * elapsed / n:.0f} "
                      "ms each: wait for the form, click Submit, wait for the call to end). The "
                      "form has one optional checkbox, so Submit needs no typing.")
