@@ -132,7 +132,7 @@
     if (!bench.app && document.getElementById("source")) bench.app = true;
     if (!bench.app) return;
     const label = text("label");
-    if (!bench.label && label && /^(round|live)-/.test(label)) {
+    if (!bench.label && label && /^(round|live|floor)-/.test(label)) {
       bench.label = label;
       bench.labelAt = now();
     }
