@@ -664,8 +664,10 @@ FLOOR_POINTS = [
     ("result_painted", "the frame with the result painted"),
 ]
 #: nb_elicit's first paint (from the result in the kernel) as a multiple of the floor's (from
-#: the HTML in the host's hand), the reference host's framing, in the same browser and run.
-FLOOR_RATIO_TARGET = 1.5
+#: the HTML in the host's hand), the reference host's framing, in the same browser and run: the
+#: former absolute target (300 ms) over that floor's median on the loaded 2-core machine it was
+#: first measured on (120-160 ms in quick runs), rounded.
+FLOOR_RATIO_TARGET = 2.0
 
 
 def legs_of(warm: list[dict]) -> list[tuple[str, str, str]]:
