@@ -191,6 +191,7 @@ class AppFrame(anywidget.AnyWidget):
 
     def __init__(self, html: str = "", held: bool = False, **kwargs: Any):
         kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
+        kwargs.setdefault("_key", secrets.token_hex(8))
         super().__init__(**kwargs)
         #: The app's HTML until its front end took it (None after: it goes to one page, once).
         self._html: str | None = str(html)
@@ -214,10 +215,6 @@ class AppFrame(anywidget.AnyWidget):
             self._push_html()
 
     # -- the traits ----------------------------------------------------------------------------
-
-    @traitlets.default("_key")
-    def _new_key(self) -> str:
-        return secrets.token_hex(8)
 
     @traitlets.validate("csp")
     def _valid_csp(self, proposal: traitlets.Bunch) -> dict[str, Any]:
