@@ -902,8 +902,8 @@ def notes(sec: Section, measured: dict, cold: dict, warm: list[dict]) -> None:
     sec.notes.append(
         f"{LIVE} live apps (the most one connection keeps): one cell awaits `call_tool('clock', "
         f"...)` {LIVE} times; all {LIVE} had "
-        f"painted their result {typing['all_painted_ms']:.0f} ms after the cell was started "
-        + (f"(those the probe reached: Playwright did not attach to the frame of "
+        f"painted their result {typing['all_painted_ms']:.0f} ms after the cell was started"
+        + (f" (those the probe reached: Playwright did not attach to the frame of "
            f"{', '.join(typing['unreached'])}), " if typing.get("unreached") else ", ") +
         f"and {typing['live_after']} frames were still live after the form was answered. Then "
         f"`%mcp call demo github_username`: its text field clicked, then `{TYPED}` typed with "
