@@ -119,9 +119,16 @@
   // -- an app frame (the clock app): its label, its connection, its result on screen ----------
   // (sent once the result is in the DOM, again once it is painted, and for each later paint
   // entry: Chromium reports them when the frame is presented, which may come after)
+  // (Playwright may install its binding in a frame after the frame's scripts began: a report
+  // made before it is tried again, for up to 10 s)
+  let retries = 0;
   const report = () => {
-    if (typeof window.__benchApp === "function" && bench.label && bench.result) {
+    if (!bench.label || !bench.result) return;
+    if (typeof window.__benchApp === "function") {
       window.__benchApp(JSON.stringify(bench)).catch(() => {});
+    } else if (retries < 200) {
+      retries += 1;
+      setTimeout(report, 50);
     }
   };
   const text = (id) => {
@@ -132,7 +139,7 @@
     if (!bench.app && document.getElementById("source")) bench.app = true;
     if (!bench.app) return;
     const label = text("label");
-    if (!bench.label && label && /^(round|live)-/.test(label)) {
+    if (!bench.label && label && /^(round|live|floor)-/.test(label)) {
       bench.label = label;
       bench.labelAt = now();
     }

@@ -69,6 +69,23 @@ def test_the_traits_and_their_defaults():
     frame.close()
 
 
+def test_a_frame_not_held_pushes_its_html_once_right_after_its_comm_open(monkeypatch):
+    sent = []
+    monkeypatch.setattr(AppFrame, "send", lambda self, content, buffers=None: sent.append(
+        (self.comm is not None, self._key, content)))
+    frame, other = AppFrame(html="<p>app</p>"), AppFrame(html="<p>other</p>")
+    # (its comm open, before it is shown: the page keeps it under the frame's key)
+    assert sent == [(True, frame._key, {"kind": "html", "html": "<p>app</p>", "pushed": True}),
+                    (True, other._key, {"kind": "html", "html": "<p>other</p>", "pushed": True})]
+    assert frame.get_state()["_key"] == frame._key != other._key
+    frame._handle_custom_msg({"kind": "html"}, [])  # (a later front end asks)
+    assert sent[-1][2] == {"kind": "html", "gone": True}
+    held = AppFrame(html="<p>held</p>", held=True)
+    assert len(sent) == 3  # (a held frame sends nothing until released and asked)
+    for made in (frame, other, held):
+        made.close()
+
+
 def test_the_policy_is_built_from_the_checked_csp_and_follows_it():
     frame = AppFrame(csp={"connectDomains": ["https://api.example.com", "https://x.com; a *"],
                           "wasmUnsafeEval": True})

@@ -34,7 +34,7 @@ const node = () => ({ attrs: {}, children: [], classes: [], textContent: "",
 globalThis.document = { createElement: node };
 globalThis.evaluated = 0;
 const HOST = `globalThis.evaluated += 1;
-  export default { render({ model, el }) { el.rendered = model.name;
+  export default { render({ model, el, html }) { el.rendered = model.name; el.html = html;
     return () => { el.cleaned = true; }; } };`;
 class Model {
   constructor(name) { this.name = name; this.sent = []; this.handlers = []; this.state = {
@@ -159,6 +159,28 @@ def test_initialize_asks_at_once_and_waits_for_nothing():
                  rendered: view(a).rendered, host: typeof module.default.render };""")
     assert out == {"started": True, "asked": 1, "evaluated": 1, "rendered": None,
                    "host": "function"}
+
+
+def test_html_pushed_with_the_model_is_handed_to_its_first_view_only():
+    out = run_page("""
+        const m = new Model("m"), other = new Model("other");
+        m.state._key = "k-m";
+        other.state._key = "k-other";
+        const a = await frame(m);
+        const b = await frame(other);
+        // (pushed before the views render: kept by initialize under the model's key; an
+        // answer to an ask, or HTML without the mark, is not the loader's)
+        m.emit({ kind: "html", html: "<p>m</p>", pushed: true });
+        other.emit({ kind: "html", html: "<p>other</p>" });
+        m.emit(code());
+        await a.done;
+        await b.done;
+        const again = await frame(m);  // (a second view of the same model)
+        await again.done;
+        return [a.el.html ?? null, b.el.html ?? null, again.el.html ?? null,
+                m.handlers.length];""")
+    # (the first view gets it; the second none, and asks Python, which says it is gone)
+    assert out == ["<p>m</p>", None, None, 1]
 
 
 def test_when_the_asking_model_goes_away_a_waiting_frame_asks_itself():

@@ -339,7 +339,8 @@ def test_an_app_that_asks_only_for_the_camera_starts_at_once_and_a_line_says_why
 
     app, sent, seen = drive(scenario)
     assert seen == [] and not app.frame.held and app.frame.permissions == {}
-    assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html", "html": app.resource.html}]
+    # (not held: the HTML went with the frame, unasked; a later ask is told it is gone)
+    assert [m for m in sent if m["kind"] == "html"] == [{"kind": "html", "gone": True}]
     said = "\n".join(entry.text for entry in app.view.notices.entries)
     assert ("The app asked for your camera, which nb_elicit does not offer: the browser never "
             "lets an app's frame use them.") in said

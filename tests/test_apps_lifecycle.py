@@ -219,26 +219,31 @@ def test_25_clock_calls_leave_at_most_the_cap_of_live_apps_and_no_html_in_synced
     assert views[0].call_apps.line == ended
 
 
-def test_the_html_goes_to_the_frame_once_by_message_and_never_as_state(frontend, journal):
+def test_the_html_goes_to_the_frame_once_by_message_and_never_as_state(frontend, journal,
+                                                                      monkeypatch):
     html = APP_FILE.read_text(encoding="utf-8")
+    pushed = []
+    monkeypatch.setattr(AppFrame, "send", lambda self, content, buffers=None: pushed.append(
+        (self.model_id, content)))
 
     async def scenario(person):
         conn = await nb_elicit.connect("demo", demo_command(journal))
         await conn.call_tool("clock")
         (app,) = conn.apps.shown
+        first = [content for model, content in pushed
+                 if model == app.frame.model_id and content.get("kind") == "html"]
         sent = []
         app.frame.send = lambda content, buffers=None: sent.append(content)
         state = json.dumps(app.frame.get_state())
-        app.frame._handle_custom_msg({"kind": "html"}, [])
-        first = list(sent)
-        # A second view asks (a reloaded page): no HTML, and the app ends there.
+        # A view asks (a reloaded page): no HTML, and the app ends there.
         app.frame._handle_custom_msg({"kind": "html"}, [])
         await settle()
-        return state, first, sent[len(first):], app.ended
+        return state, first, sent, app.ended
 
     state, first, again, ended = drive(scenario)
     assert "html" not in json.loads(state) and "<script" not in state
-    assert first == [{"kind": "html", "html": html}]
+    # (sent unasked with the frame, the app not held)
+    assert first == [{"kind": "html", "html": html, "pushed": True}]
     assert again[0] == {"kind": "html", "gone": True}
     assert ended
 

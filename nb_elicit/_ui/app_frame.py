@@ -20,10 +20,16 @@ per request, and goes to the handler given to :meth:`AppFrame.on_request`:
   ``{"kind": "tool-input-partial", "arguments": {...}}``.
 
 The app's HTML is not synced state: a page, or a saved notebook's widget state, never carries
-it. The frame's front end asks for it, ``{"kind": "html"}``, and gets it once, ``{"kind":
-"html", "html": "..."}``; asked again (a reloaded page, a second view) it answers ``{"kind":
-"html", "gone": true}`` and the app ends (:meth:`AppFrame.on_end`). So does it when the front
-end says the frame was torn down or left its page (`status`).
+it. It goes once, by message. A frame that is not held sends it right after its comm_open,
+before it is shown, ``{"kind": "html", "html": "...", "pushed": true}``: the page that makes
+the model keeps it (the loader's ``initialize``, under the frame's `_key`) until the view
+renders, so the app's frame starts as soon as its view does, with no round trip to the kernel
+between them (anywidget hands a model a message only once its ``initialize`` ran, so the
+message is never missed). A held frame's front end asks for it, ``{"kind": "html"}``, and gets
+it once :meth:`AppFrame.release` ran, ``{"kind": "html", "html": "..."}``. Asked again (a
+reloaded page, a second view) it answers ``{"kind": "html", "gone": true}`` and the app ends
+(:meth:`AppFrame.on_end`). So does it when the front end says the frame was torn down or left
+its page (`status`).
 
 The Content Security Policy is built here, by
 :func:`~nb_elicit._core.apps.content_security_policy` from the resource's ``_meta.ui.csp`` as
@@ -69,6 +75,7 @@ import hashlib
 import inspect
 import json
 import logging
+import secrets
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -176,11 +183,15 @@ class AppFrame(anywidget.AnyWidget):
     height = traitlets.Int(0).tag(sync=True)
     status = traitlets.Unicode("loading").tag(sync=True)
     _host_version = traitlets.Unicode(_version()).tag(sync=True)
+    #: The frame's own name in its page, random: where the loader keeps the pushed HTML for
+    #: the view (anywidget hands ``initialize`` and ``render`` different proxies of the model).
+    _key = traitlets.Unicode().tag(sync=True)
     #: The frame's own texts, in nb_elicit's language.
     _texts = traitlets.Dict().tag(sync=True)
 
     def __init__(self, html: str = "", held: bool = False, **kwargs: Any):
         kwargs.setdefault("_texts", {key: t(f"app_{key}") for key in TEXTS})
+        kwargs.setdefault("_key", secrets.token_hex(8))
         super().__init__(**kwargs)
         #: The app's HTML until its front end took it (None after: it goes to one page, once).
         self._html: str | None = str(html)
@@ -200,6 +211,8 @@ class AppFrame(anywidget.AnyWidget):
         self._running: dict[object, _Running] = {}
         self.host_code_requests = 0
         self.on_msg(self._on_front_end_msg)
+        if not self.held:
+            self._push_html()
 
     # -- the traits ----------------------------------------------------------------------------
 
@@ -307,6 +320,15 @@ class AppFrame(anywidget.AnyWidget):
             self._send_host_code()
         elif kind == "html":
             self._send_html()
+
+    def _push_html(self) -> None:
+        """The app's HTML, sent unasked right after the comm_open (a frame not held): the page
+        that makes the model keeps it for the view, which then asks for nothing. Any later ask
+        is a later front end, told that it is gone."""
+        with self._html_lock:
+            html, self._html = self._html, None
+        if html is not None:
+            self.send({"kind": "html", "html": html, "pushed": True})
 
     def _send_html(self) -> None:
         """The app's HTML, to the first front end that asks; any later one hears it is gone

@@ -32,9 +32,21 @@ const host = (model, signal) => {
   }
   return pending;
 };
+// The app's HTML that Python pushed right after the comm_open (a frame not held), by the
+// frame's `_key` until its first view takes it (anywidget hands the model its messages only
+// once `initialize` ran, so it is never missed); forgotten with the model.
+const PUSHED = (G["nb_elicit.app_html." + SHA] ??= new Map());
 // (asked as soon as the model is made, before its view: anywidget waits for no answer here)
 function initialize({ model, signal }) {
   host(model, signal);
+  const key = model.get("_key");
+  const take = (msg) => {
+    if (msg?.kind !== "html" || msg.pushed !== true || typeof msg.html !== "string") return;
+    model.off("msg:custom", take);
+    PUSHED.set(key, msg.html);
+  };
+  if (key) model.on("msg:custom", take);
+  signal?.addEventListener("abort", () => PUSHED.delete(key, model.off("msg:custom", take)));
 }
 async function render(props) {
   const { model, el, signal } = props;
@@ -62,6 +74,9 @@ async function render(props) {
     }
   }
   if (signal?.aborted) return;
-  return module.default.render(props);
+  // (the first view takes the pushed HTML; any other asks Python, which says it is gone)
+  const key = model.get("_key"), html = PUSHED.get(key);
+  PUSHED.delete(key);
+  return module.default.render({ ...props, html });
 }
 export default { initialize, render };

@@ -50,8 +50,11 @@
  * app says (`size-changed`), in a box that shows at most `max_height` pixels and 80% of the
  * window, and scrolls: the frame never cuts the app.
  *
- * The app's HTML is not in the widget's state: the view asks Python for it (`{kind: "html"}`)
- * and gets it once; a second view (a reloaded page) is told it is gone and says so.
+ * The app's HTML is not in the widget's state. Python pushes it right after the comm_open
+ * (`{kind: "html", html, pushed: true}`) unless the frame is held for the person's consent; the
+ * loader keeps it until the first view renders and hands it over as `html`, so the frame starts
+ * with the view. Without it (a held frame) the view asks Python (`{kind: "html"}`) and gets it
+ * once; a second view (a reloaded page) is told it is gone and says so.
  *
  * What the app asks for that needs the server or the person goes to Python as an anywidget
  * custom message, `{kind: "request", id, method, params}`, answered by `{kind: "response", id,
@@ -591,7 +594,7 @@ export function visibleHeight(maxHeight, windowHeight) {
 // -- the widget -------------------------------------------------------------------------------
 
 
-function render({ model, el }) {
+function render({ model, el, html: pushed }) {
   const text = (key) => (model.get("_texts") || {})[key] || FALLBACK_TEXTS[key];
   el.classList.add("nb-elicit-app-frame");
   el.style.position = "relative";
@@ -630,7 +633,9 @@ function render({ model, el }) {
   notice.setAttribute("role", "status");
   el.append(bar, box, notice);
 
-  let html = null;  // (the app's HTML, once Python sent it)
+  // (the app's HTML, once Python sent it: pushed with the model and handed over by the
+  // loader, or asked for by this view)
+  let html = typeof pushed === "string" ? pushed : null;
   let bridge = null;
   let bridgeWindow = null;
   let ready = false;  // (the current app sent ui/notifications/initialized)
@@ -1034,11 +1039,15 @@ function render({ model, el }) {
   });
   model.on("change:policy", () => { if (!closed) load(); });
 
-  try {
-    model.send({ kind: "html" });
-  } catch {  // (its model closed before this view drew: the app has ended)
-    close();
-    notice.textContent = text("closed");
+  if (html !== null) {
+    load();  // (the frame starts at once: the HTML came with the model)
+  } else {
+    try {
+      model.send({ kind: "html" });
+    } catch {  // (its model closed before this view drew: the app has ended)
+      close();
+      notice.textContent = text("closed");
+    }
   }
   return () => { teardown(); };
 }
