@@ -669,3 +669,35 @@ def test_the_card_marks_its_lines_with_the_count_its_call_view_tells():
     shown.update(state("completed"))
     assert [entry.mark for entry in shown.timeline.entries] == [7, 9]
     assert shown.forms.children == (asked.asked_box,)
+
+
+def test_a_poll_that_says_nothing_new_sends_no_widget_message(monkeypatch):
+    """Polling a long task costs the kernel only the request: the card sends nothing for a
+    poll that brings the status it shows, and its age goes on with the clock's tick alone."""
+    from comm.base_comm import BaseComm
+
+    sent = []
+
+    class Recording(BaseComm):
+        def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+            sent.append((msg_type, data or {}))
+
+    monkeypatch.setattr(widgets.widget.comm, "create_comm", lambda **kw: Recording(**kw))
+
+    async def scenario():
+        shown = card()
+        shown.update(state("working", "Reading sources"))  # (the clock starts)
+        opened = len(sent)
+        shown.start.mono -= 5.0  # (as if 5 s went by since: the age to show has changed)
+        for _ in range(10):
+            shown.update(state("working", "Reading sources"))
+        polled = sent[opened:]
+        shown.update(state("working", "Writing the report"))  # (something new: shown)
+        told = sent[opened + len(polled):]
+        shown.ticker.stop()
+        return shown, polled, told
+
+    shown, polled, told = asyncio.run(scenario())
+    assert polled == []
+    assert any("Writing the report" in str(data) for _, data in told)
+    assert "started 5 s ago" in shown.elapsed.value  # (the new status shows the age at once)

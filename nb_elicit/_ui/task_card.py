@@ -195,7 +195,7 @@ class TaskCard(PlainText, widgets.VBox):
         head = widgets.HBox([self.header, self.actions],
                             layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
                             _dom_classes=("nb-elicit-task-head",))
-        self.status_line = self._html(self._status_html(), "nb-elicit-task-outcome")
+        self.status_line = self._html(status_html(self.status_text), "nb-elicit-task-outcome")
         super().__init__(
             [head, self.id_line, state_row, self.notice_line, self.forms, self.status_line],
             layout=widgets.Layout(border_left="3px solid var(--jp-brand-color1)",
@@ -251,6 +251,8 @@ class TaskCard(PlainText, widgets.VBox):
         status out of order, which the card shows as a warning (the status is ignored)."""
         if state.status in STATUSES:
             self.start.date(state)  # (or its run did: the start is one, see TaskRun)
+        if self.ticker.ticking and self.timeline.says_nothing_new(state):
+            return None  # a poll that says nothing new: the card stays, the clock ticks on
         self._tick()  # (at once: no clock shows the card's own age first)
         now, wall = ended_at(state, self.timeline, self.start)
         mark, latest = self._mark(), self.timeline.latest
@@ -395,12 +397,7 @@ class TaskCard(PlainText, widgets.VBox):
         if not self._said or self._said[-1].what != text:
             self._said.append(self._told(text))
         self._passing = passing
-        self.status_line.value = self._status_html()
-
-    def _status_html(self) -> str:
-        # role="status": announced politely when it changes (cancel sent, ended, ...)
-        inner = text_html(visible(self.status_text, lines=True)) if self.status_text else ""
-        return f'<div role="status" aria-live="polite">{inner}</div>'
+        self.status_line.value = status_html(self.status_text)
 
     def close(self) -> None:
         self.ticker.stop()
@@ -501,6 +498,12 @@ def id_text(task_id: object, shape_label: object) -> str:
     """The task's id and shape as the transcript's first line and the plain text tell them."""
     return t("task_id_line", id=shorten(str(task_id), ID_LIMIT, one_line=True),
              shape=shorten(str(shape_label), ID_LIMIT, one_line=True))
+
+
+def status_html(text: str) -> str:
+    """The card's status line: announced politely when it changes (cancel sent, ended, ...)."""
+    inner = text_html(visible(text, lines=True)) if text else ""
+    return f'<div role="status" aria-live="polite">{inner}</div>'
 
 
 def elapsed_html(seconds: float) -> str:

@@ -49,6 +49,7 @@ Pure: no ipywidgets, no mcp.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -125,8 +126,11 @@ def words(text: str) -> list[str]:
     return [w.lower() for chunk in _SEPARATORS.split(text) for w in _HUMPS.findall(chunk)]
 
 
+@functools.lru_cache(maxsize=512)
 def looks_secret(name: str | None, title: str | None = None) -> bool:
-    """Whether a field's name or title names a secret (see the module docstring)."""
+    """Whether a field's name or title names a secret (see the module docstring). Kept for
+    the last few hundred names: a form asks it of each field several times (its mask, its
+    hints, the transcript), each time splitting the words again."""
     return any(text and (_names_secret(words(text)) or any(w in text for w in _CHINESE))
                for text in (name, title))
 

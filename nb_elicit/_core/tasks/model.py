@@ -320,9 +320,8 @@ class TaskTimeline:
                      previous=status_word(previous))
         message = state.status_message or None
         error = state.error or None
-        if latest is not None and (latest.status, latest.message, latest.error) == (
-                state.status, message, error):
-            return None  # nothing new
+        if self.says_nothing_new(state):
+            return None
         entry = TimelineEntry(state.status, message, error,
                               time.monotonic() if now is None else now,
                               time.time() if wall is None else wall, mark)
@@ -333,6 +332,12 @@ class TaskTimeline:
             self.omitted += 1
         self._rest.append(entry)
         return None
+
+    def says_nothing_new(self, state: TaskState) -> bool:
+        """Whether ``state`` is the latest entry again: its status, message and error."""
+        latest = self.latest
+        return latest is not None and (latest.status, latest.message, latest.error) == (
+            state.status, state.status_message or None, state.error or None)
 
     def elapsed(self, now: float | None = None) -> float:
         """Seconds since ``started`` (0 before the first entry)."""
