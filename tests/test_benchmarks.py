@@ -224,6 +224,19 @@ def test_latency_is_measured_for_one_and_ten_fields_over_stdio_and_http_each_wit
     assert len(ten["properties"]) == 10 and ten["required"] == ["name"]
 
 
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_latency_runs_every_way_once_and_shares_a_rig_only_within_a_transport(quick):
+    groups = latency.plan(quick)
+    keys = [way.key for group in groups for way in group]
+    assert sorted(keys) == sorted(way.key for way in latency.WAYS)
+    for group in groups:
+        assert len({way.transport for way in group}) == 1
+    # The main way's extra rounds leave hooks in the kernel: no timed round may follow them.
+    assert keys[-1] == latency.MAIN if quick else keys[0] == latency.MAIN
+    # Quick mode: two rigs (one kernel); a full run: a fresh kernel for each way.
+    assert len(groups) == (2 if quick else 4)
+
 def test_schemas_of_each_kind():
     schema = in_kernel.make_schema("string email", 5)
     assert list(schema["properties"]) == ["f0", "f1", "f2", "f3", "f4"]
