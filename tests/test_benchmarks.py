@@ -274,6 +274,31 @@ def test_the_build_section_reports_made_up_builds():
         ("0.60x (30.6 ms vs 51.0 ms, bare Text per field)", True)]
 
 
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_quick_mode_builds_each_kind_once_after_a_warm_up_and_the_string_sizes_as_before(
+        monkeypatch, quick):
+    from benchmarks.common import BenchError
+
+    calls = []
+
+    def no_peer():
+        raise BenchError("no peer here")
+
+    monkeypatch.setattr(build.peers, "ensure_peer", no_peer)
+    monkeypatch.setattr(build.in_kernel, "form_models", lambda sizes: [])
+    monkeypatch.setattr(build.in_kernel, "build",
+                        lambda sizes, kinds, small, large, lifted:
+                        calls.append((list(sizes), list(kinds), small, large)) or [])
+    monkeypatch.setattr(build, "report", lambda *args: None)
+    monkeypatch.setattr(build, "report_models", lambda *args: None)
+    opts = argparse.Namespace(quick=quick, no_kernel_build=True)
+    with pytest.raises(BenchError, match="no peer here"):
+        build.run(opts, Section("build", build.TITLE))
+    kinds = list(in_kernel.KINDS)
+    assert calls == ([(build.SIZES, [], 3, 2), ([], kinds, 1, 1)] if quick
+                     else [(build.SIZES, [], 15, 7), ([], kinds, 15, 15)])
+
 def test_results_md_from_made_up_numbers(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "NOTICES", set())
     monkeypatch.setattr(report, "NOTICES", {"Rate limits were turned off."})
