@@ -271,6 +271,19 @@ def test_latency_is_measured_for_one_and_ten_fields_over_stdio_and_http_each_wit
     assert len(ten["properties"]) == 10 and ten["required"] == ["name"]
 
 
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_latency_runs_every_way_once_and_shares_a_rig_only_within_a_transport(quick):
+    groups = latency.plan(quick)
+    keys = [way.key for group in groups for way in group]
+    assert sorted(keys) == sorted(way.key for way in latency.WAYS)
+    for group in groups:
+        assert len({way.transport for way in group}) == 1
+    # The main way's extra rounds leave hooks in the kernel: no timed round may follow them.
+    assert keys[-1] == latency.MAIN if quick else keys[0] == latency.MAIN
+    # Quick mode: two rigs (one kernel); a full run: a fresh kernel for each way.
+    assert len(groups) == (2 if quick else 4)
+
 def test_schemas_of_each_kind():
     schema = in_kernel.make_schema("string email", 5)
     assert list(schema["properties"]) == ["f0", "f1", "f2", "f3", "f4"]
@@ -307,6 +320,31 @@ def test_the_build_section_reports_made_up_builds():
     assert [(t.measured, t.passed) for t in sec.targets] == [
         ("0.60x (30.6 ms vs 51.0 ms, bare Text per field)", True)]
 
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_quick_mode_builds_each_kind_once_after_a_warm_up_and_the_string_sizes_as_before(
+        monkeypatch, quick):
+    from benchmarks.common import BenchError
+
+    calls = []
+
+    def no_peer():
+        raise BenchError("no peer here")
+
+    monkeypatch.setattr(build.peers, "ensure_peer", no_peer)
+    monkeypatch.setattr(build.in_kernel, "form_models", lambda sizes: [])
+    monkeypatch.setattr(build.in_kernel, "build",
+                        lambda sizes, kinds, small, large, lifted:
+                        calls.append((list(sizes), list(kinds), small, large)) or [])
+    monkeypatch.setattr(build, "report", lambda *args: None)
+    monkeypatch.setattr(build, "report_models", lambda *args: None)
+    opts = argparse.Namespace(quick=quick, no_kernel_build=True)
+    with pytest.raises(BenchError, match="no peer here"):
+        build.run(opts, Section("build", build.TITLE))
+    kinds = list(in_kernel.KINDS)
+    assert calls == ([(build.SIZES, [], 3, 2), ([], kinds, 1, 1)] if quick
+                     else [(build.SIZES, [], 15, 7), ([], kinds, 15, 15)])
 
 def test_results_md_from_made_up_numbers(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "NOTICES", set())

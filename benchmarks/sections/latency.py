@@ -50,9 +50,88 @@ WAYS = [Way("stdio", "stdio, one-field form", "stdio", "name", 1.0),
 def run(opts, sec: Section) -> None:
     n = opts.rounds or (16 if opts.quick else 200)
     tmp = Path(tempfile.mkdtemp(prefix="nb-elicit-bench-"))
+    rounds = {way.key: max(10, int(n * way.share)) for way in WAYS}
+    found: dict[str, dict] = {}
+    with contextlib.ExitStack() as stack:
+        shared = stack.enter_context(Kernel(opts)) if opts.quick else None
+        for group in plan(opts.quick):
+            measure_group(opts, group, rounds, tmp, shared, found)
     for way in WAYS:
-        rounds = max(10, int(n * way.share))
-        measure_way(opts, sec, way, rounds, tmp, main=way.key == "stdio")
+        report_way(opts, sec, way, found[way.key], main=way.key == MAIN)
+
+
+#: Where each way's rounds ran, by quick mode (see ``plan``).
+SHARING = {
+    False: "Each way ran in a fresh kernel of its own, with servers of its own.",
+    True: "(Quick mode) The four ways ran in one kernel: the two HTTP ways on one set of "
+          "servers and connections, then the two stdio ways on another, the one-field form's "
+          "last (its profile, breakdown and plain calls after every timed round).",
+}
+
+#: The way whose rounds also give the breakdown, the profile and the plain calls.
+MAIN = "stdio"
+
+
+def plan(quick: bool) -> list[list[Way]]:
+    """Which ways share a rig (a kernel's connections and the servers behind them), in the
+    order they run. A full run gives each way a fresh kernel of its own. Quick mode runs all
+    four in one kernel, a rig per transport, so that it starts one kernel and three servers
+    of each transport instead of four kernels and twelve servers: the HTTP ways first, then
+    the stdio ones with the main way last, whose extra rounds (the profile, the breakdown's
+    hooks, which stay in the kernel, and the plain calls) come after every timed round."""
+    by_key = {way.key: way for way in WAYS}
+    if not quick:
+        return [[way] for way in WAYS]
+    return [[by_key["http"], by_key["http-ten"]], [by_key["ten"], by_key[MAIN]]]
+
+
+class Rig:
+    """nb_elicit's connection ``conn`` and the bare prompt's client in ``kernel``, and the SDK
+    floor client here, each against a bench server of its own over ``transport``, with a
+    journal each. The ways of one transport can share it: their tags differ (each begins with
+    its way's key). Its connections are closed on exit (the kernel is not)."""
+
+    def __init__(self, stack: contextlib.ExitStack, kernel: Kernel | None, transport: str,
+                 tmp: Path, opts):
+        self.nb = Journal(tmp / f"nb-{transport}.jsonl")
+        self.floor_journal = Journal(tmp / f"floor-{transport}.jsonl")
+        self.prompt = Journal(tmp / f"prompt-{transport}.jsonl")
+        nb_url = floor_url = prompt_url = None
+        if transport == "http":
+            nb_url = stack.enter_context(HttpServer(self.nb.path)).url
+            floor_url = stack.enter_context(HttpServer(self.floor_journal.path)).url
+            prompt_url = stack.enter_context(HttpServer(self.prompt.path)).url
+        self.floor = FloorClient(self.floor_journal.path, {"name": "ada"}, url=floor_url)
+        stack.callback(self.floor.close)
+        if kernel is None:
+            kernel = stack.enter_context(Kernel(opts))
+        self.kernel = kernel
+        self.fe = kernel.fe
+        kernel.connect("conn", self.nb.path, url=nb_url)
+        stack.callback(self.close)
+        command = None if prompt_url else server_command(self.prompt.path)
+        kernel.run(f"import bench_prompts as _p; await _p.connect('bare', 'bare', {command!r}, "
+                   f"url={prompt_url!r})")
+
+    def close(self) -> None:
+        """Close the prompt's client and nb_elicit's connections in the kernel."""
+        with contextlib.suppress(Exception):
+            self.kernel.run("import bench_prompts as _p; await _p.close()", timeout=20)
+        with contextlib.suppress(Exception):
+            self.kernel.run("import in_kernel as _bench; await _bench.close_connections()",
+                            timeout=20)
+
+
+def measure_group(opts, group: list[Way], rounds: dict[str, int], tmp: Path,
+                  shared: Kernel | None, found: dict[str, dict]) -> None:
+    """The timed rounds of each way in ``group`` on one rig (in ``shared``, or a fresh kernel),
+    then their extra rounds; what each way measured goes into ``found`` by its key."""
+    with contextlib.ExitStack() as stack:
+        rig = Rig(stack, shared, group[0].transport, tmp, opts)
+        for way in group:
+            found[way.key] = timed_rounds(opts, rig, way, rounds[way.key])
+        for way in group:
+            extra_rounds(opts, rig, way, found[way.key], main=way.key == MAIN)
 
 
 #: Rounds with timestamps inside the kernel, for the breakdown (not counted in the totals).
@@ -111,98 +190,105 @@ def breakdown(sec: Section, entries: dict, nb: dict, stamped: dict, hooked: list
         "transport work that the floor has too.")
 
 
-def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> None:
+def timed_rounds(opts, rig: Rig, way: Way, n: int) -> dict:
+    """One way's warm-up and timed rounds on ``rig``: nb_elicit's, the floor's and the bare
+    prompt's, in interleaved blocks. What the frontend saw of each round, by tag."""
     warm = QUICK_WARM if opts.quick else 5
-    extra = QUICK_EXTRA if opts.quick else PROFILE_ROUNDS
     blocks = 2 if opts.quick else 4
-    nb_journal = Journal(tmp / f"nb-{way.key}.jsonl")
-    floor_journal = Journal(tmp / f"floor-{way.key}.jsonl")
-    prompt_journal = Journal(tmp / f"prompt-{way.key}.jsonl")
+    kernel, fe = rig.kernel, rig.fe
     nb: dict[str, dict] = {}
     bare: dict[str, dict] = {}
-    plain: list[dict] = []
     log(f"  latency, {way.label}: {n} elicitations each way (+{warm} warm-up), {blocks} "
         "interleaved blocks; nb_elicit, the SDK floor, a bare ipywidgets prompt")
-    with contextlib.ExitStack() as stack:
-        nb_url = floor_url = prompt_url = None
-        if way.transport == "http":
-            nb_url = stack.enter_context(HttpServer(nb_journal.path)).url
-            floor_url = stack.enter_context(HttpServer(floor_journal.path)).url
-            prompt_url = stack.enter_context(HttpServer(prompt_journal.path)).url
-        floor = FloorClient(floor_journal.path, {"name": "ada"}, url=floor_url)
-        stack.callback(floor.close)
-        kernel = stack.enter_context(Kernel(opts))
-        fe = kernel.fe
-        kernel.connect("conn", nb_journal.path, url=nb_url)
-        command = None if prompt_url else server_command(prompt_journal.path)
-        kernel.run(f"import bench_prompts as _p; await _p.connect('bare', 'bare', {command!r}, "
-                   f"url={prompt_url!r})")
 
-        def answered(journal: Journal, tag: str, cell: str, what: str,
-                     typed: str | None = "ada") -> None:
-            entry = fe.wait_for(lambda: journal.get(tag), CELL, f"the answer to {tag}")
-            reply = fe.wait_reply(cell, CELL)
-            if reply["status"] != "ok":
-                raise BenchError(f"{what} round {tag} failed: {kernel.cell_text(cell)}")
-            if entry["action"] != "accept" or (entry["content"] or {}).get("name") != typed:
-                raise BenchError(f"{what} round {tag}: the server got {entry}")
+    def answered(journal: Journal, tag: str, cell: str, what: str,
+                 typed: str | None = "ada") -> None:
+        entry = fe.wait_for(lambda: journal.get(tag), CELL, f"the answer to {tag}")
+        reply = fe.wait_reply(cell, CELL)
+        if reply["status"] != "ok":
+            raise BenchError(f"{what} round {tag} failed: {kernel.cell_text(cell)}")
+        if entry["action"] != "accept" or (entry["content"] or {}).get("name") != typed:
+            raise BenchError(f"{what} round {tag}: the server got {entry}")
 
-        def nb_round(tag: str) -> None:
-            fe.mark()
-            cell = fe.execute(f"await conn.call_tool('ask', {{'tag': {tag!r}, "
-                              f"'kind': {way.kind!r}}});")
-            (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
-            clicked = answer_form(fe, shown, "nb-elicit-submit", "ada")
-            answered(nb_journal, tag, cell, "nb_elicit")
-            nb[tag] = {"shown": shown, "clicked": clicked}
+    def nb_round(tag: str) -> None:
+        fe.mark()
+        cell = fe.execute(f"await conn.call_tool('ask', {{'tag': {tag!r}, "
+                          f"'kind': {way.kind!r}}});")
+        (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
+        clicked = answer_form(fe, shown, "nb-elicit-submit", "ada")
+        answered(rig.nb, tag, cell, "nb_elicit")
+        nb[tag] = {"shown": shown, "clicked": clicked}
 
-        def bare_round(tag: str) -> None:
-            fe.mark()
-            cell = fe.execute(f"await _p.ask('bare', {tag!r}, {way.kind!r});")
-            (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
-            # (a click alone: typing into bare ipywidgets while a cell awaits stalls on
-            # ipykernel 7.4, which publishes no idle for the keystrokes' messages)
-            clicked = answer_form(fe, shown, "bench-submit")
-            answered(prompt_journal, tag, cell, "the bare ipywidgets prompt's", typed=None)
-            fe.wait_for(lambda: cell in fe.idle_sent, CELL, "the cell's idle")
-            fe.forget_closed()
-            bare[tag] = {"shown": shown, "clicked": clicked}
+    def bare_round(tag: str) -> None:
+        fe.mark()
+        cell = fe.execute(f"await _p.ask('bare', {tag!r}, {way.kind!r});")
+        (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
+        # (a click alone: typing into bare ipywidgets while a cell awaits stalls on
+        # ipykernel 7.4, which publishes no idle for the keystrokes' messages)
+        clicked = answer_form(fe, shown, "bench-submit")
+        answered(rig.prompt, tag, cell, "the bare ipywidgets prompt's", typed=None)
+        fe.wait_for(lambda: cell in fe.idle_sent, CELL, "the cell's idle")
+        fe.forget_closed()
+        bare[tag] = {"shown": shown, "clicked": clicked}
 
-        for i in range(warm):
-            nb_round(f"warm-{i}")
-            floor.rounds([f"warm-{i}"], kind=way.kind)
-            bare_round(f"warm-{i}")
-        per_block = [n // blocks + (1 if b < n % blocks else 0) for b in range(blocks)]
-        done = 0
-        for b, size in enumerate(per_block):
-            tags = [f"r{done + i}" for i in range(size)]
-            order = (nb_round, bare_round) if b % 2 == 0 else (bare_round, nb_round)
-            floor.rounds(tags, kind=way.kind)
-            for one in order:
-                for tag in tags:
-                    one(tag)
-            done += size
-            log(f"    block {b + 1}/{blocks} done ({done}/{n})")
-        build = kernel.call("form_build_time", 31, way.kind)
-        profile = None
-        if way.transport == "stdio" and (main or not opts.quick):
-            # where the kernel's CPU time goes: more rounds, profiled
-            kernel.call("profile_start")
-            for i in range(extra):
-                nb_round(f"p{i}")
-            profile = kernel.call("profile_stop", extra)
-        stamped: dict[str, list] = {}
-        if main:  # where the time goes: more rounds, with timestamps inside the kernel
-            hooked = kernel.call("install_stamps")
-            for i in range(QUICK_EXTRA if opts.quick else BREAKDOWN_ROUNDS):
-                kernel.call("take_stamps")
-                nb_round(f"s{i}")
-                stamped[f"s{i}"] = kernel.call("take_stamps")
-            plain = plain_calls(kernel, QUICK_PLAIN_CALLS if opts.quick else PLAIN_CALLS)
-        kernel.run("await _p.close()")
+    for i in range(warm):
+        tag = f"{way.key}-warm-{i}"
+        nb_round(tag)
+        rig.floor.rounds([tag], kind=way.kind)
+        bare_round(tag)
+    per_block = [n // blocks + (1 if b < n % blocks else 0) for b in range(blocks)]
+    done = 0
+    for b, size in enumerate(per_block):
+        tags = [f"{way.key}-r{done + i}" for i in range(size)]
+        order = (nb_round, bare_round) if b % 2 == 0 else (bare_round, nb_round)
+        rig.floor.rounds(tags, kind=way.kind)
+        for one in order:
+            for tag in tags:
+                one(tag)
+        done += size
+        log(f"    block {b + 1}/{blocks} done ({done}/{n})")
+    return {"n": n, "nb": nb, "bare": bare, "nb_round": nb_round, "rig": rig}
 
-    tags = [f"r{i}" for i in range(n)]
-    nb_entries, floor_entries = nb_journal.poll(), floor_journal.poll()
+
+#: The built form's median build time, over this many builds (the first not counted).
+BUILD_ROUNDS, QUICK_BUILD_ROUNDS = 31, 11
+
+
+def extra_rounds(opts, rig: Rig, way: Way, got: dict, main: bool) -> None:
+    """After the timed rounds: the way's form built without showing it, and, over stdio, more
+    rounds under a profiler; for the main way, rounds with timestamps inside the kernel and
+    calls without a form. Added to ``got``."""
+    kernel, nb_round = rig.kernel, got["nb_round"]
+    extra = QUICK_EXTRA if opts.quick else PROFILE_ROUNDS
+    got["builds"] = QUICK_BUILD_ROUNDS if opts.quick else BUILD_ROUNDS
+    got["build"] = kernel.call("form_build_time", got["builds"], way.kind)
+    got["profile"] = None
+    if way.transport == "stdio" and (main or not opts.quick):
+        # where the kernel's CPU time goes: more rounds, profiled
+        kernel.call("profile_start")
+        for i in range(extra):
+            nb_round(f"{way.key}-p{i}")
+        got["profile"] = kernel.call("profile_stop", extra)
+    got["extra"] = extra
+    got["stamped"], got["hooked"], got["plain"] = {}, [], []
+    if main:  # where the time goes: more rounds, with timestamps inside the kernel
+        got["hooked"] = kernel.call("install_stamps")
+        for i in range(QUICK_EXTRA if opts.quick else BREAKDOWN_ROUNDS):
+            tag = f"{way.key}-s{i}"
+            kernel.call("take_stamps")
+            nb_round(tag)
+            got["stamped"][tag] = kernel.call("take_stamps")
+        got["plain"] = plain_calls(kernel, QUICK_PLAIN_CALLS if opts.quick else PLAIN_CALLS)
+
+
+def report_way(opts, sec: Section, way: Way, got: dict, main: bool) -> None:
+    """One way's tables, notes and targets, from what its rounds measured."""
+    n, nb, bare, rig = got["n"], got["nb"], got["bare"], got["rig"]
+    build, profile, extra = got["build"], got["profile"], got["extra"]
+    stamped, hooked, plain = got["stamped"], got["hooked"], got["plain"]
+    floor, nb_journal, prompt_journal = rig.floor, rig.nb, rig.prompt
+    tags = [f"{way.key}-r{i}" for i in range(n)]
+    nb_entries, floor_entries = nb_journal.poll(), rig.floor_journal.poll()
     a_kernel, a_front, b_nb, a_floor, b_floor = [], [], [], [], []
     for tag in tags:
         e, x = nb_entries[tag], nb[tag]
@@ -244,8 +330,8 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
     sec.notes.append(
         f"For comparison with (a), {way.label} (median {ms(median(a_kernel))}): the same "
         f"ElicitationForm, built in the same kernel without showing it, takes "
-        f"{ms(build['ms'])} (median of 30) and makes {build['widgets']} widget models, "
-        "each announced to the frontend with a comm_open message of its own.")
+        f"{ms(build['ms'])} (median of {got['builds'] - 1}) and makes {build['widgets']} "
+        "widget models, each announced to the frontend with a comm_open message of its own.")
     if main:
         sec.notes.append(
             "(a) ends at the kernel's send time of the widget message that attaches the built "
@@ -260,7 +346,8 @@ def measure_way(opts, sec: Section, way: Way, n: int, tmp: Path, main: bool) -> 
             "All times are Unix times of one machine (server, kernel, frontend).")
         sec.notes.append(
             "Over streamable HTTP, each of nb_elicit and the floor has a bench server of its "
-            "own, started before the kernel. The ten-field form has one required text field "
+            "own, started before nb_elicit connects to it. " + SHARING[bool(opts.quick)] +
+            " The ten-field form has one required text field "
             "(typed into) and nine optional fields of other kinds (email, URL, date, number, "
             "integer, checkbox, choice, titled choice, multi-select), left as they are.")
     next_to_bare(sec, way, n, {"a": a_kernel, "b": b_nb, "total": total_nb},
