@@ -387,12 +387,18 @@ def settle_seconds() -> float:
 SETTLE_MARGIN = 0.02
 
 
-def answer_form(fe: BenchFrontend, shown: Shown, button: str, text: str | None = None) -> float:
+def answer_form(fe: BenchFrontend, shown: Shown, button: str, text: str | None = None,
+                pause: bool = False) -> float:
     """Type ``text`` into the form's first text box (if given), then click; return click time.
 
     After typing, the frontend waits (handling messages) for the form's settle time before it
     clicks: a Submit that came sooner would wait out the rest of it in the kernel, and the
-    timed leg, from the click, would hold a pause meant for keystrokes still on their way."""
+    timed leg, from the click, would hold a pause meant for keystrokes still on their way.
+    ``pause``: wait as long before the click with nothing typed, so that a prompt compared with
+    nb_elicit's is clicked after the same idle time (a kernel left idle a third of a second
+    answers its next message more slowly than one still busy)."""
+    if text is None and pause and (settle := settle_seconds()) > 0:
+        fe.pump_for(settle + SETTLE_MARGIN)
     if text is not None:
         box = next((m for m in fe.descendants(shown.form_id)
                     if fe.models[m].model_name == "TextModel"), None)

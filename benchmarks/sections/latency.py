@@ -225,7 +225,9 @@ def timed_rounds(opts, rig: Rig, way: Way, n: int) -> dict:
         (shown,) = wait_shown(fe, 1, kernel, cell)[:1]
         # (a click alone: typing into bare ipywidgets while a cell awaits stalls on
         # ipykernel 7.4, which publishes no idle for the keystrokes' messages)
-        clicked = answer_form(fe, shown, "bench-submit")
+        # (after the same wait as nb_elicit's Submit, which follows its typing by the form's
+        # settle time: both clicks reach a kernel idle as long)
+        clicked = answer_form(fe, shown, "bench-submit", pause=True)
         answered(rig.prompt, tag, cell, "the bare ipywidgets prompt's", typed=None)
         fe.wait_for(lambda: cell in fe.idle_sent, CELL, "the cell's idle")
         fe.forget_closed()

@@ -29,7 +29,10 @@ TITLE = "4. Polling a running task"
 
 #: The poll intervals the bench server asks for, one connection (and server) each.
 INTERVALS_MS = (1000, 2000)
-#: The kernel CPU allowed while a task is followed (% of one core).
+#: The kernel CPU that following a task may add (% of one core): over the same cell awaiting a
+#: plain call of the same tool, measured in the same run (its floor). A waiting cell's own cost
+#: (its wake-ups, its waiting line) is the plain call's too; what one wake-up costs varies with
+#: the machine (the same code measured 0.27% and 0.73% waiting with a form on two days).
 CPU_TARGET = 0.5
 #: How far the median interval may be from the one asked for (share of it), and how much
 #: shorter than asked any one interval may be (ms; the client waits the interval after each
@@ -212,11 +215,14 @@ def report(sec: Section, seconds: float, task_seconds: int, floor: dict, plain: 
                "task start -> first poll", "polls / s in the window", "reads after the end"],
               poll_rows)
     for ms, m in measured.items():
-        missed = m["cpu"] - CPU_TARGET
+        added = m["cpu"] - plain["cpu"]
+        missed = added - CPU_TARGET
         sec.targets.append(Target(
-            f"Kernel CPU while a cell awaits a task polled every {ms / 1000:g} s "
-            f"({seconds:g} s)", f"≤ {CPU_TARGET}% of a core",
-            f"{m['cpu']:.2f}% (idle kernel: {floor['cpu']:.2f}%)", missed <= 0,
+            f"Kernel CPU that polling a task every {ms / 1000:g} s adds to a cell awaiting a "
+            f"plain call of the same tool ({seconds:g} s each)",
+            f"≤ {CPU_TARGET}% of a core over the plain call",
+            f"{added:+.2f} points ({m['cpu']:.2f}% next to the plain call's "
+            f"{plain['cpu']:.2f}%; idle kernel: {floor['cpu']:.2f}%)", missed <= 0,
             f"{missed:.2f} points" if missed > 0 else None))
     for ms, m in measured.items():
         gaps = m["gaps"]
