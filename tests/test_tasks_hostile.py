@@ -199,7 +199,10 @@ def test_a_flood_of_200_questions_in_one_poll_goes_through_the_backlog(extension
         call = conn.start_tool("flood", {"count": 200})
         backlog = conn.guard.backlog
         deadline = time.monotonic() + 30
-        while not (backlog.open == 3 and backlog.waiting == 100):
+        # (the three forms are built one per turn of the loop, a moment apart, once their
+        # requests have their places: wait for all three)
+        while not (backlog.open == 3 and backlog.waiting == 100
+                   and len(kernel_state().pending.forms()) == 3):
             assert time.monotonic() < deadline, (backlog.open, backlog.waiting)
             assert not call.done()
             await asyncio.sleep(0.02)
