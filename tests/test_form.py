@@ -24,7 +24,6 @@ from nb_elicit._ui.controls import (
     YesNoControl,
 )
 from nb_elicit._ui.html import field_class, inline_text, property_of_class
-from nb_elicit._ui.style import stylesheet
 
 XSS = '<img src=x onerror="alert(1)">'
 
@@ -332,25 +331,12 @@ def test_multi_select_min_items_is_checked_on_submit():
 
 def test_header_names_the_server_and_the_message_on_one_line_with_the_dismiss_button():
     form = make(message="Tell us", server="github")
-    title, dismiss = form.children[:2]  # (the stylesheet puts ✕ on the title's line)
+    title, dismiss, waited = form.children[:3]  # (the stylesheet puts ✕ on the title's line)
     assert dismiss is form.dismiss_button and title is form.message_line
     assert "github asks:" in title.value and "Tell us" in title.value  # one line of text
     assert title.value.index("github asks:") < title.value.index("Tell us")
+    assert waited is form.waited  # under it
     assert form.message_line not in form.children[1:]  # not again on a line of its own
-
-
-def test_the_waited_line_comes_once_there_is_a_time_to_show_last_and_drawn_under_the_header():
-    form = make(message="Tell us", server="github")
-    before = list(form.children)
-    assert not any("nb-elicit-waited" in c._dom_classes for c in before)  # none yet
-    form.show_waited(clock=False)  # (nothing to show: still none)
-    assert list(form.children) == before
-    form.show_waited()
-    assert list(form.children) == [*before, form.waited]  # appended: nothing else redrawn
-    assert "waiting 0 s" in form.waited.value
-    css = stylesheet(form.css_class)  # ...and the stylesheet draws it under the header
-    assert f".{form.css_class} > .nb-elicit-header {{" in css and "order: -2;" in css
-    assert "margin: -10px 0 10px 0; order: -1; }" in css
 
 
 @pytest.fixture
@@ -382,31 +368,8 @@ def test_a_form_reaches_the_frontend_in_one_message_per_model(sent, schema):
         assert "nb-elicit-field" in control.top._dom_classes
         assert control.parts[0] is control.top
     parts = [p for c in form.controls.values() for p in c.parts]
-    assert list(form.children) == [*form.head_children(), *form.children[2:-2 - len(parts)],
-                                   *parts, form.submit_button, form.decline_button]
-    # (the status line comes once it has something to say: see the test below)
-
-
-def test_the_status_line_comes_empty_once_there_is_something_to_say_and_its_text_follows():
-    async def scenario():
-        form = make({"type": "object", "properties": {"x": {"type": "string"}},
-                     "required": ["x"]})
-        shown = list(form.children)
-        made = any("nb-elicit-status" in c._dom_classes for c in shown)
-        form.submit_button.click()  # (a problem: "Please fix 1 field")
-        first = form.children[len(shown):]
-        empty = [line.value for line in first]
-        await asyncio.sleep(0.1)  # (generous: the text follows a few milliseconds later)
-        return made, shown, first, empty, form
-
-    made, shown, first, empty, form = asyncio.run(scenario())
-    assert not made  # none while there is nothing to say
-    assert list(first) == [form.status]  # appended last: nothing else redrawn
-    # shown empty first, so that its live region announces the text that follows
-    assert empty == ['<div role="status" aria-live="polite"></div>']
-    assert "Please fix 1 field;" in form.status.value
-    assert "nb-elicit-status-error" in form.status._dom_classes
-    assert list(form.children) == [*shown, form.status]
+    assert list(form.children) == [*form.head_children(), *form.children[3:-3 - len(parts)],
+                                   *parts, form.submit_button, form.decline_button, form.status]
 
 
 def label_text(control) -> str:
@@ -473,8 +436,7 @@ def test_label_then_hint_then_input_then_error():
     assert "Hint for C" in hint.value and "nb-elicit-field" in row._dom_classes
     children = list(form.children)
     form.submit_button.click()  # a and m are missing: their problems show in their labels
-    # no widget added but the status line, last: nothing is drawn anew
-    assert list(form.children) == [*children, form.status]
+    assert list(form.children) == children  # no widget added: nothing is drawn anew
     a, m = form.controls["a"], form.controls["m"]
     assert a.error_text == m.error_text == "This field is required."
     label = a.widget.description  # title, hint, then the problem, right above the input
@@ -742,9 +704,7 @@ def test_one_timer_while_a_form_is_open():
     before, (hidden, waited), after, line, form = asyncio.run(scenario())
     assert before is None and hidden == "none" and after is None
     assert "waiting 1 s" in waited and "timeout paused while you answer" in waited
-    # made at the first tick, appended last (drawn under the header: see the stylesheet)
-    assert form.children.index(form.waited) == len(form.children) - 2  # (then the status)
-    assert form.children[-1] is form.status
+    assert form.children.index(form.waited) == 2  # right under the header (title, then ✕)
     assert "Waiting for demo · contact_info" in line
 
 

@@ -155,7 +155,7 @@ class ElicitationForm(PromptWidget):
         """What the form shows under its header: the fields' widgets, then its buttons."""
         fields = [part for control in self.controls.values() for part in control.parts]
         return [*([self._warning] if self._warning else []), *fields, self.submit_button,
-                self.decline_button, *self.late_lines()]
+                self.decline_button, self.status]
 
     def _parts_changed(self) -> None:
         # A field's error line was made: it goes under the field (one children update).

@@ -61,8 +61,8 @@ class PromptWidget(PlainText, widgets.VBox):
         self.dismiss_button = make_button("✕", "nb-elicit-dismiss", t("dismiss.tip"), kit=kit)
         self.decline_button.on_click(lambda _: self._guarded(self.decline))
         self.dismiss_button.on_click(lambda _: self._guarded(self.dismiss))
-        #: Its status and waited lines, made when they first have something to say.
-        self.lines = LateLines(self)
+        self.status = self.html('<div role="status" aria-live="polite"></div>',
+                                "nb-elicit-status")
         self.status_text = ""
         #: This prompt's own class: its stylesheet applies to it alone.
         self.css_class = f"nb-elicit-prompt-{uuid.uuid4().hex[:12]}"
@@ -76,10 +76,11 @@ class PromptWidget(PlainText, widgets.VBox):
             f"</span></div>",
             "nb-elicit-header", "nb-elicit-message")
         self.started = time.monotonic()
-        # The timer (see waited) is a small line under the header, so the title keeps the
-        # width of the prompt (it wraps late, even at 200% zoom). ✕ follows the title, and the
-        # prompt's stylesheet pins it to the top right corner, on the title's first line (no
-        # box around the two: one widget model fewer).
+        self.waited = self.html("", "nb-elicit-waited")
+        # The timer is a small line under the header, so the title keeps the width of the
+        # prompt (it wraps late, even at 200% zoom). ✕ follows the title, and the prompt's
+        # stylesheet pins it to the top right corner, on the title's first line (no box
+        # around the two: one widget model fewer).
         # The prompt's own model opens in body(), once its children are known, so that the
         # frontend gets it whole in one message: until then its traits change quietly.
         self._box_kwargs = kwargs
@@ -109,29 +110,10 @@ class PromptWidget(PlainText, widgets.VBox):
         self._box_kwargs.setdefault("layout", self.kit.plain)
         self._box_kwargs.setdefault("keys", synced_keys(type(self)))
         super().__init__(children=[*self.head_children(), *children], **self._box_kwargs)
-        self.lines.opened = []
 
     def head_children(self) -> list[widgets.Widget]:
-        """The widgets above a prompt's body: who asks, and ✕. (How long it has waited comes
-        once there is a time to show: see :attr:`waited`.)"""
-        return [self.message_line, self.dismiss_button]
-
-    @property
-    def status(self) -> widgets.HTML:
-        """The line that says what happened (an ARIA live region, announced politely when its
-        text changes); made when first read: a form reads it once it has something to say."""
-        return self.lines.get("nb-elicit-status", '<div role="status" aria-live="polite"></div>')
-
-    @property
-    def waited(self) -> widgets.HTML:
-        """The line under the header: how long the prompt has waited, and the call's timeout;
-        made when first read (the first time there is a time to show)."""
-        return self.lines.get("nb-elicit-waited")
-
-    def late_lines(self) -> list[widgets.Widget]:
-        """The lines made after the prompt opened, in the order appended (a subclass that lays
-        its children out again ends them with these)."""
-        return list(self.lines.opened or ())
+        """The widgets above a prompt's body: who asks, ✕, and how long it has waited."""
+        return [self.message_line, self.dismiss_button, self.waited]
 
     def html(self, value: str = "", *classes: str) -> widgets.HTML:
         """An HTML line with these classes that shares the kit's layout and style."""
@@ -213,7 +195,28 @@ class PromptWidget(PlainText, widgets.VBox):
         Cancelling the wait leaves the widget as it is (unlike ``asyncio.wrap_future``, which
         would cancel the answer too): whoever cancels decides what the widget shows.
         """
-        return await answer_on_this_loop(self.answer)
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[Answer] = loop.create_future()
+
+        def transfer(answer: concurrent.futures.Future[Answer]) -> None:
+            if waiter.done():
+                return
+            if answer.cancelled():
+                waiter.cancel()
+            elif (error := answer.exception()) is not None:
+                waiter.set_exception(error)
+            else:
+                waiter.set_result(answer.result())
+
+        def wake(answer: concurrent.futures.Future[Answer]) -> None:
+            if running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
+                transfer(answer)
+                return
+            with contextlib.suppress(RuntimeError):  # the loop is already closed
+                loop.call_soon_threadsafe(transfer, answer)
+
+        self.answer.add_done_callback(wake)
+        return await waiter
 
     def show_waited(self, left: float | None = None, paused: bool = False,
                     clock: bool = True) -> None:
@@ -226,10 +229,6 @@ class PromptWidget(PlainText, widgets.VBox):
             parts.append(t("timeout_paused") if paused else
                          t("left", time=duration(max(0.0, left))))
         text = " · ".join(parts)
-        if not (text or "nb-elicit-waited" in self.lines.made):
-            return  # (nothing to show yet: no line)
-        if not self.lines.can_make("nb-elicit-waited"):
-            return
         self.waited.value = (f'<span class="nb-elicit-waited-text">{html.escape(text)}</span>'
                              if text else "")
 
@@ -263,8 +262,6 @@ class PromptWidget(PlainText, widgets.VBox):
         # (What the transcript tells, status_text, is true at once.)
         self.status_text = status or t(OUTCOMES[answer.action])
         self.answer.set_result(answer)
-        if self.lines.can_make("nb-elicit-status"):  # (made now: a view closed before the
-            self.status  # noqa: B018 - look follows closes it with the rest; empty till then)
         after_answer(self._show_answered)
 
     def _show_answered(self) -> None:
@@ -272,8 +269,7 @@ class PromptWidget(PlainText, widgets.VBox):
         self._show_status()
 
     def _lock_controls(self) -> None:
-        if "nb-elicit-waited" in self.lines.made:
-            self.waited.value = ""
+        self.waited.value = ""
         self._lock_body()
         for button in self._buttons():
             button.disabled = True
@@ -282,19 +278,14 @@ class PromptWidget(PlainText, widgets.VBox):
     def _set_status(self, text: str, error: bool = False) -> None:
         """The line under the buttons; ``error``: a problem to fix, in the error colour."""
         self.status_text = text
+        if error:
+            self.status.add_class("nb-elicit-status-error")
+        else:
+            self.status.remove_class("nb-elicit-status-error")
         self._show_status()
-        if "nb-elicit-status" in self.lines.made:
-            line = self.status
-            (line.add_class if error else line.remove_class)("nb-elicit-status-error")
 
     def _show_status(self) -> None:
-        # role="status": announced politely when it changes (sent, declined, withdrawn, ...),
-        # not when it comes with its text: a line made now is shown empty, its text follows.
-        if "nb-elicit-status" not in self.lines.made:
-            if self.status_text and self.lines.can_make("nb-elicit-status"):
-                self.status  # noqa: B018 - made and shown, empty
-                after_answer(self._show_status)
-            return
+        # role="status": announced politely when it changes (sent, declined, withdrawn, ...)
         self.status.value = (f'<div role="status" aria-live="polite">'
                              f'{text_html(self.status_text)}</div>')
 
@@ -328,65 +319,6 @@ class PromptWidget(PlainText, widgets.VBox):
                 if not self.answer.done():
                     self._set_status(t("handler_failed", error=type(exc).__name__), error=True)
             traceback.print_exc()
-
-
-class LateLines:
-    """The lines of a prompt that are made when they first have something to say (its status,
-    how long it has waited; a prompt answered at once makes neither: two widget models fewer
-    to make and send while the person waits for it), one of each class. A line made after the
-    prompt opened is appended last among its children: the frontend draws the new one alone (a
-    list changed in the middle is drawn again from there, which would take the focus out of a
-    field), and the prompt's stylesheet puts the waited line under the header."""
-
-    def __init__(self, prompt: PromptWidget):
-        self.prompt = prompt
-        self.made: dict[str, widgets.HTML] = {}
-        #: The lines made after the prompt opened, in the order appended (None: not open yet).
-        self.opened: list[widgets.HTML] | None = None
-
-    def can_make(self, css_class: str) -> bool:
-        """Whether the line of this class is there, or may be made now: not once the prompt
-        is closed, or being closed a few models a turn (see closing.close_soon): a line made
-        then would be a model that nothing closes."""
-        return css_class in self.made or self.opened is None or all(
-            model.comm is not None for model in (self.prompt, *self.prompt.children))
-
-    def get(self, css_class: str, value: str = "") -> widgets.HTML:
-        """The line of this class (``value``: what it shows when made)."""
-        line = self.made.get(css_class)
-        if line is None:
-            line = self.made[css_class] = self.prompt.html(value, css_class)
-            if self.opened is not None:
-                self.opened.append(line)
-                self.prompt.children = (*self.prompt.children, line)
-        return line
-
-
-async def answer_on_this_loop(answer: concurrent.futures.Future[Answer]) -> Answer:
-    """``answer``'s result, awaited on the running event loop; cancelling the wait leaves
-    ``answer`` as it is (see :meth:`PromptWidget.wait`)."""
-    loop = asyncio.get_running_loop()
-    waiter: asyncio.Future[Answer] = loop.create_future()
-
-    def transfer(answer: concurrent.futures.Future[Answer]) -> None:
-        if waiter.done():
-            return
-        if answer.cancelled():
-            waiter.cancel()
-        elif (error := answer.exception()) is not None:
-            waiter.set_exception(error)
-        else:
-            waiter.set_result(answer.result())
-
-    def wake(answer: concurrent.futures.Future[Answer]) -> None:
-        if running_loop() is loop:  # (answered on the loop's own thread: a turn sooner)
-            transfer(answer)
-            return
-        with contextlib.suppress(RuntimeError):  # the loop is already closed
-            loop.call_soon_threadsafe(transfer, answer)
-
-    answer.add_done_callback(wake)
-    return await waiter
 
 
 #: Seconds an answered prompt waits before it locks its widgets and shows its status: the

@@ -20,11 +20,11 @@ _CSS = """
 .P .widget-box { overflow: visible; }
 .P { position: relative; }
 .P > .nb-elicit-dismiss { position: absolute; top: 8px; right: 14px; margin: 0; }
-.P > .nb-elicit-header { min-width: 0; padding: 4px calc(2.5em + 8px) 0 0;
-     margin: 0 0 10px 0; order: -2; font-size: var(--jp-content-font-size1); }
+.P > .nb-elicit-header { min-width: 0; padding: 4px calc(2.5em + 8px) 0 0; margin: 0;
+     font-size: var(--jp-content-font-size1); }
 .P .nb-elicit-server { font-weight: 600; }
 .P .nb-elicit-waited { color: var(--jp-content-font-color2); font-size: var(--jp-ui-font-size0);
-     margin: -10px 0 10px 0; order: -1; }
+     margin: 0 0 10px 0; }
 .P .nb-elicit-dismiss { flex: none; width: 2.5em; }
 .P .jupyter-button:disabled { cursor: default; }
 .P.nb-elicit-locked .nb-elicit-dismiss { background: transparent; box-shadow: none;

@@ -85,9 +85,8 @@ class TrustCard(PromptWidget):
         self.body([*rows, actions, self.status])
 
     def head_children(self) -> list[widgets.Widget]:
-        """Who asks; no ✕ (Not now is its answer, in words). (How long it has waited comes
-        once there is a time to show.)"""
-        return [self.message_line]
+        """Who asks and how long it has waited; no ✕ (Not now is its answer, in words)."""
+        return [self.message_line, self.waited]
 
     def facts(self) -> list[tuple[str, str, bool]]:
         """(label, text, in the code font) for every line the card shows."""
