@@ -4,6 +4,7 @@ this is the same guard at the scale of a test."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 import ipywidgets
@@ -30,6 +31,7 @@ def test_forms_answered_one_after_another_leave_nothing_behind(journal, views):
             for _ in range(10):
                 person.will("accept", {"name": "Ada"})
                 await conn.call_tool("github_username")
+            await asyncio.sleep(0.5)  # (the last view's models close a batch a turn)
             person.seen.clear()  # (the test's own references to the forms and views)
             views.clear()
             kept.append({"widgets": _alive(ipywidgets.Widget),
